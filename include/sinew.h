@@ -1,0 +1,16 @@
+/*
+ * sinew: embeddable C11 library for mesh deformation.
+ * The one header to include; it pulls in every technique's header.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SINEW_H
+#define SINEW_H
+
+#include "sinew/core.h"    /* version, results, context, geometry views */
+#include "sinew/skin.h"    /* smooth (linear blend) and dual-quaternion skinning */
+#include "sinew/soffd.h"   /* surface-oriented free-form deformation */
+#include "sinew/lattice.h" /* trivariate B-spline FFD, refinement, placement */
+#include "sinew/bbw.h"     /* bounded biharmonic weights */
+
+#endif /* SINEW_H */

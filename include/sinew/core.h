@@ -1,0 +1,164 @@
+/*
+ * sinew: embeddable C11 library for mesh deformation.
+ * Core API: version, export macro, result codes and messages, the context
+ * (allocator, progress/cancel), and the strided geometry views every technique takes.
+ *
+ * SPDX-License-Identifier: MIT
+ */
+#ifndef SINEW_CORE_H
+#define SINEW_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Version ----------------------------------------------------------- */
+
+#define SINEW_VERSION_MAJOR 0
+#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_PATCH 0
+/* One integer that orders versions: major * 10000 + minor * 100 + patch. */
+#define SINEW_VERSION_NUMBER \
+    (SINEW_VERSION_MAJOR * 10000 + SINEW_VERSION_MINOR * 100 + SINEW_VERSION_PATCH)
+#define SINEW_VERSION_STRING "0.1.0"
+
+/* ---- Export macro -------------------------------------------------------
+ * Define SINEW_API yourself to override. On Windows, define SINEW_STATIC when
+ * linking the static library. Everything not marked SINEW_API is hidden. */
+#ifndef SINEW_API
+#  if defined(_WIN32) || defined(__CYGWIN__)
+#    if defined(SINEW_STATIC)
+#      define SINEW_API
+#    elif defined(SINEW_BUILD)
+#      define SINEW_API __declspec(dllexport)
+#    else
+#      define SINEW_API __declspec(dllimport)
+#    endif
+#  elif defined(__GNUC__) || defined(__clang__)
+#    define SINEW_API __attribute__((visibility("default")))
+#  else
+#    define SINEW_API
+#  endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the library actually linked, as "MAJOR.MINOR.PATCH". Thread-safe. */
+SINEW_API const char *sinew_version(void);
+/* SINEW_VERSION_NUMBER of the library actually linked. Thread-safe. */
+SINEW_API uint32_t sinew_version_number(void);
+
+/* ---- Results --------------------------------------------------------------
+ * Every fallible call returns one of these. The enum is only ever appended to,
+ * so values are stable across versions. On failure, outputs are left untouched,
+ * handles are unchanged, and sinew_last_error() names the offending element. */
+typedef enum sinew_result {
+    SINEW_OK = 0,
+    SINEW_ERROR_INVALID_ARGUMENT = 1,   /* NULL pointer, zero count, bad option value */
+    SINEW_ERROR_OUT_OF_MEMORY = 2,      /* the allocator returned NULL */
+    SINEW_ERROR_SIZE_OVERFLOW = 3,      /* a size computation would overflow size_t */
+    SINEW_ERROR_NON_FINITE = 4,         /* NaN or infinity in an input */
+    SINEW_ERROR_INDEX_OUT_OF_RANGE = 5, /* an index >= the count it refers to */
+    SINEW_ERROR_DEGENERATE = 6,         /* zero-area triangle, zero-volume tet, zero extent */
+    SINEW_ERROR_INVALID_WEIGHTS = 7,    /* negative, all-zero, or not summing to one */
+    SINEW_ERROR_MISMATCH = 8,           /* counts differ from the ones bound */
+    SINEW_ERROR_CANCELLED = 9,          /* the progress callback asked to stop */
+    SINEW_ERROR_NOT_CONVERGED = 10,     /* iteration cap reached; best result still returned */
+    SINEW_ERROR_BUDGET_EXCEEDED = 11,   /* a caller-set size budget would be exceeded */
+    SINEW_ERROR_INVALID_TOPOLOGY = 12,  /* non-triangulable face, non-manifold edge, ... */
+    SINEW_ERROR_OUTSIDE_DOMAIN = 13,    /* a point or handle lies outside the domain */
+    SINEW_ERROR_INVALID_STATE = 14,     /* a call made before the phase it needs */
+    SINEW_ERROR_UNSUPPORTED = 15,       /* an option combination this build does not support */
+    SINEW_ERROR_NO_RESULT = 16          /* the input produced nothing (e.g. no ray hit) */
+} sinew_result;
+
+/* Short English name of a result code ("out of memory"); never NULL, static
+ * storage. Unknown codes give "unknown result". Thread-safe. */
+SINEW_API const char *sinew_result_string(sinew_result result);
+
+/* Message of the last failure on the calling thread, naming the offending
+ * element ("triangle 17 has zero area"); "" when none. The pointer stays valid
+ * until the next sinew call on this thread. Thread-local, so thread-safe. */
+SINEW_API const char *sinew_last_error(void);
+
+/* Clears the calling thread's message. Thread-local, so thread-safe. */
+SINEW_API void sinew_clear_error(void);
+
+/* ---- Context ----------------------------------------------------------------
+ * A context carries the allocator and the progress callback. Every handle is
+ * created from one and keeps a copy of its settings, so the context may be
+ * destroyed while handles made from it live on. NULL context = defaults
+ * (malloc-backed allocator, no progress reports). There is no global state. */
+
+/* Allocator hooks: both or neither. alloc returns memory aligned to at least
+ * `align` (a power of two, at most 64) or NULL; free accepts NULL. */
+typedef struct sinew_allocator {
+    void *(*alloc)(void *user, size_t size, size_t align);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} sinew_allocator;
+
+/* Progress report from long operations (binds, solves). `stage` names the
+ * phase ("bbw: factorise"), `fraction` rises from 0 to 1 within it. Return
+ * nonzero to cancel: the operation stops with SINEW_ERROR_CANCELLED and leaves
+ * its outputs untouched. Called on the thread that made the call. */
+typedef int (*sinew_progress_fn)(void *user, const char *stage, float fraction);
+
+typedef struct sinew_context_desc {
+    sinew_allocator allocator;   /* zero = malloc/free */
+    sinew_progress_fn progress;  /* NULL = no reports, never cancelled */
+    void *progress_user;
+} sinew_context_desc;
+
+typedef struct sinew_context sinew_context;
+
+/* Creates a context. desc may be NULL (all defaults). Returns
+ * SINEW_ERROR_INVALID_ARGUMENT when only one allocator hook is set or out is
+ * NULL, SINEW_ERROR_OUT_OF_MEMORY when the allocator fails. The context itself
+ * lives in memory from its own allocator. Thread-safe. */
+SINEW_API sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out);
+
+/* Destroys a context (NULL is fine). Handles made from it stay valid. */
+SINEW_API void sinew_context_destroy(sinew_context *ctx);
+
+/* ---- Geometry views -------------------------------------------------------
+ * Inputs are pointer + count + byte stride; a stride of 0 means tightly packed.
+ * Views never own memory. */
+
+/* A set of 3D points: point i is at (const char *)data + i * stride, 3 floats. */
+typedef struct sinew_points {
+    const float *data;
+    size_t count;
+    size_t stride;      /* bytes; 0 = 3 * sizeof(float) */
+} sinew_points;
+
+/* A triangle mesh: positions as a sinew_points view, 3 indices per triangle. */
+typedef struct sinew_trimesh {
+    sinew_points positions;
+    const uint32_t *indices;   /* 3 * triangle_count vertex indices */
+    size_t triangle_count;
+} sinew_trimesh;
+
+/* A polygon mesh: face f has face_sizes[f] (>= 3) vertices listed in order in
+ * indices, faces one after another. face_sizes NULL = all triangles. */
+typedef struct sinew_polymesh {
+    sinew_points positions;
+    const uint32_t *indices;
+    const uint32_t *face_sizes;
+    size_t face_count;
+} sinew_polymesh;
+
+/* A tetrahedral mesh: 4 indices (a, b, c, d) per tet, positively oriented:
+ * det(b - a, c - a, d - a) > 0. */
+typedef struct sinew_tetmesh {
+    sinew_points positions;
+    const uint32_t *indices;   /* 4 * tet_count vertex indices */
+    size_t tet_count;
+} sinew_tetmesh;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_CORE_H */

@@ -1,0 +1,128 @@
+/* The context: allocator and progress settings, and every allocation made on
+ * their behalf. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* Default allocator: malloc with room to align by hand, the original pointer
+ * stored just below the aligned block. Portable C11, unlike aligned_alloc's
+ * size rules or posix_memalign. */
+static void *default_alloc(void *user, size_t size, size_t align)
+{
+    (void)user;
+    size_t total;
+    if (!sn_add_size(size, align + sizeof(void *), &total)) return NULL;
+    unsigned char *raw = (unsigned char *)malloc(total);
+    if (!raw) return NULL;
+    uintptr_t start = (uintptr_t)(raw + sizeof(void *));
+    uintptr_t aligned = (start + (align - 1)) & ~(uintptr_t)(align - 1);
+    void **slot = (void **)aligned - 1;
+    *slot = raw;
+    return (void *)aligned;
+}
+
+static void default_free(void *user, void *ptr)
+{
+    (void)user;
+    if (ptr) free(((void **)ptr)[-1]);
+}
+
+void sn_env_from_context(sn_env *env, const sinew_context *ctx)
+{
+    if (ctx) {
+        *env = ctx->env;
+        return;
+    }
+    memset(env, 0, sizeof *env);
+    env->allocator.alloc = default_alloc;
+    env->allocator.free = default_free;
+}
+
+static _Thread_local sinew_result last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
+
+sinew_result sn_alloc_failure(void)
+{
+    return last_alloc_failure;
+}
+
+void *sn_alloc(const sn_env *env, size_t size, const char *what)
+{
+    void *p = env->allocator.alloc(env->allocator.user, size ? size : 1, SN_ALIGN);
+    if (!p) {
+        last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
+        sn_fail(SINEW_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes for %s", size,
+                what ? what : "internal data");
+    }
+    return p;
+}
+
+void *sn_calloc(const sn_env *env, size_t size, const char *what)
+{
+    void *p = sn_alloc(env, size, what);
+    if (p) memset(p, 0, size);
+    return p;
+}
+
+static bool array_size(size_t count, size_t elem, const char *what, size_t *bytes)
+{
+    if (sn_mul_size(count, elem, bytes)) return true;
+    last_alloc_failure = SINEW_ERROR_SIZE_OVERFLOW;
+    sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "size of %s overflows: %zu elements of %zu bytes",
+            what ? what : "internal data", count, elem);
+    return false;
+}
+
+void *sn_alloc_array(const sn_env *env, size_t count, size_t elem, const char *what)
+{
+    size_t bytes;
+    return array_size(count, elem, what, &bytes) ? sn_alloc(env, bytes, what) : NULL;
+}
+
+void *sn_calloc_array(const sn_env *env, size_t count, size_t elem, const char *what)
+{
+    size_t bytes;
+    return array_size(count, elem, what, &bytes) ? sn_calloc(env, bytes, what) : NULL;
+}
+
+void sn_free(const sn_env *env, void *ptr)
+{
+    if (ptr) env->allocator.free(env->allocator.user, ptr);
+}
+
+sinew_result sn_progress(const sn_env *env, const char *stage, float fraction)
+{
+    if (env->progress && env->progress(env->progress_user, stage, fraction))
+        return sn_fail(SINEW_ERROR_CANCELLED, "cancelled by the progress callback during %s", stage);
+    return SINEW_OK;
+}
+
+sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context **out)
+{
+    sn_clear_error();
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    sn_env env;
+    sn_env_from_context(&env, NULL);
+    if (desc) {
+        const sinew_allocator *a = &desc->allocator;
+        if ((a->alloc == NULL) != (a->free == NULL))
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                           "allocator: set both alloc and free, or neither (only %s is set)",
+                           a->alloc ? "alloc" : "free");
+        if (a->alloc) env.allocator = *a;
+        env.progress = desc->progress;
+        env.progress_user = desc->progress_user;
+    }
+    sinew_context *ctx = (sinew_context *)sn_alloc(&env, sizeof *ctx, "the context");
+    if (!ctx) return SINEW_ERROR_OUT_OF_MEMORY;
+    ctx->env = env;
+    *out = ctx;
+    return SINEW_OK;
+}
+
+void sinew_context_destroy(sinew_context *ctx)
+{
+    if (!ctx) return;
+    sn_env env = ctx->env;
+    sn_free(&env, ctx);
+}

@@ -1,0 +1,111 @@
+/*
+ * Internal core services shared by every module: the context, allocation with
+ * overflow checks, failure messages, progress/cancel, and input validation.
+ * Nothing here is public; names carry the sn_ prefix.
+ */
+#ifndef SINEW_CORE_INTERNAL_H
+#define SINEW_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew/core.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define SN_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#  define SN_LIKELY(x) __builtin_expect(!!(x), 1)
+#  define SN_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#  define SN_PRINTF(f, a)
+#  define SN_LIKELY(x) (x)
+#  define SN_UNLIKELY(x) (x)
+#endif
+
+/* Alignment of every allocation made through sn_alloc: one cache line, which
+ * also satisfies every SIMD load the kernels make. */
+#define SN_ALIGN 64
+
+/* The settings a handle copies from its context at creation. Handles embed this
+ * by value, so the public context may die before them. */
+typedef struct sn_env {
+    sinew_allocator allocator;  /* always both hooks set */
+    sinew_progress_fn progress;
+    void *progress_user;
+} sn_env;
+
+struct sinew_context {
+    sn_env env;
+};
+
+/* Fills env from ctx (NULL ctx = defaults). Never fails. */
+void sn_env_from_context(sn_env *env, const sinew_context *ctx);
+
+/* Allocates size bytes aligned to SN_ALIGN. On failure sets the thread's
+ * message ("out of memory allocating <what>") and returns NULL. size 0 is
+ * treated as 1 so NULL always means failure. */
+void *sn_alloc(const sn_env *env, size_t size, const char *what);
+/* Same as sn_alloc but zero-filled. */
+void *sn_calloc(const sn_env *env, size_t size, const char *what);
+/* count * elem bytes; sets SINEW_ERROR_SIZE_OVERFLOW's message and returns NULL
+ * (with *overflowed = true, when given) if the product overflows. */
+void *sn_alloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
+void *sn_calloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
+void sn_free(const sn_env *env, void *ptr);
+
+/* Result code for the most recent NULL return of an sn_alloc* call on this
+ * thread: SINEW_ERROR_OUT_OF_MEMORY or SINEW_ERROR_SIZE_OVERFLOW. */
+sinew_result sn_alloc_failure(void);
+
+/* a * b without overflow; returns false (and leaves *out alone) on overflow. */
+static inline bool sn_mul_size(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) return false;
+    *out = a * b;
+    return true;
+}
+static inline bool sn_add_size(size_t a, size_t b, size_t *out)
+{
+    if (a > SIZE_MAX - b) return false;
+    *out = a + b;
+    return true;
+}
+
+/* Records a failure message for this thread and returns code, so call sites
+ * read `return sn_fail(SINEW_ERROR_DEGENERATE, "triangle %zu has zero area", t);` */
+sinew_result sn_fail(sinew_result code, const char *fmt, ...) SN_PRINTF(2, 3);
+/* Clears the thread's message; successful public calls start with it. */
+void sn_clear_error(void);
+
+/* Reports progress; returns SINEW_ERROR_CANCELLED (with a message naming the
+ * stage) when the callback asks to stop, SINEW_OK otherwise. */
+sinew_result sn_progress(const sn_env *env, const char *stage, float fraction);
+
+/* ---- Strided access ---------------------------------------------------- */
+
+/* Byte stride of a view: the given one, or the packed size when 0. */
+static inline size_t sn_stride(size_t stride, size_t packed)
+{
+    return stride ? stride : packed;
+}
+/* Pointer to the i-th float triple of a points view. */
+static inline const float *sn_point(const sinew_points *p, size_t i)
+{
+    return (const float *)((const char *)p->data + i * sn_stride(p->stride, 3 * sizeof(float)));
+}
+
+/* ---- Validation --------------------------------------------------------
+ * Each returns SINEW_OK or a failure with a message naming the element, with
+ * `what` as the noun ("driver vertex", "skin point"). */
+
+/* data non-NULL when count > 0, stride 0 or >= 3 floats, stride a multiple of
+ * sizeof(float), every coordinate finite. */
+sinew_result sn_check_points(const sinew_points *p, const char *what);
+/* Every index of `count` entries < limit. `what` names one entry's owner
+ * ("triangle"), `per` is how many indices each owner has (3 for triangles). */
+sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
+                              const char *what);
+/* value finite, else fails naming it. */
+sinew_result sn_check_finite(float value, const char *what);
+
+#endif /* SINEW_CORE_INTERNAL_H */

@@ -1,0 +1,48 @@
+/* Input validation shared by every module; each failure names the element. */
+#include <math.h>
+
+#include "core/internal.h"
+
+sinew_result sn_check_finite(float value, const char *what)
+{
+    if (!isfinite(value)) return sn_fail(SINEW_ERROR_NON_FINITE, "%s is not finite (%g)", what, (double)value);
+    return SINEW_OK;
+}
+
+sinew_result sn_check_points(const sinew_points *p, const char *what)
+{
+    if (!p) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
+    if (p->count == 0) return SINEW_OK;
+    if (!p->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s data is NULL for %zu points", what, p->count);
+    if (p->stride != 0 && (p->stride < 3 * sizeof(float) || p->stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, p->stride);
+    size_t stride = sn_stride(p->stride, 3 * sizeof(float));
+    /* The last byte read must be addressable: (count - 1) * stride + 12. */
+    size_t span;
+    if (!sn_mul_size(p->count - 1, stride, &span) || !sn_add_size(span, 3 * sizeof(float), &span))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: %zu points of stride %zu overflow the address space", what,
+                       p->count, stride);
+    for (size_t i = 0; i < p->count; ++i) {
+        const float *q = sn_point(p, i);
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(q[k]))
+                return sn_fail(SINEW_ERROR_NON_FINITE, "%s %zu has a non-finite coordinate %c (%g)", what, i,
+                               "xyz"[k], (double)q[k]);
+    }
+    return SINEW_OK;
+}
+
+sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit, const char *what)
+{
+    if (count == 0) return SINEW_OK;
+    size_t total;
+    if (!sn_mul_size(count, per, &total))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu %ss of %zu indices overflow", count, what, per);
+    if (!idx) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s indices are NULL for %zu %ss", what, count, what);
+    for (size_t i = 0; i < total; ++i)
+        if (idx[i] >= limit)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%s %zu refers to vertex %u, but there are only %zu",
+                           what, i / per, idx[i], limit);
+    return SINEW_OK;
+}
