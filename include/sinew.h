@@ -9,6 +9,7 @@
 
 #include "sinew/core.h"    /* version, results, context, geometry views */
 #include "sinew/skin.h"    /* smooth (linear blend) and dual-quaternion skinning */
+#include "sinew/skin_tools.h" /* binding helpers producing skinning weights */
 #include "sinew/soffd.h"   /* surface-oriented free-form deformation */
 #include "sinew/lattice.h" /* trivariate B-spline FFD, refinement, placement */
 #include "sinew/bbw.h"     /* bounded biharmonic weights */
