@@ -1,5 +1,24 @@
 /*
- * sinew: bounded biharmonic weights (Jacobson et al.).
+ * sinew: bounded biharmonic weights (Jacobson, Baran, Popović, Sorkine 2011).
+ *
+ * Skinning weights computed, not painted: each handle's weight minimises the
+ * Laplacian energy over a volume (or 2D area) discretisation, equals 1 on its
+ * handle and 0 on the others, stays within [0, 1], and (by default) the
+ * weights sum to exactly one everywhere.
+ *
+ * Phases:
+ *   1. sinew_bbw_create: domain (a given triangle/tet mesh, or an automatic
+ *      voxel volume inside a surface), cotangent Laplacian and lumped mass,
+ *      handles snapped to domain vertices, validation. Allocates.
+ *   2. sinew_bbw_solve: the quadratic program, with one sparse LDL^T
+ *      factorisation shared by every handle and every iteration. Modifies the
+ *      handle (needs external locking).
+ *   3. Queries (const, never allocate, thread-safe): weights at domain
+ *      vertices, at arbitrary points, and the top-k influences in the layout
+ *      the skinning phase takes (vertex-major, k slots per vertex).
+ *
+ * Handles are numbered: point handles first (in order), then bones, then the
+ * vertices of each cage in turn. With bones only, handle j is bone j.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -11,6 +30,151 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct sinew_bbw sinew_bbw;
+
+/* A cage: its vertices are handles; its edges (2D polylines, or 3D wires) and
+ * triangles (3D faces; triangulate polygons first) make the weights inside
+ * them the linear interpolation of the vertex handles' weights. A cage may be
+ * open. */
+typedef struct sinew_bbw_cage {
+    sinew_points vertices;
+    const uint32_t *edges;          /* 2 vertex indices per edge */
+    size_t edge_count;
+    const uint32_t *triangles;      /* 3 vertex indices per triangle (3D only) */
+    size_t triangle_count;
+} sinew_bbw_cage;
+
+/* Everything sinew_bbw_create needs. Zero-initialise, then set exactly one
+ * domain: `triangles` (2D: z ignored), `tets` (3D), or `surface` (3D
+ * automatic volume). */
+typedef struct sinew_bbw_desc {
+    /* ---- domain (exactly one) ---- */
+    const sinew_trimesh *triangles;  /* 2D domain in the xy plane, either orientation */
+    const sinew_tetmesh *tets;       /* 3D domain, positively oriented tets */
+    const sinew_trimesh *surface;    /* 3D surface, closed or open: volume = grid
+                                        cells whose centre has winding number >= 1/2 */
+    uint32_t grid_resolution;        /* automatic volume: cells along the longest
+                                        side of the surface's box; 0 = 32 */
+    /* ---- handles ---- */
+    const float *points;             /* 3 floats per point handle */
+    size_t point_count;
+    const float *joints;             /* 3 floats per skeleton joint */
+    size_t joint_count;
+    const uint32_t *bones;           /* 2 joint indices per bone (segment handle) */
+    size_t bone_count;
+    const sinew_bbw_cage *cages;
+    size_t cage_count;
+    /* Distance within which a handle outside the domain is still accepted and
+     * snapped onto it, relative to the diagonal of the domain's box. 0 = 1e-4
+     * for given meshes; the automatic volume always accepts one grid cell. */
+    float handle_tolerance;
+} sinew_bbw_desc;
+
+/* How partition of unity is obtained. */
+typedef enum sinew_bbw_partition {
+    SINEW_BBW_PARTITION_EXACT = 0,      /* weights sum to one as a constraint (default) */
+    SINEW_BBW_PARTITION_NORMALISE = 1   /* each handle solved alone in [0, 1], then each
+                                           vertex's weights divided by their sum (the
+                                           paper's fast variant) */
+} sinew_bbw_partition;
+
+typedef struct sinew_bbw_solve_desc {
+    sinew_bbw_partition partition;
+    /* Stop when every weight moved less than this in the last iteration and the
+     * split variables agree to this (weights are unitless, so it is relative
+     * by nature). 0 = 1e-4. */
+    double tolerance;
+    uint32_t max_iterations;         /* 0 = 5000 */
+    /* Shape preservation (paper section 3.3): per-element mask (>= 0, one per
+     * triangle or tet of the domain; NULL = none) and its strength relative
+     * to the biharmonic energy (0 with a mask = 1). Masked elements resist any
+     * change of the weights across them, so the region moves rigidly/affinely. */
+    const float *shape_mask;
+    size_t shape_mask_count;
+    double shape_strength;
+    /* Penalty of the splitting method relative to the operator's own scale;
+       0 = the tuned default. Affects speed only, not the answer. */
+    double penalty;
+} sinew_bbw_solve_desc;
+
+/* What create and solve found. */
+typedef struct sinew_bbw_info {
+    size_t vertex_count;             /* domain vertices */
+    size_t element_count;            /* domain triangles or tets */
+    size_t handle_count;
+    size_t constrained_vertex_count; /* domain vertices fixed by handles */
+    size_t unreached_vertex_count;   /* vertices in regions no handle reaches: all-zero weights */
+    size_t unreached_region_count;
+    size_t first_unreached_vertex;   /* a vertex of the first such region (SIZE_MAX if none) */
+    int solved;                      /* nonzero after a solve that returned OK or NOT_CONVERGED */
+    uint32_t iterations;
+    double primal_residual;          /* max |x - z| of the split variables at the end */
+    double change_residual;          /* max weight change in the last iteration */
+    size_t factor_nonzeros;          /* entries of the sparse factor */
+    double seconds_domain, seconds_operators, seconds_solve;
+} sinew_bbw_info;
+
+/* Builds the domain, the operators and the handle constraints.
+ * Returns SINEW_OK; INVALID_ARGUMENT (NULL desc/out, not exactly one domain,
+ * no handle, a cage in 2D with triangles); NON_FINITE (coordinate, named);
+ * INDEX_OUT_OF_RANGE (element/bone/cage index, named); DEGENERATE (zero-area
+ * triangle, zero-volume tet, zero-length bone, handles that collapse onto the
+ * same domain vertices, an automatic volume with no inside cell); OUTSIDE_DOMAIN
+ * (handle outside the domain, named); SIZE_OVERFLOW; OUT_OF_MEMORY; CANCELLED.
+ * Regions of the domain that no handle reaches do not fail: they are counted in
+ * sinew_bbw_info and get zero weights. ctx may be NULL. Thread-safe for
+ * distinct outputs. */
+SINEW_API sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, sinew_bbw **out);
+
+/* Destroys a handle (NULL is fine). */
+SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
+
+/* Solves for the weights. desc may be NULL (defaults). Returns SINEW_OK;
+ * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the best
+ * (feasible: bounded, partition-of-unity) weights are kept and the achieved
+ * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, mask count not
+ * the element count, negative or non-finite mask); OUT_OF_MEMORY; CANCELLED
+ * (previous weights kept). Progress stages: "bbw: factorise", "bbw: iterate".
+ * Modifies bbw: not thread-safe on the same handle. */
+SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
+
+/* Copies the handle's counts, residuals and timings into *info. Thread-safe. */
+SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *info);
+
+/* Domain vertex positions (3 floats each; z = 0 in 2D) for [first, first+count)
+ * into out (stride bytes, 0 = packed): lets callers draw the automatic volume.
+ * INVALID_ARGUMENT on NULL, INDEX_OUT_OF_RANGE on a bad range. Thread-safe. */
+SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t stride, size_t first,
+                                                 size_t count);
+
+/* Domain elements (3 or 4 indices each) for [first, first+count) into out.
+ * Thread-safe. */
+SINEW_API sinew_result sinew_bbw_domain_elements(const sinew_bbw *bbw, uint32_t *out, size_t first,
+                                                 size_t count);
+
+/* Weights at domain vertices [first, first+count): handle_count floats per
+ * vertex, vertex-major (out[(v - first) * handle_count + j]). INVALID_STATE
+ * before a successful solve. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_vertex_weights(const sinew_bbw *bbw, float *out, size_t first, size_t count);
+
+/* Weights at arbitrary points (handle_count floats per point, point-major) by
+ * barycentric interpolation in the containing element. Points slightly outside
+ * the domain (within a few cells of its element grid, e.g. surface vertices
+ * around an automatic volume) take the weights of the nearest element's
+ * closest point; farther points fail with OUTSIDE_DOMAIN naming the point.
+ * Points [first, first+count) are read; out gets count rows. INVALID_STATE
+ * before a solve. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew_points *points, size_t first,
+                                               size_t count, float *out);
+
+/* Top-k influences per point in the skinning layout: joints[i * k + s] (handle
+ * index) and weights[i * k + s] for point i = 0 .. count-1 (from points[first +
+ * i]), sorted by decreasing weight, renormalised to sum to one; unused slots
+ * have joint 0 and weight 0. points NULL = domain vertices. k in 1 .. 64.
+ * Same rules as sinew_bbw_point_weights. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t first,
+                                       size_t count, uint32_t k, uint32_t *joints, float *weights);
 
 #ifdef __cplusplus
 }

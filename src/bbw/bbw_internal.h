@@ -1,0 +1,83 @@
+/*
+ * Internal state of a sinew_bbw handle and the functions the bbw files share.
+ */
+#ifndef SN_BBW_INTERNAL_H
+#define SN_BBW_INTERNAL_H
+
+#include "core/internal.h"
+#include "linalg/sparse.h"
+#include "sinew/bbw.h"
+
+/* Uniform grid over the domain's elements for point location. */
+typedef struct sn_bbw_locator {
+    double origin[3];
+    double cell;              /* cell edge length */
+    uint32_t dims[3];
+    size_t *cell_start;       /* dims product + 1 offsets into items */
+    uint32_t *items;          /* element indices */
+} sn_bbw_locator;
+
+/* Vertex states. */
+enum { SN_BBW_FREE = 0, SN_BBW_FIXED = 1, SN_BBW_UNREACHED = 2 };
+
+struct sinew_bbw {
+    sn_env env;
+    uint32_t dim;             /* 2 or 3 */
+    uint32_t per;             /* vertices per element: dim + 1 */
+    size_t vertex_count;
+    double *positions;        /* 3 per vertex (z = 0 in 2D) */
+    size_t element_count;
+    uint32_t *elements;       /* per indices per element */
+    double scale;             /* diagonal of the domain's box */
+    double reach;             /* how far outside the domain point queries still snap */
+    size_t handle_count;
+    sn_sparse stiffness;      /* cotangent Laplacian K (positive semidefinite) */
+    double *mass;             /* lumped mass per vertex */
+    uint8_t *state;           /* SN_BBW_FREE / FIXED / UNREACHED per vertex */
+    double *fixed;            /* handle_count per vertex: rows of fixed vertices */
+    float *weights;           /* handle_count per vertex, after a solve */
+    sn_bbw_locator locator;
+    sinew_bbw_info info;
+};
+
+/* ---- domain.c ---- */
+/* Validates and copies a given triangle (2D) or tet (3D) mesh. */
+sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc);
+/* Builds the voxel (Kuhn) volume inside a surface. */
+sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surface, uint32_t resolution,
+                                        double *cell_size);
+
+/* ---- operators.c ---- */
+/* Cotangent stiffness (element weights `mask`, NULL = 1) into *out, and
+ * (when mass != NULL) the lumped mass. */
+sinew_result sn_bbw_stiffness(const sinew_bbw *b, const float *mask, sn_sparse *out, double *mass);
+/* Gradients of the element's barycentric basis (per x 3 doubles) and its
+ * unsigned measure (area or volume); false when degenerate. */
+int sn_bbw_element_gradients(const sinew_bbw *b, size_t e, double grad[4][3], double *measure);
+
+/* ---- locate.c ---- */
+sinew_result sn_bbw_locator_build(sinew_bbw *b);
+void sn_bbw_locator_free(sinew_bbw *b);
+/* Finds the element containing q (barycentric tolerance eps) and its
+ * barycentric coordinates; when none contains it and max_distance > 0, the
+ * element whose clamped point is nearest within max_distance. Returns the
+ * element or SIZE_MAX. */
+size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
+/* Barycentric coordinates of q in element e. */
+void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double bary[4]);
+
+/* ---- handles.c ---- */
+sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);
+/* Marks regions no constrained vertex reaches. */
+sinew_result sn_bbw_find_unreached(sinew_bbw *b);
+
+/* ---- bbw.c ---- */
+/* Wall-clock seconds (C11 timespec_get), for the timings in sinew_bbw_info. */
+double sn_bbw_seconds(void);
+
+/* ---- solve.c ---- */
+/* Projects v (m entries) onto the probability simplex in place; idx is
+ * m entries of scratch. */
+void sn_bbw_project_simplex(double *v, size_t m, uint32_t *idx);
+
+#endif /* SN_BBW_INTERNAL_H */

@@ -1,0 +1,174 @@
+/*
+ * Point location: a uniform grid whose cells list the elements whose boxes
+ * overlap them, sized so a cell holds a handful of elements.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bbw/bbw_internal.h"
+
+/* Barycentric slack for "inside": shared faces must not let a point fall
+ * between two elements through rounding. */
+#define SN_BBW_INSIDE_EPS 1e-9
+
+void sn_bbw_locator_free(sinew_bbw *b)
+{
+    sn_free(&b->env, b->locator.cell_start);
+    sn_free(&b->env, b->locator.items);
+    memset(&b->locator, 0, sizeof b->locator);
+}
+
+static void element_box(const sinew_bbw *b, size_t e, double lo[3], double hi[3])
+{
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = INFINITY;
+        hi[a] = -INFINITY;
+    }
+    for (uint32_t k = 0; k < b->per; ++k) {
+        const double *p = b->positions + 3 * (size_t)b->elements[e * b->per + k];
+        for (int a = 0; a < 3; ++a) {
+            if (p[a] < lo[a]) lo[a] = p[a];
+            if (p[a] > hi[a]) hi[a] = p[a];
+        }
+    }
+}
+
+static uint32_t cell_coord(const sn_bbw_locator *g, double x, int a)
+{
+    double c = floor((x - g->origin[a]) / g->cell);
+    if (c < 0) return 0;
+    if (c >= g->dims[a]) return g->dims[a] - 1;
+    return (uint32_t)c;
+}
+
+sinew_result sn_bbw_locator_build(sinew_bbw *b)
+{
+    sn_bbw_locator *g = &b->locator;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < b->vertex_count; ++i)
+        for (int a = 0; a < 3; ++a) {
+            if (b->positions[3 * i + a] < lo[a]) lo[a] = b->positions[3 * i + a];
+            if (b->positions[3 * i + a] > hi[a]) hi[a] = b->positions[3 * i + a];
+        }
+    double measure = 1.0;
+    for (uint32_t a = 0; a < b->dim; ++a) measure *= fmax(hi[a] - lo[a], 1e-12 * b->scale);
+    g->cell = pow(measure / (double)b->element_count, 1.0 / b->dim);
+    /* At most 256 cells per axis: enough for the meshes a bind sees, and the
+     * cell count stays small next to the elements. */
+    for (uint32_t a = 0; a < b->dim; ++a) g->cell = fmax(g->cell, (hi[a] - lo[a]) / 256.0);
+    size_t cells = 1;
+    for (int a = 0; a < 3; ++a) {
+        g->origin[a] = lo[a];
+        g->dims[a] = a < (int)b->dim ? (uint32_t)floor((hi[a] - lo[a]) / g->cell) + 1 : 1;
+        cells *= g->dims[a];
+    }
+    g->cell_start = sn_calloc_array(&b->env, cells + 1, sizeof(size_t), "locator cells");
+    if (!g->cell_start) return sn_alloc_failure();
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t e = 0; e < b->element_count; ++e) {
+            double elo[3], ehi[3];
+            element_box(b, e, elo, ehi);
+            uint32_t c0[3], c1[3];
+            for (int a = 0; a < 3; ++a) {
+                c0[a] = cell_coord(g, elo[a], a);
+                c1[a] = cell_coord(g, ehi[a], a);
+            }
+            for (uint32_t z = c0[2]; z <= c1[2]; ++z)
+                for (uint32_t y = c0[1]; y <= c1[1]; ++y)
+                    for (uint32_t x = c0[0]; x <= c1[0]; ++x) {
+                        size_t c = ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
+                        if (pass == 0) g->cell_start[c + 1]++;
+                        else g->items[g->cell_start[c]++] = (uint32_t)e;
+                    }
+        }
+        if (pass == 0) {
+            for (size_t c = 0; c < cells; ++c) g->cell_start[c + 1] += g->cell_start[c];
+            g->items = sn_alloc_array(&b->env, g->cell_start[cells], sizeof(uint32_t), "locator items");
+            if (!g->items) return sn_alloc_failure();
+        } else {
+            /* The fill advanced each start to the next cell's; shift back. */
+            memmove(g->cell_start + 1, g->cell_start, cells * sizeof(size_t));
+            g->cell_start[0] = 0;
+        }
+    }
+    return SINEW_OK;
+}
+
+void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double bary[4])
+{
+    double grad[4][3], measure;
+    const double *p0 = b->positions + 3 * (size_t)b->elements[e * b->per];
+    sn_bbw_element_gradients(b, e, grad, &measure);
+    double d[3] = {q[0] - p0[0], q[1] - p0[1], b->dim == 3 ? q[2] - p0[2] : 0.0};
+    double rest = 1.0;
+    bary[3] = 0.0;
+    for (uint32_t k = 1; k < b->per; ++k) {
+        bary[k] = grad[k][0] * d[0] + grad[k][1] * d[1] + grad[k][2] * d[2];
+        rest -= bary[k];
+    }
+    bary[0] = rest;
+}
+
+size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
+{
+    const sn_bbw_locator *g = &b->locator;
+    double p[3] = {q[0], q[1], b->dim == 3 ? q[2] : 0.0};
+    int inside_grid = 1;
+    for (int a = 0; a < (int)b->dim; ++a) {
+        double c = (p[a] - g->origin[a]) / g->cell;
+        if (c < -1e-9 || c > g->dims[a] + 1e-9) inside_grid = 0;
+    }
+    uint32_t home[3];
+    for (int a = 0; a < 3; ++a) home[a] = cell_coord(g, p[a], a);
+    if (inside_grid) {
+        size_t c = ((size_t)home[2] * g->dims[1] + home[1]) * g->dims[0] + home[0];
+        for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) {
+            double t[4];
+            sn_bbw_barycentric(b, g->items[k], p, t);
+            double lowest = t[0];
+            for (uint32_t i = 1; i < b->per; ++i) lowest = fmin(lowest, t[i]);
+            if (lowest >= -SN_BBW_INSIDE_EPS) {
+                memcpy(bary, t, sizeof t);
+                return g->items[k];
+            }
+        }
+    }
+    if (!(max_distance > 0.0)) return SIZE_MAX;
+    /* Nearest element: the point of each nearby element given by clamping the
+     * barycentric coordinates, the closest such point wins. */
+    uint32_t c0[3], c1[3];
+    for (int a = 0; a < 3; ++a) {
+        c0[a] = cell_coord(g, p[a] - max_distance, a);
+        c1[a] = cell_coord(g, p[a] + max_distance, a);
+    }
+    size_t best = SIZE_MAX;
+    double best_d2 = max_distance * max_distance;
+    for (uint32_t z = c0[2]; z <= c1[2]; ++z)
+        for (uint32_t y = c0[1]; y <= c1[1]; ++y)
+            for (uint32_t x = c0[0]; x <= c1[0]; ++x) {
+                size_t c = ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
+                for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) {
+                    size_t e = g->items[k];
+                    double t[4], sum = 0.0;
+                    sn_bbw_barycentric(b, e, p, t);
+                    for (uint32_t i = 0; i < b->per; ++i) {
+                        t[i] = fmax(t[i], 0.0);
+                        sum += t[i];
+                    }
+                    double x3[3] = {0, 0, 0};
+                    for (uint32_t i = 0; i < b->per; ++i) {
+                        t[i] /= sum;
+                        const double *v = b->positions + 3 * (size_t)b->elements[e * b->per + i];
+                        for (int a = 0; a < 3; ++a) x3[a] += t[i] * v[a];
+                    }
+                    double d2 = 0.0;
+                    for (int a = 0; a < 3; ++a) d2 += (x3[a] - p[a]) * (x3[a] - p[a]);
+                    if (d2 <= best_d2) {
+                        best_d2 = d2;
+                        best = e;
+                        memcpy(bary, t, sizeof t);
+                    }
+                }
+            }
+    return best;
+}

@@ -1,0 +1,171 @@
+/*
+ * Pose-side queries on solved weights: at domain vertices, at arbitrary
+ * points (barycentric interpolation in the containing element), and the top-k
+ * influences in the skinning layout. None allocates; all read a const handle.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bbw/bbw_internal.h"
+
+static sinew_result check_solved(const sinew_bbw *b)
+{
+    if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
+    if (!b->weights) return sn_fail(SINEW_ERROR_INVALID_STATE, "weights are not solved yet: call sinew_bbw_solve");
+    return SINEW_OK;
+}
+
+sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t first, size_t count)
+{
+    sn_clear_error();
+    sinew_result r = check_solved(b);
+    if (r != SINEW_OK) return r;
+    if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (first > b->vertex_count || count > b->vertex_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
+                       first, count, b->vertex_count);
+    memcpy(out, b->weights + first * b->handle_count, count * b->handle_count * sizeof(float));
+    return SINEW_OK;
+}
+
+/* Element and barycentric coordinates of point i, or a failure naming it. */
+static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, size_t i, size_t *element,
+                                 double bary[4])
+{
+    const float *p = sn_point(pts, i);
+    for (int a = 0; a < 3; ++a)
+        if (!isfinite(p[a]))
+            return sn_fail(SINEW_ERROR_NON_FINITE, "point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
+                           (double)p[a]);
+    double q[3] = {p[0], p[1], p[2]};
+    *element = sn_bbw_locate(b, q, b->reach, bary);
+    if (*element == SIZE_MAX)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "point %zu at (%g, %g, %g) lies outside the domain", i, q[0], q[1],
+                       q[2]);
+    return SINEW_OK;
+}
+
+static sinew_result check_points_view(const sinew_points *pts, size_t first, size_t count)
+{
+    if (!pts) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points is NULL");
+    if (!pts->data && pts->count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points data is NULL");
+    if (pts->stride && (pts->stride < 3 * sizeof(float) || pts->stride % sizeof(float)))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points stride %zu is not a multiple of 4 bytes >= 12",
+                       pts->stride);
+    if (first > pts->count || count > pts->count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point range [%zu, %zu + %zu) exceeds the %zu points", first,
+                       first, count, pts->count);
+    return SINEW_OK;
+}
+
+sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count,
+                                     float *out)
+{
+    sn_clear_error();
+    sinew_result r = check_solved(b);
+    if (r != SINEW_OK) return r;
+    if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
+    if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    /* Locate everything first, so a failure leaves out untouched. */
+    for (size_t i = first; i < first + count; ++i) {
+        size_t e;
+        double bary[4];
+        if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
+    }
+    size_t m = b->handle_count;
+    for (size_t i = 0; i < count; ++i) {
+        size_t e;
+        double bary[4];
+        locate_point(b, pts, first + i, &e, bary);
+        float *row = out + i * m;
+        for (size_t j = 0; j < m; ++j) row[j] = 0.0f;
+        for (uint32_t k = 0; k < b->per; ++k) {
+            const float *wv = b->weights + (size_t)b->elements[e * b->per + k] * m;
+            for (size_t j = 0; j < m; ++j) row[j] += (float)bary[k] * wv[j];
+        }
+    }
+    return SINEW_OK;
+}
+
+/* Weight of handle j at a point given by its element corners and
+ * barycentric coordinates. */
+static double weight_at(const sinew_bbw *b, const uint32_t *corners, const double *bary, size_t j)
+{
+    double w = 0.0;
+    for (uint32_t k = 0; k < b->per; ++k) w += bary[k] * b->weights[(size_t)corners[k] * b->handle_count + j];
+    return w;
+}
+
+/* Fills one point's k slots: repeated selection of the next largest weight
+ * (ties by handle index), which needs no scratch memory. */
+static void select_top(const sinew_bbw *b, const uint32_t *corners, const double *bary, uint32_t k,
+                       uint32_t *joints, float *weights)
+{
+    size_t m = b->handle_count;
+    double prev_w = INFINITY, sum = 0.0;
+    size_t prev_j = SIZE_MAX;
+    uint32_t used = 0;
+    for (uint32_t s = 0; s < k; ++s) {
+        double best_w = 0.0;
+        size_t best_j = SIZE_MAX;
+        for (size_t j = 0; j < m; ++j) {
+            double w = weight_at(b, corners, bary, j);
+            /* Strictly after the previous pick in (weight desc, index asc). */
+            int after = w < prev_w || (w == prev_w && prev_j != SIZE_MAX && j > prev_j);
+            if (!after || !(w > 0.0)) continue;
+            if (best_j == SIZE_MAX || w > best_w) {
+                best_w = w;
+                best_j = j;
+            }
+        }
+        if (best_j == SIZE_MAX) break;
+        joints[s] = (uint32_t)best_j;
+        weights[s] = (float)best_w;
+        sum += best_w;
+        prev_w = best_w;
+        prev_j = best_j;
+        ++used;
+    }
+    for (uint32_t s = used; s < k; ++s) {
+        joints[s] = 0;
+        weights[s] = 0.0f;
+    }
+    if (sum > 0.0)
+        for (uint32_t s = 0; s < used; ++s) weights[s] = (float)(weights[s] / sum);
+}
+
+sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count, uint32_t k,
+                             uint32_t *joints, float *weights)
+{
+    sn_clear_error();
+    sinew_result r = check_solved(b);
+    if (r != SINEW_OK) return r;
+    if (k < 1 || k > 64) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "k = %u is outside 1 .. 64", k);
+    if ((!joints || !weights) && count)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
+    if (pts) {
+        if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
+        for (size_t i = first; i < first + count; ++i) {
+            size_t e;
+            double bary[4];
+            if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
+        }
+    } else if (first > b->vertex_count || count > b->vertex_count - first) {
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
+                       first, count, b->vertex_count);
+    }
+    for (size_t i = 0; i < count; ++i) {
+        uint32_t corners[4] = {0, 0, 0, 0};
+        double bary[4] = {1.0, 0.0, 0.0, 0.0};
+        if (pts) {
+            size_t e;
+            locate_point(b, pts, first + i, &e, bary);
+            memcpy(corners, b->elements + e * b->per, b->per * sizeof(uint32_t));
+        } else {
+            corners[0] = (uint32_t)(first + i);
+            for (uint32_t c = 1; c < 4; ++c) corners[c] = corners[0];
+        }
+        select_top(b, corners, bary, k, joints + i * k, weights + i * k);
+    }
+    return SINEW_OK;
+}

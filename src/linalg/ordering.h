@@ -1,0 +1,17 @@
+/*
+ * Fill-reducing ordering for sparse symmetric factorisation: nested
+ * dissection with level-structure separators (George's automatic nested
+ * dissection). On mesh graphs a breadth-first level taken near the middle of a
+ * pseudo-peripheral search is a small separator; numbering separators last
+ * confines fill to the separators' dense blocks.
+ */
+#ifndef SN_LINALG_ORDERING_H
+#define SN_LINALG_ORDERING_H
+
+#include "linalg/sparse.h"
+
+/* Writes perm (n entries, perm[new] = old) for the graph of A's off-diagonal
+ * pattern (A stored in full, symmetric pattern). */
+sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm);
+
+#endif /* SN_LINALG_ORDERING_H */
