@@ -44,7 +44,7 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
     if (r != SINEW_OK) return r;
     size_t total;
     if (!sn_mul_size(ec, b->per, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many %ss", noun);
-    r = sn_check_indices(idx, total, b->per, pts->count, noun);
+    r = sn_check_indices(idx, ec, b->per, pts->count, noun);
     if (r != SINEW_OK) return r;
     b->positions = sn_alloc_array(&b->env, pts->count, 3 * sizeof(double), "domain positions");
     b->elements = sn_alloc_array(&b->env, total, sizeof(uint32_t), "domain elements");
@@ -60,8 +60,10 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
     memcpy(b->elements, idx, total * sizeof(uint32_t));
     b->scale = box_diagonal(b->positions, b->vertex_count);
     if (!(b->scale > 0.0)) return sn_fail(SINEW_ERROR_DEGENERATE, "the domain's vertices all coincide");
-    /* Zero measure is judged relative to the model's size, 1e-10 of its box. */
-    double tiny = 1e-10 * (b->dim == 2 ? b->scale * b->scale : b->scale * b->scale * b->scale);
+    /* Zero measure is judged relative to the model's size. Real tet meshes
+     * carry slivers of 1e-11 of the box volume (libigl's hand), so only
+     * far smaller counts as zero. */
+    double tiny = 1e-14 * (b->dim == 2 ? b->scale * b->scale : b->scale * b->scale * b->scale);
     for (size_t e = 0; e < ec; ++e) {
         const uint32_t *v = b->elements + e * b->per;
         const double *p0 = b->positions + 3 * (size_t)v[0];
@@ -118,7 +120,7 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surfa
     size_t total;
     if (!sn_mul_size(surface->triangle_count, 3, &total))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many surface triangles");
-    r = sn_check_indices(surface->indices, total, 3, surface->positions.count, "surface triangle");
+    r = sn_check_indices(surface->indices, surface->triangle_count, 3, surface->positions.count, "surface triangle");
     if (r != SINEW_OK) return r;
 
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

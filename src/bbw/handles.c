@@ -94,7 +94,7 @@ static sinew_result constrain_points_and_bones(constrain_state *s, const sinew_b
         sinew_result r = check_coords(d->joints + 3 * j, "joint", j);
         if (r != SINEW_OK) return r;
     }
-    sinew_result r = sn_check_indices(d->bones, 2 * d->bone_count, 2, d->joint_count, "bone");
+    sinew_result r = sn_check_indices(d->bones, d->bone_count, 2, d->joint_count, "bone");
     if (r != SINEW_OK) return r;
     for (size_t i = 0; i < d->bone_count; ++i) {
         double a[3], c[3];
@@ -156,9 +156,9 @@ static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
                            cage->triangle_count);
         if (cage->triangle_count && b->dim == 2)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has triangles, but the domain is 2D", c);
-        if ((r = sn_check_indices(cage->edges, 2 * cage->edge_count, 2, cage->vertices.count, "cage edge")) != SINEW_OK)
+        if ((r = sn_check_indices(cage->edges, cage->edge_count, 2, cage->vertices.count, "cage edge")) != SINEW_OK)
             return r;
-        if ((r = sn_check_indices(cage->triangles, 3 * cage->triangle_count, 3, cage->vertices.count,
+        if ((r = sn_check_indices(cage->triangles, cage->triangle_count, 3, cage->vertices.count,
                                   "cage triangle")) != SINEW_OK)
             return r;
         for (size_t i = 0; i < cage->vertices.count; ++i) {

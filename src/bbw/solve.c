@@ -190,9 +190,22 @@ static sinew_result prepare(solve_state *s, double *rho)
         ratio += s->a.vals[p] / b->mass[s->free_vertex[f]];
     }
     *rho *= ratio / (double)nf;
-    for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] += *rho * b->mass[s->free_vertex[f]];
     if ((r = sn_progress(&b->env, "bbw: factorise", 0.0f)) != SINEW_OK) return r;
-    if ((r = sn_ldlt_analyse(&b->env, &s->a, &s->factor)) != SINEW_OK) return r;
+    double *coords = sn_alloc_array(&b->env, nf, 3 * sizeof(double), "free vertex positions");
+    if (!coords) return sn_alloc_failure();
+    for (size_t f = 0; f < nf; ++f) memcpy(coords + 3 * f, b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
+    r = sn_ldlt_analyse(&b->env, &s->a, coords, &s->factor);
+    sn_free(&b->env, coords);
+    if (r != SINEW_OK) return r;
+    /* Warm start: the unconstrained biharmonic weights. They already sum to
+     * one (Q annihilates constants), and the bounded weights differ from them
+     * only around their negative lobes, so the split starts close to the
+     * answer instead of at the uniform point. */
+    if ((r = sn_ldlt_factor(&b->env, &s->factor, &s->a)) != SINEW_OK) return r;
+    memcpy(s->z, s->base, cells * sizeof(double));
+    sn_ldlt_solve(&s->factor, s->z, m, s->work);
+    if ((r = sn_progress(&b->env, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
+    for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] += *rho * b->mass[s->free_vertex[f]];
     if ((r = sn_ldlt_factor(&b->env, &s->factor, &s->a)) != SINEW_OK) return r;
     return sn_progress(&b->env, "bbw: factorise", 1.0f);
 }
@@ -235,6 +248,10 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     if ((r = prepare(&s, &rho)) != SINEW_OK) goto fail;
 
     size_t nf = s.nf, cells = nf * m;
+    for (size_t f = 0; f < nf; ++f) {
+        if (exact) sn_bbw_project_simplex(s.z + f * m, m, s.scratch);
+        else project_box(s.z + f * m, m);
+    }
     uint32_t it = 0, changes = 0;
     double primal = 0.0, change = 0.0;
     int converged = nf == 0;

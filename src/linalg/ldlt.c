@@ -32,7 +32,35 @@ size_t sn_ldlt_factor_nonzeros(const sn_ldlt *f)
     return f->colptr ? f->colptr[f->n] : 0;
 }
 
-sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, sn_ldlt *out)
+/* Elimination tree and column counts of P A P^T (P given by perm/iperm):
+ * the path from each nonzero A(i, k), i < k, up the tree until a vertex
+ * already visited for row k. counts[i + 1] receives column i's count.
+ * Returns the factorisation's multiply-add count, sum of counts squared. */
+static double symbolic(const sn_sparse *a, const uint32_t *perm, const uint32_t *iperm, int32_t *parent,
+                       size_t *counts, size_t *flag)
+{
+    size_t n = a->n;
+    memset(counts, 0, (n + 1) * sizeof(size_t));
+    for (size_t k = 0; k < n; ++k) {
+        parent[k] = -1;
+        flag[k] = k;
+        uint32_t j = perm[k];
+        for (size_t p = a->colptr[j]; p < a->colptr[j + 1]; ++p) {
+            uint32_t i = iperm[a->rows[p]];
+            while (i < k && flag[i] != k) {
+                if (parent[i] == -1) parent[i] = (int32_t)k;
+                counts[i + 1]++;
+                flag[i] = k;
+                i = (uint32_t)parent[i];
+            }
+        }
+    }
+    double flops = 0.0;
+    for (size_t k = 0; k < n; ++k) flops += (double)counts[k + 1] * (double)counts[k + 1];
+    return flops;
+}
+
+sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out)
 {
     size_t n = a->n;
     sn_ldlt f;
@@ -45,14 +73,31 @@ sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, sn_ldlt *out
     f.colptr = sn_calloc_array(env, n + 1, sizeof(size_t), "factor column offsets");
     f.diag = sn_alloc_array(env, n, sizeof(double), "factor diagonal");
     size_t *flag = sn_alloc_array(env, n, sizeof(size_t), "factor marks");
+    uint32_t *alt = coords ? sn_alloc_array(env, n, sizeof(uint32_t), "alternative permutation") : NULL;
+    uint32_t *alt_inv = coords ? sn_alloc_array(env, n, sizeof(uint32_t), "alternative inverse permutation") : NULL;
     sinew_result r = SINEW_OK;
-    if (!f.perm || !f.iperm || !f.parent || !f.up_colptr || !f.colptr || !f.diag || !flag) {
+    if (!f.perm || !f.iperm || !f.parent || !f.up_colptr || !f.colptr || !f.diag || !flag ||
+        (coords && (!alt || !alt_inv))) {
         r = sn_alloc_failure();
         goto fail;
     }
     r = sn_order_nested_dissection(env, a, f.perm);
     if (r != SINEW_OK) goto fail;
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
+    double cost = symbolic(a, f.perm, f.iperm, f.parent, f.colptr, flag);
+    if (coords) {
+        /* Two orderings, keep the cheaper: the symbolic count costs a small
+         * fraction of the factorisation it can save. */
+        if ((r = sn_order_geometric_dissection(env, a, coords, alt)) != SINEW_OK) goto fail;
+        for (size_t k = 0; k < n; ++k) alt_inv[alt[k]] = (uint32_t)k;
+        double alt_cost = symbolic(a, alt, alt_inv, f.parent, f.colptr, flag);
+        if (alt_cost < cost) {
+            memcpy(f.perm, alt, n * sizeof(uint32_t));
+            memcpy(f.iperm, alt_inv, n * sizeof(uint32_t));
+        } else {
+            symbolic(a, f.perm, f.iperm, f.parent, f.colptr, flag);
+        }
+    }
 
     /* Upper triangle of P A P^T by columns. */
     for (size_t j = 0; j < n; ++j) {
@@ -79,22 +124,6 @@ sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, sn_ldlt *out
             f.up_src[q] = p;
         }
     }
-
-    /* Elimination tree and column counts: the path from each nonzero A(i, k)
-     * up the tree until a vertex already visited for row k. */
-    for (size_t k = 0; k < n; ++k) {
-        f.parent[k] = -1;
-        flag[k] = k;
-        for (size_t p = f.up_colptr[k]; p < f.up_colptr[k + 1]; ++p) {
-            uint32_t i = f.up_rows[p];
-            while (i < k && flag[i] != k) {
-                if (f.parent[i] == -1) f.parent[i] = (int32_t)k;
-                f.colptr[i + 1]++;
-                flag[i] = k;
-                i = (uint32_t)f.parent[i];
-            }
-        }
-    }
     for (size_t k = 0; k < n; ++k) {
         if (!sn_add_size(f.colptr[k + 1], f.colptr[k], &f.colptr[k + 1])) {
             r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "sparse factor too large");
@@ -108,10 +137,14 @@ sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, sn_ldlt *out
         goto fail;
     }
     sn_free(env, flag);
+    sn_free(env, alt);
+    sn_free(env, alt_inv);
     *out = f;
     return SINEW_OK;
 fail:
     sn_free(env, flag);
+    sn_free(env, alt);
+    sn_free(env, alt_inv);
     sn_ldlt_free(env, &f);
     return r;
 }

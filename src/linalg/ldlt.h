@@ -27,8 +27,10 @@ typedef struct sn_ldlt {
     double *diag;
 } sn_ldlt;
 
-/* Orders A and computes the factor's pattern. A is stored in full. */
-sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, sn_ldlt *out);
+/* Orders A and computes the factor's pattern. A is stored in full. coords
+ * (3 doubles per row, may be NULL) lets a geometric dissection compete with
+ * the graph one; the ordering with fewer factorisation operations wins. */
+sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
 
 /* Numeric factorisation of A (same pattern as analysed). Fails with
  * SINEW_ERROR_DEGENERATE when a pivot is not positive (A not positive

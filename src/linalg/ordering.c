@@ -8,6 +8,7 @@
  */
 #include "linalg/ordering.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Parts at most this large are left in their breadth-first order: further
@@ -49,7 +50,78 @@ static size_t nd_search(nd_work *w, uint32_t root, uint32_t *depth)
     return tail;
 }
 
-sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm)
+/* Reorders part[0, len) so that the vertex at mid has the median key along
+ * axis (Hoare quickselect). */
+static void select_median(uint32_t *part, size_t len, size_t mid, const double *coords, int axis)
+{
+    size_t lo = 0, hi = len;
+    while (hi - lo > 1) {
+        double pivot = coords[3 * (size_t)part[lo + (hi - lo) / 2] + axis];
+        size_t i = lo, j = hi - 1;
+        while (i <= j) {
+            while (coords[3 * (size_t)part[i] + axis] < pivot) ++i;
+            while (coords[3 * (size_t)part[j] + axis] > pivot) --j;
+            if (i <= j) {
+                uint32_t t = part[i];
+                part[i] = part[j];
+                part[j] = t;
+                ++i;
+                if (j == 0) break;
+                --j;
+            }
+        }
+        if (mid <= j) hi = j + 1;
+        else if (mid >= i) lo = i;
+        else return;
+    }
+}
+
+/* Geometric split of a connected part: halve it at the median coordinate of
+ * its longest box axis, then take as separator whichever half's boundary
+ * (vertices with a neighbour across) is smaller. Returns the separator size;
+ * the separator is moved to the end of part, the rest stays in front. */
+static size_t geometric_split(nd_work *w, uint32_t *part, size_t len, const double *coords)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (size_t i = 0; i < len; ++i)
+        for (int a = 0; a < 3; ++a) {
+            double x = coords[3 * (size_t)part[i] + a];
+            if (x < lo[a]) lo[a] = x;
+            if (x > hi[a]) hi[a] = x;
+        }
+    int axis = 0;
+    for (int a = 1; a < 3; ++a)
+        if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
+    size_t half = len / 2;
+    select_median(part, len, half, coords, axis);
+    /* level[] doubles as the side label: 0 = first half, 1 = second. */
+    for (size_t i = 0; i < len; ++i) w->level[part[i]] = i < half ? 0u : 1u;
+    size_t border[2] = {0, 0};
+    size_t stamp = ++w->search_stamp;
+    for (size_t i = 0; i < len; ++i) {
+        uint32_t v = part[i];
+        for (size_t p = w->a->colptr[v]; p < w->a->colptr[v + 1]; ++p) {
+            uint32_t u = w->a->rows[p];
+            if (w->member[u] == w->part_stamp && w->level[u] != w->level[v]) {
+                w->seen[v] = stamp;
+                border[w->level[v]]++;
+                break;
+            }
+        }
+    }
+    uint32_t side = border[0] <= border[1] ? 0u : 1u;
+    size_t front = 0;
+    for (size_t i = 0; i < len; ++i) {
+        uint32_t v = part[i];
+        if (!(w->seen[v] == stamp && w->level[v] == side)) {
+            part[i] = part[front];
+            part[front++] = v;
+        }
+    }
+    return len - front;
+}
+
+static sinew_result dissect(const sn_env *env, const sn_sparse *a, const double *coords, uint32_t *perm)
 {
     size_t n = a->n;
     nd_work w = {.a = a, .perm = perm};
@@ -96,6 +168,12 @@ sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, u
         }
         if (len <= SN_ND_LEAF) {
             memcpy(part, w.queue, len * sizeof(uint32_t));
+            continue;
+        }
+        if (coords) {
+            size_t sep = geometric_split(&w, part, len, coords);
+            stack[top++] = pos;
+            stack[top++] = len - sep;
             continue;
         }
         /* Pseudo-peripheral root: restart from the last vertex reached until
@@ -147,4 +225,15 @@ done:
     sn_free(env, w.level_count);
     sn_free(env, stack);
     return r;
+}
+
+sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm)
+{
+    return dissect(env, a, NULL, perm);
+}
+
+sinew_result sn_order_geometric_dissection(const sn_env *env, const sn_sparse *a, const double *coords,
+                                           uint32_t *perm)
+{
+    return dissect(env, a, coords, perm);
 }

@@ -14,4 +14,11 @@
  * pattern (A stored in full, symmetric pattern). */
 sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm);
 
+/* Same, splitting each part at the median of its longest coordinate axis
+ * (coords: 3 doubles per row, the mesh vertex the row belongs to) and taking
+ * the smaller side of the cut as separator. On meshes this finds separators
+ * close to a plane's cross-section, smaller than breadth-first levels. */
+sinew_result sn_order_geometric_dissection(const sn_env *env, const sn_sparse *a, const double *coords,
+                                           uint32_t *perm);
+
 #endif /* SN_LINALG_ORDERING_H */
