@@ -108,7 +108,8 @@ typedef struct sinew_bbw_info {
     size_t unreached_region_count;
     size_t first_unreached_vertex;   /* a vertex of the first such region (SIZE_MAX if none) */
     int solved;                      /* nonzero after a solve that returned OK or NOT_CONVERGED */
-    uint32_t iterations;
+    uint32_t iterations;              /* splitting iterations */
+    uint32_t polish_rounds;           /* exact active-set solves after the splitting */
     double primal_residual;          /* max |x - z| of the split variables at the end */
     double change_residual;          /* max weight change in the last iteration */
     size_t factor_nonzeros;          /* entries of the sparse factor */

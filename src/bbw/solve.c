@@ -18,10 +18,16 @@
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
-#include "linalg/ldlt.h"
+#include "bbw/solve_state.h"
 
 /* Over-relaxation of the x-step (1.5-1.8 is the usual sweet spot). */
 #define SN_BBW_RELAX 1.6
+/* Splitting residual at which the first polish is tried, and the rounds a
+ * polish may take before the split continues. */
+#define SN_BBW_STAGE_TOL 1e-3
+#define SN_BBW_POLISH_ROUNDS 8
+/* Anderson acceleration memory (steps remembered). */
+#define SN_BBW_ANDERSON 5
 /* Default penalty relative to the mean of diag(Q)/M over free vertices. */
 #define SN_BBW_DEFAULT_PENALTY 1e-3
 
@@ -57,19 +63,6 @@ static void project_box(double *v, size_t m)
     for (size_t j = 0; j < m; ++j) v[j] = fmin(fmax(v[j], 0.0), 1.0);
 }
 
-typedef struct solve_state {
-    sinew_bbw *b;
-    sn_sparse q, a;          /* full operator, reduced system */
-    sn_ldlt factor;
-    uint32_t *map;           /* vertex -> free index or UINT32_MAX */
-    uint32_t *free_vertex;   /* free index -> vertex */
-    size_t *diag_pos;        /* position of each diagonal entry of a */
-    double *base;            /* rhs from the fixed vertices, nf x m */
-    double *x, *z, *u, *rhs, *work;
-    uint32_t *scratch;
-    size_t nf;
-} solve_state;
-
 static void solve_state_free(solve_state *s)
 {
     const sn_env *env = &s->b->env;
@@ -82,7 +75,12 @@ static void solve_state_free(solve_state *s)
     sn_free(env, s->base);
     sn_free(env, s->x);
     sn_free(env, s->z);
-    sn_free(env, s->u);
+    sn_free(env, s->s);
+    sn_free(env, s->g);
+    sn_free(env, s->df);
+    sn_free(env, s->dg);
+    sn_free(env, s->f_prev);
+    sn_free(env, s->g_prev);
     sn_free(env, s->rhs);
     sn_free(env, s->work);
     sn_free(env, s->scratch);
@@ -158,11 +156,17 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->base = sn_calloc_array(&b->env, cells, sizeof(double), "fixed right-hand side");
     s->x = sn_alloc_array(&b->env, cells, sizeof(double), "admm x");
     s->z = sn_calloc_array(&b->env, cells, sizeof(double), "admm z");
-    s->u = sn_calloc_array(&b->env, cells, sizeof(double), "admm u");
+    s->s = sn_alloc_array(&b->env, cells, sizeof(double), "admm state");
+    s->g = sn_alloc_array(&b->env, cells, sizeof(double), "admm step");
+    s->df = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson residuals");
+    s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson steps");
+    s->f_prev = sn_alloc_array(&b->env, cells, sizeof(double), "anderson last residual");
+    s->g_prev = sn_alloc_array(&b->env, cells, sizeof(double), "anderson last step");
     s->rhs = sn_alloc_array(&b->env, cells, sizeof(double), "admm right-hand side");
     s->work = sn_alloc_array(&b->env, cells, sizeof(double), "solve workspace");
     s->scratch = sn_alloc_array(&b->env, m, sizeof(uint32_t), "projection scratch");
-    if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->u || !s->rhs || !s->work || !s->scratch)
+    if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->s || !s->g || !s->df || !s->dg || !s->f_prev ||
+        !s->g_prev || !s->rhs || !s->work || !s->scratch)
         return sn_alloc_failure();
     for (size_t v = 0; v < n; ++v)
         if (s->map[v] != UINT32_MAX) s->free_vertex[s->map[v]] = (uint32_t)v;
@@ -218,9 +222,82 @@ static sinew_result change_penalty(solve_state *s, double *rho, double factor)
     double next = *rho * factor;
     for (size_t f = 0; f < s->nf; ++f) s->a.vals[s->diag_pos[f]] += (next - *rho) * b->mass[s->free_vertex[f]];
     size_t cells = s->nf * b->handle_count;
-    for (size_t k = 0; k < cells; ++k) s->u[k] /= factor;
+    for (size_t k = 0; k < cells; ++k) s->s[k] = s->z[k] + (s->s[k] - s->z[k]) / factor;
     *rho = next;
     return sn_ldlt_factor(&b->env, &s->factor, &s->a);
+}
+
+/* Anderson acceleration (type II): with g = T(s) and f = g - s, find the
+ * combination of the remembered steps that best cancels f (mass-weighted
+ * least squares, tiny Tikhonov term for stability) and move s to
+ * g - dG gamma. With no history the plain step s = g is taken. */
+static void anderson_step(solve_state *st, size_t *history, size_t *head, int have_prev)
+{
+    sinew_bbw *b = st->b;
+    size_t m = b->handle_count, nf = st->nf, cells = nf * m;
+    double *fcur = st->rhs; /* free after the solve: holds f = g - s */
+    for (size_t k = 0; k < cells; ++k) fcur[k] = st->g[k] - st->s[k];
+    if (have_prev && *history < SIZE_MAX) {
+        double *dfc = st->df + *head * cells, *dgc = st->dg + *head * cells;
+        for (size_t k = 0; k < cells; ++k) {
+            dfc[k] = fcur[k] - st->f_prev[k];
+            dgc[k] = st->g[k] - st->g_prev[k];
+        }
+        *head = (*head + 1) % SN_BBW_ANDERSON;
+        if (*history < SN_BBW_ANDERSON) ++*history;
+    }
+    memcpy(st->f_prev, fcur, cells * sizeof(double));
+    memcpy(st->g_prev, st->g, cells * sizeof(double));
+    size_t h = *history;
+    if (h == 0) {
+        memcpy(st->s, st->g, cells * sizeof(double));
+        return;
+    }
+    /* Columns are the last h entries of the ring, in any order. */
+    double a[SN_BBW_ANDERSON][SN_BBW_ANDERSON + 1];
+    size_t col[SN_BBW_ANDERSON];
+    for (size_t i = 0; i < h; ++i) col[i] = (*head + SN_BBW_ANDERSON - 1 - i) % SN_BBW_ANDERSON;
+    for (size_t i = 0; i < h; ++i)
+        for (size_t j = 0; j <= h; ++j) a[i][j] = 0.0;
+    for (size_t f = 0; f < nf; ++f) {
+        double w = b->mass[st->free_vertex[f]];
+        for (size_t i = 0; i < h; ++i) {
+            const double *di = st->df + col[i] * cells + f * m;
+            for (size_t j = i; j < h; ++j) {
+                const double *dj = st->df + col[j] * cells + f * m;
+                double dot = 0.0;
+                for (size_t k = 0; k < m; ++k) dot += di[k] * dj[k];
+                a[i][j] += w * dot;
+            }
+            const double *fr = fcur + f * m;
+            double dot = 0.0;
+            for (size_t k = 0; k < m; ++k) dot += di[k] * fr[k];
+            a[i][h] += w * dot;
+        }
+    }
+    double scale = 0.0;
+    for (size_t i = 0; i < h; ++i) scale = fmax(scale, a[i][i]);
+    for (size_t i = 0; i < h; ++i) {
+        for (size_t j = 0; j < i; ++j) a[i][j] = a[j][i];
+        a[i][i] += 1e-10 * scale + 1e-300;
+    }
+    /* Gaussian elimination; the matrix is symmetric positive definite. */
+    double gamma[SN_BBW_ANDERSON];
+    for (size_t p = 0; p < h; ++p)
+        for (size_t i = p + 1; i < h; ++i) {
+            double l = a[i][p] / a[p][p];
+            for (size_t j = p; j <= h; ++j) a[i][j] -= l * a[p][j];
+        }
+    for (size_t i = h; i-- > 0;) {
+        double v = a[i][h];
+        for (size_t j = i + 1; j < h; ++j) v -= a[i][j] * gamma[j];
+        gamma[i] = v / a[i][i];
+    }
+    memcpy(st->s, st->g, cells * sizeof(double));
+    for (size_t i = 0; i < h; ++i) {
+        const double *dgc = st->dg + col[i] * cells;
+        for (size_t k = 0; k < cells; ++k) st->s[k] -= gamma[i] * dgc[k];
+    }
 }
 
 sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
@@ -252,40 +329,74 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
         if (exact) sn_bbw_project_simplex(s.z + f * m, m, s.scratch);
         else project_box(s.z + f * m, m);
     }
+    /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
+     * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
+     * Anderson acceleration extrapolates T from its last few steps. */
+    memcpy(s.s, s.z, cells * sizeof(double));
     uint32_t it = 0, changes = 0;
-    double primal = 0.0, change = 0.0;
+    size_t history = 0, head = 0;
+    double primal = 0.0, change = INFINITY, best_norm = INFINITY;
     int converged = nf == 0;
+    /* The split runs to a loose stage tolerance, then the active-set polish
+     * tries to finish exactly; if the support is not settled yet, the split
+     * continues to a tighter stage tolerance and polishes again. */
+    double stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
+    uint32_t polish_rounds = 0;
     while (!converged && it < max_it) {
         ++it;
-        for (size_t k = 0; k < cells; ++k) s.rhs[k] = 0.0;
-        for (size_t f = 0; f < nf; ++f) {
-            double rm = rho * b->mass[s.free_vertex[f]];
-            const double *zb = s.z + f * m, *ub = s.u + f * m, *bb = s.base + f * m;
-            double *rb = s.rhs + f * m;
-            for (size_t j = 0; j < m; ++j) rb[j] = bb[j] + rm * (zb[j] - ub[j]);
-        }
-        memcpy(s.x, s.rhs, cells * sizeof(double));
-        sn_ldlt_solve(&s.factor, s.x, m, s.work);
-        primal = 0.0;
         change = 0.0;
         for (size_t f = 0; f < nf; ++f) {
-            double *xb = s.x + f * m, *zb = s.z + f * m, *ub = s.u + f * m, *v = s.rhs + f * m;
-            for (size_t j = 0; j < m; ++j) {
-                double xr = SN_BBW_RELAX * xb[j] + (1.0 - SN_BBW_RELAX) * zb[j];
-                v[j] = xr + ub[j];
-            }
+            double *zb = s.z + f * m, *v = s.rhs + f * m;
+            const double *sb = s.s + f * m;
+            memcpy(v, sb, m * sizeof(double));
             if (exact) sn_bbw_project_simplex(v, m, s.scratch);
             else project_box(v, m);
             for (size_t j = 0; j < m; ++j) {
-                double xr = SN_BBW_RELAX * xb[j] + (1.0 - SN_BBW_RELAX) * zb[j];
-                change = fmax(change, fabs(v[j] - zb[j]));
-                primal = fmax(primal, fabs(xb[j] - v[j]));
-                ub[j] += xr - v[j];
+                if (it > 1) change = fmax(change, fabs(v[j] - zb[j]));
                 zb[j] = v[j];
             }
+            double rm = rho * b->mass[s.free_vertex[f]];
+            const double *bb = s.base + f * m;
+            double *xb = s.x + f * m;
+            for (size_t j = 0; j < m; ++j) xb[j] = bb[j] + rm * (2.0 * zb[j] - sb[j]);
         }
-        converged = primal <= tol && change <= tol;
-        if (converged) break;
+        if (it == 1) change = INFINITY;
+        sn_ldlt_solve(&s.factor, s.x, m, s.work);
+        primal = 0.0;
+        double norm = 0.0;
+        for (size_t f = 0; f < nf; ++f) {
+            double *xb = s.x + f * m, *g = s.g + f * m, row = 0.0;
+            const double *zb = s.z + f * m, *sb = s.s + f * m;
+            for (size_t j = 0; j < m; ++j) {
+                double d = xb[j] - zb[j];
+                primal = fmax(primal, fabs(d));
+                row += d * d;
+                g[j] = sb[j] + SN_BBW_RELAX * d;
+            }
+            norm += b->mass[s.free_vertex[f]] * row;
+        }
+        norm = sqrt(norm);
+        if (primal <= stage_tol && change <= stage_tol) {
+            uint32_t rounds = 0;
+            r = sn_bbw_polish(&s, rho, exact, SN_BBW_POLISH_ROUNDS, &rounds);
+            polish_rounds += rounds;
+            if (r == SINEW_OK) {
+                converged = 1;
+                break;
+            }
+            if (r != SINEW_ERROR_NOT_CONVERGED) goto fail;
+            r = SINEW_OK;
+            if (stage_tol <= tol * 1.0001) {
+                /* Polish failed at the final tolerance: the split's own
+                 * iterate is the answer. */
+                converged = 1;
+                break;
+            }
+            stage_tol = fmax(stage_tol * 0.1, tol);
+        }
+        if (norm > 2.0 * best_norm) history = 0; /* extrapolation went astray: restart it */
+        best_norm = fmin(best_norm, norm);
+        anderson_step(&s, &history, &head, it > 1 && history < SIZE_MAX);
         /* Residual balancing, a few times early on: a penalty far from the
          * problem's own scale shows as one residual dwarfing the other. */
         if (changes < 6 && (it == 20 || it == 60 || it == 150 || it == 400 || it == 1000 || it == 2500)) {
@@ -293,6 +404,8 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
             if (factor != 1.0) {
                 if ((r = change_penalty(&s, &rho, factor)) != SINEW_OK) goto fail;
                 ++changes;
+                history = 0;
+                best_norm = INFINITY;
             }
         }
         if (it % 16 == 0 && (r = sn_progress(&b->env, "bbw: iterate", (float)it / (float)max_it)) != SINEW_OK)
@@ -319,6 +432,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     b->weights = out;
     b->info.solved = 1;
     b->info.iterations = it;
+    b->info.polish_rounds = polish_rounds;
     b->info.primal_residual = primal;
     b->info.change_residual = change;
     b->info.factor_nonzeros = sn_ldlt_factor_nonzeros(&s.factor);

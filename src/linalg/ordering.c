@@ -82,43 +82,51 @@ static void select_median(uint32_t *part, size_t len, size_t mid, const double *
  * the separator is moved to the end of part, the rest stays in front. */
 static size_t geometric_split(nd_work *w, uint32_t *part, size_t len, const double *coords)
 {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < len; ++i)
-        for (int a = 0; a < 3; ++a) {
-            double x = coords[3 * (size_t)part[i] + a];
-            if (x < lo[a]) lo[a] = x;
-            if (x > hi[a]) hi[a] = x;
-        }
-    int axis = 0;
-    for (int a = 1; a < 3; ++a)
-        if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
-    size_t half = len / 2;
-    select_median(part, len, half, coords, axis);
-    /* level[] doubles as the side label: 0 = first half, 1 = second. */
-    for (size_t i = 0; i < len; ++i) w->level[part[i]] = i < half ? 0u : 1u;
-    size_t border[2] = {0, 0};
-    size_t stamp = ++w->search_stamp;
-    for (size_t i = 0; i < len; ++i) {
-        uint32_t v = part[i];
-        for (size_t p = w->a->colptr[v]; p < w->a->colptr[v + 1]; ++p) {
-            uint32_t u = w->a->rows[p];
-            if (w->member[u] == w->part_stamp && w->level[u] != w->level[v]) {
-                w->seen[v] = stamp;
-                border[w->level[v]]++;
-                break;
+    /* Try a cut across each axis and keep the smallest separator: on
+     * branching shapes (a hand) the longest axis is not always the thinnest
+     * cross-section. */
+    size_t half = len / 2, best_size = SIZE_MAX;
+    int best_axis = 0;
+    uint32_t best_side = 0;
+    for (int pass = 0; pass < 4; ++pass) {
+        int axis = pass < 3 ? pass : best_axis;
+        select_median(part, len, half, coords, axis);
+        /* level[] doubles as the side label: 0 = first half, 1 = second. */
+        for (size_t i = 0; i < len; ++i) w->level[part[i]] = i < half ? 0u : 1u;
+        size_t border[2] = {0, 0};
+        size_t stamp = ++w->search_stamp;
+        for (size_t i = 0; i < len; ++i) {
+            uint32_t v = part[i];
+            for (size_t p = w->a->colptr[v]; p < w->a->colptr[v + 1]; ++p) {
+                uint32_t u = w->a->rows[p];
+                if (w->member[u] == w->part_stamp && w->level[u] != w->level[v]) {
+                    w->seen[v] = stamp;
+                    border[w->level[v]]++;
+                    break;
+                }
             }
         }
-    }
-    uint32_t side = border[0] <= border[1] ? 0u : 1u;
-    size_t front = 0;
-    for (size_t i = 0; i < len; ++i) {
-        uint32_t v = part[i];
-        if (!(w->seen[v] == stamp && w->level[v] == side)) {
-            part[i] = part[front];
-            part[front++] = v;
+        uint32_t side = border[0] <= border[1] ? 0u : 1u;
+        if (pass < 3) {
+            if (border[side] < best_size) {
+                best_size = border[side];
+                best_axis = axis;
+                best_side = side;
+            }
+            continue;
         }
+        /* Final pass: the best axis again, now moving its separator back. */
+        size_t front = 0;
+        for (size_t i = 0; i < len; ++i) {
+            uint32_t v = part[i];
+            if (!(w->seen[v] == stamp && w->level[v] == best_side)) {
+                part[i] = part[front];
+                part[front++] = v;
+            }
+        }
+        return len - front;
     }
-    return len - front;
+    return 0;
 }
 
 static sinew_result dissect(const sn_env *env, const sn_sparse *a, const double *coords, uint32_t *perm)

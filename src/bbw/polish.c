@@ -1,0 +1,310 @@
+/*
+ * Active-set polish. The splitting iteration finds which weights are zero
+ * quickly but converges slowly on the values: the biharmonic operator is
+ * badly conditioned. With the zero pattern (and, per handle, the pattern of
+ * ones) guessed from its iterate, the remaining problem is an
+ * equality-constrained quadratic, solved exactly by one sparse LDL^T:
+ *
+ *   w = c + T y,   H = T' (I (x) Q) T,   H y = T' (base - (I (x) Q) c).
+ *
+ * Exact partition of unity eliminates one "pivot" handle per vertex (its
+ * weight is one minus the others), so H stays positive definite. The
+ * solution is then checked against the KKT conditions: a negative weight
+ * leaves the support, a zero weight whose gradient wants to grow (below the
+ * vertex's multiplier) joins it; repeat until nothing changes. The result is
+ * the QP's solution to rounding, not to an iteration tolerance.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bbw/solve_state.h"
+
+enum { PZERO = 0, PFREE = 1, PONE = 2 };
+
+/* Values below this count as "zero" when reading the iterate's support. */
+#define SN_POLISH_SUPPORT 1e-6
+/* Feasibility slack on weights, and on gradients relative to Q's diagonal:
+ * well above rounding, far below anything visible. */
+#define SN_POLISH_EPS_W 1e-9
+#define SN_POLISH_EPS_G 1e-9
+/* The polish is skipped when its system would need more than this many
+ * times the unknowns, or the factor entries, of the split's own system. */
+#define SN_POLISH_FILL_BUDGET 3
+
+typedef struct polish {
+    solve_state *s;
+    double rho;
+    int exact;
+    size_t nf, m;
+    uint8_t *code;       /* nf x m: PZERO / PFREE / PONE */
+    uint32_t *pivot;     /* exact mode: the eliminated handle per vertex */
+    uint32_t *var;       /* nf x m: unknown index, UINT32_MAX if none */
+    uint32_t *var_count; /* unknowns per vertex */
+    double *w, *grad, *r;
+} polish;
+
+/* Q_FF(g, f) from the shifted system s->a (position p in column f). */
+static double q_value(const polish *p, size_t f, size_t pos)
+{
+    const solve_state *s = p->s;
+    double v = s->a.vals[pos];
+    if (s->a.rows[pos] == f) v -= p->rho * s->b->mass[s->free_vertex[f]];
+    return v;
+}
+
+/* Coefficient of H between unknown (f, ja) and (g, jb), given Q_fg. */
+static double h_coef(const polish *p, size_t f, uint32_t ja, size_t g, uint32_t jb, double q)
+{
+    double t = (ja == jb);
+    if (p->exact) t += -(double)(ja == p->pivot[g]) - (double)(p->pivot[f] == jb) + (double)(p->pivot[f] == p->pivot[g]);
+    return q * t;
+}
+
+/* grad = Q_FF w - base. */
+static void gradient(polish *p)
+{
+    const solve_state *s = p->s;
+    size_t m = p->m;
+    for (size_t k = 0; k < p->nf * m; ++k) p->grad[k] = -s->base[k];
+    for (size_t f = 0; f < p->nf; ++f) {
+        const double *wf = p->w + f * m;
+        for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos) {
+            double q = q_value(p, f, pos);
+            double *gg = p->grad + (size_t)s->a.rows[pos] * m;
+            for (size_t j = 0; j < m; ++j) gg[j] += q * wf[j];
+        }
+    }
+}
+
+/* One equality-constrained solve for the current codes; fills p->w. */
+static sinew_result solve_pattern(polish *p)
+{
+    solve_state *s = p->s;
+    const sn_env *env = &s->b->env;
+    size_t nf = p->nf, m = p->m, unknowns = 0;
+    for (size_t f = 0; f < nf; ++f) {
+        p->var_count[f] = 0;
+        for (size_t j = 0; j < m; ++j) {
+            size_t k = f * m + j;
+            int is_var = p->code[k] == PFREE && !(p->exact && j == p->pivot[f]);
+            p->var[k] = is_var ? (uint32_t)unknowns++ : UINT32_MAX;
+            p->var_count[f] += (uint32_t)is_var;
+        }
+    }
+    /* Constant part c and r = base - Q c. */
+    memset(p->w, 0, nf * m * sizeof(double));
+    for (size_t f = 0; f < nf; ++f) {
+        if (p->exact) p->w[f * m + p->pivot[f]] = 1.0;
+        else
+            for (size_t j = 0; j < m; ++j)
+                if (p->code[f * m + j] == PONE) p->w[f * m + j] = 1.0;
+    }
+    gradient(p); /* = Q c - base */
+    for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
+    if (unknowns == 0) return SINEW_OK;
+    if (unknowns > SN_POLISH_FILL_BUDGET * nf) return SINEW_ERROR_NOT_CONVERGED;
+
+    size_t bound = 0;
+    for (size_t f = 0; f < nf; ++f)
+        for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos)
+            bound += (size_t)p->var_count[f] * p->var_count[s->a.rows[pos]];
+    uint32_t *ri = sn_alloc_array(env, bound, sizeof(uint32_t), "polish rows");
+    uint32_t *ci = sn_alloc_array(env, bound, sizeof(uint32_t), "polish columns");
+    double *vals = sn_alloc_array(env, bound, sizeof(double), "polish values");
+    double *y = sn_alloc_array(env, unknowns, sizeof(double), "polish unknowns");
+    double *work = sn_alloc_array(env, unknowns, sizeof(double), "polish workspace");
+    double *coords = sn_alloc_array(env, unknowns, 3 * sizeof(double), "polish coordinates");
+    sn_sparse h = {0};
+    sn_ldlt fac = {0};
+    sinew_result r = SINEW_OK;
+    if (!ri || !ci || !vals || !y || !work || !coords) {
+        r = sn_alloc_failure();
+        goto done;
+    }
+    size_t t = 0;
+    for (size_t f = 0; f < nf; ++f) {
+        if (!p->var_count[f]) continue;
+        for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos) {
+            size_t g = s->a.rows[pos];
+            if (!p->var_count[g]) continue;
+            double q = q_value(p, f, pos);
+            for (uint32_t ja = 0; ja < m; ++ja) {
+                uint32_t a = p->var[f * m + ja];
+                if (a == UINT32_MAX) continue;
+                for (uint32_t jb = 0; jb < m; ++jb) {
+                    uint32_t b = p->var[g * m + jb];
+                    if (b == UINT32_MAX) continue;
+                    double c = h_coef(p, f, ja, g, jb, q);
+                    if (c == 0.0 && a != b) continue;
+                    ri[t] = b;
+                    ci[t] = a;
+                    vals[t++] = c;
+                }
+            }
+        }
+    }
+    for (size_t f = 0; f < nf; ++f)
+        for (size_t j = 0; j < m; ++j) {
+            uint32_t a = p->var[f * m + j];
+            if (a == UINT32_MAX) continue;
+            y[a] = p->r[f * m + j] - (p->exact ? p->r[f * m + p->pivot[f]] : 0.0);
+            memcpy(coords + 3 * (size_t)a, s->b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
+        }
+    if ((r = sn_sparse_from_triplets(env, unknowns, t, ri, ci, vals, &h)) != SINEW_OK) goto done;
+    sn_free(env, ri);
+    sn_free(env, ci);
+    sn_free(env, vals);
+    ri = ci = NULL;
+    vals = NULL;
+    if ((r = sn_ldlt_analyse(env, &h, coords, &fac)) != SINEW_OK) goto done;
+    if (sn_ldlt_factor_nonzeros(&fac) > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096) {
+        /* Wide supports make the exact system far costlier than the split's
+         * own factor: leave the answer to the split. */
+        r = SINEW_ERROR_NOT_CONVERGED;
+        goto done;
+    }
+    if ((r = sn_ldlt_factor(env, &fac, &h)) != SINEW_OK) goto done;
+    sn_ldlt_solve(&fac, y, 1, work);
+    for (size_t f = 0; f < nf; ++f)
+        for (size_t j = 0; j < m; ++j) {
+            uint32_t a = p->var[f * m + j];
+            if (a == UINT32_MAX) continue;
+            p->w[f * m + j] += y[a];
+            if (p->exact) p->w[f * m + p->pivot[f]] -= y[a];
+        }
+done:
+    sn_free(env, ri);
+    sn_free(env, ci);
+    sn_free(env, vals);
+    sn_free(env, y);
+    sn_free(env, work);
+    sn_free(env, coords);
+    sn_sparse_free(env, &h);
+    sn_ldlt_free(env, &fac);
+    return r;
+}
+
+/* Re-picks vertex f's pivot: its largest free weight, or (none free) the
+ * handle whose gradient is lowest, made free. */
+static void repivot(polish *p, size_t f)
+{
+    size_t m = p->m;
+    uint32_t best = UINT32_MAX;
+    for (uint32_t j = 0; j < m; ++j)
+        if (p->code[f * m + j] == PFREE && (best == UINT32_MAX || p->w[f * m + j] > p->w[f * m + best])) best = j;
+    if (best == UINT32_MAX) {
+        best = 0;
+        for (uint32_t j = 1; j < m; ++j)
+            if (p->grad[f * m + j] < p->grad[f * m + best]) best = j;
+        p->code[f * m + best] = PFREE;
+    }
+    p->pivot[f] = best;
+}
+
+/* KKT check; updates codes and returns how many changed. */
+static size_t update_pattern(polish *p)
+{
+    const solve_state *s = p->s;
+    size_t m = p->m, changed = 0;
+    gradient(p);
+    for (size_t f = 0; f < p->nf; ++f) {
+        double qff = q_value(p, f, s->diag_pos[f]);
+        double eps_g = SN_POLISH_EPS_G * qff;
+        uint8_t *code = p->code + f * m;
+        const double *w = p->w + f * m, *g = p->grad + f * m;
+        if (p->exact) {
+            double mu = g[p->pivot[f]];
+            for (size_t j = 0; j < m; ++j) {
+                if (code[j] == PFREE && w[j] < -SN_POLISH_EPS_W) {
+                    code[j] = PZERO;
+                    ++changed;
+                } else if (code[j] == PZERO && g[j] - mu < -eps_g) {
+                    code[j] = PFREE;
+                    ++changed;
+                }
+            }
+            if (code[p->pivot[f]] != PFREE) repivot(p, f);
+        } else {
+            for (size_t j = 0; j < m; ++j) {
+                uint8_t next = code[j];
+                if (code[j] == PFREE && w[j] < -SN_POLISH_EPS_W) next = PZERO;
+                else if (code[j] == PFREE && w[j] > 1.0 + SN_POLISH_EPS_W) next = PONE;
+                else if (code[j] == PZERO && g[j] < -eps_g) next = PFREE;
+                else if (code[j] == PONE && g[j] > eps_g) next = PFREE;
+                changed += next != code[j];
+                code[j] = next;
+            }
+        }
+    }
+    return changed;
+}
+
+sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds)
+{
+    const sn_env *env = &s->b->env;
+    polish p = {.s = s, .rho = rho, .exact = exact, .nf = s->nf, .m = s->b->handle_count};
+    size_t cells = p.nf * p.m;
+    *rounds = 0;
+    if (p.nf == 0) return SINEW_OK;
+    p.code = sn_alloc_array(env, cells, 1, "polish codes");
+    p.pivot = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish pivots");
+    p.var = sn_alloc_array(env, cells, sizeof(uint32_t), "polish unknown numbers");
+    p.var_count = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish unknown counts");
+    p.w = sn_alloc_array(env, cells, sizeof(double), "polish weights");
+    p.grad = sn_alloc_array(env, cells, sizeof(double), "polish gradient");
+    p.r = sn_alloc_array(env, cells, sizeof(double), "polish residual");
+    sinew_result r = SINEW_OK;
+    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r) {
+        r = sn_alloc_failure();
+        goto done;
+    }
+    for (size_t f = 0; f < p.nf; ++f) {
+        const double *z = s->z + f * p.m;
+        uint32_t best = 0;
+        for (uint32_t j = 0; j < p.m; ++j) {
+            uint8_t c = z[j] > SN_POLISH_SUPPORT ? PFREE : PZERO;
+            if (!exact && z[j] >= 1.0 - SN_POLISH_SUPPORT) c = PONE;
+            p.code[f * p.m + j] = c;
+            if (z[j] > z[best]) best = j;
+        }
+        p.pivot[f] = best;
+        p.code[f * p.m + best] = exact ? PFREE : p.code[f * p.m + best];
+    }
+    r = SINEW_ERROR_NOT_CONVERGED;
+    while (*rounds < max_rounds) {
+        ++*rounds;
+        sinew_result rr = solve_pattern(&p);
+        if (rr == SINEW_ERROR_NOT_CONVERGED) break;
+        if (rr != SINEW_OK) {
+            r = rr;
+            goto done;
+        }
+        if ((rr = sn_progress(env, "bbw: polish", (float)*rounds / (float)max_rounds)) != SINEW_OK) {
+            r = rr;
+            goto done;
+        }
+        if (update_pattern(&p) == 0) {
+            r = SINEW_OK;
+            break;
+        }
+    }
+    if (r == SINEW_OK) {
+        /* Rounding can leave weights a hair outside the bounds. */
+        for (size_t f = 0; f < p.nf; ++f) {
+            double *w = p.w + f * p.m;
+            if (exact) sn_bbw_project_simplex(w, p.m, s->scratch);
+            else
+                for (size_t j = 0; j < p.m; ++j) w[j] = fmin(fmax(w[j], 0.0), 1.0);
+        }
+        memcpy(s->z, p.w, cells * sizeof(double));
+    }
+done:
+    sn_free(env, p.code);
+    sn_free(env, p.pivot);
+    sn_free(env, p.var);
+    sn_free(env, p.var_count);
+    sn_free(env, p.w);
+    sn_free(env, p.grad);
+    sn_free(env, p.r);
+    return r;
+}

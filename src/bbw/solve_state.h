@@ -1,0 +1,37 @@
+/*
+ * State shared by the two stages of the weight solve: the splitting
+ * iteration (solve.c) and the active-set polish (polish.c).
+ */
+#ifndef SN_BBW_SOLVE_STATE_H
+#define SN_BBW_SOLVE_STATE_H
+
+#include "bbw/bbw_internal.h"
+#include "linalg/ldlt.h"
+
+typedef struct solve_state {
+    sinew_bbw *b;
+    sn_sparse q, a;          /* full operator, reduced system */
+    sn_ldlt factor;
+    uint32_t *map;           /* vertex -> free index or UINT32_MAX */
+    uint32_t *free_vertex;   /* free index -> vertex */
+    size_t *diag_pos;        /* position of each diagonal entry of a */
+    double *base;            /* rhs from the fixed vertices, nf x m */
+    double *x, *z, *s, *g, *rhs, *work;
+    /* Anderson history: differences of residuals f = T(s) - s and of T(s),
+     * SN_BBW_ANDERSON columns each, and the previous f and T(s). */
+    double *df, *dg, *f_prev, *g_prev;
+    uint32_t *scratch;
+    size_t nf;
+} solve_state;
+
+
+/* Active-set polish of s->z: takes the support the splitting iteration
+ * found, solves the equality-constrained problem exactly, and corrects the
+ * support until the KKT conditions hold. rho is the penalty currently on the
+ * diagonal of s->a (removed again to recover Q). On success writes the exact
+ * weights into s->z and returns SINEW_OK; returns SINEW_ERROR_NOT_CONVERGED
+ * (z untouched) when the support does not settle within max_rounds; *rounds
+ * gets the rounds made. */
+sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds);
+
+#endif /* SN_BBW_SOLVE_STATE_H */
