@@ -9,7 +9,7 @@
 #define SN_WINDING_LEAF 8
 /* A cluster counts as far once the query is this many radii from its centre;
  * the dipole's relative error then falls like 1/ratio^2. */
-#define SN_WINDING_FAR 2.0
+#define SN_WINDING_FAR 4.0
 #define SN_WINDING_STACK 96
 
 void sn_winding_free(const sn_env *env, sn_winding *w)

@@ -1,0 +1,342 @@
+/*
+ * White-box tests of the machinery under bbw: sparse assembly and products,
+ * the nested-dissection orderings, sparse LDL^T against dense arithmetic,
+ * hierarchical winding numbers against a brute-force sum, and the simplex
+ * projection against the sort-based formula.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bbw/bbw_internal.h"
+#include "geom/winding.h"
+#include "linalg/ldlt.h"
+#include "linalg/ordering.h"
+#include "linalg/sparse.h"
+#include "support.h"
+
+static sn_env env;
+
+static int setup(void **state)
+{
+    (void)state;
+    sn_env_from_context(&env, NULL);
+    return 0;
+}
+
+/* 5-point Laplacian of an nx x ny grid plus shift * I (SPD for shift > 0);
+ * coords receives the grid positions when non-NULL. */
+static void grid_matrix(size_t nx, size_t ny, double shift, sn_sparse *a, double *coords)
+{
+    size_t n = nx * ny, cap = 5 * n, k = 0;
+    uint32_t *ri = malloc(cap * sizeof(uint32_t)), *ci = malloc(cap * sizeof(uint32_t));
+    double *v = malloc(cap * sizeof(double));
+    for (size_t j = 0; j < ny; ++j)
+        for (size_t i = 0; i < nx; ++i) {
+            uint32_t p = (uint32_t)(j * nx + i);
+            if (coords) {
+                coords[3 * p] = (double)i;
+                coords[3 * p + 1] = (double)j;
+                coords[3 * p + 2] = 0.0;
+            }
+            ri[k] = ci[k] = p;
+            v[k++] = 4.0 + shift;
+            int nb[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+            for (int q = 0; q < 4; ++q) {
+                long x = (long)i + nb[q][0], y = (long)j + nb[q][1];
+                if (x < 0 || y < 0 || x >= (long)nx || y >= (long)ny) continue;
+                ri[k] = (uint32_t)(y * (long)nx + x);
+                ci[k] = p;
+                v[k++] = -1.0;
+            }
+        }
+    assert_int_equal(sn_sparse_from_triplets(&env, n, k, ri, ci, v, a), SINEW_OK);
+    free(ri);
+    free(ci);
+    free(v);
+}
+
+static void test_triplets_and_products(void **state)
+{
+    (void)state;
+    /* Duplicates sum; columns come out sorted. */
+    uint32_t ri[5] = {2, 0, 2, 1, 0}, ci[5] = {0, 0, 0, 1, 2};
+    double v[5] = {1.0, 2.0, 3.0, 4.0, 5.0};
+    sn_sparse a;
+    assert_int_equal(sn_sparse_from_triplets(&env, 3, 5, ri, ci, v, &a), SINEW_OK);
+    assert_int_equal(a.colptr[3], 4);
+    assert_int_equal(a.rows[0], 0);
+    assert_float_equal(sn_sparse_get(&a, 2, 0), 4.0, 0.0);
+    assert_float_equal(sn_sparse_get(&a, 1, 0), 0.0, 0.0);
+    sn_sparse_free(&env, &a);
+
+    /* A D A against dense arithmetic on a small symmetric matrix. */
+    sn_sparse g, p;
+    grid_matrix(4, 3, 0.5, &g, NULL);
+    size_t n = g.n;
+    double d[12], dense[144] = {0}, prod[144] = {0};
+    for (size_t i = 0; i < n; ++i) d[i] = 1.0 + 0.1 * (double)i;
+    for (size_t j = 0; j < n; ++j)
+        for (size_t q = g.colptr[j]; q < g.colptr[j + 1]; ++q) dense[g.rows[q] * n + j] = g.vals[q];
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j)
+            for (size_t k = 0; k < n; ++k) prod[i * n + j] += dense[i * n + k] * d[k] * dense[k * n + j];
+    assert_int_equal(sn_sparse_sandwich(&env, &g, d, &p), SINEW_OK);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) assert_float_equal(sn_sparse_get(&p, (uint32_t)i, (uint32_t)j), prod[i * n + j], 1e-12);
+    /* A + 2 P and restriction to the even indices. */
+    sn_sparse s, r;
+    assert_int_equal(sn_sparse_add(&env, &g, 2.0, &p, &s), SINEW_OK);
+    assert_float_equal(sn_sparse_get(&s, 1, 2), dense[1 * n + 2] + 2.0 * prod[1 * n + 2], 1e-12);
+    uint32_t map[12];
+    for (size_t i = 0; i < n; ++i) map[i] = i % 2 ? UINT32_MAX : (uint32_t)(i / 2);
+    assert_int_equal(sn_sparse_restrict(&env, &s, map, 6, &r), SINEW_OK);
+    for (uint32_t i = 0; i < 6; ++i)
+        for (uint32_t j = 0; j < 6; ++j)
+            assert_float_equal(sn_sparse_get(&r, i, j), sn_sparse_get(&s, 2 * i, 2 * j), 0.0);
+    double x[12], y[12];
+    for (size_t i = 0; i < n; ++i) x[i] = (double)i - 3.0;
+    sn_sparse_multiply(&g, x, y);
+    for (size_t i = 0; i < n; ++i) {
+        double want = 0.0;
+        for (size_t k = 0; k < n; ++k) want += dense[i * n + k] * x[k];
+        assert_float_equal(y[i], want, 1e-12);
+    }
+    sn_sparse_free(&env, &g);
+    sn_sparse_free(&env, &p);
+    sn_sparse_free(&env, &s);
+    sn_sparse_free(&env, &r);
+}
+
+static void check_permutation(const uint32_t *perm, size_t n)
+{
+    uint8_t *seen = calloc(n, 1);
+    for (size_t i = 0; i < n; ++i) {
+        assert_true(perm[i] < n);
+        assert_false(seen[perm[i]]);
+        seen[perm[i]] = 1;
+    }
+    free(seen);
+}
+
+static void test_orderings(void **state)
+{
+    (void)state;
+    sn_sparse a;
+    double *coords = malloc(40 * 30 * 3 * sizeof(double));
+    grid_matrix(40, 30, 0.0, &a, coords);
+    uint32_t *perm = malloc(a.n * sizeof(uint32_t));
+    assert_int_equal(sn_order_nested_dissection(&env, &a, perm), SINEW_OK);
+    check_permutation(perm, a.n);
+    assert_int_equal(sn_order_geometric_dissection(&env, &a, coords, perm), SINEW_OK);
+    check_permutation(perm, a.n);
+    /* Dissection must beat the natural (banded) order on a 2D grid. */
+    sn_ldlt f;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, coords, &f), SINEW_OK);
+    size_t banded = 0;
+    for (size_t j = 0; j < a.n; ++j) banded += (a.n - j - 1 < 40) ? a.n - j - 1 : 40;
+    assert_true(sn_ldlt_factor_nonzeros(&f) < banded);
+    sn_ldlt_free(&env, &f);
+    free(perm);
+    free(coords);
+    sn_sparse_free(&env, &a);
+}
+
+static void ldlt_solve_case(size_t nx, size_t ny, int with_coords)
+{
+    sn_sparse a;
+    double *coords = malloc(nx * ny * 3 * sizeof(double));
+    grid_matrix(nx, ny, 0.01, &a, coords);
+    size_t n = a.n, m = 3;
+    sn_ldlt f;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, with_coords ? coords : NULL, &f), SINEW_OK);
+    assert_int_equal(sn_ldlt_factor(&env, &f, &a), SINEW_OK);
+    double *b = malloc(n * m * sizeof(double)), *x = malloc(n * m * sizeof(double));
+    double *work = malloc(n * m * sizeof(double)), *col = malloc(n * sizeof(double)), *ax = malloc(n * sizeof(double));
+    support_rng rng;
+    support_rng_seed(&rng, 7);
+    for (size_t k = 0; k < n * m; ++k) b[k] = support_rng_uniform(&rng, -1.0, 1.0);
+    memcpy(x, b, n * m * sizeof(double));
+    sn_ldlt_solve(&f, x, m, work);
+    for (size_t h = 0; h < m; ++h) {
+        for (size_t i = 0; i < n; ++i) col[i] = x[i * m + h];
+        sn_sparse_multiply(&a, col, ax);
+        for (size_t i = 0; i < n; ++i) assert_float_equal(ax[i], b[i * m + h], 1e-9);
+    }
+    sn_ldlt_free(&env, &f);
+    sn_sparse_free(&env, &a);
+    free(b);
+    free(x);
+    free(work);
+    free(col);
+    free(ax);
+    free(coords);
+}
+
+static void test_ldlt(void **state)
+{
+    (void)state;
+    ldlt_solve_case(1, 1, 0);
+    ldlt_solve_case(7, 5, 0);
+    ldlt_solve_case(60, 45, 0);
+    ldlt_solve_case(60, 45, 1);
+    /* Indefinite: a negative diagonal entry is reported by its row. */
+    uint32_t ri[3] = {0, 1, 2}, ci[3] = {0, 1, 2};
+    double v[3] = {1.0, -2.0, 1.0};
+    sn_sparse a;
+    assert_int_equal(sn_sparse_from_triplets(&env, 3, 3, ri, ci, v, &a), SINEW_OK);
+    sn_ldlt f;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, NULL, &f), SINEW_OK);
+    assert_int_equal(sn_ldlt_factor(&env, &f, &a), SINEW_ERROR_DEGENERATE);
+    assert_non_null(strstr(sinew_last_error(), "row 1"));
+    sn_ldlt_free(&env, &f);
+    sn_sparse_free(&env, &a);
+}
+
+/* ---- winding numbers ---------------------------------------------------------- */
+
+/* A UV sphere of radius r (outward triangles). */
+static void uv_sphere(size_t rings, size_t segs, float r, float **pos, size_t *nv, uint32_t **tri, size_t *nt)
+{
+    *nv = (rings - 1) * segs + 2;
+    *pos = malloc(*nv * 3 * sizeof(float));
+    float *p = *pos;
+    p[0] = 0, p[1] = 0, p[2] = r;
+    for (size_t i = 1; i < rings; ++i)
+        for (size_t j = 0; j < segs; ++j) {
+            double th = 3.14159265358979 * (double)i / (double)rings, ph = 6.28318530717959 * (double)j / (double)segs;
+            float *q = p + 3 * (1 + (i - 1) * segs + j);
+            q[0] = (float)(r * sin(th) * cos(ph));
+            q[1] = (float)(r * sin(th) * sin(ph));
+            q[2] = (float)(r * cos(th));
+        }
+    float *s = p + 3 * (*nv - 1);
+    s[0] = 0, s[1] = 0, s[2] = -r;
+    *nt = 2 * segs * (rings - 1);
+    *tri = malloc(*nt * 3 * sizeof(uint32_t));
+    uint32_t *t = *tri;
+    uint32_t south = (uint32_t)(*nv - 1);
+    for (size_t j = 0; j < segs; ++j) {
+        uint32_t a = (uint32_t)(1 + j), b = (uint32_t)(1 + (j + 1) % segs);
+        *t++ = 0, *t++ = a, *t++ = b;
+        uint32_t c = (uint32_t)(1 + (rings - 2) * segs + j), d = (uint32_t)(1 + (rings - 2) * segs + (j + 1) % segs);
+        *t++ = south, *t++ = d, *t++ = c;
+    }
+    for (size_t i = 1; i + 1 < rings; ++i)
+        for (size_t j = 0; j < segs; ++j) {
+            uint32_t a = (uint32_t)(1 + (i - 1) * segs + j), b = (uint32_t)(1 + (i - 1) * segs + (j + 1) % segs);
+            uint32_t c = (uint32_t)(1 + i * segs + j), d = (uint32_t)(1 + i * segs + (j + 1) % segs);
+            *t++ = a, *t++ = c, *t++ = b;
+            *t++ = b, *t++ = c, *t++ = d;
+        }
+}
+
+/* Brute force: sum of solid angles via the half-angle formula, written
+ * independently of the library's. */
+static double brute_winding(const float *pos, const uint32_t *tri, size_t nt, const double q[3])
+{
+    double sum = 0.0;
+    for (size_t t = 0; t < nt; ++t) {
+        double v[3][3], l[3];
+        for (int k = 0; k < 3; ++k) {
+            for (int a = 0; a < 3; ++a) v[k][a] = pos[3 * tri[3 * t + k] + a] - q[a];
+            l[k] = sqrt(v[k][0] * v[k][0] + v[k][1] * v[k][1] + v[k][2] * v[k][2]);
+        }
+        double triple = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
+                        v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
+        double d01 = v[0][0] * v[1][0] + v[0][1] * v[1][1] + v[0][2] * v[1][2];
+        double d02 = v[0][0] * v[2][0] + v[0][1] * v[2][1] + v[0][2] * v[2][2];
+        double d12 = v[1][0] * v[2][0] + v[1][1] * v[2][1] + v[1][2] * v[2][2];
+        sum += 2.0 * atan2(triple, l[0] * l[1] * l[2] + d01 * l[2] + d02 * l[1] + d12 * l[0]);
+    }
+    return sum / (4.0 * 3.14159265358979323846);
+}
+
+static void test_winding(void **state)
+{
+    (void)state;
+    float *pos;
+    uint32_t *tri;
+    size_t nv, nt;
+    uv_sphere(24, 48, 1.0f, &pos, &nv, &tri, &nt);
+    sinew_trimesh mesh = {{pos, nv, 0}, tri, nt};
+    sn_winding w;
+    assert_int_equal(sn_winding_build(&env, &mesh, &w), SINEW_OK);
+    support_rng rng;
+    support_rng_seed(&rng, 3);
+    double worst = 0.0;
+    for (int k = 0; k < 200; ++k) {
+        double q[3] = {support_rng_uniform(&rng, -2, 2), support_rng_uniform(&rng, -2, 2), support_rng_uniform(&rng, -2, 2)};
+        double fast = sn_winding_number(&w, q), exact = brute_winding(pos, tri, nt, q);
+        worst = fmax(worst, fabs(fast - exact));
+        double r = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+        if (r < 0.9 && fabs(fast - 1.0) > 0.02) fail_msg("r %g fast %g exact %g", r, fast, exact);
+        if (r > 1.1) assert_float_equal(fast, 0.0, 0.02);
+    }
+    printf("winding: worst difference to brute force %.2e\n", worst);
+    assert_true(worst < 0.01);
+    sn_winding_free(&env, &w);
+    /* Open: the upper half only (triangles whose centroid has z > 0): the
+     * centre sees half the sphere. */
+    size_t keep = 0;
+    for (size_t t = 0; t < nt; ++t) {
+        float z = (pos[3 * tri[3 * t] + 2] + pos[3 * tri[3 * t + 1] + 2] + pos[3 * tri[3 * t + 2] + 2]) / 3.0f;
+        if (z > 0) memmove(tri + 3 * keep++, tri + 3 * t, 3 * sizeof(uint32_t));
+    }
+    sinew_trimesh half = {{pos, nv, 0}, tri, keep};
+    assert_int_equal(sn_winding_build(&env, &half, &w), SINEW_OK);
+    double c[3] = {0, 0, 0};
+    assert_float_equal(sn_winding_number(&w, c), 0.5, 0.01);
+    sn_winding_free(&env, &w);
+    free(pos);
+    free(tri);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void test_simplex_projection(void **state)
+{
+    (void)state;
+    support_rng rng;
+    support_rng_seed(&rng, 11);
+    for (int t = 0; t < 500; ++t) {
+        size_t m = 1 + (size_t)(support_rng_next(&rng) % 24);
+        double v[24], s[24], ref[24];
+        uint32_t idx[24];
+        for (size_t j = 0; j < m; ++j) v[j] = ref[j] = support_rng_uniform(&rng, -1.0, 1.5);
+        /* Sort-based reference. */
+        memcpy(s, v, m * sizeof(double));
+        qsort(s, m, sizeof(double), cmp_desc);
+        double cum = 0.0, theta = 0.0;
+        for (size_t k = 0; k < m; ++k) {
+            cum += s[k];
+            if (s[k] - (cum - 1.0) / (double)(k + 1) > 0) theta = (cum - 1.0) / (double)(k + 1);
+        }
+        for (size_t j = 0; j < m; ++j) ref[j] = fmax(ref[j] - theta, 0.0);
+        sn_bbw_project_simplex(v, m, idx);
+        for (size_t j = 0; j < m; ++j) assert_float_equal(v[j], ref[j], 1e-12);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_triplets_and_products),
+        cmocka_unit_test(test_orderings),
+        cmocka_unit_test(test_ldlt),
+        cmocka_unit_test(test_winding),
+        cmocka_unit_test(test_simplex_projection),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
