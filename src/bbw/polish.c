@@ -102,7 +102,7 @@ static sinew_result solve_pattern(polish *p)
     gradient(p); /* = Q c - base */
     for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
     if (unknowns == 0) return SINEW_OK;
-    if (unknowns > SN_POLISH_FILL_BUDGET * nf) return SINEW_ERROR_NOT_CONVERGED;
+    if (unknowns > 2 * nf) return SINEW_ERROR_NOT_CONVERGED;
 
     size_t bound = 0;
     for (size_t f = 0; f < nf; ++f)
