@@ -271,10 +271,10 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
         p.code[f * p.m + best] = exact ? PFREE : p.code[f * p.m + best];
     }
     r = SINEW_ERROR_NOT_CONVERGED;
-    while (*rounds < max_rounds) {
-        ++*rounds;
+    for (uint32_t round = 0; round < max_rounds; ++round) {
         sinew_result rr = solve_pattern(&p);
         if (rr == SINEW_ERROR_NOT_CONVERGED) break;
+        ++*rounds;
         if (rr != SINEW_OK) {
             r = rr;
             goto done;
