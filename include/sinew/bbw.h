@@ -134,8 +134,10 @@ SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
 /* Solves for the weights. desc may be NULL (defaults). Returns SINEW_OK;
  * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the best
  * (feasible: bounded, partition-of-unity) weights are kept and the achieved
- * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, mask count not
- * the element count, negative or non-finite mask); OUT_OF_MEMORY; CANCELLED
+ * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, negative mask
+ * value); MISMATCH (mask count not the element count); NON_FINITE (mask
+ * value); DEGENERATE (the operator is not positive definite); OUT_OF_MEMORY;
+ * CANCELLED
  * (previous weights kept). Progress stages: "bbw: factorise", "bbw: iterate".
  * Modifies bbw: not thread-safe on the same handle. */
 SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);

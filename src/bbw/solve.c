@@ -332,7 +332,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
      * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
      * Anderson acceleration extrapolates T from its last few steps. */
-    memcpy(s.s, s.z, cells * sizeof(double));
+    if (cells) memcpy(s.s, s.z, cells * sizeof(double));
     uint32_t it = 0, changes = 0;
     size_t history = 0, head = 0;
     double primal = 0.0, change = INFINITY, best_norm = INFINITY;
