@@ -10,10 +10,8 @@
 #  define SN_LAT_SSE 1
 #endif
 
+#include "lattice/deform_kernels.h"
 #include "lattice/lattice_internal.h"
-
-/* A point whose record holds this index is left as its base (outside, LEAVE). */
-#define SN_LAT_LEAVE UINT32_MAX
 
 struct sinew_lattice_binding {
     sn_env env;
@@ -30,6 +28,7 @@ struct sinew_lattice_binding {
     size_t record;
     float *records;
     float *normals; /* 3 per point, or NULL */
+    uint32_t *cells; /* cubic lattices: each point's cell, for packed kernels */
 };
 
 static size_t record_floats(const uint32_t order[3], bool normals)
@@ -80,7 +79,10 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
     b->env = env;
     b->records = (float *)sn_alloc(&env, rec_bytes, "lattice binding records");
     if (b->records && with_normals) b->normals = (float *)sn_alloc_array(&env, n, 3 * sizeof(float), "bound normals");
-    if (!b->records || (with_normals && !b->normals)) {
+    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
+    if (b->records && (b->normals || !with_normals) && cubic)
+        b->cells = (uint32_t *)sn_alloc_array(&env, n, sizeof(uint32_t), "bound cells");
+    if (!b->records || (with_normals && !b->normals) || (cubic && !b->cells)) {
         r = sn_alloc_failure();
         sinew_lattice_binding_destroy(b);
         return r;
@@ -122,6 +124,11 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
         uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lattice, basis[0].first, basis[1].first,
                                                                         basis[2].first);
         memcpy(o + 3, &first, sizeof first);
+        if (cubic)
+            b->cells[i] = leave ? 0u
+                                : (uint32_t)(basis[0].first +
+                                             (size_t)lattice->axis[0].cells *
+                                                 (basis[1].first + (size_t)lattice->axis[1].cells * basis[2].first));
         float *v = o + 4;
         for (int a = 0; a < 3; ++a)
             for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
@@ -141,6 +148,7 @@ void sinew_lattice_binding_destroy(sinew_lattice_binding *binding)
     sn_env env = binding->env;
     sn_free(&env, binding->records);
     sn_free(&env, binding->normals);
+    sn_free(&env, binding->cells);
     sn_free(&env, binding);
 }
 
@@ -274,6 +282,11 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
     const size_t stride = sn_stride(out_stride, 3 * sizeof(float));
     const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
 
+    if (!out_normals && lattice->packed && binding->cells) {
+        lattice->kernel(binding->records, binding->record, binding->cells, lattice->packed, out_points, stride, first,
+                        count);
+        return SINEW_OK;
+    }
 #ifdef SN_LAT_SSE
     if (!out_normals && lattice->axis[0].order == 4) {
         deform_cubic_u(binding, lattice, out_points, stride, first, count);

@@ -156,6 +156,16 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
         }
     }
     lat->frame_det = invert3(lat->frame, lat->inverse);
+    if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
+        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
+        lat->packed = (float *)sn_calloc_array(&env, cells, SN_LAT_PACKED_CELL * sizeof(float),
+                                               "packed lattice cells");
+        if (!lat->packed) {
+            r = sn_alloc_failure();
+            sinew_lattice_destroy(lat);
+            return r;
+        }
+    }
     *out = lat;
     return SINEW_OK;
 }
@@ -164,6 +174,7 @@ void sinew_lattice_destroy(sinew_lattice *lattice)
 {
     if (!lattice) return;
     sn_env env = lattice->env;
+    sn_free(&env, lattice->packed);
     sn_free(&env, lattice->block);
     sn_free(&env, lattice);
 }
@@ -228,6 +239,28 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
     return SINEW_OK;
+}
+
+/* Copies control point `index`'s displacement into every packed cell that
+ * holds it: cells ci = i - 3 .. i along u (within range), likewise v and w. */
+static void pack_point(sinew_lattice *lat, size_t index)
+{
+    const size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
+    const size_t cu = lat->axis[0].cells, cv = lat->axis[1].cells, cw = lat->axis[2].cells;
+    const size_t g[3] = {index % nu, (index / nu) % nv, index / (nu * nv)};
+    const size_t n[3] = {cu, cv, cw};
+    size_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = g[a] >= 3 ? g[a] - 3 : 0;
+        hi[a] = g[a] < n[a] - 1 ? g[a] : n[a] - 1;
+    }
+    for (size_t c2 = lo[2]; c2 <= hi[2]; ++c2)
+        for (size_t c1 = lo[1]; c1 <= hi[1]; ++c1)
+            for (size_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
+                float *cell = lat->packed + (c0 + cu * (c1 + cv * c2)) * SN_LAT_PACKED_CELL;
+                size_t li = g[0] - c0, lj = g[1] - c1, lk = g[2] - c2;
+                for (int c = 0; c < 3; ++c) cell[lk * 48 + (size_t)c * 16 + lj * 4 + li] = lat->disp[c][index];
+            }
 }
 
 enum block_kind { BLOCK_REST, BLOCK_POINTS, BLOCK_DISPLACEMENTS };
@@ -295,6 +328,7 @@ static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size
                                    "%s %zu gives a displacement %c that overflows a float", what, n, "xyz"[c]);
                 if (pass == 1) lat->disp[c][index] = d;
             }
+            if (pass == 1 && lat->packed) pack_point(lat, index);
         }
     }
     return SINEW_OK;
@@ -315,4 +349,5 @@ void sinew_lattice_reset(sinew_lattice *lattice)
 {
     if (!lattice) return;
     for (int c = 0; c < 3; ++c) memset(lattice->disp[c], 0, lattice->point_count * sizeof(float));
+    if (lattice->packed) memset(lattice->packed, 0, lattice->cell_count * SN_LAT_PACKED_CELL * sizeof(float));
 }

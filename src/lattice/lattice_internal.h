@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "lattice/deform_kernels.h"
 #include "sinew/lattice.h"
 
 #define SN_LAT_MAX_ORDER SINEW_LATTICE_MAX_ORDER
@@ -40,6 +41,10 @@ struct sinew_lattice {
      * deform kernels read four neighbours along u with one load. */
     float *disp[3];
     void *block;        /* the one allocation holding knots and displacements */
+    /* Cubic lattices on CPUs with the AVX2 kernel: the displacements again,
+     * packed per cell (deform_kernels.h), kept in step by every setter. */
+    float *packed;
+    sn_lat_kernel_fn kernel;
 };
 
 /* Basis functions of one axis at one parameter, after the outside policy:
