@@ -66,8 +66,8 @@ void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deri
     if (!outside) {
         uint32_t s = sn_lat_span(axis, x);
         out->first = s - axis->degree;
-        sn_lat_basis_funs(axis, s, x, out->value, out->deriv);
-        if (!want_deriv) memset(out->deriv, 0, sizeof out->deriv);
+        /* Callers read deriv only when they asked for it. */
+        sn_lat_basis_funs(axis, s, x, out->value, want_deriv ? out->deriv : NULL);
         return;
     }
     double c = x < 0.0 ? 0.0 : 1.0;

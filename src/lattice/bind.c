@@ -56,6 +56,41 @@ static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattic
     return SINEW_OK;
 }
 
+/* Fills one record (see struct sinew_lattice_binding) for point q given in
+ * `space`; cell, when not NULL, receives the point's cell for packed kernels. */
+static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_space space, bool with_deriv,
+                        float *rec, uint32_t *cell)
+{
+    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
+    double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
+    if (space == SINEW_LATTICE_SPACE_WORLD) {
+        sn_lat_params(lat, p, u);
+        memcpy(base, p, sizeof base);
+    } else {
+        memcpy(u, p, sizeof u);
+        sn_lat_box(lat, u, base);
+    }
+    sn_lat_basis basis[3];
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis_basis(lat, a, u[a], with_deriv, &basis[a]);
+        leave |= basis[a].leave;
+    }
+    for (int c = 0; c < 3; ++c) rec[c] = (float)base[c];
+    uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lat, basis[0].first, basis[1].first, basis[2].first);
+    memcpy(rec + 3, &first, sizeof first);
+    if (cell)
+        *cell = leave ? 0u
+                      : (uint32_t)(basis[0].first +
+                                   (size_t)lat->axis[0].cells * (basis[1].first + (size_t)lat->axis[1].cells * basis[2].first));
+    float *v = rec + 4;
+    for (int a = 0; a < 3; ++a)
+        for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
+    if (with_deriv)
+        for (int a = 0; a < 3; ++a)
+            for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
+}
+
 sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
                                 const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out)
 {
@@ -103,40 +138,9 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
             sinew_lattice_binding_destroy(b);
             return r;
         }
-        const float *q = sn_point(&desc->points, i);
-        double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
-        if (desc->space == SINEW_LATTICE_SPACE_WORLD) {
-            sn_lat_params(lattice, p, u);
-            memcpy(base, p, sizeof base);
-        } else {
-            memcpy(u, p, sizeof u);
-            sn_lat_box(lattice, u, base);
-        }
-        sn_lat_basis basis[3];
-        bool leave = false;
-        for (int a = 0; a < 3; ++a) {
-            sn_lat_axis_basis(lattice, a, u[a], with_normals, &basis[a]);
-            leave |= basis[a].leave;
-        }
-        float *o = b->records + i * rec;
-        memset(o, 0, rec * sizeof(float));
-        for (int c = 0; c < 3; ++c) o[c] = (float)base[c];
-        uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lattice, basis[0].first, basis[1].first,
-                                                                        basis[2].first);
-        memcpy(o + 3, &first, sizeof first);
-        if (cubic)
-            b->cells[i] = leave ? 0u
-                                : (uint32_t)(basis[0].first +
-                                             (size_t)lattice->axis[0].cells *
-                                                 (basis[1].first + (size_t)lattice->axis[1].cells * basis[2].first));
-        float *v = o + 4;
-        for (int a = 0; a < 3; ++a)
-            for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
-        if (with_normals) {
-            for (int a = 0; a < 3; ++a)
-                for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
-            memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
-        }
+        fill_record(lattice, sn_point(&desc->points, i), desc->space, with_normals, b->records + i * rec,
+                    cubic ? &b->cells[i] : NULL);
+        if (with_normals) memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
     }
     *out = b;
     return SINEW_OK;
@@ -210,15 +214,14 @@ static void contract_record(const sinew_lattice *lat, const float *rec, uint32_t
 /* Positions only, order 4 along u: per (j, k) row, one load of four
  * neighbours per coordinate scaled by bv[j] * bw[k]; the u-basis is applied
  * once at the end. */
-static void deform_cubic_u(const sinew_lattice_binding *b, const sinew_lattice *lat, float *out, size_t stride,
+static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_t rec, float *out, size_t stride,
                            size_t first, size_t count)
 {
     const uint32_t ov = lat->axis[1].order, ow = lat->axis[2].order;
     const size_t nu = lat->axis[0].count, slab = nu * lat->axis[1].count;
     const float *dx = lat->disp[0], *dy = lat->disp[1], *dz = lat->disp[2];
-    const size_t rec = b->record;
     for (size_t i = first; i < first + count; ++i) {
-        const float *r = b->records + i * rec;
+        const float *r = records + i * rec;
         float *o = (float *)((char *)out + i * stride);
         uint32_t idx;
         memcpy(&idx, r + 3, sizeof idx);
@@ -256,6 +259,52 @@ static void deform_cubic_u(const sinew_lattice_binding *b, const sinew_lattice *
 }
 #endif
 
+/* Positions of records [first, first + count) through the fastest kernel the
+ * lattice and the CPU allow. */
+static void deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+                           float *out, size_t stride, size_t first, size_t count)
+{
+    if (lat->packed && cells) {
+        lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
+        return;
+    }
+#ifdef SN_LAT_SSE
+    if (lat->axis[0].order == 4) {
+        deform_cubic_u(lat, records, record, out, stride, first, count);
+        return;
+    }
+#endif
+    for (size_t i = first; i < first + count; ++i) {
+        const float *r = records + i * record;
+        uint32_t idx;
+        memcpy(&idx, r + 3, sizeof idx);
+        float d[3] = {0, 0, 0};
+        if (idx != SN_LAT_LEAVE) contract_record(lat, r, idx, d, NULL);
+        float *o = (float *)((char *)out + i * stride);
+        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
+    }
+}
+
+void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
+                         size_t first, size_t count)
+{
+    /* Records for a chunk of points on the stack, then the bound kernels. */
+    enum { CHUNK = 32, MAX_RECORD = 4 + 3 * SN_LAT_MAX_ORDER };
+    float records[CHUNK * MAX_RECORD];
+    uint32_t cells[CHUNK];
+    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
+    const size_t record = record_floats(order, false);
+    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
+    for (size_t start = first; start < first + count; start += CHUNK) {
+        size_t n = first + count - start < CHUNK ? first + count - start : CHUNK;
+        for (size_t k = 0; k < n; ++k)
+            fill_record(lat, sn_point(points, start + k), SINEW_LATTICE_SPACE_WORLD, false, records + k * record,
+                        cubic ? &cells[k] : NULL);
+        deform_records(lat, records, record, cubic ? cells : NULL, (float *)((char *)out + start * stride), stride, 0,
+                       n);
+    }
+}
+
 sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
                                         float *out_points, size_t out_stride, float *out_normals,
                                         size_t out_normal_stride, size_t first, size_t count)
@@ -282,17 +331,10 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
     const size_t stride = sn_stride(out_stride, 3 * sizeof(float));
     const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
 
-    if (!out_normals && lattice->packed && binding->cells) {
-        lattice->kernel(binding->records, binding->record, binding->cells, lattice->packed, out_points, stride, first,
-                        count);
+    if (!out_normals) {
+        deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first, count);
         return SINEW_OK;
     }
-#ifdef SN_LAT_SSE
-    if (!out_normals && lattice->axis[0].order == 4) {
-        deform_cubic_u(binding, lattice, out_points, stride, first, count);
-        return SINEW_OK;
-    }
-#endif
     /* J = A + dD/du K: A = I, K = frame^-1 for world points; A = frame, K = I
      * for parameter points. */
     const bool world = binding->space == SINEW_LATTICE_SPACE_WORLD;
@@ -301,12 +343,12 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
         uint32_t idx;
         memcpy(&idx, r + 3, sizeof idx);
         float d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-        if (idx != SN_LAT_LEAVE) contract_record(lattice, r, idx, d, out_normals ? g : NULL);
+        if (idx != SN_LAT_LEAVE) contract_record(lattice, r, idx, d, g);
         float n[3];
-        if (out_normals) memcpy(n, binding->normals + 3 * i, sizeof n);
+        memcpy(n, binding->normals + 3 * i, sizeof n);
         float *o = (float *)((char *)out_points + i * stride);
         for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-        if (out_normals) {
+        {
             double grad[9], jac[9];
             for (int e = 0; e < 9; ++e) grad[e] = g[e];
             if (world) {

@@ -18,7 +18,7 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
                 for (int c = 0; c < 3; ++c) {
                     double x = (double)lat->disp[c][row + i];
                     rv[c] += b[0].value[i] * x;
-                    ru[c] += b[0].deriv[i] * x;
+                    if (grad) ru[c] += b[0].deriv[i] * x;
                 }
             double wvw = b[1].value[j] * b[2].value[k];
             for (int c = 0; c < 3; ++c) d[c] += wvw * rv[c];
@@ -188,6 +188,10 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
         if ((r = check_out(out_normals, out_normal_stride, 3, "normal")) != SINEW_OK) return r;
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
+    }
+    if (!normals) {
+        sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
+        return SINEW_OK;
     }
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(points, i);

@@ -96,6 +96,11 @@ void sn_lat_normal(const double jac[9], const float n[3], float out[3]);
 /* Jacobian of the world map p -> p + D(u(p)) from grad = dD/du. */
 void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9]);
 
+/* Positions of world points [first, first + count) through the bound-deform
+ * kernels (records built on the stack); point i written at i * stride. */
+void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
+                         size_t first, size_t count);
+
 /* ---- Bezier helpers --------------------------------------------------------- */
 
 /* Binomial coefficient C(n, k) for n <= 64 as a double. */
