@@ -178,6 +178,16 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
     double *mem = (double *)sn_alloc_array(&lattice->env, doubles, sizeof(double), "fold-over scratch");
     if (!mem) return sn_alloc_failure();
     scratch_layout(lattice, &s, mem);
+    /* Flags are gathered aside and copied out only on success, so a
+     * cancelled check leaves the caller's buffer as it was. */
+    uint8_t *flags = NULL;
+    if (cell_flags) {
+        flags = (uint8_t *)sn_alloc(&lattice->env, lattice->cell_count, "fold-over cell flags");
+        if (!flags) {
+            sn_free(&lattice->env, mem);
+            return sn_alloc_failure();
+        }
+    }
 
     const sn_lat_axis *ax = lattice->axis;
     sinew_lattice_fold_report rep;
@@ -207,7 +217,7 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                 min_coef = fmin(min_coef, cell_min);
                 bool may_fold = !(cell_min > 0.0);
                 if (may_fold) ++rep.cells_may_fold;
-                if (cell_flags) cell_flags[index] = may_fold ? 1 : 0;
+                if (flags) flags[index] = may_fold ? 1 : 0;
                 /* Samples evenly spread over the cell, its faces included. */
                 for (uint32_t qk = 0; qk < samples_per_axis; ++qk)
                     for (uint32_t qj = 0; qj < samples_per_axis; ++qj)
@@ -228,6 +238,8 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                         }
             }
     sn_free(&lattice->env, mem);
+    if (r == SINEW_OK && flags) memcpy(cell_flags, flags, lattice->cell_count);
+    sn_free(&lattice->env, flags);
     if (r != SINEW_OK) return r;
     rep.min_coefficient = (float)min_coef;
     rep.min_sampled_det = (float)min_det;

@@ -651,7 +651,8 @@ static sinew_result attempt_create_bind(sinew_context *ctx, void *user)
     sinew_lattice_binding_destroy(b);
     if (r == SINEW_OK) {
         sinew_lattice_fold_report rep;
-        r = sinew_lattice_check_folds(lat, 2, NULL, 0, &rep);
+        uint8_t flags[27];
+        r = sinew_lattice_check_folds(lat, 2, flags, sizeof flags, &rep);
     }
     sinew_lattice_destroy(lat);
     return r;

@@ -595,6 +595,32 @@ static void fold_check(void **state)
     }
 }
 
+static void fold_check_cancelled(void **state)
+{
+    (void)state;
+    int calls = 0;
+    sinew_context_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.progress = cancel_at_second;
+    cd.progress_user = &calls;
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+    sinew_lattice_desc d;
+    memset(&d, 0, sizeof d);
+    d.count[0] = d.count[1] = d.count[2] = 12; /* 729 cells: progress is reported every 64 */
+    sinew_lattice *lat = NULL;
+    assert_int_equal(sinew_lattice_create(ctx, &d, &lat), SINEW_OK);
+    sinew_context_destroy(ctx);
+    uint8_t flags[729];
+    memset(flags, 7, sizeof flags);
+    sinew_lattice_fold_report rep;
+    memset(&rep, 0, sizeof rep);
+    assert_int_equal(sinew_lattice_check_folds(lat, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED);
+    for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 7);
+    assert_int_equal(rep.cell_count, 0);
+    sinew_lattice_destroy(lat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -607,6 +633,7 @@ int main(void)
         cmocka_unit_test(refine_budget_cancel_and_validation),
         cmocka_unit_test(refine_allocation_failures),
         cmocka_unit_test(fold_check),
+        cmocka_unit_test(fold_check_cancelled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
