@@ -24,23 +24,22 @@ void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *va
     const double *t = axis->knots;
     const uint32_t p = axis->degree;
     double left[SN_LAT_MAX_ORDER], right[SN_LAT_MAX_ORDER];
-    double n[SN_LAT_MAX_ORDER];
     double lower[SN_LAT_MAX_ORDER]; /* degree p - 1 values, for the derivative */
-    n[0] = 1.0;
+    value[0] = 1.0;
     lower[0] = 1.0;
     for (uint32_t j = 1; j <= p; ++j) {
-        if (j == p) memcpy(lower, n, sizeof(double) * p);
+        if (deriv && j == p)
+            for (uint32_t q = 0; q < p; ++q) lower[q] = value[q];
         left[j] = x - t[s + 1 - j];
         right[j] = t[s + j] - x;
         double saved = 0.0;
         for (uint32_t r = 0; r < j; ++r) {
-            double temp = n[r] / (right[r + 1] + left[j - r]);
-            n[r] = saved + right[r + 1] * temp;
+            double temp = value[r] / (right[r + 1] + left[j - r]);
+            value[r] = saved + right[r + 1] * temp;
             saved = left[j - r] * temp;
         }
-        n[j] = saved;
+        value[j] = saved;
     }
-    memcpy(value, n, sizeof(double) * (p + 1));
     if (!deriv) return;
     if (p == 0) {
         deriv[0] = 0.0;

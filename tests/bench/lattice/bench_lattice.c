@@ -241,40 +241,30 @@ static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, 
     return r;
 }
 
-static void bench_refine(void)
+/* Lattice around the mesh's bounding box with u along its height (y),
+ * `cells` knot spans along u and 5 across; bent in v by `bend` of the box
+ * depth and twisted by `twist` radians about u over the height. */
+static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, double bend, double twist, double *diag)
 {
-    char path[1024];
-    if (!support_data_path("libigl-tutorial-data/armadillo.obj", path, sizeof path)) {
-        printf("lattice/refine-armadillo: skipped (data not found)\n");
-        return;
-    }
-    support_mesh sm;
-    if (!support_read_obj(path, &sm)) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(1);
-    }
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (size_t i = 0; i < sm.vertex_count; ++i)
+    for (size_t i = 0; i < sm->vertex_count; ++i)
         for (int c = 0; c < 3; ++c) {
-            lo[c] = fminf(lo[c], sm.positions[3 * i + c]);
-            hi[c] = fmaxf(hi[c], sm.positions[3 * i + c]);
+            lo[c] = fminf(lo[c], sm->positions[3 * i + c]);
+            hi[c] = fmaxf(hi[c], sm->positions[3 * i + c]);
         }
-    double diag = 0;
+    *diag = 0;
+    for (int c = 0; c < 3; ++c) *diag += (double)(hi[c] - lo[c]) * (hi[c] - lo[c]);
+    *diag = sqrt(*diag);
     sinew_lattice_desc d;
     memset(&d, 0, sizeof d);
-    for (int c = 0; c < 3; ++c) {
-        d.count[c] = 6;
+    const int world_of[3] = {1, 2, 0}; /* u = y, v = z, w = x */
+    for (int a = 0; a < 3; ++a) {
+        int c = world_of[a];
+        d.axes[a][c] = 1.0f;
+        d.extents[a] = 1.02f * (hi[c] - lo[c]);
         d.origin[c] = lo[c] - 0.01f * (hi[c] - lo[c]);
-        d.extents[c] = 1.02f * (hi[c] - lo[c]);
-        diag += (double)(hi[c] - lo[c]) * (hi[c] - lo[c]);
+        d.count[a] = a == 0 ? cells + 3 : 8;
     }
-    diag = sqrt(diag);
-    /* Bend along the longest axis (y, the armadillo's height) and twist about it. */
-    float tmp[3][3] = {{0, 1, 0}, {0, 0, 1}, {1, 0, 0}};
-    memcpy(d.axes, tmp, sizeof tmp);
-    float ext[3] = {d.extents[1], d.extents[2], d.extents[0]}, org[3] = {d.origin[0], d.origin[1], d.origin[2]};
-    memcpy(d.extents, ext, sizeof ext);
-    memcpy(d.origin, org, sizeof org);
     d.outside = SINEW_LATTICE_OUTSIDE_CLAMP;
     sinew_lattice *lat = NULL;
     if (sinew_lattice_create(NULL, &d, &lat) != SINEW_OK) {
@@ -283,48 +273,67 @@ static void bench_refine(void)
     }
     sinew_lattice_info info;
     sinew_lattice_info_get(lat, &info);
-    float *p = malloc(info.point_count * 3 * sizeof(float));
+    float *p = malloc(info.point_count * 3 * sizeof(float)), *u = malloc(info.point_count * 3 * sizeof(float));
     sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
-    float pu[3];
     sinew_points pv = {p, info.point_count, 0};
+    sinew_lattice_parameters(lat, &pv, u, 0, 0, info.point_count);
     for (size_t i = 0; i < info.point_count; ++i) {
-        sinew_points one = {p + 3 * i, 1, 0};
-        sinew_lattice_parameters(lat, &one, pu, 0, 0, 1);
-        /* in box coordinates: u along the height; bend in v, twist about u */
-        double v = (pu[1] - 0.5) * info.extents[1], w = (pu[2] - 0.5) * info.extents[2];
-        double a = 1.2 * (pu[0] - 0.5);
-        double bend = 0.25 * info.extents[1] * sin(M_PI * pu[0]);
-        double v2 = cos(a) * v - sin(a) * w + bend, w2 = sin(a) * v + cos(a) * w;
+        const float *q = u + 3 * i;
+        double v = (q[1] - 0.5) * info.extents[1], w = (q[2] - 0.5) * info.extents[2];
+        double a = twist * (q[0] - 0.5), b = bend * info.extents[1] * sin(M_PI * q[0]);
+        double v2 = cos(a) * v - sin(a) * w + b, w2 = sin(a) * v + cos(a) * w;
         for (int c = 0; c < 3; ++c)
-            p[3 * i + c] = (float)(info.origin[c] + info.axes[0][c] * pu[0] * info.extents[0] +
+            p[3 * i + c] = (float)(info.origin[c] + info.axes[0][c] * q[0] * info.extents[0] +
                                    info.axes[1][c] * (v2 + 0.5 * info.extents[1]) +
                                    info.axes[2][c] * (w2 + 0.5 * info.extents[2]));
     }
     sinew_lattice_set_points(lat, &pv, 0);
     free(p);
+    free(u);
+    sinew_lattice_fold_report fr;
+    sinew_lattice_check_folds(lat, 4, NULL, 0, &fr);
+    printf("# lattice %ux%ux%u cubic, twist %.2f rad, bend %.2f: %zu of %zu cells may fold, smallest sampled det J %.3f\n",
+           info.count[0], info.count[1], info.count[2], twist, bend, fr.cells_may_fold, fr.cell_count,
+           (double)fr.min_sampled_det);
+    return lat;
+}
 
+static void bench_refine(const char *relative, const char *name, double relative_tol)
+{
+    char path[1024];
+    if (!support_data_path(relative, path, sizeof path)) {
+        printf("# lattice/refine-%s: skipped (%s not found)\n", name, relative);
+        return;
+    }
+    support_mesh sm;
+    if (!support_read_obj(path, &sm)) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    double diag;
+    sinew_lattice *lat = bent_lattice(&sm, 5, 0.3, 2 * M_PI, &diag);
     sinew_trimesh tm = support_mesh_trimesh(&sm);
-    const double tol = 1e-3 * diag;
+    const double tol = relative_tol * diag;
     const double ppm = 1e6 / diag;
     refine_run far = run_refine(lat, &tm, tol, SINEW_LATTICE_TEST_BOUND, SINEW_LATTICE_SPLIT_FARTHEST);
     refine_run mid = run_refine(lat, &tm, tol, SINEW_LATTICE_TEST_BOUND, SINEW_LATTICE_SPLIT_MIDPOINT);
     refine_run naive = run_refine(lat, &tm, tol, SINEW_LATTICE_TEST_MIDPOINT, SINEW_LATTICE_SPLIT_MIDPOINT);
-    printf("lattice/refine-armadillo: %zu input triangles, tolerance %.0f ppm of the diagonal\n", sm.triangle_count,
-           tol * ppm);
-    support_bench_line("lattice/refine-armadillo-bound-farthest-time", far.seconds * 1e3, "ms", "bound-midpoint-split",
-                       mid.seconds * 1e3);
-    support_bench_line("lattice/refine-armadillo-bound-farthest-triangles", (double)far.triangles, "triangles",
-                       "bound-midpoint-split", (double)mid.triangles);
-    support_bench_line("lattice/refine-armadillo-bound-farthest-max-deviation", far.deviation * ppm, "ppm",
-                       "bound-midpoint-split", mid.deviation * ppm);
-    support_bench_line("lattice/refine-armadillo-triangle-ratio-midpoint-over-farthest",
+    printf("# %s: %zu input triangles, tolerance %.0f ppm of the bounding-box diagonal\n", relative,
+           sm.triangle_count, tol * ppm);
+    char line[160];
+#define LINE(what) (snprintf(line, sizeof line, "lattice/refine-%s-%s", name, what), line)
+    support_bench_line(LINE("bound-farthest-time"), far.seconds * 1e3, "ms", "bound-midpoint-split", mid.seconds * 1e3);
+    support_bench_line(LINE("bound-farthest-triangles"), (double)far.triangles, "triangles", "bound-midpoint-split",
+                       (double)mid.triangles);
+    support_bench_line(LINE("bound-farthest-max-deviation"), far.deviation * ppm, "ppm", "bound-midpoint-split",
+                       mid.deviation * ppm);
+    support_bench_line(LINE("triangle-ratio-midpoint-split-over-farthest"),
                        (double)mid.triangles / (double)far.triangles, "x", "equal", 1.0);
-    support_bench_line("lattice/refine-armadillo-midpoint-test-time", naive.seconds * 1e3, "ms",
-                       "bound-farthest", far.seconds * 1e3);
-    support_bench_line("lattice/refine-armadillo-midpoint-test-triangles", (double)naive.triangles, "triangles",
-                       "bound-farthest", (double)far.triangles);
-    support_bench_line("lattice/refine-armadillo-midpoint-test-max-deviation", naive.deviation * ppm, "ppm",
-                       "tolerance", tol * ppm);
+    support_bench_line(LINE("midpoint-test-time"), naive.seconds * 1e3, "ms", "bound-farthest", far.seconds * 1e3);
+    support_bench_line(LINE("midpoint-test-triangles"), (double)naive.triangles, "triangles", "bound-farthest",
+                       (double)far.triangles);
+    support_bench_line(LINE("midpoint-test-max-deviation"), naive.deviation * ppm, "ppm", "tolerance", tol * ppm);
+#undef LINE
     sinew_lattice_destroy(lat);
     support_mesh_free(&sm);
 }
@@ -332,6 +341,10 @@ static void bench_refine(void)
 int main(void)
 {
     bench_bound_deform();
-    bench_refine();
+    /* the case: armadillo at 1e-3 of the diagonal */
+    bench_refine("libigl-tutorial-data/armadillo.obj", "armadillo-1e-3", 1e-3);
+    /* tighter, and a coarser mesh, where edges need several splits */
+    bench_refine("libigl-tutorial-data/armadillo.obj", "armadillo-1e-4", 1e-4);
+    bench_refine("common-3d-test-models/spot.obj", "spot-1e-4", 1e-4);
     return 0;
 }
