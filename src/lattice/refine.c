@@ -173,8 +173,10 @@ static bool reserve_vertices(refiner *r, size_t more)
         sn_free(r->env, par);
         return false;
     }
-    memcpy(rest, r->rest, r->nv * 3 * sizeof(float));
-    memcpy(def, r->def, r->nv * 3 * sizeof(float));
+    if (r->nv) {
+        memcpy(rest, r->rest, r->nv * 3 * sizeof(float));
+        memcpy(def, r->def, r->nv * 3 * sizeof(float));
+    }
     if (r->nv > r->nv_in) {
         memcpy(par, r->parents, (r->nv - r->nv_in) * 2 * sizeof(uint32_t));
         memcpy(prm, r->params, (r->nv - r->nv_in) * sizeof(float));
