@@ -82,8 +82,8 @@ typedef struct sinew_lattice_info {
 SINEW_API sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc,
                                             sinew_lattice **out);
 
-/* Destroys a lattice (NULL is fine). Bindings made from it must not be used
- * with it afterwards. */
+/* Destroys a lattice (NULL is fine). Bindings stay valid for other lattices
+ * of the same structure. Not thread-safe with other calls on this lattice. */
 SINEW_API void sinew_lattice_destroy(sinew_lattice *lattice);
 
 /* Fills *info. Returns SINEW_ERROR_INVALID_ARGUMENT on NULL arguments.
@@ -182,9 +182,9 @@ typedef struct sinew_lattice_binding sinew_lattice_binding;
  * defaults. Thread-safe with other const calls on the lattice. */
 SINEW_API sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
                                           const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out);
-/* Destroys a binding (NULL is fine). */
+/* Destroys a binding (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_binding_destroy(sinew_lattice_binding *binding);
-/* Number of points bound (0 for NULL). */
+/* Number of points bound (0 for NULL). Thread-safe. */
 SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding);
 
 /* Deforms bound points [first, first + count) through the lattice's current
@@ -293,7 +293,8 @@ SINEW_API sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_latt
  * SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe. */
 SINEW_API sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refinement,
                                                      sinew_lattice_refined_mesh *mesh);
-/* Destroys a refinement (NULL is fine). */
+/* Destroys a refinement (NULL is fine); its mesh views die with it. Not
+ * thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_refinement_destroy(sinew_lattice_refinement *refinement);
 
 /* Error of one straight world segment a-b under the lattice: the guaranteed

@@ -169,6 +169,32 @@ static size_t unmatched_directed_edges(const uint32_t *tri, size_t nt)
     return bad;
 }
 
+/* Brute force: vertices lying inside an edge (strictly between its ends, in
+ * rest space) that is not split at them, i.e. T-junctions. */
+static size_t vertices_inside_edges(const float *v, size_t nv, const uint32_t *tri, size_t nt)
+{
+    size_t found = 0;
+    for (size_t t = 0; t < nt; ++t)
+        for (int e = 0; e < 3; ++e) {
+            uint32_t a = tri[3 * t + e], b = tri[3 * t + (e + 1) % 3];
+            const float *pa = v + 3 * (size_t)a, *pb = v + 3 * (size_t)b;
+            double ab[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+            double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+            if (l2 == 0) continue;
+            for (size_t k = 0; k < nv; ++k) {
+                if (k == a || k == b) continue;
+                const float *q = v + 3 * k;
+                double aq[3] = {q[0] - pa[0], q[1] - pa[1], q[2] - pa[2]};
+                double s = (aq[0] * ab[0] + aq[1] * ab[1] + aq[2] * ab[2]) / l2;
+                if (s <= 1e-4 || s >= 1 - 1e-4) continue;
+                double d2 = 0;
+                for (int c = 0; c < 3; ++c) d2 += (aq[c] - s * ab[c]) * (aq[c] - s * ab[c]);
+                if (d2 < 1e-12 * l2) ++found;
+            }
+        }
+    return found;
+}
+
 /* ---- Segment bound -------------------------------------------------------------- */
 
 static void bound_closed_form_quadratic(void **state)
@@ -303,6 +329,8 @@ static void refine_meets_tolerance_and_conforms(void **state)
             assert_true(m.max_error <= rd.tolerance);
             refine_check rc = check_refinement(lat, &sphere, &m, 24);
             assert_int_equal(rc.bad_edges, 0);
+            if (o == 3)
+                assert_int_equal(vertices_inside_edges(m.rest_positions, m.vertex_count, m.indices, m.triangle_count), 0);
             assert_true(rc.max_bound <= rd.tolerance * (1 + 1e-6));
             assert_true(rc.max_sampled <= rd.tolerance);
             sinew_lattice_refinement_destroy(ref);
