@@ -1,7 +1,10 @@
 /* Bound deformation: spans and basis values computed once per point, then a
- * contraction with the current displacements every frame. The cubic-in-u case
- * (the common one) has an SSE kernel that reads four neighbouring control
- * points along u with one load per coordinate. */
+ * contraction with the current displacements every frame. Kernels, fastest
+ * first: AVX2 over the packed cells of a cubic lattice (deform_avx2.c); SSE
+ * for order 4 along u, reading four neighbouring control points with one
+ * load per coordinate; a plain loop for everything else and for normals.
+ * One-shot deformation of positions reuses them on records built on the
+ * stack. */
 #include <math.h>
 #include <string.h>
 
