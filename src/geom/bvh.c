@@ -24,7 +24,8 @@ void sn_bvh_free(sn_bvh *bvh, const sn_env *env)
 static void select_nth(uint32_t *slots, const float *key, size_t lo, size_t hi, size_t nth)
 {
     while (hi - lo > 1) {
-        float pivot = key[slots[lo + (hi - lo) / 2]];
+        /* Lower middle: Hoare partitioning then ends with j < hi - 1, so both sides shrink. */
+        float pivot = key[slots[lo + (hi - lo - 1) / 2]];
         size_t i = lo - 1, j = hi; /* lo - 1 may wrap; it is incremented before use */
         for (;;) {
             do ++i;
