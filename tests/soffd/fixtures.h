@@ -21,7 +21,7 @@ typedef struct cage {
     size_t nt;
 } cage;
 
-static uint32_t cage_vertex(cage *c, const float p[3])
+static inline uint32_t cage_vertex(cage *c, const float p[3])
 {
     for (size_t v = 0; v < c->nv; ++v)
         if (c->pos[3 * v] == p[0] && c->pos[3 * v + 1] == p[1] && c->pos[3 * v + 2] == p[2]) return (uint32_t)v;
@@ -31,7 +31,7 @@ static uint32_t cage_vertex(cage *c, const float p[3])
 
 /* The surface of [-1, 1]^3, each side split into g x g quads (quads = 1) or
  * 2 g^2 triangles, outward facing, vertices welded. */
-static cage make_cube_cage(int g, int quads)
+static inline cage make_cube_cage(int g, int quads)
 {
     cage c = {0};
     size_t quads_total = 6 * (size_t)g * g;
@@ -69,7 +69,7 @@ static cage make_cube_cage(int g, int quads)
     return c;
 }
 
-static void cage_free(cage *c)
+static inline void cage_free(cage *c)
 {
     free(c->pos);
     free(c->idx);
@@ -78,13 +78,13 @@ static void cage_free(cage *c)
     memset(c, 0, sizeof *c);
 }
 
-static sinew_polymesh cage_polymesh(const cage *c, const float *positions)
+static inline sinew_polymesh cage_polymesh(const cage *c, const float *positions)
 {
     sinew_polymesh m = {{positions ? positions : c->pos, c->nv, 0}, c->idx, c->sizes, c->nf};
     return m;
 }
 
-static float *random_points(uint64_t seed, size_t n, float lo, float hi)
+static inline float *random_points(uint64_t seed, size_t n, float lo, float hi)
 {
     support_rng r;
     support_rng_seed(&r, seed);
@@ -94,7 +94,7 @@ static float *random_points(uint64_t seed, size_t n, float lo, float hi)
 }
 
 /* A smooth non-affine map: bend about the z axis, twist about x. */
-static void bend_twist(const float *in, float *out, size_t n, float amount)
+static inline void bend_twist(const float *in, float *out, size_t n, float amount)
 {
     for (size_t v = 0; v < n; ++v) {
         double x = in[3 * v], y = in[3 * v + 1], z = in[3 * v + 2];
@@ -108,7 +108,7 @@ static void bend_twist(const float *in, float *out, size_t n, float amount)
 }
 
 /* Applies the column-major affine 4x4 m to n points. */
-static void apply_affine(const float m[16], const float *in, float *out, size_t n)
+static inline void apply_affine(const float m[16], const float *in, float *out, size_t n)
 {
     for (size_t v = 0; v < n; ++v) {
         const float *p = &in[3 * v];
@@ -119,7 +119,7 @@ static void apply_affine(const float m[16], const float *in, float *out, size_t 
 }
 
 /* Deforms every registered point with the basic algorithm. */
-static sinew_result lib_deform(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
+static inline sinew_result lib_deform(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
 {
     sinew_soffd_info info;
     sinew_result r = sinew_soffd_get_info(h, &info);
@@ -133,7 +133,7 @@ static sinew_result lib_deform(const sinew_soffd *h, const float *driver_now, si
 }
 
 /* Deforms every registered point with the extended algorithm and estimated frames. */
-static sinew_result lib_deform_extended(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
+static inline sinew_result lib_deform_extended(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
 {
     sinew_soffd_info info;
     sinew_result r = sinew_soffd_get_info(h, &info);
@@ -146,7 +146,7 @@ static sinew_result lib_deform_extended(const sinew_soffd *h, const float *drive
     return r;
 }
 
-static double max_diff(const float *a, const float *b, size_t n)
+static inline double max_diff(const float *a, const float *b, size_t n)
 {
     double m = 0;
     for (size_t i = 0; i < n; ++i) {
