@@ -30,7 +30,10 @@ typedef struct sinew_soffd sinew_soffd;
 /* Bind options; zero-initialise, a zero field means its default. */
 typedef struct sinew_soffd_desc {
     /* The paper's `local`: how fast weights decay with distance, > 0.
-     * 0 = 4 (Maya Wrap's default dropoff). */
+     * 0 = 8: weights stay near 1 within about 0.7 L and fall below 1/1000 of
+     * the nearest element's beyond about 2.4 L, so a threshold of 1e-3 keeps
+     * the two rings of elements around a point. Smaller values blend more
+     * widely (4, Maya Wrap's dropoff, keeps about five times as many). */
     float local;
     /* Length L (world units) that distances are measured in: the weight is
      * 1 / (1 + (d / L)^local), the paper's f(d / L, local). 0 = the driver's mean
@@ -130,10 +133,10 @@ SINEW_API sinew_result sinew_soffd_dropped_mass(const sinew_soffd *soffd, size_t
  * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
 SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, size_t point, size_t *count);
 
-/* Reads C_P, ascending element order, and the normalised weights u_k.
- * elements / weights: capacity entries each (either may be NULL). Returns
- * BUDGET_EXCEEDED when capacity < |C_P| (nothing written), INDEX_OUT_OF_RANGE,
- * INVALID_STATE. Reads the handle only. */
+/* Reads C_P in ascending element order and the normalised weights u_k.
+ * elements: capacity entries (required); weights: capacity entries or NULL.
+ * Returns BUDGET_EXCEEDED when capacity < |C_P| (nothing written),
+ * INVALID_ARGUMENT, INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
 SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
                                                     float *weights, size_t capacity);
 

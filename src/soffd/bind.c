@@ -7,7 +7,7 @@
 #include "geom/polygon.h"
 #include "soffd/soffd_internal.h"
 
-enum { DEFAULT_LOCAL = 4 };
+enum { DEFAULT_LOCAL = 8 };
 /* A triangle is degenerate when |AB x AC| < DEGENERATE_RATIO * longest edge^2:
  * slivers thinner than that have a normal that float rounding decides. */
 #define DEGENERATE_RATIO 1e-6
@@ -138,7 +138,7 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
     sinew_soffd_desc options = {0};
     if (desc) options = *desc;
     if (!isfinite(options.local) || options.local < 0)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = 4), got %g",
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = 8), got %g",
                        (double)options.local);
     if (!isfinite(options.length_scale) || options.length_scale < 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be finite and >= 0 (0 = mean edge), got %g",

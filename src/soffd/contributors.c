@@ -47,10 +47,27 @@ sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, ui
     if (capacity < n)
         return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "skin point %zu has %zu contributing elements, capacity is %zu",
                        point, n, capacity);
+    if (!elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL");
     for (size_t i = 0; i < n; ++i) {
-        if (elements) elements[i] = h->reg.element[s + i];
+        elements[i] = h->reg.element[s + i];
         if (weights) weights[i] = h->reg.coeff[4 * (s + i) + 3];
     }
+    /* Entries are stored in BVH order, which keeps the deform kernel's frame
+     * reads close together; callers get them by ascending element (Shell sort
+     * on their arrays: no allocation, fine for unpruned sets too). */
+    static const size_t gaps[] = {1750, 701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; ++g)
+        for (size_t i = gaps[g]; i < n; ++i) {
+            uint32_t e = elements[i];
+            float w = weights ? weights[i] : 0;
+            size_t j = i;
+            for (; j >= gaps[g] && elements[j - gaps[g]] > e; j -= gaps[g]) {
+                elements[j] = elements[j - gaps[g]];
+                if (weights) weights[j] = weights[j - gaps[g]];
+            }
+            elements[j] = e;
+            if (weights) weights[j] = w;
+        }
     return SINEW_OK;
 }
 
@@ -72,6 +89,7 @@ static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elem
         out[i].element = elements[i];
         out[i].dist2 = sn_closest_point_triangle(p, &h->reference[3 * (size_t)t[0]], &h->reference[3 * (size_t)t[1]],
                                                  &h->reference[3 * (size_t)t[2]], NULL, out[i].bary);
+        out[i].weight = sn_soffd_falloff(h, out[i].dist2);
     }
 }
 

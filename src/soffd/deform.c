@@ -65,6 +65,47 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     return SINEW_OK;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+/* Four-lane vectors (GCC/Clang extension; plain SSE2/NEON code, no ISA flags):
+ * one column of a frame per register, the coefficient broadcast to all lanes. */
+typedef float sn_v4 __attribute__((vector_size(16)));
+
+static inline sn_v4 load4(const float *p)
+{
+    sn_v4 v;
+    memcpy(&v, p, sizeof v); /* frames are the caller's memory: no alignment promise */
+    return v;
+}
+
+static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                                float *o)
+{
+    sn_v4 acc = {0, 0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * load4(q + 12);
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#else
+static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                                float *o)
+{
+    float acc[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        for (int l = 0; l < 3; ++l) acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * q[12 + l];
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#endif
+
 sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float *out, size_t out_stride,
                                 size_t first, size_t count)
 {
@@ -83,16 +124,7 @@ sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float
             memcpy(o, &reg->rest[3 * i], 3 * sizeof(float));
             continue;
         }
-        /* Four lanes (x, y, z, w) so the compiler keeps each column in one vector register. */
-        float acc[4] = {0, 0, 0, 0};
-        for (size_t j = s; j < e; ++j) {
-            const float *q = &frames[16 * (size_t)element[j]];
-            const float *c = &coeff[4 * j];
-            for (int l = 0; l < 4; ++l) acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * q[12 + l];
-        }
-        o[0] = acc[0];
-        o[1] = acc[1];
-        o[2] = acc[2];
+        deform_point(&frames[0], &element[s], &coeff[4 * s], e - s, o);
     }
     return SINEW_OK;
 }

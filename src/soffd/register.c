@@ -25,6 +25,7 @@ typedef struct gather {
     double eps;
     size_t keep;          /* contributor cap, SIZE_MAX = none */
     float max_dist2;      /* INFINITY = none */
+    float threshold_r2;   /* radius of the relative threshold for the current min_dist2 */
     double dropped_w;     /* weight (unnormalised) of elements not kept, bound */
     bool failed;          /* out of memory inside a callback */
 } gather;
@@ -61,13 +62,13 @@ static float threshold_radius2(const gather *g)
 static void cap_candidates(gather *g)
 {
     qsort(g->items, g->count, sizeof(candidate), by_distance);
-    for (size_t i = g->keep; i < g->count; ++i) g->dropped_w += sn_soffd_falloff(g->h, g->items[i].dist2);
+    for (size_t i = g->keep; i < g->count; ++i) g->dropped_w += g->items[i].weight;
     g->count = g->keep;
 }
 
 static float current_radius2(gather *g)
 {
-    float r2 = fminf(g->max_dist2, threshold_radius2(g));
+    float r2 = fminf(g->max_dist2, g->threshold_r2);
     if (g->keep != SIZE_MAX && g->count >= g->keep) {
         if (g->count >= 2 * g->keep) cap_candidates(g);
         /* the k-th nearest so far bounds the radius; after capping it is the last */
@@ -102,7 +103,11 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
     c->dist2 = hit->dist2;
     c->element = hit->triangle;
     memcpy(c->bary, hit->bary, sizeof c->bary);
-    if (hit->dist2 < g->min_dist2) g->min_dist2 = hit->dist2;
+    c->weight = sn_soffd_falloff(g->h, hit->dist2);
+    if (hit->dist2 < g->min_dist2) {
+        g->min_dist2 = hit->dist2;
+        g->threshold_r2 = threshold_radius2(g); /* pow only when the nearest changes */
+    }
     return current_radius2(g);
 }
 
@@ -160,9 +165,9 @@ double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const cand
                             uint32_t *element, float *coeff, float *bary)
 {
     double total = 0;
-    for (size_t i = 0; i < n; ++i) total += sn_soffd_falloff(h, items[i].dist2);
+    for (size_t i = 0; i < n; ++i) total += items[i].weight;
     for (size_t i = 0; i < n; ++i) {
-        double u = sn_soffd_falloff(h, items[i].dist2) / total, xyz[3];
+        double u = items[i].weight / total, xyz[3];
         sn_soffd_local_coords(h, items[i].element, p, xyz);
         element[i] = items[i].element;
         coeff[4 * i + 0] = (float)(u * xyz[0]);
@@ -204,21 +209,23 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         memcpy(&reg.rest[3 * i], p, 3 * sizeof(float));
         g.count = 0;
         g.min_dist2 = INFINITY;
+        g.threshold_r2 = INFINITY;
         g.dropped_w = 0;
         sn_bvh_visit(&h->bvh, p, g.max_dist2, &visitor);
         if (g.failed) goto oom;
         /* Final keep test on the weights themselves, then the cap. */
         double w_max = 0;
-        for (size_t j = 0; j < g.count; ++j) w_max = fmax(w_max, sn_soffd_falloff(h, g.items[j].dist2));
+        for (size_t j = 0; j < g.count; ++j) w_max = fmax(w_max, g.items[j].weight);
         size_t kept = 0;
         for (size_t j = 0; j < g.count; ++j) {
-            double w = sn_soffd_falloff(h, g.items[j].dist2);
+            double w = g.items[j].weight;
             if (w >= g.eps * w_max && g.items[j].dist2 <= g.max_dist2) g.items[kept++] = g.items[j];
             else g.dropped_w += w;
         }
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
-        qsort(g.items, g.count, sizeof(candidate), sn_soffd_by_element);
+        /* Entries stay in BVH order (spatially coherent for the deform kernel);
+         * sinew_soffd_get_contributors sorts what it hands out. */
         size_t need;
         if (!sn_add_size(reg.entry_count, g.count, &need)) {
             r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "soffd registration entries overflow at skin point %zu", i);

@@ -70,6 +70,7 @@ void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring);
 
 /* An element near a skin point, before it becomes an entry. */
 typedef struct sn_soffd_candidate {
+    double weight;        /* f(d / L, local) */
     float dist2;
     uint32_t element;
     float bary[3];
@@ -79,7 +80,8 @@ typedef struct sn_soffd_candidate {
 int sn_soffd_by_element(const void *a, const void *b);
 
 /* Writes the entries of one point p from its kept candidates (in the order
- * given), normalising the weights over them. Returns the kept weight sum. */
+ * given, weights filled), normalising the weights over them. Returns the kept
+ * weight sum. */
 double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const sn_soffd_candidate *items, size_t n,
                               uint32_t *element, float *coeff, float *bary);
 

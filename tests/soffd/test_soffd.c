@@ -43,7 +43,7 @@ static void identity_at_bind(void **state)
     sinew_soffd_info info;
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.element_count, 2 * c.nf);
-    assert_float_equal(info.local, 4, 0);
+    assert_float_equal(info.local, 8, 0);
     assert_float_equal(info.length_scale, 2.0f / 3.0f, 1e-6); /* mean edge of the 3 x 3 grid */
     const sinew_soffd_register_desc policies[] = {{0}, {1e-3f, 0, 0, 0}, {0, 5, 0, 0}, {0, 0, 0, 1}};
     for (size_t k = 0; k < 4; ++k) {
