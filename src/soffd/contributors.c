@@ -113,9 +113,10 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     qsort(items, count, sizeof *items, sn_soffd_by_element);
     for (size_t i = 1; i < count; ++i)
         if (items[i].element == items[i - 1].element) {
+            uint32_t twice = items[i].element;
             sn_free(env, items);
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of skin point %zu",
-                           items[i].element, point);
+                           twice, point);
         }
     size_t s = reg->offsets[point], old = reg->offsets[point + 1] - s;
     size_t total = reg->entry_count - old + count;
