@@ -102,6 +102,12 @@ SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soff
  * INDEX_OUT_OF_RANGE for a bad element. Reads the handle only. */
 SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t element, uint32_t *face);
 
+/* Faces of the zero-area triangles that skip_degenerate left out, one entry
+ * per triangle (a face may repeat), in face order; skipped_triangles entries.
+ * Returns BUDGET_EXCEEDED when capacity is smaller (nothing written),
+ * INVALID_ARGUMENT. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity);
+
 /* Registers skin points (replacing any earlier registration and edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
  * Reports progress ("soffd: register") and stops with CANCELLED when asked,

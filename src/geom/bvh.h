@@ -44,7 +44,7 @@ typedef struct sn_bvh_hit {
 
 /* Builds the tree over triangle_count triangles (3 indices each into
  * positions, whose stride is in bytes, 0 = packed). Indices must already be
- * validated. On failure (out of memory, more than 2^32 - 1 triangles) *bvh is
+ * validated. On failure (out of memory; none, or 2^32 - 1 or more triangles) *bvh is
  * left empty and the message is set. */
 sinew_result sn_bvh_build(sn_bvh *bvh, const sn_env *env, const float *positions, size_t stride,
                           const uint32_t *indices, size_t triangle_count);

@@ -75,6 +75,7 @@ void sinew_soffd_destroy(sinew_soffd *h)
     sn_free(&env, h->reference);
     sn_free(&env, h->elements);
     sn_free(&env, h->element_face);
+    sn_free(&env, h->skipped_face);
     sn_free(&env, h->reference_normal);
     sn_free(&env, h);
 }
@@ -166,8 +167,9 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
     h->reference = (float *)sn_alloc_array(&env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
     h->elements = (uint32_t *)sn_alloc_array(&env, tri_bound, 3 * sizeof(uint32_t), "soffd elements");
     h->element_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd element faces");
+    h->skipped_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd skipped faces");
     scratch = (uint32_t *)sn_alloc_array(&env, max_face, sizeof(uint32_t), "triangulation scratch");
-    if (!h->reference || !h->elements || !h->element_face || !scratch) {
+    if (!h->reference || !h->elements || !h->element_face || !h->skipped_face || !scratch) {
         r = sn_alloc_failure();
         goto fail;
     }
@@ -206,7 +208,7 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
                                 "skip_degenerate to leave such triangles out", f, c[0], c[1], c[2]);
                     goto fail;
                 }
-                ++h->skipped;
+                h->skipped_face[h->skipped++] = (uint32_t)f;
                 continue;
             }
             uint32_t *dst = &h->elements[3 * h->element_count];
@@ -268,5 +270,17 @@ sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "element %zu, but there are only %zu", element,
                        h->element_count);
     *face = h->element_face[element];
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity)
+{
+    sn_clear_error();
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (h->skipped && !faces) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "faces is NULL");
+    if (capacity < h->skipped)
+        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "%zu triangles were skipped, capacity is %zu", h->skipped,
+                       capacity);
+    if (h->skipped) memcpy(faces, h->skipped_face, h->skipped * sizeof(uint32_t));
     return SINEW_OK;
 }

@@ -41,6 +41,7 @@ struct sinew_soffd {
     float *reference;            /* 3 per vertex: R */
     uint32_t *elements;          /* 3 per element */
     uint32_t *element_face;      /* per element */
+    uint32_t *skipped_face;      /* face of each zero-area triangle left out */
     float *reference_normal;     /* 3 per element: e3 of R, the fallback for collapsed triangles */
     double local, length_scale;
     sn_bvh bvh;

@@ -707,6 +707,10 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.skipped_triangles, 1);
     assert_int_equal(info.element_count, 2);
+    uint32_t skipped_face = 99;
+    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 0), SINEW_ERROR_BUDGET_EXCEEDED);
+    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 1), SINEW_OK);
+    assert_int_equal(skipped_face, 2);
     /* Every triangle degenerate. */
     sinew_soffd *h2 = sentinel;
     uint32_t all_bad[] = {0, 1, 1, 2, 2, 2};
