@@ -189,7 +189,8 @@ int main(void)
         char name[160];
         snprintf(name, sizeof name, "soffd/register-%zuk-points-%zu-triangles-eps1e-3-local%g", s.ns / 1000,
                  info.element_count, (double)info.local);
-        support_bench_line(name, best, "s", li == 0 ? "brute force" : "brute force, 10% sample scaled", brute);
+        support_bench_line(name, 1e3 * best, "ms", li == 0 ? "brute force" : "brute force, 10% sample scaled",
+                           1e3 * brute);
     }
 
     /* Deformation with at most 8 contributors per point. */
