@@ -75,8 +75,9 @@ typedef enum sinew_placement_miss {
 
 /* A scalar function over the unit interval or square, given as the control
  * values of a clamped uniform B-spline (order min(4, count) per axis).
- * count[0] values along u, count[1] across v (0 or 1 = constant in v); value
- * (a, b) is values[a + count[0] * b]. count[0] == 0 means "none" (constant 1). */
+ * count[0] values along the first argument, count[1] along the second (0 or
+ * 1 = constant in it), at most 256 each; value (a, b) is
+ * values[a + count[0] * b]. count[0] == 0 means "none" (constant 1). */
 typedef struct sinew_placement_scalar {
     const float *values;
     uint32_t count[2];
@@ -96,12 +97,15 @@ typedef struct sinew_placement_desc {
     /* d: distance of each offset curve from the path, world units, > 0
      * (required); the lattice is 2d wide. */
     float width;
-    /* Optional d(u) = width * width_scale(u); only count[0] is read; values > 0. */
+    /* Optional d = width * width_scale(s), s the fraction of the path's length
+     * in the view plane; only count[0] is read; values > 0. */
     sinew_placement_scalar width_scale;
     /* h: height of the volume above the contact surface, world units, > 0
      * (required). */
     float height;
-    /* Optional h(u) or h(u, v) = height * height_scale(u, v); values > 0. */
+    /* Optional h(u) or h(u, v) = height * height_scale(u, v), (u, v) the
+     * lattice parameters of each contact column (its Greville abscissae);
+     * values > 0. */
     sinew_placement_scalar height_scale;
     /* Lattice control points along u, v, w; the u and v counts are the ray
      * sampling density of the contact layer. 0 = 24, 6, the w order. Each must
@@ -188,7 +192,7 @@ typedef struct sinew_placement_relax_desc {
     /* M: mass of every contact control point, > 0; 0 = 1. */
     float mass;
     /* Velocity damping c >= 0 per unit time (the paper's -mu: a -= c v);
-     * 0 = 0.5 sqrt(k / M). */
+     * 0 = sqrt(k / M), which settles a bridge without overshoot. */
     float damping;
     /* Angle criterion, degrees, in (0, 180): a mass is simulated further while
      * two of the normals e_a x e_b of consecutive neighbour pairs differ by more

@@ -124,7 +124,7 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
      * 8 k / M (Gershgorin), so symplectic Euler is stable for dt < 2 / sqrt(8k/M);
      * half that keeps a margin for the damping term. */
     const double dt = 1.0 / sqrt(8.0 * kappa);
-    const double damping = d.damping > 0.0f ? (double)d.damping : 0.5 * sqrt(kappa);
+    const double damping = d.damping > 0.0f ? (double)d.damping : sqrt(kappa);
     const double cos_limit = cos((d.angle_degrees > 0.0f ? d.angle_degrees : 10.0) * 3.14159265358979323846 / 180.0);
     const uint32_t rings = d.neighbourhood ? d.neighbourhood : 1;
     const uint32_t max_steps = d.max_steps ? d.max_steps : 20000;
