@@ -85,7 +85,10 @@ static sinew_result check_desc(const sinew_placement_desc *d, uint32_t count[3],
 /* Offset distance d at path fraction s. */
 static double width_at(const builder *b, double s)
 {
-    return (double)b->desc->width * sn_place_scalar(&b->desc->width_scale, s, 0.0);
+    /* d(u) is one-dimensional: a count across v is ignored, never read. */
+    sinew_placement_scalar along = b->desc->width_scale;
+    along.count[1] = 0;
+    return (double)b->desc->width * sn_place_scalar(&along, s, 0.0);
 }
 
 /* R(s, t): the ruled surface between the offset curves, in the view plane. */

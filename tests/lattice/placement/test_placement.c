@@ -562,6 +562,7 @@ static void width_and_height_functions(void **state)
     const float hs[4] = {0.5f, 0.5f, 1.5f, 1.5f};
     d.width_scale.values = ws;
     d.width_scale.count[0] = 2;
+    d.width_scale.count[1] = 50; /* ignored: d depends on u only */
     d.height_scale.values = hs;
     d.height_scale.count[0] = 2;
     d.height_scale.count[1] = 2;
