@@ -179,8 +179,6 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, flo
         c->unweighted = true;
         return SINEW_OK;
     }
-    if (!isfinite(sum))
-        return sn_fail(SINEW_ERROR_NON_FINITE, "vertex %zu weights sum to a non-finite value", v);
     if (fabs(sum - 1.0) > (double)tolerance && !d->renormalize)
         return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
                        "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalize to scale them)", v, sum,
