@@ -43,9 +43,20 @@ SN_SKIN_INLINE float sn_v_dot3(sn_v a, sn_v b)
 {
     return _mm_cvtss_f32(_mm_dp_ps(a, b, 0x71));
 }
-SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, float d2)
+/* x^2 + y^2 + z^2 in lanes 0..2 (lane 3 holds junk): two rotations instead
+ * of dpps, which is slow on some cores. */
+SN_SKIN_INLINE sn_v sn_v_len2(sn_v v)
 {
-    __m128 d = _mm_set1_ps(d2);
+    __m128 q = _mm_mul_ps(v, v);
+    return _mm_add_ps(_mm_add_ps(q, _mm_permute_ps(q, _MM_SHUFFLE(3, 0, 2, 1))),
+                      _mm_permute_ps(q, _MM_SHUFFLE(3, 1, 0, 2)));
+}
+SN_SKIN_INLINE float sn_v_first(sn_v v)
+{
+    return _mm_cvtss_f32(v);
+}
+SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, sn_v d)
+{
     __m128 y = _mm_rsqrt_ps(d);
     /* y * (1.5 - 0.5 d y^2) */
     __m128 hy = _mm_mul_ps(_mm_set1_ps(0.5f), y);

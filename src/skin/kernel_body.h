@@ -13,7 +13,9 @@
  *   sn_v_bcast(ptr)          *ptr in every lane
  *   sn_v_mul, sn_v_madd(a, b, c) = a * b + c, sn_v_neg, sn_v_cross
  *   sn_v_dot3(a, b)          x, y, z dot product, as a float
- *   sn_v_scale_rsqrt(v, d)   v / sqrt(d), to float precision
+ *   sn_v_len2(v)             x^2 + y^2 + z^2 in lane 0 (at least)
+ *   sn_v_first(v)            lane 0 as a float
+ *   sn_v_scale_rsqrt(v, d)   v / sqrt(d[0]), to float precision
  *   sn_v_spare(v)            lane 3 as a float
  *   sn_v_store3(ptr, v)      x, y, z only (never touches ptr[3])
  *   SN_ISA(name)             name with the instruction set appended
@@ -87,8 +89,8 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
             r = sn_v_madd(c2, nz, sn_v_madd(c1, ny, sn_v_mul(c0, nx)));
         }
         float *o = (float *)(io->nout + v * io->nout_stride);
-        float d2 = sn_v_dot3(r, r);
-        if (SN_LIKELY(d2 > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
+        const sn_v d2 = sn_v_len2(r);
+        if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
         else {
             float tmp[3];
             sn_skin_fallback_direction(largest, n, true, tmp);
@@ -101,8 +103,8 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
         const float w = t[3];
         if (nonrigid && !have_det) det = sn_v_dot3(c0, sn_v_cross(c1, c2));
         float *o = (float *)(io->tout + v * io->tout_stride);
-        float d2 = sn_v_dot3(r, r);
-        if (SN_LIKELY(d2 > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
+        const sn_v d2 = sn_v_len2(r);
+        if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
         else {
             float tmp[3];
             sn_skin_fallback_direction(largest, t, false, tmp);
@@ -116,7 +118,9 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
                                     const sn_skin_io *io, const sn_skin_format format, const unsigned K,
                                     const unsigned mask)
 {
-    for (size_t i = begin; i < end; ++i) SN_ISA(sn_vertex)(g, i, palette, io, format, K, mask);
+    /* A local copy tells the compiler no output store can change the streams. */
+    const sn_skin_io local = *io;
+    for (size_t i = begin; i < end; ++i) SN_ISA(sn_vertex)(g, i, palette, &local, format, K, mask);
 }
 
 /* The stream mask becomes a constant per instantiated loop. */

@@ -47,9 +47,19 @@ SN_SKIN_INLINE float sn_v_dot3(sn_v a, sn_v b)
 {
     return a.x * b.x + a.y * b.y + a.z * b.z;
 }
-SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, float d2)
+SN_SKIN_INLINE sn_v sn_v_len2(sn_v v)
 {
-    float s = 1.0f / sqrtf(d2);
+    float d = v.x * v.x + v.y * v.y + v.z * v.z;
+    sn_v r = {d, d, d, d};
+    return r;
+}
+SN_SKIN_INLINE float sn_v_first(sn_v v)
+{
+    return v.x;
+}
+SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, sn_v d2)
+{
+    float s = 1.0f / sqrtf(d2.x);
     sn_v r = {v.x * s, v.y * s, v.z * s, v.w * s};
     return r;
 }

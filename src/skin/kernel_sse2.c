@@ -45,10 +45,21 @@ SN_SKIN_INLINE float sn_v_dot3(sn_v a, sn_v b)
     s = _mm_add_ss(s, _mm_movehl_ps(p, p));
     return _mm_cvtss_f32(s);
 }
-SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, float d2)
+/* x^2 + y^2 + z^2 in lanes 0..2 (lane 3 holds junk): two rotations, no
+ * horizontal instructions. */
+SN_SKIN_INLINE sn_v sn_v_len2(sn_v v)
+{
+    __m128 q = _mm_mul_ps(v, v);
+    return _mm_add_ps(_mm_add_ps(q, _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1))),
+                      _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 1, 0, 2)));
+}
+SN_SKIN_INLINE float sn_v_first(sn_v v)
+{
+    return _mm_cvtss_f32(v);
+}
+SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, sn_v d)
 {
     /* rsqrt estimate refined by one Newton step: ~23 bits. */
-    __m128 d = _mm_set1_ps(d2);
     __m128 y = _mm_rsqrt_ps(d);
     y = _mm_mul_ps(_mm_mul_ps(_mm_set1_ps(0.5f), y), _mm_sub_ps(_mm_set1_ps(3.0f), _mm_mul_ps(_mm_mul_ps(d, y), y)));
     return _mm_mul_ps(v, y);
