@@ -17,25 +17,25 @@ typedef struct sn_dq_blend {
     bool nonrigid;     /* some contributing stretch is not a uniform scale */
 } sn_dq_blend;
 
-static float sn_dot3(const float a[3], const float b[3])
+SN_SKIN_INLINE float sn_dot3(const float a[3], const float b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-static void sn_cross3(const float a[3], const float b[3], float out[3])
+SN_SKIN_INLINE void sn_cross3(const float a[3], const float b[3], float out[3])
 {
     float r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
     memcpy(out, r, sizeof r);
 }
 
 /* out = A x for column-major 3x3 A given as three columns of stride cs. */
-static void sn_apply3(const float *a, int cs, const float x[3], float out[3])
+SN_SKIN_INLINE void sn_apply3(const float *a, int cs, const float x[3], float out[3])
 {
     for (int r = 0; r < 3; ++r) out[r] = a[r] * x[0] + a[cs + r] * x[1] + a[2 * cs + r] * x[2];
 }
 
 /* sign(det A) * cofactor(A) n; returns det A. Columns of stride cs. */
-static float sn_cofactor_apply3(const float *a, int cs, const float n[3], float out[3])
+SN_SKIN_INLINE float sn_cofactor_apply3(const float *a, int cs, const float n[3], float out[3])
 {
     float x12[3], x20[3], x01[3];
     sn_cross3(a + cs, a + 2 * cs, x12);
@@ -48,7 +48,7 @@ static float sn_cofactor_apply3(const float *a, int cs, const float n[3], float 
 }
 
 /* Rotates x by unit quaternion q: x + 2 v x (v x x + w x). */
-static void sn_rotate(const float q[4], const float x[3], float out[3])
+SN_SKIN_INLINE void sn_rotate(const float q[4], const float x[3], float out[3])
 {
     float c[3], t[3];
     sn_cross3(q, x, c);
@@ -57,7 +57,7 @@ static void sn_rotate(const float q[4], const float x[3], float out[3])
     for (int i = 0; i < 3; ++i) out[i] = x[i] + 2.0f * t[i];
 }
 
-static bool sn_normalize3(float v[3])
+SN_SKIN_INLINE bool sn_normalize3(float v[3])
 {
     float d2 = sn_dot3(v, v);
     if (!(d2 > SN_SKIN_TINY)) return false;
@@ -72,6 +72,7 @@ static void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *pale
     const size_t k = g->influences, base = i * k;
     const float *q0 = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base) + SN_SKIN_DQ_ROTATION;
     memset(b, 0, sizeof *b);
+    float uniform = 0.0f;
     for (size_t s = 0; s < k; ++s) {
         const float *rec = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base + s);
         const float w = k == 1 ? 1.0f : sn_skin_weight(g->weights, format, base + s);
@@ -82,15 +83,21 @@ static void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *pale
             b->q[c] += sw * q[c];
             b->d[c] += sw * d[c];
         }
-        for (int c = 0; c < 3; ++c)
-            for (int r = 0; r < 3; ++r) b->s[3 * c + r] += w * st[4 * c + r];
-        b->nonrigid |= rec[3] != 0.0f;
+        if (rec[3] != 0.0f) {
+            for (int c = 0; c < 3; ++c)
+                for (int r = 0; r < 3; ++r) b->s[3 * c + r] += w * st[4 * c + r];
+            b->nonrigid = true;
+        } else {
+            /* A rigid joint's stretch is a uniform scale: only its diagonal. */
+            uniform += w * st[0];
+        }
     }
+    b->s[0] += uniform, b->s[4] += uniform, b->s[8] += uniform;
     /* Every term lies in q0's hemisphere, so |q| >= the largest weight > 0. */
-    float n = sqrtf(b->q[0] * b->q[0] + b->q[1] * b->q[1] + b->q[2] * b->q[2] + b->q[3] * b->q[3]);
+    float inv = 1.0f / sqrtf(b->q[0] * b->q[0] + b->q[1] * b->q[1] + b->q[2] * b->q[2] + b->q[3] * b->q[3]);
     for (int c = 0; c < 4; ++c) {
-        b->q[c] /= n;
-        b->d[c] /= n;
+        b->q[c] *= inv;
+        b->d[c] *= inv;
     }
 }
 
