@@ -13,10 +13,6 @@ typedef struct sn_m {
     __m256 c01, c23;
 } sn_m;
 
-SN_SKIN_INLINE sn_v sn_v_load(const float *p)
-{
-    return _mm_loadu_ps(p);
-}
 SN_SKIN_INLINE sn_v sn_v_bcast(const float *p)
 {
     return _mm_broadcast_ss(p);

@@ -9,7 +9,6 @@
  *   sn_m_scaled(rec, w)      w * that matrix
  *   sn_m_madd(&m, rec, w)    m += w * that matrix
  *   sn_m_col(m, c)           column c as an sn_v
- *   sn_v_load(rec)           4 floats
  *   sn_v_bcast(ptr)          *ptr in every lane
  *   sn_v_mul, sn_v_madd(a, b, c) = a * b + c, sn_v_neg, sn_v_cross
  *   sn_v_dot3(a, b)          x, y, z dot product, as a float

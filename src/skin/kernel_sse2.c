@@ -11,10 +11,6 @@ typedef struct sn_m {
     __m128 c[4];
 } sn_m;
 
-SN_SKIN_INLINE sn_v sn_v_load(const float *p)
-{
-    return _mm_loadu_ps(p);
-}
 SN_SKIN_INLINE sn_v sn_v_bcast(const float *p)
 {
     return _mm_load1_ps(p);
