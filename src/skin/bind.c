@@ -230,7 +230,9 @@ static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool m
         !sn_mul_size(count, 4, &vb))
         return false;
     if (jb > SIZE_MAX / 4 || wb > SIZE_MAX / 4 || vb > SIZE_MAX / 8) return false;
-    total = sn_skin_align(vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) + (mixed ? sn_skin_align(vb) : 0);
+    /* vertex numbers, runs (at most one per vertex), joints, weights, blend factors */
+    total = sn_skin_align(vb) + sn_skin_align(2 * vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) +
+            (mixed ? sn_skin_align(vb) : 0);
     *bytes = total;
     return true;
 }
@@ -319,6 +321,8 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
         g->influences = (uint32_t)k;
         g->vertex = (uint32_t *)cursor;
         cursor += sn_skin_align(histogram[k] * 4);
+        g->runs = (sn_skin_run *)cursor;
+        cursor += sn_skin_align(histogram[k] * sizeof(sn_skin_run));
         g->joints = cursor;
         cursor += sn_skin_align(histogram[k] * k * jsize);
         if (k > 1) {
@@ -340,6 +344,11 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
         sn_skin_group *g = &skin->groups[c.count - 1];
         size_t at = g->count++;
         g->vertex[at] = (uint32_t)v;
+        if (at == 0 || g->vertex[at - 1] + 1 != v) {
+            g->runs[g->run_count].vertex = (uint32_t)v;
+            g->runs[g->run_count].position = (uint32_t)at;
+            g->run_count += 1;
+        }
         for (size_t s = 0; s < c.count; ++s) {
             size_t slot = at * c.count + s;
             if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)scratch[s].joint;

@@ -52,10 +52,16 @@ SN_SKIN_INLINE sn_v SN_ISA(sn_cofactor_apply)(sn_v a0, sn_v a1, sn_v a2, sn_v nx
     return *det < 0.0f ? sn_v_neg(r) : r;
 }
 
+/* Stream pointers of the current vertex. */
+typedef struct SN_ISA(sn_at) {
+    const float *pin, *nin, *tin;
+    float *pout, *nout, *tout;
+} SN_ISA(sn_at);
+
 SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const float *palette, const sn_skin_io *io,
-                                      const sn_skin_format format, const unsigned K, const unsigned mask)
+                                      const SN_ISA(sn_at) *at, const sn_skin_format format, const unsigned K,
+                                      const unsigned mask)
 {
-    const size_t v = g->vertex[i];
     const float *largest;
     const sn_m m = SN_ISA(sn_blend)(g, i, palette, format, K, &largest);
     const sn_v c0 = sn_m_col(m, 0), c1 = sn_m_col(m, 1), c2 = sn_m_col(m, 2);
@@ -66,13 +72,13 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
     bool have_det = false;
 
     if (mask & SN_SKIN_P) {
-        const float *p = (const float *)(io->pin + v * io->pin_stride);
+        const float *p = at->pin;
         sn_v r = sn_v_madd(c2, sn_v_bcast(p + 2),
                            sn_v_madd(c1, sn_v_bcast(p + 1), sn_v_madd(c0, sn_v_bcast(p), sn_m_col(m, 3))));
-        sn_v_store3((float *)(io->pout + v * io->pout_stride), r);
+        sn_v_store3(at->pout, r);
     }
     if (mask & SN_SKIN_N) {
-        const float *n = (const float *)(io->nin + v * io->nin_stride);
+        const float *n = at->nin;
         const sn_v nx = sn_v_bcast(n), ny = sn_v_bcast(n + 1), nz = sn_v_bcast(n + 2);
         sn_v r;
         if (K != 1 && io->largest_normals) {
@@ -87,7 +93,7 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
         } else {
             r = sn_v_madd(c2, nz, sn_v_madd(c1, ny, sn_v_mul(c0, nx)));
         }
-        float *o = (float *)(io->nout + v * io->nout_stride);
+        float *o = at->nout;
         const sn_v d2 = sn_v_len2(r);
         if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
         else {
@@ -97,11 +103,11 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
         }
     }
     if (mask & SN_SKIN_T) {
-        const float *t = (const float *)(io->tin + v * io->tin_stride);
+        const float *t = at->tin;
         sn_v r = sn_v_madd(c2, sn_v_bcast(t + 2), sn_v_madd(c1, sn_v_bcast(t + 1), sn_v_mul(c0, sn_v_bcast(t))));
         const float w = t[3];
         if (nonrigid && !have_det) det = sn_v_dot3(c0, sn_v_cross(c1, c2));
-        float *o = (float *)(io->tout + v * io->tout_stride);
+        float *o = at->tout;
         const sn_v d2 = sn_v_len2(r);
         if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
         else {
@@ -119,7 +125,42 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
 {
     /* A local copy tells the compiler no output store can change the streams. */
     const sn_skin_io local = *io;
-    for (size_t i = begin; i < end; ++i) SN_ISA(sn_vertex)(g, i, palette, &local, format, K, mask);
+    /* Streams not in the mask are NULL: never offset them. */
+    const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
+    /* The run holding position begin, by binary search. */
+    size_t lo = 0, hi = g->run_count;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->runs[mid].position <= begin) lo = mid;
+        else hi = mid;
+    }
+    for (size_t r = lo, i = begin; i < end; ++r) {
+        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
+        const size_t stop = run_end < end ? run_end : end;
+        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
+        SN_ISA(sn_at) at = {
+            P ? (const float *)(local.pin + v * local.pin_stride) : NULL,
+            N ? (const float *)(local.nin + v * local.nin_stride) : NULL,
+            T ? (const float *)(local.tin + v * local.tin_stride) : NULL,
+            P ? (float *)(local.pout + v * local.pout_stride) : NULL,
+            N ? (float *)(local.nout + v * local.nout_stride) : NULL,
+            T ? (float *)(local.tout + v * local.tout_stride) : NULL};
+        for (; i < stop; ++i) {
+            SN_ISA(sn_vertex)(g, i, palette, &local, &at, format, K, mask);
+            if (P) {
+                at.pin = (const float *)((const char *)at.pin + local.pin_stride);
+                at.pout = (float *)((char *)at.pout + local.pout_stride);
+            }
+            if (N) {
+                at.nin = (const float *)((const char *)at.nin + local.nin_stride);
+                at.nout = (float *)((char *)at.nout + local.nout_stride);
+            }
+            if (T) {
+                at.tin = (const float *)((const char *)at.tin + local.tin_stride);
+                at.tout = (float *)((char *)at.tout + local.tout_stride);
+            }
+        }
+    }
 }
 
 /* The stream mask becomes a constant per instantiated loop. */

@@ -47,10 +47,20 @@ typedef enum sn_skin_format {
 /* Kernel classes: k = 1, 2, 3, 4 have their own kernels, larger k share one. */
 #define SN_SKIN_CLASS_COUNT 5
 
+/* A run of consecutive vertex numbers inside a group: the linear-blend
+ * kernels walk runs, so within one they advance stream pointers by their
+ * strides instead of indexing (no multiply, no index load per vertex). */
+typedef struct sn_skin_run {
+    uint32_t vertex;      /* first vertex number of the run */
+    uint32_t position;    /* its position in the group; the run ends where the next begins */
+} sn_skin_run;
+
 typedef struct sn_skin_group {
     uint32_t influences;  /* k */
     size_t count;         /* vertices in the group */
     uint32_t *vertex;     /* count vertex numbers, increasing */
+    sn_skin_run *runs;    /* run_count runs covering positions [0, count) */
+    size_t run_count;
     void *joints;         /* count * k joint indices (uint8 or uint16) */
     void *weights;        /* count * k weights (float or uint8); unused when k == 1 */
     float *dq_blend;      /* count blend factors (mixed blend only), else NULL */

@@ -122,8 +122,11 @@ static void rig_radius(rig *r)
     r->radius = (float)m;
 }
 
-/* Synthetic influences: vertex v has 1 + (v % kmax) nonzero influences on
- * distinct random joints, scattered over `slots` slots with zero padding. */
+/* Synthetic influences: vertex v has 1 + (v / block) % kmax nonzero
+ * influences on distinct random joints, scattered over `slots` slots with zero
+ * padding. block 1 alternates counts every vertex (runs of one vertex per
+ * kernel group); larger blocks give long runs. */
+static size_t weight_block = 1;
 static void rig_random_weights(rig *r, support_rng *rng, size_t joints, size_t kmax, size_t slots)
 {
     r->joints = joints;
@@ -133,7 +136,7 @@ static void rig_random_weights(rig *r, support_rng *rng, size_t joints, size_t k
     r->inverse_bind = malloc(16 * joints * sizeof(float));
     for (size_t j = 0; j < joints; ++j) random_rigid(rng, 3.0, r->radius, r->inverse_bind + 16 * j);
     for (size_t v = 0; v < r->n; ++v) {
-        size_t k = 1 + v % kmax;
+        size_t k = 1 + (v / weight_block) % kmax;
         uint32_t used[16];
         double w[16], sum = 0.0;
         for (size_t s = 0; s < k; ++s) {
@@ -500,9 +503,9 @@ static void many_influences_match_double_reference(void **state)
 
 /* Every SIMD path against the scalar one, every stream combination, both
  * storages, rigid and stretched poses: within 1e-5 relative. */
-static void kernels_agree_with_scalar(void **state)
+static void kernels_agree_with_scalar_blocks(size_t block)
 {
-    (void)state;
+    weight_block = block;
     rig r;
     rig_tube(&r, 30, 24);
     support_rng rng;
@@ -540,10 +543,19 @@ static void kernels_agree_with_scalar(void **state)
             sinew_skin_destroy(scalar);
         }
     }
-    print_message("  %d SIMD runs compared with scalar\n", compared);
+    print_message("  %d SIMD runs compared with scalar (influence count changing every %zu vertices)\n", compared,
+                  block);
     outputs_free(&ref), outputs_free(&o);
     pose_free(&ps);
     rig_free(&r);
+    weight_block = 1;
+}
+
+static void kernels_agree_with_scalar(void **state)
+{
+    (void)state;
+    kernels_agree_with_scalar_blocks(1);
+    kernels_agree_with_scalar_blocks(29);
 }
 
 /* W_j = B_j for every joint: the rest mesh comes back. */
@@ -700,9 +712,9 @@ static void nonuniform_scale_and_mirror_normals(void **state)
 
 /* Deforming in chunks equals one call; bytes outside the range stay put;
  * interleaved strides and in-place work. */
-static void ranges_strides_and_in_place(void **state)
+static void ranges_strides_and_in_place_blocks(size_t block)
 {
-    (void)state;
+    weight_block = block;
     rig r;
     rig_tube(&r, 20, 20);
     support_rng rng;
@@ -768,6 +780,14 @@ static void ranges_strides_and_in_place(void **state)
     outputs_free(&whole);
     pose_free(&ps);
     rig_free(&r);
+    weight_block = 1;
+}
+
+static void ranges_strides_and_in_place(void **state)
+{
+    (void)state;
+    ranges_strides_and_in_place_blocks(1);
+    ranges_strides_and_in_place_blocks(23); /* chunks start and stop inside runs */
 }
 
 /* Two joints turning the normal by +90 and -90 degrees with equal weight:
