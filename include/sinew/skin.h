@@ -89,7 +89,7 @@ typedef enum sinew_skin_kernel {
 /* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
  * field means the default named in its comment. */
 typedef struct sinew_skin_desc {
-    size_t vertex_count;      /* > 0, at most 2^32 - 1 */
+    size_t vertex_count;      /* > 0, at most 2^32 - 2 */
     size_t joint_count;       /* > 0, at most 65536 */
     size_t influence_count;   /* slots per vertex, > 0 (any number, not only 4) */
     /* Vertex-major, influence_count slots per vertex: slot s of vertex v is at
@@ -126,8 +126,8 @@ typedef struct sinew_skin sinew_skin;
  * all-zero vertex without the bind option, sum off by more than the tolerance
  * without renormalize, blend factor outside [0, 1]), INDEX_OUT_OF_RANGE (joint
  * index >= joint_count on a nonzero weight, unweighted_joint >= joint_count),
- * UNSUPPORTED (joint_count > 65536, vertex_count >= 2^32, a kernel this build or
- * CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW, CANCELLED (progress callback).
+ * UNSUPPORTED (joint_count > 65536, vertex_count > 2^32 - 2, a kernel this build
+ * or CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW, CANCELLED (progress callback).
  * The message names the vertex and slot. *out is untouched on failure.
  * ctx: NULL = defaults; the skin keeps a copy of its allocator.
  * desc: read during the call only. Thread-safe (no shared state). */
@@ -209,8 +209,9 @@ typedef struct sinew_skin_output {
 
 /* Deforms vertices [first, first + count). Returns INVALID_ARGUMENT (NULL
  * skin/palette/in/out, no output stream, an output stream without its input,
- * a bad stride or misaligned pointer) or INDEX_OUT_OF_RANGE (range past
- * vertex_count); count 0 is a successful no-op. Outputs outside the range are
+ * a bad stride or misaligned pointer), INDEX_OUT_OF_RANGE (range past
+ * vertex_count) or SIZE_OVERFLOW (vertex_count * stride overflows); count 0 is
+ * a successful no-op. Outputs outside the range are
  * untouched. Non-finite inputs give non-finite outputs, never a crash.
  * palette: from sinew_skin_palette() of this skin (not validated here).
  * in/out: see the stream structs. In place is allowed when an output stream
