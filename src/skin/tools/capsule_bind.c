@@ -202,10 +202,10 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
         uint32_t near_joint = 0;
         for (size_t c = 0; c < capsule_count; ++c) {
             double dist = segment_distance(p, capsules[c].head, capsules[c].tail);
-            double score = capsule_score(dist, radius[c], band);
-            if (score > 0.0) {
+            float score = (float)capsule_score(dist, radius[c], band);
+            if (score > 0.0f) {   /* in float: a score that rounds to 0 does not bind */
                 row[m].joint = capsules[c].joint;
-                row[m].weight = (float)score;
+                row[m].weight = score;
                 ++m;
             }
             double s = radius[c] > 0.0 ? dist / radius[c] : (dist == 0.0 ? 0.0 : INFINITY);

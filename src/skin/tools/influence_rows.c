@@ -83,6 +83,8 @@ size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t p
 void sn_skin_write_row(const sn_skin_entry *e, size_t n, size_t k, uint32_t *joints, float *weights)
 {
     size_t kept = n < k ? n : k;
+    /* Entries that underflowed to zero are padding, not influences. */
+    while (kept > 1 && !(e[kept - 1].weight > 0.0f)) --kept;
     /* Sum in double so rows of many small weights still renormalise to 1
      * within float rounding. */
     double sum = 0.0;

@@ -76,7 +76,7 @@ sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *
              * unity holds before truncation, which then renormalises. */
             size_t m = 0;
             float keep = (float)(1.0 - lambda), share = (float)(lambda / (double)valence);
-            for (size_t s = 0; s < k && sw[v * k + s] > 0.0f; ++s)
+            for (size_t s = 0; s < k && sw[v * k + s] > 0.0f && keep > 0.0f; ++s)
                 row[m++] = (sn_skin_entry){sj[v * k + s], keep * sw[v * k + s]};
             for (size_t e = g.first[v]; e < g.first[v + 1]; ++e) {
                 size_t u = g.neighbours[e];

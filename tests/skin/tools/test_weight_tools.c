@@ -175,6 +175,14 @@ static void one_sweep_on_a_triangle_is_closed_form(void **state)
     assert_float_equal(w[3], 0.25, 1e-7);
     assert_float_equal(row_weight(j, w, 2, 2, 0), 0.25, 1e-7);
     assert_true(j[6] == 3 && w[6] == 1.0f && w[7] == 0.0f);
+    /* Strength 1: a vertex takes its neighbours' mean only, and its own joint
+     * leaves no zero-weight slot behind. */
+    uint32_t j2[] = {5, 0, 1, 0, 1, 0, 3, 0};
+    float w2[] = {1, 0, 1, 0, 1, 0, 1, 0};
+    d.strength = 1.0f;
+    assert_int_equal(sinew_skin_smooth_weights(NULL, &m, 2, j2, w2, &d), SINEW_OK);
+    assert_true(j2[0] == 1 && w2[0] == 1.0f && j2[1] == 0 && w2[1] == 0.0f);
+    assert_int_equal(first_bad_row(j2, w2, 4, 2), SIZE_MAX);
 }
 
 /* Dense Jacobi smoothing written here; with k >= joints nothing is truncated,
