@@ -163,6 +163,8 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
     double band = d.falloff > 0.0f ? d.falloff : 0.5;
     double quantile = d.radius_quantile > 0.0f ? d.radius_quantile : 0.9;
     size_t n = positions->count;
+    if (n > UINT32_MAX)   /* the report lists vertices as 32-bit indices, as the skin bind counts them */
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices exceed 32-bit indices", n);
     size_t total;
     if (!sn_mul_size(n, k, &total))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices of %zu slots overflow", n, k);
