@@ -60,7 +60,7 @@ static void make_cylinder(float **v, size_t *nv, uint32_t **t, size_t *nt)
 static int write_cage(const char *path, const sinew_lattice *lat, int rest)
 {
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     if (rest) sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
     else sinew_lattice_get_points(lat, p, 0, 0, info.point_count);
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     /* Bend the lattice a quarter turn: the x axis becomes an arc of radius
      * R = LENGTH / (pi / 2) about (0, R). */
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     float *cp = malloc(info.point_count * 3 * sizeof(float));
     sinew_lattice_rest_points(lat, cp, 0, 0, info.point_count);
     const double R = LENGTH / (M_PI / 2);

@@ -153,7 +153,7 @@ static void join(char *buf, size_t size, const char *dir, const char *name)
 static bool write_lattice(const char *path, const sinew_lattice *lat)
 {
     sinew_lattice_info info;
-    if (sinew_lattice_info_get(lat, &info)) return false;
+    if (sinew_lattice_get_info(lat, &info)) return false;
     float *pts = malloc(info.point_count * 3 * sizeof(float));
     if (!pts) return false;
     sinew_lattice_get_points(lat, pts, 0, 0, info.point_count);
@@ -280,7 +280,7 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         return 1;
     }
     sinew_placement_info info;
-    sinew_placement_info_get(p, &info);
+    sinew_placement_get_info(p, &info);
     sinew_placement_map_desc md;
     memset(&md, 0, sizeof md);
     md.box_min[0] = 0, md.box_min[1] = -SNAKE_RADIUS - 0.25f, md.box_min[2] = 0;

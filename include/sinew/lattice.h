@@ -88,7 +88,7 @@ SINEW_API void sinew_lattice_destroy(sinew_lattice *lattice);
 
 /* Fills *info. Returns SINEW_ERROR_INVALID_ARGUMENT on NULL arguments.
  * Thread-safe with other const calls. */
-SINEW_API sinew_result sinew_lattice_info_get(const sinew_lattice *lattice, sinew_lattice_info *info);
+SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info);
 
 /* ---- Control points ------------------------------------------------------
  * Ranges are in control point indices (see the top of this file); out and

@@ -130,7 +130,7 @@ typedef struct sinew_placement_desc {
 
 typedef struct sinew_placement sinew_placement;
 
-/* What sinew_placement_info_get reports. */
+/* What sinew_placement_get_info reports. */
 typedef struct sinew_placement_info {
     uint32_t count[3];          /* lattice control points per axis */
     size_t rays_cast;           /* rays shot into the scene while building */
@@ -162,7 +162,7 @@ SINEW_API void sinew_placement_destroy(sinew_placement *placement);
 
 /* Fills *info. Returns SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe with
  * other const calls. */
-SINEW_API sinew_result sinew_placement_info_get(const sinew_placement *placement, sinew_placement_info *info);
+SINEW_API sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info);
 
 /* The lattice the placement keeps up to date (NULL for NULL). Use it with the
  * lattice API's const calls (evaluate, deform, bind, check_folds, refine); it

@@ -179,7 +179,7 @@ void sinew_lattice_destroy(sinew_lattice *lattice)
     sn_free(&env, lattice);
 }
 
-sinew_result sinew_lattice_info_get(const sinew_lattice *lattice, sinew_lattice_info *info)
+sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info)
 {
     sn_clear_error();
     if (!lattice || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", lattice ? "info" : "lattice");

@@ -86,7 +86,7 @@ static sinew_lattice *make_lattice(uint32_t o0, uint32_t o1, uint32_t o2, uint32
 static void randomise(sinew_lattice *lat, support_rng *rng, double amount)
 {
     sinew_lattice_info info;
-    assert_int_equal(sinew_lattice_info_get(lat, &info), SINEW_OK);
+    assert_int_equal(sinew_lattice_get_info(lat, &info), SINEW_OK);
     float *d = malloc(info.point_count * 3 * sizeof(float));
     for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(rng, -amount, amount);
     sinew_points view = {d, info.point_count, 0};
@@ -96,7 +96,7 @@ static void randomise(sinew_lattice *lat, support_rng *rng, double amount)
 
 static float *current_points(const sinew_lattice *lat, sinew_lattice_info *info)
 {
-    assert_int_equal(sinew_lattice_info_get(lat, info), SINEW_OK);
+    assert_int_equal(sinew_lattice_get_info(lat, info), SINEW_OK);
     float *p = malloc(info->point_count * 3 * sizeof(float));
     assert_int_equal(sinew_lattice_get_points(lat, p, 0, 0, info->point_count), SINEW_OK);
     return p;
@@ -120,7 +120,7 @@ static void identity_for_every_order(void **state)
     for (uint32_t o = 2; o <= SINEW_LATTICE_MAX_ORDER; ++o) {
         sinew_lattice *lat = make_lattice(o, o, o, o + 2, o + 1, o, SINEW_LATTICE_OUTSIDE_EXTEND);
         sinew_lattice_info info;
-        sinew_lattice_info_get(lat, &info);
+        sinew_lattice_get_info(lat, &info);
         enum { N = 200 };
         float pts[3 * N], out[3 * N], params[3 * N], eval[3 * N];
         for (int i = 0; i < N; ++i) {
@@ -273,7 +273,7 @@ static void parameters_invert_the_box(void **state)
     (void)state;
     sinew_lattice *lat = make_lattice(3, 3, 3, 5, 5, 5, SINEW_LATTICE_OUTSIDE_LEAVE);
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     double u[3] = {0.25, 0.5, 0.75}, p[3];
     box_point(&info, u, p);
     float pf[3] = {(float)p[0], (float)p[1], (float)p[2]}, back[3];
@@ -329,7 +329,7 @@ static void control_points_round_trip(void **state)
     (void)state;
     sinew_lattice *lat = make_lattice(3, 4, 2, 4, 5, 3, SINEW_LATTICE_OUTSIDE_LEAVE);
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     assert_int_equal(info.point_count, 60);
     assert_int_equal(info.cells[0], 2);
     assert_int_equal(info.cells[1], 2);
@@ -376,7 +376,7 @@ static void normals_follow_inverse_transpose(void **state)
     sinew_lattice *lat = make_lattice(4, 3, 4, 6, 5, 5, SINEW_LATTICE_OUTSIDE_CLAMP);
     randomise(lat, &rng, 0.15);
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     for (int n = 0; n < 50; ++n) {
         double u[3] = {support_rng_uniform(&rng, 0.05, 0.95), support_rng_uniform(&rng, 0.05, 0.95),
                        support_rng_uniform(&rng, 0.05, 0.95)};
@@ -453,7 +453,7 @@ static void bound_matches_one_shot(void **state)
             const uint32_t *o = orders[oc];
             sinew_lattice *lat = make_lattice(o[0], o[1], o[2], o[0] + 4, o[1] + 2, o[2] + 3, (sinew_lattice_outside)pol);
             sinew_lattice_info info;
-            sinew_lattice_info_get(lat, &info);
+            sinew_lattice_get_info(lat, &info);
             enum { N = 257 };
             float pts[3 * N], nrm[3 * N];
             for (int i = 0; i < N; ++i) {
@@ -574,7 +574,7 @@ static void create_validation(void **state)
     memset(&d, 0, sizeof d);
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     assert_int_equal(info.order[0], 4);
     assert_int_equal(info.count[2], 4);
     assert_true(info.extents[1] == 1.0f && info.axes[2][2] == 1.0f);
@@ -610,7 +610,7 @@ static void call_validation(void **state)
     assert_int_equal(sinew_lattice_set_points(lat, &v, 0), SINEW_ERROR_NON_FINITE);
     assert_int_equal(sinew_lattice_get_points(lat, out, 0, 63, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_lattice_get_points(lat, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_lattice_info_get(lat, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_lattice_get_info(lat, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     /* bind */
     sinew_lattice_binding *b = (sinew_lattice_binding *)(uintptr_t)0x1;
     sinew_lattice_bind_desc bd;

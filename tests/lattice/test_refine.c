@@ -34,7 +34,7 @@ static sinew_lattice *unit_lattice(uint32_t order, uint32_t count, sinew_lattice
 static void bend_and_twist(sinew_lattice *lat, double bend, double twist)
 {
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     assert_int_equal(sinew_lattice_rest_points(lat, p, 0, 0, info.point_count), SINEW_OK);
     for (size_t i = 0; i < info.point_count; ++i) {
@@ -234,7 +234,7 @@ static void bound_exceeds_sampled_deviation(void **state)
         for (int pol = 0; pol < 3; ++pol) {
             sinew_lattice *lat = unit_lattice(o, o + 2, (sinew_lattice_outside)pol);
             sinew_lattice_info info;
-            sinew_lattice_info_get(lat, &info);
+            sinew_lattice_get_info(lat, &info);
             float *d = malloc(info.point_count * 3 * sizeof(float));
             for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
             sinew_points v = {d, info.point_count, 0};
@@ -350,7 +350,7 @@ static void farthest_split_finds_the_deformed_end(void **state)
     for (uint32_t o = 3; o <= 5; ++o) {
         sinew_lattice *lat = unit_lattice(o, o + 5, SINEW_LATTICE_OUTSIDE_LEAVE);
         sinew_lattice_info info;
-        sinew_lattice_info_get(lat, &info);
+        sinew_lattice_get_info(lat, &info);
         float *p = malloc(info.point_count * 3 * sizeof(float));
         assert_int_equal(sinew_lattice_rest_points(lat, p, 0, 0, info.point_count), SINEW_OK);
         for (size_t i = 0; i < info.point_count; ++i) {
@@ -582,7 +582,7 @@ static void fold_check(void **state)
     for (uint32_t o = 2; o <= 5; ++o) {
         sinew_lattice *lat = unit_lattice(o, o + 2, SINEW_LATTICE_OUTSIDE_LEAVE);
         sinew_lattice_info info;
-        sinew_lattice_info_get(lat, &info);
+        sinew_lattice_get_info(lat, &info);
         uint8_t flags[512];
         sinew_lattice_fold_report rep;
         /* identity: det J = 1 everywhere, nothing flagged */

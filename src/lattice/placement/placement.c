@@ -49,7 +49,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
     return sinew_lattice_set_points(p->lattice, &all, 0);
 }
 
-sinew_result sinew_placement_info_get(const sinew_placement *placement, sinew_placement_info *info)
+sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info)
 {
     sn_clear_error();
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");

@@ -272,7 +272,7 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
         exit(1);
     }
     sinew_lattice_info info;
-    sinew_lattice_info_get(lat, &info);
+    sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float)), *u = malloc(info.point_count * 3 * sizeof(float));
     sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
     sinew_points pv = {p, info.point_count, 0};

@@ -183,7 +183,7 @@ static float *lattice_points(const sinew_placement *p, sinew_lattice_info *info)
 {
     const sinew_lattice *lat = sinew_placement_lattice(p);
     assert_non_null(lat);
-    assert_int_equal(sinew_lattice_info_get(lat, info), SINEW_OK);
+    assert_int_equal(sinew_lattice_get_info(lat, info), SINEW_OK);
     float *pts = malloc(info->point_count * 3 * sizeof(float));
     assert_non_null(pts);
     assert_int_equal(sinew_lattice_get_points(lat, pts, 0, 0, info->point_count), SINEW_OK);
@@ -226,7 +226,7 @@ static void flat_ground_is_rigid(void **state)
         d.volume = (sinew_placement_volume)volume;
         sinew_placement *p = create_ok(&d);
         sinew_placement_info info;
-        assert_int_equal(sinew_placement_info_get(p, &info), SINEW_OK);
+        assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
         assert_float_equal(info.contact_length, 8.0, 1e-4);
         assert_float_equal(info.path_length, 8.0, 1e-4);
         assert_float_equal(info.max_width, 1.0, 1e-6);
@@ -500,7 +500,7 @@ static void parameterisation_follows_the_terrain(void **state)
         cum[k] = cum[k - 1] + sqrt((xb - xa) * (xb - xa) + dz * dz);
     }
     sinew_placement_info info;
-    assert_int_equal(sinew_placement_info_get(p, &info), SINEW_OK);
+    assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_float_equal(info.contact_length, cum[DENSE], 2e-3 * cum[DENSE]);
     double spacing = cum[DENSE] / (li.count[0] - 1);
     for (uint32_t i = 0; i < li.count[0]; ++i) {
@@ -568,7 +568,7 @@ static void width_and_height_functions(void **state)
     d.height_scale.count[1] = 2;
     sinew_placement *p = create_ok(&d);
     sinew_placement_info info;
-    assert_int_equal(sinew_placement_info_get(p, &info), SINEW_OK);
+    assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_float_equal(info.max_width, 2.0, 1e-5);
     assert_float_equal(info.max_height, 1.5, 1e-5);
     sinew_lattice_info li;
@@ -745,7 +745,7 @@ static void animation_reaches_both_ends(void **state)
     }
     /* Natural length: q = model length / contact length. */
     sinew_placement_info info;
-    assert_int_equal(sinew_placement_info_get(p, &info), SINEW_OK);
+    assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     md.fraction = 0, md.offset = 0;
     assert_int_equal(sinew_placement_map_model(p, &md, &map), SINEW_OK);
     assert_float_equal(map.scale[0], 1.0 / info.contact_length, 1e-6);
@@ -788,7 +788,7 @@ static void miss_policies(void **state)
     sinew_placement_desc d = straight_desc(&s, path, 2);
     sinew_placement *p = create_ok(&d);
     sinew_placement_info info;
-    assert_int_equal(sinew_placement_info_get(p, &info), SINEW_OK);
+    assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_true(info.misses > 0);
     sinew_lattice_info li;
     float *pts = lattice_points(p, &li);
@@ -932,8 +932,8 @@ static void create_validation(void **state)
     expect_error(sinew_placement_lifts(p, buf, 2, 0, 1), SINEW_ERROR_INVALID_ARGUMENT, "stride");
     expect_error(sinew_placement_lifts(p, NULL, 0, 0, 1), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     sinew_placement_info info;
-    expect_error(sinew_placement_info_get(p, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
-    expect_error(sinew_placement_info_get(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    expect_error(sinew_placement_get_info(p, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    expect_error(sinew_placement_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     assert_null(sinew_placement_lattice(NULL));
     sinew_placement_destroy(NULL);
     sinew_placement_destroy(p);
