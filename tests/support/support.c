@@ -108,6 +108,15 @@ double support_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double support_cpu_now(void)
+{
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#endif
+    return support_now();
+}
+
 /* Three significant digits at least, without exponents for large figures. */
 static void format_figure(char *buf, size_t size, double x)
 {

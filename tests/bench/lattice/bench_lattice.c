@@ -20,16 +20,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* CPU time of the calling thread: the machine is shared, and the figure asked
- * for is per core, so time spent descheduled must not count. Both the library
- * and the baseline are timed the same way. */
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* ---- Baseline: basis evaluation and a 64-term sum, written plainly ---------------- */
 
 /* Cubic B-spline basis on clamped uniform knots of n control points at x in
@@ -116,19 +106,19 @@ static void bench_bound_deform(void)
 
     double best = INFINITY, best_base = INFINITY, best_once = INFINITY;
     for (int run = 0; run < 5; ++run) {
-        double t0 = cpu_now();
+        double t0 = support_cpu_now();
         sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
-        double t1 = cpu_now();
+        double t1 = support_cpu_now();
         /* the unit box: parameters equal world positions */
         baseline_deform(pts, count, ctrl, n, knots, ref);
-        double t2 = cpu_now();
+        double t2 = support_cpu_now();
         best = fmin(best, t1 - t0);
         best_base = fmin(best_base, t2 - t1);
     }
     for (int run = 0; run < 2; ++run) {
-        double t0 = cpu_now();
+        double t0 = support_cpu_now();
         sinew_lattice_deform(lat, &bd.points, NULL, out, 0, NULL, 0, 0, count);
-        best_once = fmin(best_once, cpu_now() - t0);
+        best_once = fmin(best_once, support_cpu_now() - t0);
     }
     sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
     double worst = 0;
@@ -226,12 +216,12 @@ static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, 
     for (int k = 0; k < 2; ++k) {
         sinew_lattice_refinement_destroy(ref);
         ref = NULL;
-        double t0 = cpu_now();
+        double t0 = support_cpu_now();
         if (sinew_lattice_refine(NULL, lat, tm, &rd, &ref) != SINEW_OK) {
             fprintf(stderr, "refine: %s\n", sinew_last_error());
             exit(1);
         }
-        r.seconds = fmin(r.seconds, cpu_now() - t0);
+        r.seconds = fmin(r.seconds, support_cpu_now() - t0);
     }
     sinew_lattice_refined_mesh m;
     sinew_lattice_refinement_mesh(ref, &m);

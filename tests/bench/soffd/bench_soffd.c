@@ -21,17 +21,6 @@
 
 enum { SKIN_POINTS = 60000 };
 
-/* CPU seconds of this thread: the machine is shared, and "on one core" is
- * what the figures promise, so time the core's work rather than the wall. */
-static double cpu_now(void)
-{
-#if defined(CLOCK_THREAD_CPUTIME_ID)
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-#endif
-    return support_now();
-}
-
 typedef struct scene {
     float *pos;
     size_t nv;
@@ -174,15 +163,15 @@ int main(void)
         if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){locals[li], 0, 1}, &h) != SINEW_OK) return 1;
         double best = INFINITY;
         for (int rep = 0; rep < 3; ++rep) {
-            double t0 = cpu_now();
+            double t0 = support_cpu_now();
             if (sinew_soffd_register(h, &skin, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}) != SINEW_OK) return 1;
-            best = fmin(best, cpu_now() - t0);
+            best = fmin(best, support_cpu_now() - t0);
         }
         sinew_soffd_get_info(h, &info);
         size_t sample = li == 0 ? s.ns : s.ns / 10;
-        double t0 = cpu_now();
+        double t0 = support_cpu_now();
         volatile double sink = brute_register(&s, info.length_scale, info.local, 1e-3, 0, sample);
-        double brute = (cpu_now() - t0) * (double)s.ns / (double)sample;
+        double brute = (support_cpu_now() - t0) * (double)s.ns / (double)sample;
         (void)sink;
         printf("# register, local = %g: %.1f contributors per point on average, speed-up %.1fx\n", (double)info.local,
                (double)info.contribution_count / (double)s.ns, brute / best);
@@ -233,7 +222,7 @@ int main(void)
     for (int ext = 0; ext < 2; ++ext) {
         double lib = INFINITY, base = INFINITY;
         for (int rep = 0; rep < 5; ++rep) {
-            double t1 = cpu_now();
+            double t1 = support_cpu_now();
             for (int k = 0; k < 10; ++k) {
                 if (ext) {
                     sinew_soffd_vertex_frames(h, &d, vf);
@@ -243,10 +232,10 @@ int main(void)
                     sinew_soffd_deform(h, ef, out, 0, 0, s.ns);
                 }
             }
-            lib = fmin(lib, (cpu_now() - t1) / 10);
-            t1 = cpu_now();
+            lib = fmin(lib, (support_cpu_now() - t1) / 10);
+            t1 = support_cpu_now();
             for (int k = 0; k < 10; ++k) naive_deform(&s, &nv, now, ref_out, ext, vf);
-            base = fmin(base, (cpu_now() - t1) / 10);
+            base = fmin(base, (support_cpu_now() - t1) / 10);
         }
         double diff = 0;
         for (size_t i = 0; i < 3 * s.ns; ++i) diff = fmax(diff, fabs(out[i] - ref_out[i]));
