@@ -12,6 +12,7 @@
 #include "sinew/skin_tools.h" /* binding helpers producing skinning weights */
 #include "sinew/soffd.h"   /* surface-oriented free-form deformation */
 #include "sinew/lattice.h" /* trivariate B-spline FFD, refinement, placement */
+#include "sinew/placement.h" /* lattices along a sketched path over a scene */
 #include "sinew/bbw.h"     /* bounded biharmonic weights */
 
 #endif /* SINEW_H */

@@ -1,6 +1,18 @@
 /*
  * sinew: smooth (linear blend) and dual-quaternion skinning.
  *
+ * Two phases. Bind time: sinew_skin_create() validates per-vertex joint
+ * indices and weights, merges duplicates, renormalises (by option), optionally
+ * quantises them, and sorts vertices by influence count so that every count
+ * has its own kernel. Pose time: sinew_skin_palette() turns joint world
+ * matrices into skinning matrices M_j = W_j * B_j^-1 once per pose, and
+ * sinew_skin_deform() blends positions, normals and tangents over any vertex
+ * range, from any number of threads, without allocating.
+ *
+ * Conventions: matrices are column-major 4x4 floats (element (row r, column c)
+ * at m[4 * c + r]), affine (last row 0 0 0 1). Positions are in the skin's
+ * local (bind) space on input and in world space on output.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SINEW_SKIN_H
@@ -11,6 +23,212 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* How the per-joint transforms are blended. */
+typedef enum sinew_skin_blend {
+    /* Linear blend skinning: v' = sum_i w_i M_i v. */
+    SINEW_SKIN_BLEND_LINEAR = 0,
+    /* Dual quaternion skinning (Kavan et al. 2008). Each M_j is split into a
+     * rigid part and a scale/shear part, M_j = [R_j S_j | t_j] with R_j a
+     * proper rotation (the orthogonal polar factor, negated when it mirrors,
+     * so any mirroring stays in S_j). The vertex is first stretched by the
+     * linear blend of the S_j, then moved by the normalised blend of the unit
+     * dual quaternions (R_j, t_j), with each quaternion's sign flipped into the
+     * hemisphere of the largest-weight joint (antipodality). Rigid joints
+     * (S_j = s I) cost nothing extra. */
+    SINEW_SKIN_BLEND_DUAL_QUATERNION = 1,
+    /* Per vertex (1 - a) * linear + a * dual quaternion, a from
+     * sinew_skin_desc.dq_blend (like Maya's weight-blended mode). Normals and
+     * tangents are blended the same way and renormalised. */
+    SINEW_SKIN_BLEND_MIXED = 2
+} sinew_skin_blend;
+
+/* How bind data is stored. */
+typedef enum sinew_skin_storage {
+    /* 32-bit float weights, 16-bit joint indices. */
+    SINEW_SKIN_STORAGE_FLOAT = 0,
+    /* 8-bit weights that sum to exactly 255 per vertex (largest-remainder
+     * rounding), 8-bit joint indices when joint_count <= 256, else 16-bit.
+     * Weights are off by at most 1/255 each; a weight that rounds to 0 drops
+     * its joint. */
+    SINEW_SKIN_STORAGE_COMPRESSED = 1
+} sinew_skin_storage;
+
+/* How normals are blended. Both renormalise and guard zero length: a blended
+ * normal (or tangent) that vanishes falls back to the largest-weight joint's
+ * transform of it, and to (0, 0, 0) when that vanishes too. */
+typedef enum sinew_skin_normals {
+    /* Blend with the same matrix as the position when every contributing joint
+     * is rigid (orthonormal up to a positive uniform scale); otherwise use the
+     * exact inverse transpose of the blended matrix, computed as its cofactor
+     * matrix times the sign of its determinant (so mirroring keeps the
+     * inverse-transpose convention glTF viewers use). */
+    SINEW_SKIN_NORMALS_EXACT = 0,
+    /* Transform the normal by the largest-weight joint only (the paper's
+     * cheap mode); exact inverse transpose when that joint is non-rigid. */
+    SINEW_SKIN_NORMALS_LARGEST_WEIGHT = 1
+} sinew_skin_normals;
+
+/* What to do with a vertex whose weights are all zero. */
+typedef enum sinew_skin_unweighted {
+    SINEW_SKIN_UNWEIGHTED_REJECT = 0,   /* SINEW_ERROR_INVALID_WEIGHTS naming the vertex */
+    SINEW_SKIN_UNWEIGHTED_BIND = 1      /* weight 1 on sinew_skin_desc.unweighted_joint */
+} sinew_skin_unweighted;
+
+/* Which deform kernels a skin uses. AUTO picks the best the CPU supports at run
+ * time (AVX2+FMA, then SSE2, then portable C); the others force one, so tests
+ * and benchmarks can compare paths. All paths agree within 1e-5 relative.
+ * Dual-quaternion and mixed blends always run the portable kernels. */
+typedef enum sinew_skin_kernel {
+    SINEW_SKIN_KERNEL_AUTO = 0,
+    SINEW_SKIN_KERNEL_SCALAR = 1,
+    SINEW_SKIN_KERNEL_SSE2 = 2,  /* x86 builds with the simd option only */
+    SINEW_SKIN_KERNEL_AVX2 = 3   /* ... and a CPU with AVX2 and FMA */
+} sinew_skin_kernel;
+
+/* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
+ * field means the default named in its comment. */
+typedef struct sinew_skin_desc {
+    size_t vertex_count;      /* > 0, at most 2^32 - 2 */
+    size_t joint_count;       /* > 0, at most 65536 */
+    size_t influence_count;   /* slots per vertex, > 0 (any number, not only 4) */
+    /* Vertex-major, influence_count slots per vertex: slot s of vertex v is at
+     * [v * influence_count + s]. Weights must be finite and >= 0; zero-weight
+     * slots are padding (their joint index is ignored); a joint listed twice in
+     * one vertex has its weights added. */
+    const uint32_t *joints;
+    const float *weights;
+    /* joint_count column-major affine 4x4 inverse bind matrices B_j^-1 (skin
+     * local space -> joint local space), 16 floats each. NULL = identity. */
+    const float *inverse_bind;
+    /* Nonzero: weights of each vertex are scaled to sum to 1. Zero (default):
+     * a vertex whose sum differs from 1 by more than weight_tolerance is
+     * rejected; sums within the tolerance are scaled to exactly 1. */
+    int renormalize;
+    float weight_tolerance;            /* absolute, on the sum; 0 = 1e-3 */
+    sinew_skin_unweighted unweighted;  /* default: reject */
+    uint32_t unweighted_joint;         /* joint for SINEW_SKIN_UNWEIGHTED_BIND */
+    sinew_skin_storage storage;        /* default: float */
+    sinew_skin_blend blend;            /* default: linear */
+    /* SINEW_SKIN_BLEND_MIXED only: vertex_count factors in [0, 1], 0 = linear,
+     * 1 = dual quaternion. Ignored (may be NULL) for the other blends. */
+    const float *dq_blend;
+    sinew_skin_normals normals;        /* default: exact */
+    sinew_skin_kernel kernel;          /* default: auto */
+} sinew_skin_desc;
+
+typedef struct sinew_skin sinew_skin;
+
+/* Creates a skin from bind data. Returns SINEW_OK and *out, or:
+ * INVALID_ARGUMENT (NULL desc/out/arrays, zero counts, bad enum, dq_blend
+ * missing for MIXED, non-affine inverse bind matrix), NON_FINITE (a weight,
+ * inverse bind element or blend factor), INVALID_WEIGHTS (negative weight,
+ * all-zero vertex without the bind option, sum off by more than the tolerance
+ * without renormalize, blend factor outside [0, 1]), INDEX_OUT_OF_RANGE (joint
+ * index >= joint_count on a nonzero weight, unweighted_joint >= joint_count),
+ * UNSUPPORTED (joint_count > 65536, vertex_count > 2^32 - 2, a kernel this build
+ * or CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW, CANCELLED (progress callback).
+ * The message names the vertex and slot. *out is untouched on failure.
+ * ctx: NULL = defaults; the skin keeps a copy of its allocator.
+ * desc: read during the call only. Thread-safe (no shared state). */
+SINEW_API sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, sinew_skin **out);
+
+/* Destroys a skin; NULL is fine. Not thread-safe against calls using it. */
+SINEW_API void sinew_skin_destroy(sinew_skin *skin);
+
+/* Facts about a bound skin. */
+typedef struct sinew_skin_info {
+    size_t vertex_count;
+    size_t joint_count;
+    size_t max_influences;        /* most nonzero influences of any vertex after merging */
+    size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
+    size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
+    size_t renormalized_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
+    size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
+    size_t palette_floats;        /* size of the palette buffer, in floats */
+    size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */
+    size_t bind_bytes;            /* memory the skin holds */
+    sinew_skin_storage storage;
+    sinew_skin_blend blend;
+    sinew_skin_normals normals;
+    sinew_skin_kernel kernel;     /* the kernel set actually in use (never AUTO) */
+} sinew_skin_info;
+
+/* Fills *info. Returns INVALID_ARGUMENT when skin or info is NULL.
+ * Thread-safe (reads only). */
+SINEW_API sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info);
+
+/* Number of floats the palette buffer needs (joint_count * palette_joint_floats);
+ * 0 for a NULL skin. Thread-safe.
+ * Layout, per joint j, a record of palette_joint_floats floats at
+ * [j * palette_joint_floats]:
+ *   [0..15]  the 3x4 skinning matrix M_j = W_j * B_j^-1 as four columns of four
+ *            floats (x, y, z, spare): columns 0..2 the linear part, column 3 the
+ *            translation. Spare of column 0 is the rigid flag: 0 when M_j's
+ *            linear part is orthonormal up to a positive uniform scale, 1
+ *            otherwise. Other spares are 0.
+ *   dual-quaternion and mixed blends only (48 floats per joint):
+ *   [16..19] rotation quaternion (x, y, z, w) of the rigid part, w >= 0
+ *   [20..23] dual part (x, y, z, w) = 0.5 * (t, 0) * rotation
+ *   [24..35] scale/shear S_j as three columns of four floats (x, y, z, 0)
+ *   [36..47] 0
+ * A 64-byte aligned buffer gives the fastest kernels. */
+SINEW_API size_t sinew_skin_palette_size(const sinew_skin *skin);
+
+/* Computes the palette for one pose. Returns INVALID_ARGUMENT (NULL argument,
+ * a world matrix whose last row is not 0 0 0 1) or NON_FINITE, naming the
+ * joint; the palette is untouched on failure.
+ * joint_world: joint_count column-major affine 4x4 world matrices W_j, 16
+ * floats each, in the same space the deformed vertices should land in.
+ * palette: sinew_skin_palette_size(skin) floats, written in full.
+ * Thread-safe; never allocates. */
+SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, float *palette);
+
+/* Rest-pose vertex streams, indexed by vertex number over the whole mesh:
+ * element v is at (const char *)pointer + v * stride. NULL pointer = stream
+ * not given. Strides are bytes, 0 = packed, else a multiple of 4 at least the
+ * packed size. Normals need not be unit length; tangents are 4 floats, xyz
+ * plus handedness w (+1 or -1, as in glTF). */
+typedef struct sinew_skin_input {
+    const float *positions;  size_t position_stride;  /* 3 floats */
+    const float *normals;    size_t normal_stride;    /* 3 floats */
+    const float *tangents;   size_t tangent_stride;   /* 4 floats */
+} sinew_skin_input;
+
+/* Deformed vertex streams, indexed like sinew_skin_input (by vertex number
+ * over the whole mesh, so ranges deformed by different threads never touch the
+ * same bytes). NULL = not wanted; each wanted stream needs its input stream.
+ * Output normals and tangents are unit length; tangent w is the input w,
+ * negated where the blended matrix mirrors (det < 0) so that the bitangent
+ * w * cross(n, t) follows the mesh. */
+typedef struct sinew_skin_output {
+    float *positions;  size_t position_stride;
+    float *normals;    size_t normal_stride;
+    float *tangents;   size_t tangent_stride;
+} sinew_skin_output;
+
+/* Deforms vertices [first, first + count). Returns INVALID_ARGUMENT (NULL
+ * skin/palette/in/out, no output stream, an output stream without its input,
+ * a bad stride or misaligned pointer), INDEX_OUT_OF_RANGE (range past
+ * vertex_count) or SIZE_OVERFLOW (vertex_count * stride overflows); count 0 is
+ * a successful no-op. Outputs outside the range are
+ * untouched. Non-finite inputs give non-finite outputs, never a crash.
+ * palette: from sinew_skin_palette() of this skin (not validated here).
+ * in/out: see the stream structs. In place is allowed when an output stream
+ * has exactly the same pointer and stride as its input stream.
+ * Thread-safe: any number of threads may deform disjoint ranges of one skin
+ * at once (and any ranges into distinct outputs); never allocates or locks. */
+SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, const sinew_skin_input *in,
+                                         const sinew_skin_output *out, size_t first, size_t count);
+
+/* Reads back the stored influences of one vertex (after merging,
+ * renormalisation and, with compressed storage, quantisation), sorted by
+ * decreasing weight. Writes *count and up to `capacity` joints and weights
+ * (either array may be NULL to ask only for the count). Returns
+ * INVALID_ARGUMENT (NULL skin or count) or INDEX_OUT_OF_RANGE (vertex).
+ * Thread-safe (reads only). */
+SINEW_API sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints,
+                                                    float *weights, size_t capacity, size_t *count);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,21 @@
 /*
  * sinew: skinning weight tools: automatic binding, rogue-vertex removal, smoothing, pruning.
  *
+ * Every tool reads and writes per-vertex influences in exactly the layout
+ * sinew_skin_create takes: vertex-major arrays with `per_vertex` slots per
+ * vertex, joint `joints[v * per_vertex + s]` with weight `weights[v * per_vertex + s]`.
+ * Slots a tool writes are sorted by decreasing weight; unused slots hold
+ * weight 0 and joint 0. Every weight row a tool writes sums to 1.
+ *
+ * Input influence rows: weights finite and >= 0, at least one weight > 0 per
+ * vertex (rows need not sum to 1: the tools renormalise). A joint listed twice
+ * in one row counts once with the summed weight. Zero-weight slots are ignored
+ * whatever joint they name.
+ *
+ * Output arrays may be the input arrays (in-place use); on failure they are
+ * left untouched. None of these calls touch shared state: calls on different
+ * arrays may run on different threads at once.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SINEW_SKIN_TOOLS_H
@@ -11,6 +26,173 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- Containment binding ----------------------------------------------------- */
+
+/* A bone's volume: the capsule of all points within `radius` of the segment
+ * head-tail (head == tail gives a sphere). Several capsules may name the same
+ * joint (a pelvis joint with one segment per leg); the joint then takes the
+ * best score of its capsules. */
+typedef struct sinew_bone_capsule {
+    float head[3];    /* segment start, mesh (bind-pose) space */
+    float tail[3];    /* segment end, mesh space */
+    float radius;     /* mesh units, > 0; 0 = derived from the mesh (see radius_quantile) */
+    uint32_t joint;   /* joint index written into the influences */
+} sinew_bone_capsule;
+
+/* What to do with a vertex that no capsule reaches (score 0 for every capsule). */
+typedef enum sinew_unbound_policy {
+    /* Fail with SINEW_ERROR_OUTSIDE_DOMAIN, list the vertices in the report. */
+    SINEW_UNBOUND_REPORT = 0,
+    /* Bind the vertex fully to the capsule it is nearest to in radii
+     * (distance / radius); the report still counts and lists such vertices. */
+    SINEW_UNBOUND_NEAREST = 1
+} sinew_unbound_policy;
+
+typedef struct sinew_capsule_bind_desc {
+    /* Slots per vertex of the output, k >= 1. 0 = 4. */
+    uint32_t max_influences;
+    /* Width of the blend band outside each capsule, as a fraction of its radius:
+     * a capsule's score is 1 inside it and falls smoothly (C1, smoothstep in the
+     * distance) to 0 at distance radius * (1 + falloff) from the segment.
+     * 0 = 0.5. Must be finite and > 0 otherwise. */
+    float falloff;
+    /* For capsules with radius 0: the radius is this quantile of the distances
+     * to the segment of the vertices nearest to that segment (the vertices it
+     * would own under nearest-bone binding). In (0, 1]; 0 = 0.9. A derived
+     * capsule that owns no vertex gets radius 0 and scores only points on its
+     * segment. */
+    float radius_quantile;
+    sinew_unbound_policy unbound;   /* 0 = SINEW_UNBOUND_REPORT */
+} sinew_capsule_bind_desc;
+
+/* Vertices a binding could not place. The caller may give a list to fill. */
+typedef struct sinew_bind_report {
+    uint32_t *unbound;          /* optional (NULL = counts only): first vertices listed, ascending */
+    size_t unbound_capacity;    /* entries available in `unbound` */
+    size_t unbound_count;       /* out: how many vertices no capsule reached (may exceed capacity) */
+} sinew_bind_report;
+
+/* Containment binding (the skinning chapter's binding section, after Weber):
+ * each vertex scores every capsule by its distance to the bone segment relative
+ * to the capsule radius; the k best-scoring joints are kept and their scores
+ * normalised into weights. A vertex on a bone's axis with no other capsule
+ * near gets weight 1 for that bone; mirror-symmetric capsules give mirror-
+ * symmetric weights.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_OUTSIDE_DOMAIN when some vertex lies outside
+ * every capsule's band and desc->unbound is SINEW_UNBOUND_REPORT (the message
+ * names the first such vertex and the count; report lists them; joints and
+ * weights are untouched); SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, no
+ * capsules or vertices, bad option, negative radius), SINEW_ERROR_NON_FINITE
+ * (a coordinate or radius), SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY,
+ * SINEW_ERROR_CANCELLED (progress stage "skin: capsule bind").
+ * Cost: O(vertices * capsules) time, O(vertices * k + capsules) memory
+ * (plus O(vertices) when a radius is derived).
+ *
+ * ctx: allocator and progress; NULL = defaults.
+ * positions: the bind-pose mesh vertices (only positions are needed).
+ * capsules, capsule_count: at least one capsule.
+ * desc: options; NULL = all defaults.
+ * joints, weights: outputs of positions->count * k entries each.
+ * report: optional (NULL = none); its count and list are filled on OK and on
+ *   SINEW_ERROR_OUTSIDE_DOMAIN, untouched on any other failure.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *positions,
+                                                const sinew_bone_capsule *capsules, size_t capsule_count,
+                                                const sinew_capsule_bind_desc *desc, uint32_t *joints,
+                                                float *weights, sinew_bind_report *report);
+
+/* ---- Rogue-vertex removal ------------------------------------------------------ */
+
+typedef struct sinew_rogue_report {
+    size_t influences_removed;  /* out: (vertex, joint) influences cut as rogue */
+    size_t vertices_reattached; /* out: vertices left with no influence and given a neighbour's */
+} sinew_rogue_report;
+
+/* Rogue-vertex removal (Weber): for every joint, the vertices it influences
+ * split into connected regions of the mesh graph; the region with the largest
+ * total weight is the joint's main region and the joint's influence on every
+ * other vertex is removed. Rows are renormalised. A vertex that loses all its
+ * influences takes the influences of the nearest vertex that kept some:
+ * nearest along mesh edges, or, when its connected part of the mesh has none
+ * (a separate island), nearest in space.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, per_vertex 0,
+ * no vertices), SINEW_ERROR_NON_FINITE (a position or weight),
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE (a triangle index), SINEW_ERROR_INVALID_WEIGHTS
+ * (a negative weight, a vertex with no positive weight; message names the
+ * vertex and slot), SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY,
+ * SINEW_ERROR_CANCELLED (stage "skin: rogue removal").
+ * Cost: O(triangles * k^2) for the regions plus, only for reattached island
+ * vertices, O(islands' vertices * vertices); memory O(vertices * k + triangles).
+ *
+ * ctx: allocator and progress; NULL = defaults.
+ * mesh: bind-pose triangle mesh; its positions->count is the vertex count.
+ * per_vertex: slots per vertex (k >= 1) of joints and weights.
+ * joints, weights: influences, read and rewritten in place (vertex count * k).
+ * report: optional (NULL = none), filled on success only.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
+                                                uint32_t *joints, float *weights, sinew_rogue_report *report);
+
+/* ---- Weight smoothing ---------------------------------------------------------- */
+
+typedef struct sinew_smooth_desc {
+    uint32_t iterations;   /* Jacobi sweeps; 0 = 3 */
+    /* Step of each sweep: w <- (1 - strength) w + strength * mean of the
+     * neighbours' w. In (0, 1]; 0 = 0.5. */
+    float strength;
+} sinew_smooth_desc;
+
+/* Weight smoothing over the mesh graph: every sweep moves each vertex's
+ * weights toward the mean of its edge neighbours' (uniform graph Laplacian),
+ * all vertices from the previous sweep's values, so the result does not
+ * depend on vertex order. Each sweep keeps the k largest joints of the
+ * blended row and renormalises, so rows keep summing to 1 and never need more
+ * slots than given. Vertices without neighbours keep their weights.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, per_vertex 0,
+ * no vertices, bad option), SINEW_ERROR_NON_FINITE, SINEW_ERROR_INDEX_OUT_OF_RANGE,
+ * SINEW_ERROR_INVALID_WEIGHTS, SINEW_ERROR_SIZE_OVERFLOW,
+ * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_CANCELLED (stage "skin: smooth weights").
+ * Cost: O(iterations * edges * k * log(valence * k)) time, O(vertices * k +
+ * edges) memory.
+ *
+ * ctx: allocator and progress; NULL = defaults.
+ * mesh: triangle mesh whose edges define the neighbours (positions are
+ *   validated but not used: the smoothing is uniform).
+ * per_vertex: slots per vertex (k >= 1).
+ * joints, weights: influences, read and rewritten in place.
+ * desc: options; NULL = defaults.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
+                                                 uint32_t *joints, float *weights,
+                                                 const sinew_smooth_desc *desc);
+
+/* ---- Pruning ------------------------------------------------------------------- */
+
+/* Prunes an N-slot influence layout to k slots: each vertex keeps its k
+ * largest weights (ties: lower joint index first), drops the rest, then drops
+ * kept weights below min_weight times the row's largest and renormalises to 1.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, zero counts,
+ * min_weight not in [0, 1)), SINEW_ERROR_NON_FINITE, SINEW_ERROR_INVALID_WEIGHTS
+ * (negative weight or a vertex with no positive weight; message names it),
+ * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY.
+ * Cost: O(vertices * N * log N) time, O(vertices * k) scratch memory.
+ *
+ * ctx: allocator; NULL = defaults.
+ * vertex_count: vertices (>= 1).
+ * in_per_vertex, in_joints, in_weights: the N-slot input (N >= 1).
+ * out_per_vertex: k >= 1 (k > N is allowed: extra slots get weight 0, joint 0).
+ * min_weight: relative threshold in [0, 1); 0 keeps every positive weight.
+ * out_joints, out_weights: vertex_count * k entries; may be the input arrays.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, size_t in_per_vertex,
+                                                const uint32_t *in_joints, const float *in_weights,
+                                                size_t out_per_vertex, float min_weight,
+                                                uint32_t *out_joints, float *out_weights);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,19 @@
 /*
  * sinew: surface-oriented free-form deformation (Singh & Kokkevis).
  *
+ * A driver polygon mesh D deforms a set of skin points. Phases:
+ *   bind      sinew_soffd_bind: D becomes the reference copy R (n-gons are
+ *             triangulated; each triangle is one control element).
+ *   register  sinew_soffd_register: for every skin point P, the closest point on
+ *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
+ *             contributing set C_P (optionally pruned), normalised weights u_k,
+ *             and P in each contributing element's frame (paper eq. 2).
+ *   deform    sinew_soffd_element_frames then sinew_soffd_deform:
+ *             P_def = sum_k u_k * Q_k^D * P_k^R (paper eq. 3), or the extended
+ *             per-vertex-frame algorithm of paper section 4.2
+ *             (sinew_soffd_vertex_frames then sinew_soffd_deform_extended).
+ * See docs/soffd.md.
+ *
  * SPDX-License-Identifier: MIT
  */
 #ifndef SINEW_SOFFD_H
@@ -11,6 +24,185 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct sinew_soffd sinew_soffd;
+
+/* Bind options; zero-initialise, a zero field means its default. */
+typedef struct sinew_soffd_desc {
+    /* The paper's `local`: how fast weights decay with distance, > 0.
+     * 0 = 8: weights stay near 1 within about 0.7 L and fall below 1/1000 of
+     * the nearest element's beyond about 2.4 L, so a threshold of 1e-3 keeps
+     * the two rings of elements around a point. Smaller values blend more
+     * widely (4, Maya Wrap's dropoff, keeps about five times as many). */
+    float local;
+    /* Length L (world units) that distances are measured in: the weight is
+     * 1 / (1 + (d / L)^local), the paper's f(d / L, local). 0 = the driver's mean
+     * edge length, so scaling the whole scene leaves the deformation unchanged
+     * (up to the same scale). */
+    float length_scale;
+    /* Nonzero: triangles of zero area (|AB x AC| < 1e-6 * longest edge^2) are
+     * left out and counted in sinew_soffd_info.skipped_triangles. 0: they fail
+     * the bind with SINEW_ERROR_DEGENERATE naming the triangle and its face. */
+    int skip_degenerate;
+} sinew_soffd_desc;
+
+/* Pruning policies for registration; combinable; zero-initialise. All zero (or
+ * a NULL policy) = the paper's exact formula: every element contributes. */
+typedef struct sinew_soffd_register_desc {
+    /* Drop elements whose weight is below weight_threshold times the point's
+     * largest weight, in [0, 1). 1e-3 keeps the deformation within 0.1 % of
+     * the exact one (see sinew_soffd_dropped_mass). 0 = no threshold. */
+    float weight_threshold;
+    /* Keep at most this many elements per point (the closest). 0 = no cap. */
+    uint32_t max_contributors;
+    /* Drop elements farther than max_distance * L (the length scale; not world
+     * units, so it scales with the scene). A point with no element that close
+     * keeps its rest position. 0 = no limit. */
+    float max_distance;
+    /* Nonzero: one element per point, the closest (Maya Wrap's exclusiveBind). */
+    int exclusive;
+} sinew_soffd_register_desc;
+
+/* Read-only facts about a handle. */
+typedef struct sinew_soffd_info {
+    size_t vertex_count;        /* driver vertices (deform-time driver must match) */
+    size_t face_count;          /* driver faces as given */
+    size_t element_count;       /* triangles used as control elements */
+    size_t skipped_triangles;   /* zero-area triangles left out (skip_degenerate) */
+    float local;                /* resolved `local` */
+    float length_scale;         /* resolved L, world units */
+    size_t point_count;         /* registered skin points; 0 before sinew_soffd_register */
+    size_t contribution_count;  /* sum over points of |C_P| */
+    size_t max_set_size;        /* largest |C_P| */
+    size_t empty_points;        /* points with no contributing element (kept at rest) */
+    float max_dropped_mass;     /* largest sinew_soffd_dropped_mass over the points */
+} sinew_soffd_info;
+
+/* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,
+ * so concave faces work), keeps the reference copy R and builds a BVH over it.
+ * Returns SINEW_OK and *out, or: INVALID_ARGUMENT (NULL, no faces, face size
+ * < 3, bad stride or option), NON_FINITE (names the vertex), INDEX_OUT_OF_RANGE
+ * (names the face), INVALID_TOPOLOGY (a face that cannot be triangulated,
+ * named), DEGENERATE (a zero-area triangle, named, unless skip_degenerate; or
+ * every triangle degenerate), OUT_OF_MEMORY, SIZE_OVERFLOW, CANCELLED.
+ * ctx: NULL = defaults; its allocator and progress callback are copied.
+ * driver: positions (any stride), faces (face_sizes NULL = triangles);
+ *   unreferenced vertices are allowed. Not retained.
+ * desc: NULL = all defaults. out: receives the handle. Thread-safe. */
+SINEW_API sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver,
+                                        const sinew_soffd_desc *desc, sinew_soffd **out);
+
+/* Destroys a handle (NULL is fine). Not thread-safe with other calls on it. */
+SINEW_API void sinew_soffd_destroy(sinew_soffd *soffd);
+
+/* Fills *info. Returns INVALID_ARGUMENT on NULL. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soffd_info *info);
+
+/* Face of the driver that element `element` was cut from. Returns
+ * INDEX_OUT_OF_RANGE for a bad element. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t element, uint32_t *face);
+
+/* Faces of the zero-area triangles that skip_degenerate left out, one entry
+ * per triangle (a face may repeat), in face order; skipped_triangles entries.
+ * Returns BUDGET_EXCEEDED when capacity is smaller (nothing written),
+ * INVALID_ARGUMENT. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity);
+
+/* Registers skin points (replacing any earlier registration and edits):
+ * weights, contributing sets and local coordinates, using the BVH over R.
+ * Reports progress ("soffd: register") and stops with CANCELLED when asked,
+ * the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
+ * point), OUT_OF_MEMORY, SIZE_OVERFLOW (exact registration needs points x
+ * elements entries), CANCELLED.
+ * skin: points (any stride), copied; count may be 0. policy: NULL = exact.
+ * Modifies the handle: not thread-safe with other calls on it. */
+SINEW_API sinew_result sinew_soffd_register(sinew_soffd *soffd, const sinew_points *skin,
+                                            const sinew_soffd_register_desc *policy);
+
+/* Re-registration: moves the reference surface R (same vertex count; the
+ * triangulation is kept) and registers the same skin points again with the
+ * same policy, without rebuilding the handle. Edits to contributing sets are
+ * reset. Returns MISMATCH (vertex count), NON_FINITE, DEGENERATE (a triangle
+ * that was used loses its area), OUT_OF_MEMORY, CANCELLED; on failure the
+ * handle is unchanged. Modifies the handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew_points *reference);
+
+/* Weight mass point `point` lost to pruning: an upper bound on
+ * (sum of the exact normalised weights of the dropped elements), tight to the
+ * BVH's node granularity; 0 for exact registration and edited points. The
+ * deformed point is then within mass * (spread of the per-element results
+ * P_k^def) of the exact formula. Returns INDEX_OUT_OF_RANGE, INVALID_STATE
+ * (not registered). Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_dropped_mass(const sinew_soffd *soffd, size_t point, float *mass);
+
+/* Number of contributing elements |C_P| of a point. Returns
+ * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, size_t point, size_t *count);
+
+/* Reads C_P in ascending element order and the normalised weights u_k.
+ * elements: capacity entries (required); weights: capacity entries or NULL.
+ * Returns BUDGET_EXCEEDED when capacity < |C_P| (nothing written),
+ * INVALID_ARGUMENT, INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
+                                                    float *weights, size_t capacity);
+
+/* Replaces C_P of a point with `count` elements (paper section 5); weights are
+ * recomputed from the paper's formula normalised over the new set. count 0
+ * pins the point at its rest position. Returns INDEX_OUT_OF_RANGE (point or an
+ * element, named), INVALID_ARGUMENT (an element listed twice), INVALID_STATE,
+ * OUT_OF_MEMORY. Modifies the handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t point, const uint32_t *elements,
+                                                    size_t count);
+
+/* Removes the elements flagged in `excluded` (element_count bytes, nonzero =
+ * remove) from C_P of points [first, first + count), renormalising the rest
+ * (for example the right thigh's elements from the left leg's points). A point
+ * that would lose every element keeps its set, and the call fails with
+ * INVALID_WEIGHTS naming it, before anything changes. Returns
+ * INDEX_OUT_OF_RANGE, INVALID_STATE. Modifies the handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t first, size_t count,
+                                                    const uint8_t *excluded);
+
+/* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
+ * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,
+ * e3 = unit normal, origin A). frames: 16 * element_count floats. A deformed
+ * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
+ * (vertex count differs from the bind, both named), NON_FINITE (names the
+ * vertex), INVALID_ARGUMENT. No allocation; const; thread-safe. */
+SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
+                                                  float *frames);
+
+/* Pose step 2 (basic algorithm): P_def = sum_k u_k Q_k^D P_k^R for registered
+ * points [first, first + count). frames: from sinew_soffd_element_frames.
+ * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
+ * floats), so jobs share one buffer. Points with an empty set are written at
+ * rest. Returns INVALID_ARGUMENT (NULL, bad stride), INDEX_OUT_OF_RANGE (range
+ * past the registered points), INVALID_STATE. No allocation; const; safe from
+ * many threads at once on disjoint or equal ranges of different buffers. */
+SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, float *out,
+                                          size_t out_stride, size_t first, size_t count);
+
+/* Pose step 1 (extended algorithm, paper section 4.2): estimates one affine
+ * map per driver vertex, as column-major 4x4 matrices, from its one-ring: the
+ * least-squares linear map taking reference edges to current edges, with the
+ * vertex normal added where the reference one-ring is flat (so it is
+ * determined), and the translation that takes the reference vertex onto the
+ * current one. Exact for every affine map of the driver at vertices whose
+ * one-ring spans 3D. frames: 16 * vertex_count floats. Callers with better
+ * frames (the blended skinning matrix of each driver vertex) pass those to
+ * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames.
+ * No allocation; const; thread-safe. */
+SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
+                                                 float *frames);
+
+/* Pose step 2 (extended algorithm): P_def = sum_k u_k sum_{j in k} beta_j M_j P,
+ * with beta the barycentric coordinates of P's closest point on element k and
+ * M_j the affine map of driver vertex j (column-major 4x4, 16 floats per
+ * vertex; bottom row ignored), so every affine map of the driver is
+ * reproduced exactly when every M_j is that map. out, out_stride, first, count
+ * as sinew_soffd_deform. No allocation; const; thread-safe. */
+SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
+                                                   float *out, size_t out_stride, size_t first, size_t count);
 
 #ifdef __cplusplus
 }

@@ -151,6 +151,8 @@ static bool next_token(FILE *f, char *tok, size_t size)
         if (n + 1 < size) tok[n++] = (char)c;
         c = fgetc(f);
     }
+    /* Leave the separator in the stream so callers can still see line ends. */
+    if (c != EOF) ungetc(c, f);
     tok[n] = '\0';
     return true;
 }

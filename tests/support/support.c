@@ -108,10 +108,31 @@ double support_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double support_cpu_now(void)
+{
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#endif
+    return support_now();
+}
+
+/* Three significant digits at least, without exponents for large figures. */
+static void format_figure(char *buf, size_t size, double x)
+{
+    double m = x < 0 ? -x : x;
+    if (m >= 100.0) snprintf(buf, size, "%.0f", x);
+    else if (m >= 1.0) snprintf(buf, size, "%.2f", x);
+    else snprintf(buf, size, "%.3g", x);
+}
+
 void support_bench_line(const char *name, double figure, const char *unit, const char *baseline,
                         double base_figure)
 {
-    printf("%s: %.1f %s (%s: %.1f %s)\n", name, figure, unit, baseline, base_figure, unit);
+    char a[32], b[32];
+    format_figure(a, sizeof a, figure);
+    format_figure(b, sizeof b, base_figure);
+    printf("%s: %s %s (%s: %s %s)\n", name, a, unit, baseline, b, unit);
     fflush(stdout);
 }
 

@@ -51,6 +51,10 @@ bool support_sweep_allocation_failures(support_attempt_fn attempt, void *user, s
 
 /* Monotonic seconds. */
 double support_now(void);
+/* CPU seconds of the calling thread (monotonic wall time where the platform has
+ * no thread clock). Benchmarks report per-core figures on shared machines, where
+ * time spent descheduled must not count. */
+double support_cpu_now(void);
 /* Prints the project's benchmark line:
  * "<name>: <figure> <unit> (<baseline>: <base_figure> <unit>)". */
 void support_bench_line(const char *name, double figure, const char *unit, const char *baseline,

@@ -1,0 +1,366 @@
+/* Bound deformation: spans and basis values computed once per point, then a
+ * contraction with the current displacements every frame. Kernels, fastest
+ * first: AVX2 over the packed cells of a cubic lattice (deform_avx2.c); SSE
+ * for order 4 along u, reading four neighbouring control points with one
+ * load per coordinate; a plain loop for everything else and for normals.
+ * One-shot deformation of positions reuses them on records built on the
+ * stack. */
+#include <math.h>
+#include <string.h>
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#  include <emmintrin.h>
+#  define SN_LAT_SSE 1
+#endif
+
+#include "lattice/deform_kernels.h"
+#include "lattice/lattice_internal.h"
+
+struct sinew_lattice_binding {
+    sn_env env;
+    size_t count;
+    /* The structure bound to; a lattice must match it to be used. */
+    uint32_t axis_count[3], order[3];
+    sinew_lattice_outside outside;
+    double origin[3], frame[9];
+    sinew_lattice_space space;
+    /* Per point: base position (3 floats: the world point, or the undeformed
+     * box position of a parameter point), the first control point's index (as
+     * uint32 bits), the basis values of u, v and w, then (with normals) their
+     * derivatives; padded to whole 16-byte groups. */
+    size_t record;
+    float *records;
+    float *normals; /* 3 per point, or NULL */
+    uint32_t *cells; /* cubic lattices: each point's cell, for packed kernels */
+};
+
+static size_t record_floats(const uint32_t order[3], bool normals)
+{
+    size_t n = 4 + (size_t)order[0] + order[1] + order[2];
+    if (normals) n += (size_t)order[0] + order[1] + order[2];
+    return (n + 3) / 4 * 4;
+}
+
+static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_bind_desc *d)
+{
+    if ((unsigned)d->space > SINEW_LATTICE_SPACE_PARAMETER)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown bind space %d", (int)d->space);
+    if (d->points.count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "no points to bind");
+    sinew_result r = sn_check_points(&d->points, "bound point");
+    if (r != SINEW_OK) return r;
+    if (d->normals.count != 0) {
+        if (d->normals.count != d->points.count)
+            return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", d->normals.count, d->points.count);
+        if ((r = sn_check_points(&d->normals, "bound normal")) != SINEW_OK) return r;
+    }
+    if (lat->point_count >= SN_LAT_LEAVE)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, "binding needs a lattice of fewer than %u control points",
+                       SN_LAT_LEAVE);
+    return SINEW_OK;
+}
+
+/* Fills one record (see struct sinew_lattice_binding) for point q given in
+ * `space`; cell, when not NULL, receives the point's cell for packed kernels. */
+static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_space space, bool with_deriv,
+                        float *rec, uint32_t *cell)
+{
+    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
+    double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
+    if (space == SINEW_LATTICE_SPACE_WORLD) {
+        sn_lat_params(lat, p, u);
+        memcpy(base, p, sizeof base);
+    } else {
+        memcpy(u, p, sizeof u);
+        sn_lat_box(lat, u, base);
+    }
+    sn_lat_basis basis[3];
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis_basis(lat, a, u[a], with_deriv, &basis[a]);
+        leave |= basis[a].leave;
+    }
+    for (int c = 0; c < 3; ++c) rec[c] = (float)base[c];
+    uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lat, basis[0].first, basis[1].first, basis[2].first);
+    memcpy(rec + 3, &first, sizeof first);
+    if (cell)
+        *cell = leave ? 0u
+                      : (uint32_t)(basis[0].first +
+                                   (size_t)lat->axis[0].cells * (basis[1].first + (size_t)lat->axis[1].cells * basis[2].first));
+    float *v = rec + 4;
+    for (int a = 0; a < 3; ++a)
+        for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
+    if (with_deriv)
+        for (int a = 0; a < 3; ++a)
+            for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
+}
+
+sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
+                                const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out)
+{
+    sn_clear_error();
+    if (!lattice || !desc || !out)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : !desc ? "desc" : "out");
+    sinew_result r = check_bind_desc(lattice, desc);
+    if (r != SINEW_OK) return r;
+    const bool with_normals = desc->normals.count != 0;
+    const size_t n = desc->points.count;
+    uint32_t order[3] = {lattice->axis[0].order, lattice->axis[1].order, lattice->axis[2].order};
+    const size_t rec = record_floats(order, with_normals);
+    size_t rec_bytes;
+    if (!sn_mul_size(rec, sizeof(float), &rec_bytes) || !sn_mul_size(rec_bytes, n, &rec_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "binding of %zu points is too large", n);
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
+    if (!b) return sn_alloc_failure();
+    b->env = env;
+    b->records = (float *)sn_alloc(&env, rec_bytes, "lattice binding records");
+    if (b->records && with_normals) b->normals = (float *)sn_alloc_array(&env, n, 3 * sizeof(float), "bound normals");
+    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
+    if (b->records && (b->normals || !with_normals) && cubic)
+        b->cells = (uint32_t *)sn_alloc_array(&env, n, sizeof(uint32_t), "bound cells");
+    if (!b->records || (with_normals && !b->normals) || (cubic && !b->cells)) {
+        r = sn_alloc_failure();
+        sinew_lattice_binding_destroy(b);
+        return r;
+    }
+    b->count = n;
+    b->record = rec;
+    b->space = desc->space;
+    b->outside = lattice->outside;
+    for (int a = 0; a < 3; ++a) {
+        b->axis_count[a] = lattice->axis[a].count;
+        b->order[a] = order[a];
+        b->origin[a] = lattice->origin[a];
+    }
+    memcpy(b->frame, lattice->frame, sizeof b->frame);
+
+    for (size_t i = 0; i < n; ++i) {
+        if ((i & 0xffff) == 0 && (r = sn_progress(&env, "lattice: bind", (float)i / (float)n)) != SINEW_OK) {
+            sinew_lattice_binding_destroy(b);
+            return r;
+        }
+        fill_record(lattice, sn_point(&desc->points, i), desc->space, with_normals, b->records + i * rec,
+                    cubic ? &b->cells[i] : NULL);
+        if (with_normals) memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
+    }
+    *out = b;
+    return SINEW_OK;
+}
+
+void sinew_lattice_binding_destroy(sinew_lattice_binding *binding)
+{
+    if (!binding) return;
+    sn_env env = binding->env;
+    sn_free(&env, binding->records);
+    sn_free(&env, binding->normals);
+    sn_free(&env, binding->cells);
+    sn_free(&env, binding);
+}
+
+size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding)
+{
+    return binding ? binding->count : 0;
+}
+
+static bool same_structure(const sinew_lattice_binding *b, const sinew_lattice *lat)
+{
+    for (int a = 0; a < 3; ++a)
+        if (b->axis_count[a] != lat->axis[a].count || b->order[a] != lat->axis[a].order ||
+            b->origin[a] != lat->origin[a])
+            return false;
+    return b->outside == lat->outside && memcmp(b->frame, lat->frame, sizeof b->frame) == 0;
+}
+
+/* Generic contraction of one record: displacement, and its derivatives
+ * grad[3 * a + c] = dD_c/du_a when grad is not NULL. */
+static void contract_record(const sinew_lattice *lat, const float *rec, uint32_t first, float disp[3],
+                            float *grad)
+{
+    const uint32_t ou = lat->axis[0].order, ov = lat->axis[1].order, ow = lat->axis[2].order;
+    const size_t nu = lat->axis[0].count, slab = nu * lat->axis[1].count;
+    const float *bu = rec + 4, *bv = bu + ou, *bw = bv + ov;
+    const float *du = bw + ow, *dv = du + ou, *dw = dv + ov;
+    const float *dx = lat->disp[0], *dy = lat->disp[1], *dz = lat->disp[2];
+    float d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (uint32_t k = 0; k < ow; ++k)
+        for (uint32_t j = 0; j < ov; ++j) {
+            size_t row = first + k * slab + j * nu;
+            float rv[3] = {0, 0, 0}, ru[3] = {0, 0, 0};
+            for (uint32_t i = 0; i < ou; ++i) {
+                rv[0] += bu[i] * dx[row + i];
+                rv[1] += bu[i] * dy[row + i];
+                rv[2] += bu[i] * dz[row + i];
+                if (grad) {
+                    ru[0] += du[i] * dx[row + i];
+                    ru[1] += du[i] * dy[row + i];
+                    ru[2] += du[i] * dz[row + i];
+                }
+            }
+            float w = bv[j] * bw[k];
+            for (int c = 0; c < 3; ++c) d[c] += w * rv[c];
+            if (grad) {
+                float wv = dv[j] * bw[k], ww = bv[j] * dw[k];
+                for (int c = 0; c < 3; ++c) {
+                    g[c] += w * ru[c];
+                    g[3 + c] += wv * rv[c];
+                    g[6 + c] += ww * rv[c];
+                }
+            }
+        }
+    memcpy(disp, d, sizeof d);
+    if (grad) memcpy(grad, g, sizeof g);
+}
+
+#ifdef SN_LAT_SSE
+/* Positions only, order 4 along u: per (j, k) row, one load of four
+ * neighbours per coordinate scaled by bv[j] * bw[k]; the u-basis is applied
+ * once at the end. */
+static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_t rec, float *out, size_t stride,
+                           size_t first, size_t count)
+{
+    const uint32_t ov = lat->axis[1].order, ow = lat->axis[2].order;
+    const size_t nu = lat->axis[0].count, slab = nu * lat->axis[1].count;
+    const float *dx = lat->disp[0], *dy = lat->disp[1], *dz = lat->disp[2];
+    for (size_t i = first; i < first + count; ++i) {
+        const float *r = records + i * rec;
+        float *o = (float *)((char *)out + i * stride);
+        uint32_t idx;
+        memcpy(&idx, r + 3, sizeof idx);
+        if (idx == SN_LAT_LEAVE) {
+            o[0] = r[0];
+            o[1] = r[1];
+            o[2] = r[2];
+            continue;
+        }
+        const float *bv = r + 8, *bw = bv + ov;
+        __m128 ax = _mm_setzero_ps(), ay = _mm_setzero_ps(), az = _mm_setzero_ps();
+        for (uint32_t k = 0; k < ow; ++k) {
+            size_t base = idx + k * slab;
+            for (uint32_t j = 0; j < ov; ++j) {
+                __m128 w = _mm_set1_ps(bv[j] * bw[k]);
+                size_t at = base + j * nu;
+                ax = _mm_add_ps(ax, _mm_mul_ps(w, _mm_loadu_ps(dx + at)));
+                ay = _mm_add_ps(ay, _mm_mul_ps(w, _mm_loadu_ps(dy + at)));
+                az = _mm_add_ps(az, _mm_mul_ps(w, _mm_loadu_ps(dz + at)));
+            }
+        }
+        __m128 bu = _mm_loadu_ps(r + 4);
+        ax = _mm_mul_ps(ax, bu);
+        ay = _mm_mul_ps(ay, bu);
+        az = _mm_mul_ps(az, bu);
+        __m128 zero = _mm_setzero_ps();
+        _MM_TRANSPOSE4_PS(ax, ay, az, zero);
+        __m128 sum = _mm_add_ps(_mm_add_ps(ax, ay), _mm_add_ps(az, zero));
+        float s[4];
+        _mm_storeu_ps(s, sum);
+        o[0] = r[0] + s[0];
+        o[1] = r[1] + s[1];
+        o[2] = r[2] + s[2];
+    }
+}
+#endif
+
+/* Positions of records [first, first + count) through the fastest kernel the
+ * lattice and the CPU allow. */
+static void deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+                           float *out, size_t stride, size_t first, size_t count)
+{
+    if (lat->packed && cells) {
+        lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
+        return;
+    }
+#ifdef SN_LAT_SSE
+    if (lat->axis[0].order == 4) {
+        deform_cubic_u(lat, records, record, out, stride, first, count);
+        return;
+    }
+#endif
+    for (size_t i = first; i < first + count; ++i) {
+        const float *r = records + i * record;
+        uint32_t idx;
+        memcpy(&idx, r + 3, sizeof idx);
+        float d[3] = {0, 0, 0};
+        if (idx != SN_LAT_LEAVE) contract_record(lat, r, idx, d, NULL);
+        float *o = (float *)((char *)out + i * stride);
+        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
+    }
+}
+
+void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
+                         size_t first, size_t count)
+{
+    /* Records for a chunk of points on the stack, then the bound kernels. */
+    enum { CHUNK = 32, MAX_RECORD = 4 + 3 * SN_LAT_MAX_ORDER };
+    float records[CHUNK * MAX_RECORD];
+    uint32_t cells[CHUNK];
+    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
+    const size_t record = record_floats(order, false);
+    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
+    for (size_t start = first; start < first + count; start += CHUNK) {
+        size_t n = first + count - start < CHUNK ? first + count - start : CHUNK;
+        for (size_t k = 0; k < n; ++k)
+            fill_record(lat, sn_point(points, start + k), SINEW_LATTICE_SPACE_WORLD, false, records + k * record,
+                        cubic ? &cells[k] : NULL);
+        deform_records(lat, records, record, cubic ? cells : NULL, (float *)((char *)out + start * stride), stride, 0,
+                       n);
+    }
+}
+
+sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
+                                        float *out_points, size_t out_stride, float *out_normals,
+                                        size_t out_normal_stride, size_t first, size_t count)
+{
+    sn_clear_error();
+    if (!binding || !lattice || !out_points)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL",
+                       !binding ? "binding" : !lattice ? "lattice" : "point output");
+    if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point output stride %zu bytes: must be 0 or a multiple of 4 "
+                       "that is at least 12", out_stride);
+    if (out_normals && out_normal_stride != 0 &&
+        (out_normal_stride < 3 * sizeof(float) || out_normal_stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output stride %zu bytes: must be 0 or a multiple of 4 "
+                       "that is at least 12", out_normal_stride);
+    if (first > binding->count || count > binding->count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu bound points", first,
+                       count, binding->count);
+    if (!same_structure(binding, lattice))
+        return sn_fail(SINEW_ERROR_MISMATCH, "the lattice's counts, orders, box or outside policy differ from "
+                       "the ones bound");
+    if (out_normals && !binding->normals)
+        return sn_fail(SINEW_ERROR_INVALID_STATE, "normals asked of a binding made without normals");
+    const size_t stride = sn_stride(out_stride, 3 * sizeof(float));
+    const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
+
+    if (!out_normals) {
+        deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first, count);
+        return SINEW_OK;
+    }
+    /* J = A + dD/du K: A = I, K = frame^-1 for world points; A = frame, K = I
+     * for parameter points. */
+    const bool world = binding->space == SINEW_LATTICE_SPACE_WORLD;
+    for (size_t i = first; i < first + count; ++i) {
+        const float *r = binding->records + i * binding->record;
+        uint32_t idx;
+        memcpy(&idx, r + 3, sizeof idx);
+        float d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (idx != SN_LAT_LEAVE) contract_record(lattice, r, idx, d, g);
+        float n[3];
+        memcpy(n, binding->normals + 3 * i, sizeof n);
+        float *o = (float *)((char *)out_points + i * stride);
+        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
+        {
+            double grad[9], jac[9];
+            for (int e = 0; e < 9; ++e) grad[e] = g[e];
+            if (world) {
+                sn_lat_world_jacobian(lattice, grad, jac);
+            } else {
+                for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
+            }
+            sn_lat_normal(jac, n, (float *)((char *)out_normals + i * nstride));
+        }
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,31 @@
+/* Bound-deformation kernels built with their own ISA flags, chosen at run
+ * time, and the packed per-cell copy of a cubic lattice they read. */
+#ifndef SINEW_LATTICE_DEFORM_KERNELS_H
+#define SINEW_LATTICE_DEFORM_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The record of a bound point is left as its base when its index is this. */
+#define SN_LAT_LEAVE UINT32_MAX
+
+/* A cubic (4, 4, 4) lattice may keep, per cell, its 64 displacements packed
+ * so that a kernel reads them with 24 aligned 256-bit loads: for local
+ * control point (i, j, k) of the cell and coordinate c, the float at
+ * cell * SN_LAT_PACKED_CELL + k * 48 + c * 16 + j * 4 + i. */
+#define SN_LAT_PACKED_CELL 192
+/* Largest cell count that gets a packed copy (24 MB). */
+#define SN_LAT_PACKED_MAX_CELLS 32768
+
+/* Deforms points [first, first + count) of a binding: records (record floats
+ * each: base xyz, first-index bits, bu[4], bv[4], bw[4]), cells (the packed
+ * cell of each point), packed (the lattice's packed displacements). Writes
+ * point i at byte offset i * stride of out. */
+typedef void (*sn_lat_kernel_fn)(const float *records, size_t record, const uint32_t *cells, const float *packed,
+                                 float *out, size_t stride, size_t first, size_t count);
+
+/* The AVX2 + FMA kernel for packed cubic lattices, or NULL when this build
+ * has none or the CPU lacks the instructions. */
+sn_lat_kernel_fn sn_lat_cubic_avx2_kernel(void);
+
+#endif /* SINEW_LATTICE_DEFORM_KERNELS_H */

@@ -1,0 +1,219 @@
+/* One-shot evaluation: world to parameters, F and its Jacobian at parameter
+ * points, and deformation of world points with their normals. */
+#include <math.h>
+#include <string.h>
+
+#include "lattice/lattice_internal.h"
+
+void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double disp[3], double *grad)
+{
+    const uint32_t ou = lat->axis[0].order, ov = lat->axis[1].order, ow = lat->axis[2].order;
+    double d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (uint32_t k = 0; k < ow; ++k) {
+        for (uint32_t j = 0; j < ov; ++j) {
+            size_t row = sn_lat_index(lat, b[0].first, b[1].first + j, b[2].first + k);
+            /* Contract the row along u first: value and u-derivative. */
+            double rv[3] = {0, 0, 0}, ru[3] = {0, 0, 0};
+            for (uint32_t i = 0; i < ou; ++i)
+                for (int c = 0; c < 3; ++c) {
+                    double x = (double)lat->disp[c][row + i];
+                    rv[c] += b[0].value[i] * x;
+                    if (grad) ru[c] += b[0].deriv[i] * x;
+                }
+            double wvw = b[1].value[j] * b[2].value[k];
+            for (int c = 0; c < 3; ++c) d[c] += wvw * rv[c];
+            if (grad) {
+                double wdv = b[1].deriv[j] * b[2].value[k], wdw = b[1].value[j] * b[2].deriv[k];
+                for (int c = 0; c < 3; ++c) {
+                    g[c] += wvw * ru[c];
+                    g[3 + c] += wdv * rv[c];
+                    g[6 + c] += wdw * rv[c];
+                }
+            }
+        }
+    }
+    memcpy(disp, d, sizeof d);
+    if (grad) memcpy(grad, g, sizeof g);
+}
+
+/* Validates a range over an input view and an output pointer. */
+static sinew_result check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+{
+    if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
+    if (first > in->count || count > in->count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu %ss", first, count,
+                       in->count, what);
+    if (count == 0) return SINEW_OK;
+    if (!in->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s data is NULL", what);
+    if (in->stride != 0 && (in->stride < 3 * sizeof(float) || in->stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, in->stride);
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(in, i);
+        for (int c = 0; c < 3; ++c)
+            if (!isfinite(q[c]))
+                return sn_fail(SINEW_ERROR_NON_FINITE, "%s %zu has a non-finite coordinate %c (%g)", what, i,
+                               "xyz"[c], (double)q[c]);
+    }
+    return SINEW_OK;
+}
+
+static sinew_result check_out(const float *out, size_t stride, size_t floats, const char *what)
+{
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
+    if (stride != 0 && (stride < floats * sizeof(float) || stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "%s output stride %zu bytes: must be 0 or a multiple of 4 that is at least %zu", what,
+                       stride, floats * sizeof(float));
+    return SINEW_OK;
+}
+
+static float *out_at(float *base, size_t stride, size_t floats, size_t i)
+{
+    return (float *)((char *)base + i * sn_stride(stride, floats * sizeof(float)));
+}
+
+sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_points *world, float *out,
+                                      size_t out_stride, size_t first, size_t count)
+{
+    sn_clear_error();
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    sinew_result r = check_range(world, "world point", first, count);
+    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, "parameter");
+    if (r != SINEW_OK) return r;
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(world, i);
+        double p[3] = {q[0], q[1], q[2]}, u[3];
+        sn_lat_params(lattice, p, u);
+        float *o = out_at(out, out_stride, 3, i);
+        for (int a = 0; a < 3; ++a) o[a] = (float)u[a];
+    }
+    return SINEW_OK;
+}
+
+/* F and dF/du at parameters u: box(u) + D(u), frame + dD/du. */
+static void evaluate_one(const sinew_lattice *lat, const double u[3], bool want_jac, double pos[3], double jac[9])
+{
+    sn_lat_basis b[3];
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis_basis(lat, a, u[a], want_jac, &b[a]);
+        leave |= b[a].leave;
+    }
+    double d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!leave) sn_lat_contract(lat, b, d, want_jac ? g : NULL);
+    double box[3];
+    sn_lat_box(lat, u, box);
+    for (int c = 0; c < 3; ++c) pos[c] = box[c] + d[c];
+    if (want_jac)
+        for (int e = 0; e < 9; ++e) jac[e] = lat->frame[e] + g[e];
+}
+
+sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_points *params, float *positions,
+                                    size_t position_stride, float *jacobians, size_t jacobian_stride, size_t first,
+                                    size_t count)
+{
+    sn_clear_error();
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    sinew_result r = check_range(params, "parameter point", first, count);
+    if (r != SINEW_OK) return r;
+    if (!positions && !jacobians)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
+    if (positions && (r = check_out(positions, position_stride, 3, "position")) != SINEW_OK) return r;
+    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, "jacobian")) != SINEW_OK) return r;
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(params, i);
+        double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
+        evaluate_one(lattice, u, jacobians != NULL, pos, jac);
+        if (positions) {
+            float *o = out_at(positions, position_stride, 3, i);
+            for (int c = 0; c < 3; ++c) o[c] = (float)pos[c];
+        }
+        if (jacobians) {
+            float *o = out_at(jacobians, jacobian_stride, 9, i);
+            for (int e = 0; e < 9; ++e) o[e] = (float)jac[e];
+        }
+    }
+    return SINEW_OK;
+}
+
+void sn_lat_normal(const double jac[9], const float n[3], float out[3])
+{
+    /* J^-T n = cof(J) n / det J with cof(J) columns c1 x c2, c2 x c0, c0 x c1
+     * for J's columns c0, c1, c2. Only the direction matters: the sign of det
+     * keeps the inverse-transpose orientation when J mirrors (folds). */
+    const double *c0 = jac, *c1 = jac + 3, *c2 = jac + 6;
+    double x12[3] = {c1[1] * c2[2] - c1[2] * c2[1], c1[2] * c2[0] - c1[0] * c2[2], c1[0] * c2[1] - c1[1] * c2[0]};
+    double x20[3] = {c2[1] * c0[2] - c2[2] * c0[1], c2[2] * c0[0] - c2[0] * c0[2], c2[0] * c0[1] - c2[1] * c0[0]};
+    double x01[3] = {c0[1] * c1[2] - c0[2] * c1[1], c0[2] * c1[0] - c0[0] * c1[2], c0[0] * c1[1] - c0[1] * c1[0]};
+    double det = c0[0] * x12[0] + c0[1] * x12[1] + c0[2] * x12[2];
+    double s = det < 0.0 ? -1.0 : 1.0;
+    double m[3], len = 0.0;
+    for (int c = 0; c < 3; ++c) {
+        m[c] = s * (n[0] * x12[c] + n[1] * x20[c] + n[2] * x01[c]);
+        len += m[c] * m[c];
+    }
+    len = sqrt(len);
+    if (!(len > 1e-30) || !isfinite(len)) {
+        memcpy(out, n, 3 * sizeof(float));
+        return;
+    }
+    for (int c = 0; c < 3; ++c) out[c] = (float)(m[c] / len);
+}
+
+void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9])
+{
+    /* d(p + D(u(p)))/dp = I + dD/du * frame^-1. */
+    for (int col = 0; col < 3; ++col)
+        for (int row = 0; row < 3; ++row) {
+            double s = col == row ? 1.0 : 0.0;
+            for (int a = 0; a < 3; ++a) s += grad[3 * a + row] * lat->inverse[3 * col + a];
+            jac[3 * col + row] = s;
+        }
+}
+
+sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_points *points,
+                                  const sinew_points *normals, float *out_points, size_t out_stride,
+                                  float *out_normals, size_t out_normal_stride, size_t first, size_t count)
+{
+    sn_clear_error();
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    sinew_result r = check_range(points, "point", first, count);
+    if (r != SINEW_OK) return r;
+    if ((r = check_out(out_points, out_stride, 3, "point")) != SINEW_OK) return r;
+    if (normals) {
+        if (normals->count != points->count)
+            return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", normals->count, points->count);
+        if ((r = check_range(normals, "normal", first, count)) != SINEW_OK) return r;
+        if ((r = check_out(out_normals, out_normal_stride, 3, "normal")) != SINEW_OK) return r;
+    } else if (out_normals) {
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
+    }
+    if (!normals) {
+        sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
+        return SINEW_OK;
+    }
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(points, i);
+        double p[3] = {q[0], q[1], q[2]}, u[3];
+        float n[3] = {0, 0, 0};
+        if (normals) memcpy(n, sn_point(normals, i), sizeof n);
+        sn_lat_params(lattice, p, u);
+        sn_lat_basis b[3];
+        bool leave = false;
+        for (int a = 0; a < 3; ++a) {
+            sn_lat_axis_basis(lattice, a, u[a], normals != NULL, &b[a]);
+            leave |= b[a].leave;
+        }
+        double d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (!leave) sn_lat_contract(lattice, b, d, normals ? g : NULL);
+        float *o = out_at(out_points, out_stride, 3, i);
+        for (int c = 0; c < 3; ++c) o[c] = (float)(p[c] + d[c]);
+        if (normals) {
+            double jac[9];
+            sn_lat_world_jacobian(lattice, g, jac);
+            sn_lat_normal(jac, n, out_at(out_normals, out_normal_stride, 3, i));
+        }
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,353 @@
+/* The lattice handle: creation from a desc (knots, box frame), the rest
+ * lattice at the Greville abscissae, and control point access. */
+#include <math.h>
+#include <string.h>
+
+#include "lattice/lattice_internal.h"
+
+static const char *const axis_name = "uvw";
+
+/* Determinant and inverse of a column-major 3x3. */
+static double invert3(const double m[9], double inv[9])
+{
+    double c0 = m[4] * m[8] - m[7] * m[5];
+    double c1 = m[7] * m[2] - m[1] * m[8];
+    double c2 = m[1] * m[5] - m[4] * m[2];
+    double det = m[0] * c0 + m[3] * c1 + m[6] * c2;
+    if (det == 0.0) return 0.0;
+    double r = 1.0 / det;
+    inv[0] = c0 * r;
+    inv[1] = c1 * r;
+    inv[2] = c2 * r;
+    inv[3] = (m[6] * m[5] - m[3] * m[8]) * r;
+    inv[4] = (m[0] * m[8] - m[6] * m[2]) * r;
+    inv[5] = (m[3] * m[2] - m[0] * m[5]) * r;
+    inv[6] = (m[3] * m[7] - m[6] * m[4]) * r;
+    inv[7] = (m[6] * m[1] - m[0] * m[7]) * r;
+    inv[8] = (m[0] * m[4] - m[3] * m[1]) * r;
+    return det;
+}
+
+static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], uint32_t order[3],
+                               double axes[3][3], double extents[3])
+{
+    for (int a = 0; a < 3; ++a) {
+        order[a] = d->order[a] ? d->order[a] : 4;
+        if (order[a] < 2 || order[a] > SN_LAT_MAX_ORDER)
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice order %u on axis %c is outside 2..%d",
+                           order[a], axis_name[a], SN_LAT_MAX_ORDER);
+        count[a] = d->count[a] ? d->count[a] : order[a];
+        if (count[a] < order[a])
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                           "lattice axis %c has %u control points, fewer than its order %u", axis_name[a],
+                           count[a], order[a]);
+        if (count[a] > (1u << 20))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice axis %c has %u control points, more than %u",
+                           axis_name[a], count[a], 1u << 20);
+    }
+    if ((unsigned)d->outside > SINEW_LATTICE_OUTSIDE_EXTEND)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown outside policy %d", (int)d->outside);
+    for (int a = 0; a < 3; ++a)
+        if (!isfinite(d->origin[a]))
+            return sn_fail(SINEW_ERROR_NON_FINITE, "lattice origin %c is not finite (%g)", "xyz"[a],
+                           (double)d->origin[a]);
+    bool default_axes = true, default_extents = true;
+    for (int a = 0; a < 3; ++a) {
+        if (d->extents[a] != 0.0f) default_extents = false;
+        for (int c = 0; c < 3; ++c) {
+            if (!isfinite(d->axes[a][c]))
+                return sn_fail(SINEW_ERROR_NON_FINITE, "lattice axis %c component %c is not finite (%g)",
+                               axis_name[a], "xyz"[c], (double)d->axes[a][c]);
+            if (d->axes[a][c] != 0.0f) default_axes = false;
+        }
+    }
+    for (int a = 0; a < 3; ++a) {
+        extents[a] = default_extents ? 1.0 : (double)d->extents[a];
+        if (!isfinite(extents[a]))
+            return sn_fail(SINEW_ERROR_NON_FINITE, "lattice extent %c is not finite (%g)", axis_name[a],
+                           extents[a]);
+        if (!(extents[a] > 0.0))
+            return sn_fail(SINEW_ERROR_DEGENERATE, "lattice extent %c is %g; it must be > 0", axis_name[a],
+                           extents[a]);
+        double len = 0.0;
+        for (int c = 0; c < 3; ++c) {
+            axes[a][c] = default_axes ? (a == c ? 1.0 : 0.0) : (double)d->axes[a][c];
+            len += axes[a][c] * axes[a][c];
+        }
+        len = sqrt(len);
+        if (!(len > 0.0))
+            return sn_fail(SINEW_ERROR_DEGENERATE, "lattice axis %c has zero length", axis_name[a]);
+        for (int c = 0; c < 3; ++c) axes[a][c] /= len;
+    }
+    double cross[3] = {axes[0][1] * axes[1][2] - axes[0][2] * axes[1][1],
+                       axes[0][2] * axes[1][0] - axes[0][0] * axes[1][2],
+                       axes[0][0] * axes[1][1] - axes[0][1] * axes[1][0]};
+    double volume = cross[0] * axes[2][0] + cross[1] * axes[2][1] + cross[2] * axes[2][2];
+    if (!(fabs(volume) > 1e-6))
+        return sn_fail(SINEW_ERROR_DEGENERATE, "lattice axes are linearly dependent (unit volume %g)", volume);
+    return SINEW_OK;
+}
+
+sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc, sinew_lattice **out)
+{
+    sn_clear_error();
+    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice desc is NULL");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    uint32_t count[3], order[3];
+    double axes[3][3], extents[3];
+    sinew_result r = check_desc(desc, count, order, axes, extents);
+    if (r != SINEW_OK) return r;
+
+    size_t points = 1, cells = 1, knot_total = 0;
+    for (int a = 0; a < 3; ++a) {
+        if (!sn_mul_size(points, count[a], &points) || !sn_mul_size(cells, count[a] - order[a] + 1, &cells))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice of %u x %u x %u control points is too large",
+                           count[0], count[1], count[2]);
+        knot_total += (size_t)count[a] + order[a];
+    }
+    /* One block: knots (doubles), then the three displacement arrays, each
+     * rounded up to whole cache lines. */
+    size_t knot_bytes = (knot_total * sizeof(double) + SN_ALIGN - 1) / SN_ALIGN * SN_ALIGN;
+    size_t disp_bytes, block_bytes;
+    if (!sn_mul_size(points, sizeof(float), &disp_bytes) || !sn_add_size(disp_bytes, SN_ALIGN, &disp_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice displacement array is too large");
+    disp_bytes = disp_bytes / SN_ALIGN * SN_ALIGN;
+    if (!sn_mul_size(disp_bytes, 3, &block_bytes) || !sn_add_size(block_bytes, knot_bytes, &block_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice displacement array is too large");
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    sinew_lattice *lat = (sinew_lattice *)sn_calloc(&env, sizeof *lat, "lattice");
+    if (!lat) return sn_alloc_failure();
+    lat->block = sn_calloc(&env, block_bytes, "lattice knots and control points");
+    if (!lat->block) {
+        sn_free(&env, lat);
+        return sn_alloc_failure();
+    }
+    lat->env = env;
+    lat->outside = desc->outside;
+    lat->point_count = points;
+    lat->cell_count = cells;
+    double *knots = (double *)lat->block;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis *ax = &lat->axis[a];
+        ax->count = count[a];
+        ax->order = order[a];
+        ax->degree = order[a] - 1;
+        ax->cells = count[a] - ax->degree;
+        for (uint32_t j = 0; j < count[a] + order[a]; ++j) {
+            double t;
+            if (j <= ax->degree) t = 0.0;
+            else if (j >= count[a]) t = 1.0;
+            else t = (double)(j - ax->degree) / (double)ax->cells;
+            knots[j] = t;
+        }
+        ax->knots = knots;
+        knots += count[a] + order[a];
+    }
+    char *disp = (char *)lat->block + knot_bytes;
+    for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
+    for (int a = 0; a < 3; ++a) {
+        lat->origin[a] = desc->origin[a];
+        lat->extents[a] = (float)extents[a];
+        for (int c = 0; c < 3; ++c) {
+            lat->unit_axes[a][c] = (float)axes[a][c];
+            lat->frame[3 * a + c] = extents[a] * axes[a][c];
+        }
+    }
+    lat->frame_det = invert3(lat->frame, lat->inverse);
+    if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
+        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
+        lat->packed = (float *)sn_calloc_array(&env, cells, SN_LAT_PACKED_CELL * sizeof(float),
+                                               "packed lattice cells");
+        if (!lat->packed) {
+            r = sn_alloc_failure();
+            sinew_lattice_destroy(lat);
+            return r;
+        }
+    }
+    *out = lat;
+    return SINEW_OK;
+}
+
+void sinew_lattice_destroy(sinew_lattice *lattice)
+{
+    if (!lattice) return;
+    sn_env env = lattice->env;
+    sn_free(&env, lattice->packed);
+    sn_free(&env, lattice->block);
+    sn_free(&env, lattice);
+}
+
+sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info)
+{
+    sn_clear_error();
+    if (!lattice || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", lattice ? "info" : "lattice");
+    memset(info, 0, sizeof *info);
+    for (int a = 0; a < 3; ++a) {
+        info->count[a] = lattice->axis[a].count;
+        info->order[a] = lattice->axis[a].order;
+        info->cells[a] = lattice->axis[a].cells;
+        info->origin[a] = (float)lattice->origin[a];
+        info->extents[a] = lattice->extents[a];
+        for (int c = 0; c < 3; ++c) info->axes[a][c] = lattice->unit_axes[a][c];
+    }
+    info->point_count = lattice->point_count;
+    info->cell_count = lattice->cell_count;
+    info->outside = lattice->outside;
+    return SINEW_OK;
+}
+
+void sn_lat_box(const sinew_lattice *lat, const double u[3], double out[3])
+{
+    for (int c = 0; c < 3; ++c)
+        out[c] = lat->origin[c] + lat->frame[c] * u[0] + lat->frame[3 + c] * u[1] + lat->frame[6 + c] * u[2];
+}
+
+void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3])
+{
+    double d[3] = {p[0] - lat->origin[0], p[1] - lat->origin[1], p[2] - lat->origin[2]};
+    for (int a = 0; a < 3; ++a)
+        out[a] = lat->inverse[a] * d[0] + lat->inverse[3 + a] * d[1] + lat->inverse[6 + a] * d[2];
+}
+
+void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double out[3])
+{
+    double u[3] = {sn_lat_greville(&lat->axis[0], (uint32_t)i), sn_lat_greville(&lat->axis[1], (uint32_t)j),
+                   sn_lat_greville(&lat->axis[2], (uint32_t)k)};
+    sn_lat_box(lat, u, out);
+}
+
+static void rest_of_index(const sinew_lattice *lat, size_t index, double out[3])
+{
+    size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
+    sn_lat_rest(lat, index % nu, (index / nu) % nv, index / (nu * nv), out);
+}
+
+/* Validates an output block of control points. */
+static sinew_result check_block(const sinew_lattice *lat, const float *out, size_t stride, size_t first,
+                                size_t count, const char *what)
+{
+    if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    if (count == 0) return SINEW_OK;
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
+    if (stride != 0 && (stride < 3 * sizeof(float) || stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, stride);
+    if (first > lat->point_count || count > lat->point_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
+                       "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
+                       lat->point_count);
+    return SINEW_OK;
+}
+
+/* Copies control point `index`'s displacement into every packed cell that
+ * holds it: cells ci = i - 3 .. i along u (within range), likewise v and w. */
+static void pack_point(sinew_lattice *lat, size_t index)
+{
+    const size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
+    const size_t cu = lat->axis[0].cells, cv = lat->axis[1].cells, cw = lat->axis[2].cells;
+    const size_t g[3] = {index % nu, (index / nu) % nv, index / (nu * nv)};
+    const size_t n[3] = {cu, cv, cw};
+    size_t lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = g[a] >= 3 ? g[a] - 3 : 0;
+        hi[a] = g[a] < n[a] - 1 ? g[a] : n[a] - 1;
+    }
+    for (size_t c2 = lo[2]; c2 <= hi[2]; ++c2)
+        for (size_t c1 = lo[1]; c1 <= hi[1]; ++c1)
+            for (size_t c0 = lo[0]; c0 <= hi[0]; ++c0) {
+                float *cell = lat->packed + (c0 + cu * (c1 + cv * c2)) * SN_LAT_PACKED_CELL;
+                size_t li = g[0] - c0, lj = g[1] - c1, lk = g[2] - c2;
+                for (int c = 0; c < 3; ++c) cell[lk * 48 + (size_t)c * 16 + lj * 4 + li] = lat->disp[c][index];
+            }
+}
+
+enum block_kind { BLOCK_REST, BLOCK_POINTS, BLOCK_DISPLACEMENTS };
+
+static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stride, size_t first, size_t count,
+                               enum block_kind kind)
+{
+    sn_clear_error();
+    sinew_result r = check_block(lat, out, stride, first, count, "control point");
+    if (r != SINEW_OK) return r;
+    stride = sn_stride(stride, 3 * sizeof(float));
+    for (size_t n = 0; n < count; ++n) {
+        size_t index = first + n;
+        float *o = (float *)((char *)out + n * stride);
+        double rest[3] = {0.0, 0.0, 0.0};
+        if (kind != BLOCK_DISPLACEMENTS) rest_of_index(lat, index, rest);
+        for (int c = 0; c < 3; ++c) {
+            double d = kind == BLOCK_REST ? 0.0 : (double)lat->disp[c][index];
+            o[c] = (float)(rest[c] + d);
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t stride, size_t first,
+                                       size_t count)
+{
+    return read_block(lattice, out, stride, first, count, BLOCK_REST);
+}
+
+sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, float *out, size_t stride, size_t first,
+                                      size_t count)
+{
+    return read_block(lattice, out, stride, first, count, BLOCK_POINTS);
+}
+
+sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
+                                             size_t first, size_t count)
+{
+    return read_block(lattice, out, stride, first, count, BLOCK_DISPLACEMENTS);
+}
+
+static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size_t first, bool positions)
+{
+    sn_clear_error();
+    if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    const char *what = positions ? "control point" : "displacement";
+    sinew_result r = sn_check_points(in, what);
+    if (r != SINEW_OK) return r;
+    if (first > lat->point_count || in->count > lat->point_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%zu %ss from index %zu, but the lattice has %zu", in->count,
+                       what, first, lat->point_count);
+    /* Convert everything before writing, so a value that overflows float
+     * leaves the lattice as it was. */
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t n = 0; n < in->count; ++n) {
+            size_t index = first + n;
+            const float *q = sn_point(in, n);
+            double rest[3] = {0.0, 0.0, 0.0};
+            if (positions) rest_of_index(lat, index, rest);
+            for (int c = 0; c < 3; ++c) {
+                float d = (float)((double)q[c] - rest[c]);
+                if (pass == 0 && !isfinite(d))
+                    return sn_fail(SINEW_ERROR_NON_FINITE,
+                                   "%s %zu gives a displacement %c that overflows a float", what, n, "xyz"[c]);
+                if (pass == 1) lat->disp[c][index] = d;
+            }
+            if (pass == 1 && lat->packed) pack_point(lat, index);
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions, size_t first)
+{
+    return write_block(lattice, positions, first, true);
+}
+
+sinew_result sinew_lattice_set_displacements(sinew_lattice *lattice, const sinew_points *displacements,
+                                             size_t first)
+{
+    return write_block(lattice, displacements, first, false);
+}
+
+void sinew_lattice_reset(sinew_lattice *lattice)
+{
+    if (!lattice) return;
+    for (int c = 0; c < 3; ++c) memset(lattice->disp[c], 0, lattice->point_count * sizeof(float));
+    if (lattice->packed) memset(lattice->packed, 0, lattice->cell_count * SN_LAT_PACKED_CELL * sizeof(float));
+}

@@ -1,0 +1,247 @@
+/* Mass-spring relaxation of the contact layer (§3.2). Every contact control
+ * point is a mass with one degree of freedom, its lift along its own
+ * direction; four zero-rest-length springs tie it to its grid neighbours.
+ * Masses that fail the paper's angle criterion, together with a neighbourhood
+ * of rings around them, are integrated until none fails it or they all rest. */
+#include <math.h>
+#include <string.h>
+
+#include "lattice/placement/placement_internal.h"
+
+typedef struct relax_state {
+    const sinew_placement *p;
+    double *lift, *vel, *accel, *pos; /* per column (pos: 3) */
+    uint8_t *candidate;
+    uint32_t *window;                 /* prefix counts for the neighbourhood dilation */
+    uint8_t *active;
+} relax_state;
+
+static sinew_result check_relax(const sinew_placement_relax_desc *d)
+{
+    const struct { float v; const char *name; } values[] = {
+        {d->stiffness, "stiffness"}, {d->mass, "mass"}, {d->damping, "damping"}, {d->angle_degrees, "angle"}};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+        if (!isfinite(values[i].v))
+            return sn_fail(SINEW_ERROR_NON_FINITE, "relax %s is not finite (%g)", values[i].name, (double)values[i].v);
+        if (values[i].v < 0.0f)
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax %s is %g; it must be >= 0 (0 = default)",
+                           values[i].name, (double)values[i].v);
+    }
+    if (d->angle_degrees >= 180.0f)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax angle is %g degrees; it must be below 180",
+                       (double)d->angle_degrees);
+    if (d->neighbourhood > 64)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax neighbourhood %u is outside 1..64", d->neighbourhood);
+    return SINEW_OK;
+}
+
+static void positions(relax_state *s)
+{
+    const sinew_placement *p = s->p;
+    size_t columns = (size_t)p->count[0] * p->count[1];
+    for (size_t c = 0; c < columns; ++c)
+        for (int a = 0; a < 3; ++a) s->pos[3 * c + a] = (double)p->hit[3 * c + a] + s->lift[c] * p->dof[3 * c + a];
+}
+
+/* The paper's test: the normals of the four consecutive neighbour pairs of
+ * mass (i, j); true when two of them are more than the threshold apart. */
+static bool fails_angle(const relax_state *s, uint32_t i, uint32_t j, double cos_limit)
+{
+    const uint32_t cu = s->p->count[0], cv = s->p->count[1];
+    static const int step[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+    const double *q = &s->pos[3 * (i + (size_t)cu * j)];
+    double e[4][3] = {{0}};
+    bool has[4];
+    for (int k = 0; k < 4; ++k) {
+        long ni = (long)i + step[k][0], nj = (long)j + step[k][1];
+        has[k] = ni >= 0 && nj >= 0 && ni < (long)cu && nj < (long)cv;
+        if (!has[k]) continue;
+        const double *r = &s->pos[3 * ((size_t)ni + (size_t)cu * (size_t)nj)];
+        for (int a = 0; a < 3; ++a) e[k][a] = r[a] - q[a];
+    }
+    double n[4][3];
+    int normals = 0;
+    for (int k = 0; k < 4; ++k) {
+        int l = (k + 1) % 4;
+        if (!has[k] || !has[l]) continue;
+        double *m = n[normals];
+        m[0] = e[k][1] * e[l][2] - e[k][2] * e[l][1];
+        m[1] = e[k][2] * e[l][0] - e[k][0] * e[l][2];
+        m[2] = e[k][0] * e[l][1] - e[k][1] * e[l][0];
+        double len = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        if (!(len > 0.0)) continue;
+        for (int a = 0; a < 3; ++a) m[a] /= len;
+        ++normals;
+    }
+    for (int a = 0; a < normals; ++a)
+        for (int b = a + 1; b < normals; ++b)
+            if (n[a][0] * n[b][0] + n[a][1] * n[b][1] + n[a][2] * n[b][2] < cos_limit) return true;
+    return false;
+}
+
+/* Marks every mass within `rings` (Chebyshev distance on the grid) of a
+ * candidate as active: two separable passes of windowed prefix counts. */
+static void dilate(relax_state *s, uint32_t rings)
+{
+    const uint32_t cu = s->p->count[0], cv = s->p->count[1];
+    uint32_t *w = s->window;
+    for (uint32_t j = 0; j < cv; ++j) {
+        const uint8_t *row = &s->candidate[(size_t)cu * j];
+        w[0] = 0;
+        for (uint32_t i = 0; i < cu; ++i) w[i + 1] = w[i] + row[i];
+        for (uint32_t i = 0; i < cu; ++i) {
+            uint32_t lo = i > rings ? i - rings : 0, hi = i + rings + 1 < cu ? i + rings + 1 : cu;
+            s->active[i + (size_t)cu * j] = w[hi] > w[lo];
+        }
+    }
+    for (uint32_t i = 0; i < cu; ++i) {
+        w[0] = 0;
+        for (uint32_t j = 0; j < cv; ++j) w[j + 1] = w[j] + s->active[i + (size_t)cu * j];
+        for (uint32_t j = 0; j < cv; ++j) {
+            uint32_t lo = j > rings ? j - rings : 0, hi = j + rings + 1 < cv ? j + rings + 1 : cv;
+            /* Store in the candidate array (free by now) to keep the passes apart. */
+            s->candidate[i + (size_t)cu * j] = w[hi] > w[lo];
+        }
+    }
+    memcpy(s->active, s->candidate, (size_t)cu * cv);
+}
+
+sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_placement_relax_desc *desc,
+                                   sinew_placement_relax_report *report)
+{
+    sn_clear_error();
+    if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
+    sinew_placement_relax_desc d;
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    sinew_result r = check_relax(&d);
+    if (r) return r;
+    sinew_placement *p = placement;
+    const double kappa = (d.stiffness > 0.0f ? d.stiffness : 1.0) / (d.mass > 0.0f ? d.mass : 1.0);
+    if (!isfinite(kappa) || !(kappa > 0.0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax stiffness / mass is %g; it must be finite and > 0", kappa);
+    /* Four springs per mass: the stiffness matrix's eigenvalues lie below
+     * 8 k / M (Gershgorin), so symplectic Euler is stable for dt < 2 / sqrt(8k/M);
+     * half that keeps a margin for the damping term. */
+    const double dt = 1.0 / sqrt(8.0 * kappa);
+    const double damping = d.damping > 0.0f ? (double)d.damping : sqrt(kappa);
+    const double cos_limit = cos((d.angle_degrees > 0.0f ? d.angle_degrees : 10.0) * 3.14159265358979323846 / 180.0);
+    const uint32_t rings = d.neighbourhood ? d.neighbourhood : 1;
+    const uint32_t max_steps = d.max_steps ? d.max_steps : 20000;
+    const uint32_t cu = p->count[0], cv = p->count[1];
+    const size_t columns = (size_t)cu * cv;
+
+    relax_state s;
+    memset(&s, 0, sizeof s);
+    s.p = p;
+    const sn_env *e = &p->env;
+    float *saved = NULL;
+    if (!(s.lift = sn_alloc_array(e, columns, sizeof(double), "relax lifts")) ||
+        !(s.vel = sn_calloc_array(e, columns, sizeof(double), "relax velocities")) ||
+        !(s.accel = sn_alloc_array(e, columns, sizeof(double), "relax accelerations")) ||
+        !(s.pos = sn_alloc_array(e, columns, 3 * sizeof(double), "relax positions")) ||
+        !(s.candidate = sn_alloc_array(e, columns, 1, "relax candidates")) ||
+        !(s.active = sn_alloc_array(e, columns, 1, "relax active masses")) ||
+        !(s.window = sn_alloc_array(e, (cu > cv ? cu : cv) + 1, sizeof(uint32_t), "relax windows")) ||
+        !(saved = sn_alloc_array(e, columns, sizeof(float), "relax saved lifts"))) {
+        r = sn_alloc_failure();
+        goto done;
+    }
+    /* Start inside the collision range: pushed-in points come back up. */
+    for (size_t c = 0; c < columns; ++c) s.lift[c] = fmin(fmax((double)p->lift[c], 0.0), (double)p->ceiling[c]);
+    positions(&s);
+    /* Length scale for "at rest": the mean grid spacing. */
+    double spacing = 0.0;
+    size_t edges = 0;
+    for (uint32_t j = 0; j < cv; ++j)
+        for (uint32_t i = 0; i < cu; ++i) {
+            const double *a = &s.pos[3 * (i + (size_t)cu * j)];
+            if (i + 1 < cu) {
+                const double *b = a + 3;
+                spacing += sqrt((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) + (b[2] - a[2]) * (b[2] - a[2]));
+                ++edges;
+            }
+        }
+    const double rest_tol = 1e-5 * (edges ? spacing / (double)edges : 1.0);
+
+    uint32_t step = 0;
+    size_t candidates = 0;
+    for (;; ++step) {
+        /* Accelerations from the current positions: a = k/M sum (P_n - P) . D - c v. */
+        candidates = 0;
+        for (uint32_t j = 0; j < cv; ++j)
+            for (uint32_t i = 0; i < cu; ++i) {
+                size_t c = i + (size_t)cu * j;
+                const double *q = &s.pos[3 * c];
+                const float *dir = &p->dof[3 * c];
+                double f = 0.0;
+                if (i > 0) f += (q[-3] - q[0]) * dir[0] + (q[-2] - q[1]) * dir[1] + (q[-1] - q[2]) * dir[2];
+                if (i + 1 < cu) f += (q[3] - q[0]) * dir[0] + (q[4] - q[1]) * dir[1] + (q[5] - q[2]) * dir[2];
+                if (j > 0) {
+                    const double *n = q - 3 * (size_t)cu;
+                    f += (n[0] - q[0]) * dir[0] + (n[1] - q[1]) * dir[1] + (n[2] - q[2]) * dir[2];
+                }
+                if (j + 1 < cv) {
+                    const double *n = q + 3 * (size_t)cu;
+                    f += (n[0] - q[0]) * dir[0] + (n[1] - q[1]) * dir[1] + (n[2] - q[2]) * dir[2];
+                }
+                double a = kappa * f - damping * s.vel[c];
+                /* A mass held by the scene below (or above) cannot follow. */
+                if ((s.lift[c] <= 0.0 && a < 0.0 && s.vel[c] <= 0.0) ||
+                    (s.lift[c] >= (double)p->ceiling[c] && a > 0.0 && s.vel[c] >= 0.0))
+                    a = 0.0;
+                s.accel[c] = a;
+                bool resting = fabs(s.vel[c]) * dt <= rest_tol && fabs(a) * dt * dt <= rest_tol;
+                s.candidate[c] = !resting && fails_angle(&s, i, j, cos_limit);
+                candidates += s.candidate[c];
+            }
+        if (candidates == 0 || step >= max_steps) break;
+        if ((step & 255u) == 0 && (r = sn_progress(e, "placement: relax", (float)step / (float)max_steps)))
+            goto done;
+        dilate(&s, rings);
+        for (size_t c = 0; c < columns; ++c) {
+            if (!s.active[c]) {
+                s.vel[c] = 0.0;
+                continue;
+            }
+            s.vel[c] += s.accel[c] * dt;
+            s.lift[c] += s.vel[c] * dt;
+            if (s.lift[c] < 0.0) s.lift[c] = 0.0, s.vel[c] = 0.0;
+            if (s.lift[c] > (double)p->ceiling[c]) s.lift[c] = (double)p->ceiling[c], s.vel[c] = 0.0;
+        }
+        positions(&s);
+    }
+
+    /* Commit: lifts, then the layers (F2 re-reads its normals). */
+    memcpy(saved, p->lift, columns * sizeof(float));
+    double max_lift = 0.0;
+    for (size_t c = 0; c < columns; ++c) {
+        p->lift[c] = (float)s.lift[c];
+        max_lift = fmax(max_lift, s.lift[c]);
+    }
+    if ((r = sn_place_update_lattice(p, p->volume == SINEW_PLACEMENT_OFFSET))) {
+        memcpy(p->lift, saved, columns * sizeof(float));
+        sn_place_update_lattice(p, false);
+        goto done;
+    }
+    if (report) {
+        report->steps = step;
+        report->candidates = candidates;
+        report->time_step = (float)dt;
+        report->max_lift = (float)max_lift;
+    }
+    r = candidates ? sn_fail(SINEW_ERROR_NOT_CONVERGED,
+                             "relaxation stopped after %u steps with %zu masses still failing the angle criterion",
+                             step, candidates)
+                   : SINEW_OK;
+done:
+    sn_free(e, s.lift);
+    sn_free(e, s.vel);
+    sn_free(e, s.accel);
+    sn_free(e, s.pos);
+    sn_free(e, s.candidate);
+    sn_free(e, s.active);
+    sn_free(e, s.window);
+    sn_free(e, saved);
+    return r;
+}

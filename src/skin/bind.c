@@ -1,0 +1,400 @@
+/* Bind time: validate the caller's weights, clean them (merge, renormalise,
+ * quantise), and lay them out partitioned by influence count. */
+#include <math.h>
+#include <string.h>
+
+#include "skin/skin_internal.h"
+
+/* One vertex's influences after cleaning. */
+typedef struct sn_skin_slot {
+    uint32_t joint;
+    float weight;
+} sn_skin_slot;
+
+/* What cleaning one vertex found. */
+typedef struct sn_skin_clean {
+    size_t count;       /* nonzero influences kept */
+    size_t merged;      /* duplicate slots merged */
+    bool renormalized;  /* the sum was not 1 */
+    bool unweighted;    /* bound to the fallback joint */
+} sn_skin_clean;
+
+static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
+{
+    if (d->vertex_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin vertex_count is 0");
+    if (d->joint_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joint_count is 0");
+    if (d->influence_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin influence_count is 0");
+    if (d->joint_count > 65536)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin joint_count %zu exceeds the supported 65536", d->joint_count);
+    if (d->vertex_count > UINT32_MAX - 1)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin vertex_count %zu exceeds the supported 2^32 - 2",
+                       d->vertex_count);
+    size_t slots;
+    if (!sn_mul_size(d->vertex_count, d->influence_count, &slots))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin: %zu vertices of %zu influences overflow", d->vertex_count,
+                       d->influence_count);
+    if (!d->joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joints array is NULL");
+    if (!d->weights) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weights array is NULL");
+    if ((unsigned)d->storage > SINEW_SKIN_STORAGE_COMPRESSED)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin storage %d is not a sinew_skin_storage", (int)d->storage);
+    if ((unsigned)d->blend > SINEW_SKIN_BLEND_MIXED)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin blend %d is not a sinew_skin_blend", (int)d->blend);
+    if ((unsigned)d->normals > SINEW_SKIN_NORMALS_LARGEST_WEIGHT)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin normals %d is not a sinew_skin_normals", (int)d->normals);
+    if ((unsigned)d->unweighted > SINEW_SKIN_UNWEIGHTED_BIND)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin unweighted %d is not a sinew_skin_unweighted",
+                       (int)d->unweighted);
+    if ((unsigned)d->kernel > SINEW_SKIN_KERNEL_AVX2)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin kernel %d is not a sinew_skin_kernel", (int)d->kernel);
+    if (d->kernel != SINEW_SKIN_KERNEL_AUTO && !sn_skin_kernel_available(d->kernel))
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin kernel %s is not available in this build or on this CPU",
+                       d->kernel == SINEW_SKIN_KERNEL_SSE2 ? "SSE2" : "AVX2");
+    if (!(d->weight_tolerance >= 0.0f) || !isfinite(d->weight_tolerance))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weight_tolerance %g must be finite and >= 0",
+                       (double)d->weight_tolerance);
+    if (d->unweighted == SINEW_SKIN_UNWEIGHTED_BIND && d->unweighted_joint >= d->joint_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin unweighted_joint %u, but there are only %zu joints",
+                       d->unweighted_joint, d->joint_count);
+    if (d->inverse_bind) {
+        for (size_t j = 0; j < d->joint_count; ++j) {
+            const float *m = d->inverse_bind + 16 * j;
+            for (int e = 0; e < 16; ++e)
+                if (!isfinite(m[e]))
+                    return sn_fail(SINEW_ERROR_NON_FINITE,
+                                   "inverse bind matrix of joint %zu has a non-finite element (row %d, column %d) (%g)",
+                                   j, e % 4, e / 4, (double)m[e]);
+            if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f)
+                return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                               "inverse bind matrix of joint %zu is not affine: last row is (%g %g %g %g), not (0 0 0 1)",
+                               j, (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
+        }
+    }
+    if (d->blend == SINEW_SKIN_BLEND_MIXED) {
+        if (!d->dq_blend)
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin blend is mixed but dq_blend is NULL");
+        for (size_t v = 0; v < d->vertex_count; ++v) {
+            float a = d->dq_blend[v];
+            if (!isfinite(a))
+                return sn_fail(SINEW_ERROR_NON_FINITE, "vertex %zu has a non-finite dq_blend factor (%g)", v,
+                               (double)a);
+            if (a < 0.0f || a > 1.0f)
+                return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "vertex %zu has dq_blend factor %g outside [0, 1]", v,
+                               (double)a);
+        }
+    }
+    return SINEW_OK;
+}
+
+/* Sorts by decreasing weight, ties by increasing joint, so layouts are
+ * deterministic and slot 0 is the largest-weight joint. */
+static void sn_skin_sort_slots(sn_skin_slot *s, size_t n)
+{
+    for (size_t i = 1; i < n; ++i) {
+        sn_skin_slot x = s[i];
+        size_t j = i;
+        while (j > 0 && (s[j - 1].weight < x.weight || (s[j - 1].weight == x.weight && s[j - 1].joint > x.joint))) {
+            s[j] = s[j - 1];
+            --j;
+        }
+        s[j] = x;
+    }
+}
+
+/* Largest-remainder rounding of weights summing to 1 into integers summing to
+ * exactly 255; slots that round to 0 are dropped. Keeps the decreasing order:
+ * equal floors leave the larger remainder with the larger weight, and ties go
+ * to the earlier (larger) slot. */
+static size_t sn_skin_quantise(sn_skin_slot *s, size_t n)
+{
+    unsigned q[256];
+    double rem[256];
+    unsigned total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double x = (double)s[i].weight * 255.0;
+        double f = floor(x);
+        q[i] = (unsigned)f;
+        rem[i] = x - f;
+        total += q[i];
+    }
+    for (unsigned left = total < 255 ? 255 - total : 0; left > 0; --left) {
+        size_t best = 0;
+        for (size_t i = 1; i < n; ++i)
+            if (rem[i] > rem[best]) best = i;
+        q[best] += 1;
+        rem[best] = -1.0;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (q[i] == 0) continue;
+        s[kept].joint = s[i].joint;
+        s[kept].weight = (float)q[i] * (1.0f / 255.0f);
+        ++kept;
+    }
+    sn_skin_sort_slots(s, kept);
+    return kept;
+}
+
+/* Validates and cleans vertex v into s (influence_count slots of room). */
+static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, float tolerance, sn_skin_slot *s,
+                                         sn_skin_clean *c)
+{
+    const size_t k = d->influence_count;
+    const uint32_t *joints = d->joints + v * k;
+    const float *weights = d->weights + v * k;
+    memset(c, 0, sizeof *c);
+    size_t n = 0;
+    double sum = 0.0;
+    for (size_t i = 0; i < k; ++i) {
+        float w = weights[i];
+        if (!isfinite(w))
+            return sn_fail(SINEW_ERROR_NON_FINITE, "vertex %zu slot %zu has a non-finite weight (%g)", v, i, (double)w);
+        if (w < 0.0f)
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "vertex %zu slot %zu has a negative weight (%g)", v, i,
+                           (double)w);
+        if (w == 0.0f) continue;  /* padding */
+        if (joints[i] >= d->joint_count)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
+                           "vertex %zu slot %zu refers to joint %u, but there are only %zu joints", v, i, joints[i],
+                           d->joint_count);
+        sum += (double)w;
+        size_t m = 0;
+        while (m < n && s[m].joint != joints[i]) ++m;
+        if (m < n) {
+            s[m].weight += w;
+            c->merged += 1;
+            continue;
+        }
+        s[n].joint = joints[i];
+        s[n].weight = w;
+        ++n;
+    }
+    if (n == 0) {
+        if (d->unweighted != SINEW_SKIN_UNWEIGHTED_BIND)
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
+                           "vertex %zu has no nonzero weight (set unweighted = SINEW_SKIN_UNWEIGHTED_BIND to bind it)",
+                           v);
+        s[0].joint = d->unweighted_joint;
+        s[0].weight = 1.0f;
+        c->count = 1;
+        c->unweighted = true;
+        return SINEW_OK;
+    }
+    if (fabs(sum - 1.0) > (double)tolerance && !d->renormalize)
+        return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
+                       "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalize to scale them)", v, sum,
+                       (double)tolerance);
+    c->renormalized = fabs(sum - 1.0) > 1e-6;
+    for (size_t i = 0; i < n; ++i) s[i].weight = (float)((double)s[i].weight / sum);
+    sn_skin_sort_slots(s, n);
+    /* Quantisation needs at most 255 nonzero slots to round into 255 units;
+     * more influences than that keep their float weights' order but the
+     * smallest ones are dropped by rounding anyway. */
+    if (d->storage == SINEW_SKIN_STORAGE_COMPRESSED) {
+        if (n > 255) n = 255;
+        double kept = 0.0;
+        for (size_t i = 0; i < n; ++i) kept += (double)s[i].weight;
+        for (size_t i = 0; i < n; ++i) s[i].weight = (float)((double)s[i].weight / kept);
+        n = sn_skin_quantise(s, n);
+    }
+    c->count = n;
+    return SINEW_OK;
+}
+
+static sn_skin_format sn_skin_pick_format(const sinew_skin_desc *d)
+{
+    if (d->storage != SINEW_SKIN_STORAGE_COMPRESSED) return SN_SKIN_F32_J16;
+    return d->joint_count <= 256 ? SN_SKIN_U8_J8 : SN_SKIN_U8_J16;
+}
+
+static sinew_skin_kernel sn_skin_pick_kernel(sinew_skin_kernel wanted)
+{
+    if (wanted != SINEW_SKIN_KERNEL_AUTO) return wanted;
+    if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2)) return SINEW_SKIN_KERNEL_AVX2;
+    if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_SSE2)) return SINEW_SKIN_KERNEL_SSE2;
+    return SINEW_SKIN_KERNEL_SCALAR;
+}
+
+static size_t sn_skin_align(size_t x)
+{
+    return (x + (SN_ALIGN - 1)) & ~(size_t)(SN_ALIGN - 1);
+}
+
+/* Bytes of one group's arrays inside the block, each array 64-byte aligned.
+ * Returns false on overflow. */
+static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool mixed, size_t *bytes)
+{
+    size_t slots, jb, wb, vb, total;
+    size_t jsize = f == SN_SKIN_U8_J8 ? 1 : 2;
+    size_t wsize = f == SN_SKIN_F32_J16 ? 4 : 1;
+    if (!sn_mul_size(count, k, &slots) || !sn_mul_size(slots, jsize, &jb) || !sn_mul_size(slots, wsize, &wb) ||
+        !sn_mul_size(count, 4, &vb))
+        return false;
+    if (jb > SIZE_MAX / 4 || wb > SIZE_MAX / 4 || vb > SIZE_MAX / 8) return false;
+    /* vertex numbers, runs (at most one per vertex), joints, weights, blend factors */
+    total = sn_skin_align(vb) + sn_skin_align(2 * vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) +
+            (mixed ? sn_skin_align(vb) : 0);
+    *bytes = total;
+    return true;
+}
+
+sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, sinew_skin **out)
+{
+    sn_clear_error();
+    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin desc is NULL");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
+    sinew_result r = sn_skin_check_desc(desc);
+    if (r != SINEW_OK) return r;
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    const float tolerance = desc->weight_tolerance > 0.0f ? desc->weight_tolerance : 1e-3f;
+    const sn_skin_format format = sn_skin_pick_format(desc);
+    const bool mixed = desc->blend == SINEW_SKIN_BLEND_MIXED;
+
+    sinew_skin *skin = NULL;
+    sn_skin_slot *scratch = sn_alloc_array(&env, desc->influence_count, sizeof *scratch, "skin scratch");
+    size_t *histogram = NULL;
+    if (!scratch) return sn_alloc_failure();
+    histogram = sn_calloc_array(&env, desc->influence_count + 1, sizeof *histogram, "skin histogram");
+    if (!histogram) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
+
+    /* Pass 1: validate every vertex and count vertices per influence count. */
+    size_t merged = 0, renormalized = 0, unweighted = 0, max_k = 0;
+    r = sn_progress(&env, "skin: validate", 0.0f);
+    if (r != SINEW_OK) goto fail;
+    for (size_t v = 0; v < desc->vertex_count; ++v) {
+        sn_skin_clean c;
+        r = sn_skin_clean_vertex(desc, v, tolerance, scratch, &c);
+        if (r != SINEW_OK) goto fail;
+        histogram[c.count] += 1;
+        merged += c.merged;
+        renormalized += c.renormalized;
+        unweighted += c.unweighted;
+        if (c.count > max_k) max_k = c.count;
+        if ((v & 0xFFFF) == 0xFFFF) {
+            r = sn_progress(&env, "skin: validate", (float)v / (float)desc->vertex_count);
+            if (r != SINEW_OK) goto fail;
+        }
+    }
+
+    skin = sn_calloc(&env, sizeof *skin, "skin handle");
+    if (!skin) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
+    skin->env = env;
+    skin->groups = sn_calloc_array(&env, max_k, sizeof *skin->groups, "skin groups");
+    if (!skin->groups) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
+    /* The block holds the inverse bind matrices, then every group's arrays. */
+    size_t block = sn_skin_align(desc->joint_count * 16 * sizeof(float));
+    for (size_t k = 1; k <= max_k; ++k) {
+        size_t bytes;
+        if (!sn_skin_group_bytes(histogram[k], k, format, mixed, &bytes) || !sn_add_size(block, bytes, &block)) {
+            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin bind data size overflows");
+            goto fail;
+        }
+    }
+    skin->block = sn_alloc(&env, block, "skin bind data");
+    if (!skin->block) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
+    skin->block_bytes = block;
+    const size_t jsize = format == SN_SKIN_U8_J8 ? 1 : 2;
+    const size_t wsize = format == SN_SKIN_F32_J16 ? 4 : 1;
+    char *cursor = skin->block;
+    skin->inverse_bind = (float *)cursor;
+    cursor += sn_skin_align(desc->joint_count * 16 * sizeof(float));
+    for (size_t j = 0; j < desc->joint_count; ++j) {
+        static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        memcpy(skin->inverse_bind + 16 * j, desc->inverse_bind ? desc->inverse_bind + 16 * j : identity,
+               sizeof identity);
+    }
+    for (size_t k = 1; k <= max_k; ++k) {
+        sn_skin_group *g = &skin->groups[k - 1];
+        g->influences = (uint32_t)k;
+        g->vertex = (uint32_t *)cursor;
+        cursor += sn_skin_align(histogram[k] * 4);
+        g->runs = (sn_skin_run *)cursor;
+        cursor += sn_skin_align(histogram[k] * sizeof(sn_skin_run));
+        g->joints = cursor;
+        cursor += sn_skin_align(histogram[k] * k * jsize);
+        if (k > 1) {
+            g->weights = cursor;
+            cursor += sn_skin_align(histogram[k] * k * wsize);
+        }
+        if (mixed) {
+            g->dq_blend = (float *)cursor;
+            cursor += sn_skin_align(histogram[k] * 4);
+        }
+    }
+
+    /* Pass 2: clean again (cheap, deterministic) and scatter into groups. */
+    r = sn_progress(&env, "skin: layout", 0.0f);
+    if (r != SINEW_OK) goto fail;
+    for (size_t v = 0; v < desc->vertex_count; ++v) {
+        sn_skin_clean c;
+        sn_skin_clean_vertex(desc, v, tolerance, scratch, &c);
+        sn_skin_group *g = &skin->groups[c.count - 1];
+        size_t at = g->count++;
+        g->vertex[at] = (uint32_t)v;
+        if (at == 0 || g->vertex[at - 1] + 1 != v) {
+            g->runs[g->run_count].vertex = (uint32_t)v;
+            g->runs[g->run_count].position = (uint32_t)at;
+            g->run_count += 1;
+        }
+        for (size_t s = 0; s < c.count; ++s) {
+            size_t slot = at * c.count + s;
+            if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)scratch[s].joint;
+            else ((uint16_t *)g->joints)[slot] = (uint16_t)scratch[s].joint;
+            if (c.count > 1) {
+                if (wsize == 4) ((float *)g->weights)[slot] = scratch[s].weight;
+                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf(scratch[s].weight * 255.0f);
+            }
+        }
+        if (mixed) g->dq_blend[at] = desc->dq_blend[v];
+    }
+    r = sn_progress(&env, "skin: layout", 1.0f);
+    if (r != SINEW_OK) goto fail;
+
+    skin->vertex_count = desc->vertex_count;
+    skin->joint_count = desc->joint_count;
+    skin->max_influences = max_k;
+    skin->format = format;
+    skin->storage = desc->storage;
+    skin->blend = desc->blend;
+    skin->normals = desc->normals;
+    skin->kernel = sn_skin_pick_kernel(desc->kernel);
+    skin->record_floats = desc->blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
+    skin->merged_duplicates = merged;
+    skin->renormalized_vertices = renormalized;
+    skin->unweighted_vertices = unweighted;
+
+    sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT];
+    switch (skin->kernel) {
+#if defined(SINEW_SKIN_HAVE_X86)
+    case SINEW_SKIN_KERNEL_AVX2: sn_skin_kernels_avx2(table); break;
+    case SINEW_SKIN_KERNEL_SSE2: sn_skin_kernels_sse2(table); break;
+#endif
+    default: sn_skin_kernels_scalar(table); break;
+    }
+    for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c)
+        skin->kernels[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? table[format][c] : sn_skin_kernel_dq;
+
+    sn_free(&env, histogram);
+    sn_free(&env, scratch);
+    *out = skin;
+    return SINEW_OK;
+
+fail:
+    sinew_skin_destroy(skin);
+    sn_free(&env, histogram);
+    sn_free(&env, scratch);
+    return r;
+}

@@ -1,0 +1,73 @@
+/* Pose time, per vertex range: argument checks, then each influence group's
+ * slice of the range goes to that group's kernel. */
+#include "skin/skin_internal.h"
+
+/* Resolves one stream pair; fails naming the stream. */
+static sinew_result sn_skin_stream(const char *name, const float *in, size_t in_stride, float *out, size_t out_stride,
+                                   size_t floats, size_t vertex_count, const char **pin, size_t *pin_stride,
+                                   char **pout, size_t *pout_stride)
+{
+    if (!out) return SINEW_OK;
+    if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin output %s are wanted but input %s are NULL", name, name);
+    const size_t packed = floats * sizeof(float);
+    const size_t strides[2] = {in_stride, out_stride};
+    const void *ptrs[2] = {in, out};
+    for (int s = 0; s < 2; ++s) {
+        const char *side = s ? "output" : "input";
+        if (strides[s] != 0 && (strides[s] < packed || strides[s] % sizeof(float) != 0))
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                           "skin %s %s stride %zu bytes: must be 0 or a multiple of 4 that is at least %zu", side,
+                           name, strides[s], packed);
+        if ((uintptr_t)ptrs[s] % sizeof(float) != 0)
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin %s %s pointer is not aligned to 4 bytes", side, name);
+        size_t span;
+        if (!sn_mul_size(vertex_count - 1, sn_stride(strides[s], packed), &span) ||
+            !sn_add_size(span, packed, &span) || span > (size_t)PTRDIFF_MAX)
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin %s %s: %zu vertices of stride %zu overflow", side, name,
+                           vertex_count, strides[s]);
+    }
+    *pin = (const char *)in;
+    *pin_stride = sn_stride(in_stride, packed);
+    *pout = (char *)out;
+    *pout_stride = sn_stride(out_stride, packed);
+    return SINEW_OK;
+}
+
+sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, const sinew_skin_input *in,
+                               const sinew_skin_output *out, size_t first, size_t count)
+{
+    sn_clear_error();
+    if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
+    if (!palette) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette is NULL");
+    if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin input streams are NULL");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin output streams are NULL");
+    if (!out->positions && !out->normals && !out->tangents)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin output asks for no stream (positions, normals, tangents all NULL)");
+    if (first > skin->vertex_count || count > skin->vertex_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin range [%zu, %zu + %zu) exceeds the %zu vertices", first,
+                       first, count, skin->vertex_count);
+    sn_skin_io io = {0};
+    sinew_result r;
+    r = sn_skin_stream("positions", in->positions, in->position_stride, out->positions, out->position_stride, 3,
+                       skin->vertex_count, &io.pin, &io.pin_stride, &io.pout, &io.pout_stride);
+    if (r != SINEW_OK) return r;
+    r = sn_skin_stream("normals", in->normals, in->normal_stride, out->normals, out->normal_stride, 3,
+                       skin->vertex_count, &io.nin, &io.nin_stride, &io.nout, &io.nout_stride);
+    if (r != SINEW_OK) return r;
+    r = sn_skin_stream("tangents", in->tangents, in->tangent_stride, out->tangents, out->tangent_stride, 4,
+                       skin->vertex_count, &io.tin, &io.tin_stride, &io.tout, &io.tout_stride);
+    if (r != SINEW_OK) return r;
+    io.mask = (out->positions ? SN_SKIN_P : 0u) | (out->normals ? SN_SKIN_N : 0u) | (out->tangents ? SN_SKIN_T : 0u);
+    io.largest_normals = skin->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT;
+    io.format = skin->format;
+    if (count == 0) return SINEW_OK;
+
+    for (size_t k = 1; k <= skin->max_influences; ++k) {
+        const sn_skin_group *g = &skin->groups[k - 1];
+        if (g->count == 0) continue;
+        size_t begin = sn_skin_group_lower_bound(g, first);
+        size_t end = sn_skin_group_lower_bound(g, first + count);
+        if (begin < end) skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1](g, begin, end, palette, &io);
+    }
+    return SINEW_OK;
+}

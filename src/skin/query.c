@@ -1,0 +1,76 @@
+/* Queries on a bound skin and its destruction. */
+#include "skin/skin_internal.h"
+
+void sinew_skin_destroy(sinew_skin *skin)
+{
+    if (!skin) return;
+    sn_env env = skin->env;
+    sn_free(&env, skin->block);
+    sn_free(&env, skin->groups);
+    sn_free(&env, skin);
+}
+
+size_t sinew_skin_palette_size(const sinew_skin *skin)
+{
+    return skin ? skin->joint_count * skin->record_floats : 0;
+}
+
+sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
+{
+    sn_clear_error();
+    if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
+    if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin info pointer is NULL");
+    sinew_skin_info i = {0};
+    i.vertex_count = skin->vertex_count;
+    i.joint_count = skin->joint_count;
+    i.max_influences = skin->max_influences;
+    i.single_joint_vertices = skin->groups[0].count;
+    i.merged_duplicates = skin->merged_duplicates;
+    i.renormalized_vertices = skin->renormalized_vertices;
+    i.unweighted_vertices = skin->unweighted_vertices;
+    i.palette_floats = sinew_skin_palette_size(skin);
+    i.palette_joint_floats = skin->record_floats;
+    i.bind_bytes = sizeof *skin + skin->max_influences * sizeof *skin->groups + skin->block_bytes;
+    i.storage = skin->storage;
+    i.blend = skin->blend;
+    i.normals = skin->normals;
+    i.kernel = skin->kernel;
+    *info = i;
+    return SINEW_OK;
+}
+
+/* First position in a group whose vertex number is >= v. */
+size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v)
+{
+    size_t lo = 0, hi = g->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->vertex[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints, float *weights,
+                                          size_t capacity, size_t *count)
+{
+    sn_clear_error();
+    if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
+    if (!count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin influence count pointer is NULL");
+    if (vertex >= skin->vertex_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex %zu, but the skin has only %zu vertices", vertex,
+                       skin->vertex_count);
+    for (size_t k = 1; k <= skin->max_influences; ++k) {
+        const sn_skin_group *g = &skin->groups[k - 1];
+        size_t at = sn_skin_group_lower_bound(g, vertex);
+        if (at == g->count || g->vertex[at] != vertex) continue;
+        for (size_t s = 0; s < k && s < capacity; ++s) {
+            if (joints) joints[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
+            if (weights) weights[s] = k == 1 ? 1.0f : sn_skin_weight(g->weights, skin->format, at * k + s);
+        }
+        *count = k;
+        return SINEW_OK;
+    }
+    /* Every vertex lands in exactly one group at bind time. */
+    return sn_fail(SINEW_ERROR_INVALID_STATE, "vertex %zu is in no influence group", vertex);
+}

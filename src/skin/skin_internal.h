@@ -1,0 +1,140 @@
+/*
+ * Internal layout of a bound skin, shared by bind, palette and the deform
+ * kernels.
+ *
+ * Vertices are partitioned by their number of influences k (the paper's
+ * partitioning): group k holds, in increasing vertex order, the vertex
+ * numbers, then k joint indices and k weights per vertex, sorted by decreasing
+ * weight. Each group has a kernel specialised for its k, so the hot loop never
+ * branches on the influence count, and a deform range maps to one contiguous
+ * slice of every group (found by binary search).
+ */
+#ifndef SINEW_SKIN_INTERNAL_H
+#define SINEW_SKIN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "sinew/skin.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define SN_SKIN_INLINE static inline __attribute__((always_inline))
+#else
+#  define SN_SKIN_INLINE static inline
+#endif
+
+/* Palette record sizes, in floats (see sinew_skin_palette_size in skin.h). */
+#define SN_SKIN_RECORD_LINEAR 16
+#define SN_SKIN_RECORD_DQ 48
+#define SN_SKIN_DQ_ROTATION 16
+#define SN_SKIN_DQ_DUAL 20
+#define SN_SKIN_DQ_STRETCH 24
+
+/* Squared lengths at or below this count as zero (guards normalisation). */
+#define SN_SKIN_TINY 1e-24f
+
+/* How weights and joint indices are stored; the kernels are specialised per
+ * format so that the load is a constant-folded choice. */
+typedef enum sn_skin_format {
+    SN_SKIN_F32_J16 = 0,  /* float weights, uint16 joints */
+    SN_SKIN_U8_J8 = 1,    /* uint8 weights (sum 255), uint8 joints */
+    SN_SKIN_U8_J16 = 2,   /* uint8 weights (sum 255), uint16 joints */
+    SN_SKIN_FORMAT_COUNT = 3
+} sn_skin_format;
+
+/* Kernel classes: k = 1, 2, 3, 4 have their own kernels, larger k share one. */
+#define SN_SKIN_CLASS_COUNT 5
+
+/* A run of consecutive vertex numbers inside a group: the linear-blend
+ * kernels walk runs, so within one they advance stream pointers by their
+ * strides instead of indexing (no multiply, no index load per vertex). */
+typedef struct sn_skin_run {
+    uint32_t vertex;      /* first vertex number of the run */
+    uint32_t position;    /* its position in the group; the run ends where the next begins */
+} sn_skin_run;
+
+typedef struct sn_skin_group {
+    uint32_t influences;  /* k */
+    size_t count;         /* vertices in the group */
+    uint32_t *vertex;     /* count vertex numbers, increasing */
+    sn_skin_run *runs;    /* run_count runs covering positions [0, count) */
+    size_t run_count;
+    void *joints;         /* count * k joint indices (uint8 or uint16) */
+    void *weights;        /* count * k weights (float or uint8); unused when k == 1 */
+    float *dq_blend;      /* count blend factors (mixed blend only), else NULL */
+} sn_skin_group;
+
+/* Stream bits of a deform call. */
+enum { SN_SKIN_P = 1, SN_SKIN_N = 2, SN_SKIN_T = 4 };
+
+/* A deform call's streams, resolved (strides never 0). */
+typedef struct sn_skin_io {
+    const char *pin, *nin, *tin;
+    char *pout, *nout, *tout;
+    size_t pin_stride, nin_stride, tin_stride;
+    size_t pout_stride, nout_stride, tout_stride;
+    unsigned mask;          /* SN_SKIN_P | SN_SKIN_N | SN_SKIN_T subset, nonzero */
+    int largest_normals;    /* SINEW_SKIN_NORMALS_LARGEST_WEIGHT */
+    sn_skin_format format;  /* the skin's storage format */
+} sn_skin_io;
+
+/* Deforms vertices [begin, end) of a group (positions within the group). */
+typedef void (*sn_skin_kernel_fn)(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                                  const sn_skin_io *io);
+
+struct sinew_skin {
+    sn_env env;
+    size_t vertex_count;
+    size_t joint_count;
+    size_t max_influences;
+    sn_skin_format format;
+    sinew_skin_storage storage;
+    sinew_skin_blend blend;
+    sinew_skin_normals normals;
+    sinew_skin_kernel kernel;      /* resolved, never AUTO */
+    size_t record_floats;          /* palette floats per joint */
+    float *inverse_bind;           /* 16 * joint_count, column-major (in the block) */
+    sn_skin_group *groups;         /* groups[k - 1] for k = 1..max_influences */
+    void *block;                   /* one allocation behind every group array */
+    size_t block_bytes;
+    size_t merged_duplicates;
+    size_t renormalized_vertices;
+    size_t unweighted_vertices;
+    sn_skin_kernel_fn kernels[SN_SKIN_CLASS_COUNT]; /* by min(k, 5) - 1 */
+};
+
+/* Kernel tables, [format][class]. The SSE2 and AVX2 tables exist only in x86
+ * builds with the simd option (SINEW_SKIN_HAVE_X86 defined). */
+void sn_skin_kernels_scalar(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
+#if defined(SINEW_SKIN_HAVE_X86)
+void sn_skin_kernels_sse2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
+void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
+#endif
+/* Dual-quaternion and mixed blends: one portable kernel for every k. */
+void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                       const sn_skin_io *io);
+/* First position in a group whose vertex number is >= v (binary search). */
+size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
+/* Whether this build and CPU can run a kernel set. */
+bool sn_skin_kernel_available(sinew_skin_kernel kernel);
+
+/* Slow path for a blended direction that vanished: transforms dir by the
+ * largest-weight joint's record alone (inverse transpose when is_normal and
+ * that joint is non-rigid), normalised, or (0, 0, 0) when that vanishes too. */
+void sn_skin_fallback_direction(const float *record, const float *dir, bool is_normal, float out[3]);
+
+/* Joint index and weight access for a format; the format is a constant at
+ * every call site, so the branch folds away. */
+SN_SKIN_INLINE uint32_t sn_skin_joint(const void *joints, sn_skin_format format, size_t i)
+{
+    return format == SN_SKIN_U8_J8 ? ((const uint8_t *)joints)[i] : ((const uint16_t *)joints)[i];
+}
+SN_SKIN_INLINE float sn_skin_weight(const void *weights, sn_skin_format format, size_t i)
+{
+    return format == SN_SKIN_F32_J16 ? ((const float *)weights)[i]
+                                     : (float)((const uint8_t *)weights)[i] * (1.0f / 255.0f);
+}
+
+#endif /* SINEW_SKIN_INTERNAL_H */

@@ -1,0 +1,223 @@
+/* Rogue-vertex removal (Weber, as summarised in the skinning chapter): a
+ * joint's influence must form one connected region of the mesh; influences
+ * outside the joint's main region are cut, and vertices left with nothing
+ * borrow the influences of their nearest valid vertex. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew/skin_tools.h"
+#include "skin/tools/influence_rows.h"
+#include "skin/tools/mesh_graph.h"
+
+static const char *const STAGE = "skin: rogue removal";
+static const uint32_t NONE = UINT32_MAX;
+
+/* Union-find over (vertex, slot) influence nodes: node v * k + s. */
+static size_t find_root(size_t *parent, size_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];   /* path halving */
+        x = parent[x];
+    }
+    return x;
+}
+
+static void unite(size_t *parent, size_t a, size_t b)
+{
+    a = find_root(parent, a);
+    b = find_root(parent, b);
+    /* The smaller index becomes the root so results do not depend on edge order. */
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
+typedef struct region {
+    uint32_t joint;
+    size_t root;
+    double total;
+} region;
+
+static int by_joint_then_heaviest(const void *a, const void *b)
+{
+    const region *x = (const region *)a, *y = (const region *)b;
+    if (x->joint != y->joint) return x->joint < y->joint ? -1 : 1;
+    if (x->total != y->total) return x->total > y->total ? -1 : 1;
+    return (x->root > y->root) - (x->root < y->root);
+}
+
+typedef struct work {
+    size_t *parent;       /* n * k union-find */
+    double *total;        /* n * k: summed weight per root */
+    region *regions;      /* one per root */
+    unsigned char *main_root; /* n * k: 1 when that root is its joint's main region */
+    uint32_t *source;     /* n: vertex whose influences a vertex takes, NONE = not yet */
+    uint32_t *queue;      /* n */
+} work;
+
+static void free_work(const sn_env *env, work *w)
+{
+    sn_free(env, w->parent);
+    sn_free(env, w->total);
+    sn_free(env, w->regions);
+    sn_free(env, w->main_root);
+    sn_free(env, w->source);
+    sn_free(env, w->queue);
+}
+
+static sinew_result alloc_work(const sn_env *env, size_t n, size_t nk, work *w)
+{
+    memset(w, 0, sizeof *w);
+    w->parent = (size_t *)sn_alloc_array(env, nk, sizeof *w->parent, "rogue union-find");
+    w->total = (double *)sn_calloc_array(env, nk, sizeof *w->total, "rogue region weights");
+    w->regions = (region *)sn_alloc_array(env, nk, sizeof *w->regions, "rogue regions");
+    w->main_root = (unsigned char *)sn_calloc_array(env, nk, 1, "rogue main regions");
+    w->source = (uint32_t *)sn_alloc_array(env, n, sizeof *w->source, "rogue sources");
+    w->queue = (uint32_t *)sn_alloc_array(env, n, sizeof *w->queue, "rogue queue");
+    if (!w->parent || !w->total || !w->regions || !w->main_root || !w->source || !w->queue) return sn_alloc_failure();
+    return SINEW_OK;
+}
+
+static double squared_distance(const float *a, const float *b)
+{
+    double d2 = 0.0;
+    for (int i = 0; i < 3; ++i) {
+        double e = (double)a[i] - b[i];
+        d2 += e * e;
+    }
+    return d2;
+}
+
+sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
+                                      uint32_t *joints, float *weights, sinew_rogue_report *report)
+{
+    sn_clear_error();
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    if (!mesh) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "rogue removal: mesh is NULL");
+    size_t n = mesh->positions.count;
+    size_t k = per_vertex;
+    sinew_result r = sn_skin_check_influences(n, k, joints, weights, "rogue removal");
+    if (r != SINEW_OK) return r;
+    sn_mesh_graph g;
+    r = sn_mesh_graph_build(&env, mesh, &g);
+    if (r != SINEW_OK) return r;
+    size_t nk = n * k;   /* checked by sn_skin_check_influences */
+
+    work w;
+    sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, k, sizeof *row, "rogue row");
+    uint32_t *cur_j = (uint32_t *)sn_alloc_array(&env, nk, sizeof *cur_j, "rogue joints");
+    float *cur_w = (float *)sn_alloc_array(&env, nk, sizeof *cur_w, "rogue weights");
+    r = alloc_work(&env, n, nk, &w);
+    if (r == SINEW_OK && (!row || !cur_j || !cur_w)) r = sn_alloc_failure();
+    if (r != SINEW_OK) goto done;
+
+    /* Canonical rows: duplicates merged, sorted, zero tail. */
+    for (size_t v = 0; v < n; ++v) {
+        size_t m = sn_skin_gather_row(joints, weights, k, v, row);
+        sn_skin_sort_by_weight(row, m);
+        sn_skin_write_row(row, m, k, cur_j + v * k, cur_w + v * k);
+    }
+
+    /* Regions: an influence node joins its neighbours' nodes of the same joint. */
+    for (size_t i = 0; i < nk; ++i) w.parent[i] = i;
+    for (size_t v = 0; v < n; ++v) {
+        if (v % SN_SKIN_TOOLS_PROGRESS_EVERY == 0 &&
+            (r = sn_progress(&env, STAGE, 0.8f * (float)v / (float)n)) != SINEW_OK)
+            goto done;
+        for (size_t e = g.first[v]; e < g.first[v + 1]; ++e) {
+            size_t u = g.neighbours[e];
+            if (u < v) continue;   /* each edge once */
+            for (size_t a = 0; a < k && cur_w[v * k + a] > 0.0f; ++a)
+                for (size_t b = 0; b < k && cur_w[u * k + b] > 0.0f; ++b)
+                    if (cur_j[v * k + a] == cur_j[u * k + b]) unite(w.parent, v * k + a, u * k + b);
+        }
+    }
+    size_t region_count = 0;
+    for (size_t i = 0; i < nk; ++i)
+        if (cur_w[i] > 0.0f) w.total[find_root(w.parent, i)] += cur_w[i];
+    for (size_t i = 0; i < nk; ++i)
+        if (cur_w[i] > 0.0f && w.parent[i] == i)
+            w.regions[region_count++] = (region){cur_j[i], i, w.total[i]};
+    qsort(w.regions, region_count, sizeof *w.regions, by_joint_then_heaviest);
+    for (size_t i = 0; i < region_count; ++i)
+        if (i == 0 || w.regions[i].joint != w.regions[i - 1].joint) w.main_root[w.regions[i].root] = 1;
+
+    /* Cut the influences outside their joint's main region. */
+    size_t removed = 0, head = 0, tail = 0;
+    for (size_t v = 0; v < n; ++v) {
+        size_t m = 0;
+        for (size_t s = 0; s < k; ++s) {
+            size_t i = v * k + s;
+            if (!(cur_w[i] > 0.0f)) continue;
+            if (w.main_root[find_root(w.parent, i)]) {
+                row[m].joint = cur_j[i];
+                row[m].weight = cur_w[i];
+                ++m;
+            } else {
+                ++removed;
+            }
+        }
+        if (m > 0) {
+            sn_skin_write_row(row, m, k, cur_j + v * k, cur_w + v * k);
+            w.source[v] = (uint32_t)v;
+            w.queue[tail++] = (uint32_t)v;
+        } else {
+            w.source[v] = NONE;
+        }
+    }
+
+    /* Vertices left empty take the row of the nearest kept vertex along the
+     * mesh: breadth-first from all kept vertices at once. */
+    while (head < tail) {
+        uint32_t v = w.queue[head++];
+        for (size_t e = g.first[v]; e < g.first[v + 1]; ++e) {
+            uint32_t u = g.neighbours[e];
+            if (w.source[u] != NONE) continue;
+            w.source[u] = w.source[v];
+            w.queue[tail++] = u;
+        }
+    }
+    /* Islands with no kept vertex: nearest kept vertex in space. */
+    size_t reattached = 0;
+    for (size_t v = 0; v < n; ++v) {
+        if (w.source[v] == NONE) {
+            if ((r = sn_progress(&env, STAGE, 0.8f + 0.2f * (float)v / (float)n)) != SINEW_OK) goto done;
+            const float *p = sn_point(&mesh->positions, v);
+            double best = INFINITY;
+            uint32_t who = NONE;
+            for (size_t u = 0; u < n; ++u) {
+                if (w.source[u] != u) continue;   /* only vertices that kept their own influences */
+                double d2 = squared_distance(p, sn_point(&mesh->positions, u));
+                if (d2 < best) {
+                    best = d2;
+                    who = (uint32_t)u;
+                }
+            }
+            /* Every joint keeps its main region, so some vertex kept influences. */
+            w.source[v] = who;
+        }
+        if (w.source[v] != v) {
+            memcpy(cur_j + v * k, cur_j + (size_t)w.source[v] * k, k * sizeof *cur_j);
+            memcpy(cur_w + v * k, cur_w + (size_t)w.source[v] * k, k * sizeof *cur_w);
+            ++reattached;
+        }
+    }
+
+    memcpy(joints, cur_j, nk * sizeof *joints);
+    memcpy(weights, cur_w, nk * sizeof *weights);
+    if (report) {
+        report->influences_removed = removed;
+        report->vertices_reattached = reattached;
+    }
+    r = SINEW_OK;
+done:
+    free_work(&env, &w);
+    sn_free(&env, row);
+    sn_free(&env, cur_j);
+    sn_free(&env, cur_w);
+    sn_mesh_graph_free(&env, &g);
+    return r;
+}

@@ -1,0 +1,286 @@
+/* Bind: validate the driver, triangulate its faces, keep the reference copy R,
+ * and build what registration and the extended algorithm read from R (BVH,
+ * element normals, one-ring frames). */
+#include <math.h>
+#include <string.h>
+
+#include "geom/polygon.h"
+#include "soffd/soffd_internal.h"
+
+enum { DEFAULT_LOCAL = 8 };
+/* A triangle is degenerate when |AB x AC| < DEGENERATE_RATIO * longest edge^2:
+ * slivers thinner than that have a normal that float rounding decides. */
+#define DEGENERATE_RATIO 1e-6
+
+bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double normal[3])
+{
+    double ab[3], ac[3], bc[3];
+    for (int k = 0; k < 3; ++k) {
+        ab[k] = (double)b[k] - a[k];
+        ac[k] = (double)c[k] - a[k];
+        bc[k] = (double)c[k] - b[k];
+    }
+    double n[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
+    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double e = fmax(fmax(ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], ac[0] * ac[0] + ac[1] * ac[1] + ac[2] * ac[2]),
+                    bc[0] * bc[0] + bc[1] * bc[1] + bc[2] * bc[2]);
+    if (!(len >= DEGENERATE_RATIO * e) || !(len > 0)) return true;
+    if (normal)
+        for (int k = 0; k < 3; ++k) normal[k] = n[k] / len;
+    return false;
+}
+
+double sn_soffd_falloff(const sinew_soffd *h, double dist2)
+{
+    /* (d / L)^local computed from the squared distance: integer exponents
+     * (the default 4) avoid pow, which dominates registration otherwise. */
+    double s = dist2 / (h->length_scale * h->length_scale), t;
+    if (h->local == 4) t = s * s;
+    else if (h->local == 2) t = s;
+    else if (h->local == 8) t = (s * s) * (s * s);
+    else t = pow(s, 0.5 * h->local);
+    return 1.0 / (1.0 + t);
+}
+
+void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3])
+{
+    const float *a = &h->reference[3 * (size_t)h->elements[3 * k]];
+    const float *b = &h->reference[3 * (size_t)h->elements[3 * k + 1]];
+    const float *c = &h->reference[3 * (size_t)h->elements[3 * k + 2]];
+    const float *n = &h->reference_normal[3 * (size_t)k];
+    double e1[3], e2[3], q[3];
+    for (int i = 0; i < 3; ++i) {
+        e1[i] = (double)b[i] - a[i];
+        e2[i] = (double)c[i] - a[i];
+        q[i] = (double)p[i] - a[i];
+    }
+    double g11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    double g12 = e1[0] * e2[0] + e1[1] * e2[1] + e1[2] * e2[2];
+    double g22 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    double r1 = e1[0] * q[0] + e1[1] * q[1] + e1[2] * q[2];
+    double r2 = e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2];
+    double det = g11 * g22 - g12 * g12; /* > 0: degenerate elements never get here */
+    xyz[0] = (g22 * r1 - g12 * r2) / det;
+    xyz[1] = (g11 * r2 - g12 * r1) / det;
+    xyz[2] = q[0] * n[0] + q[1] * n[1] + q[2] * n[2];
+}
+
+void sinew_soffd_destroy(sinew_soffd *h)
+{
+    if (!h) return;
+    sn_env env = h->env;
+    sn_soffd_reg_free(&env, &h->reg);
+    sn_soffd_ring_free(&env, &h->ring);
+    sn_bvh_free(&h->bvh, &env);
+    sn_free(&env, h->reference);
+    sn_free(&env, h->elements);
+    sn_free(&env, h->element_face);
+    sn_free(&env, h->skipped_face);
+    sn_free(&env, h->reference_normal);
+    sn_free(&env, h);
+}
+
+/* Checks the faces and returns the number of indices and the largest face. */
+static sinew_result check_faces(const sinew_polymesh *d, size_t *index_count, size_t *max_face,
+                                size_t *triangle_bound)
+{
+    size_t n_idx = 0, largest = 3, tris = 0;
+    if (!d->face_sizes) {
+        if (!sn_mul_size(d->face_count, 3, &n_idx))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver faces overflow", d->face_count);
+        tris = d->face_count;
+    } else {
+        for (size_t f = 0; f < d->face_count; ++f) {
+            uint32_t n = d->face_sizes[f];
+            if (n < 3) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "driver face %zu has %u vertices (needs 3)", f, n);
+            if (!sn_add_size(n_idx, n, &n_idx))
+                return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "driver face sizes overflow at face %zu", f);
+            tris += n - 2;
+            if (n > largest) largest = n;
+        }
+    }
+    if (!d->indices) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "driver indices are NULL");
+    size_t f = 0, start = 0;
+    for (size_t i = 0; i < n_idx; ++i) {
+        size_t size = d->face_sizes ? d->face_sizes[f] : 3;
+        if (i - start >= size) start = i, ++f;
+        if (d->indices[i] >= d->positions.count)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "driver face %zu refers to vertex %u, but there are only %zu",
+                           f, d->indices[i], d->positions.count);
+    }
+    *index_count = n_idx;
+    *max_face = largest;
+    *triangle_bound = tris;
+    return SINEW_OK;
+}
+
+sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
+{
+    h->reference_normal =
+        (float *)sn_alloc_array(&h->env, h->element_count, 3 * sizeof(float), "soffd element normals");
+    if (!h->reference_normal) return sn_alloc_failure();
+    for (size_t k = 0; k < h->element_count; ++k) {
+        double n[3];
+        const uint32_t *t = &h->elements[3 * k];
+        sn_soffd_degenerate(&h->reference[3 * (size_t)t[0]], &h->reference[3 * (size_t)t[1]],
+                            &h->reference[3 * (size_t)t[2]], n);
+        for (int i = 0; i < 3; ++i) h->reference_normal[3 * k + i] = (float)n[i];
+    }
+    sinew_result r = sn_bvh_build(&h->bvh, &h->env, h->reference, 0, h->elements, h->element_count);
+    if (r != SINEW_OK) return r;
+    return sn_soffd_ring_build(h, &h->ring);
+}
+
+sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
+                              sinew_soffd **out)
+{
+    sn_clear_error();
+    if (!driver || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", driver ? "out" : "driver");
+    sinew_soffd_desc options = {0};
+    if (desc) options = *desc;
+    if (!isfinite(options.local) || options.local < 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = 8), got %g",
+                       (double)options.local);
+    if (!isfinite(options.length_scale) || options.length_scale < 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be finite and >= 0 (0 = mean edge), got %g",
+                       (double)options.length_scale);
+    sinew_result r = sn_check_points(&driver->positions, "driver vertex");
+    if (r != SINEW_OK) return r;
+    if (driver->positions.count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no vertices");
+    if (driver->positions.count >= UINT32_MAX)
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "the driver has %zu vertices; at most 2^32 - 2 are supported",
+                       driver->positions.count);
+    if (driver->face_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no faces");
+    size_t index_count = 0, max_face = 3, tri_bound = 0;
+    if ((r = check_faces(driver, &index_count, &max_face, &tri_bound)) != SINEW_OK) return r;
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    if ((r = sn_progress(&env, "soffd: bind", 0.0f)) != SINEW_OK) return r;
+    sinew_soffd *h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
+    if (!h) return sn_alloc_failure();
+    h->env = env;
+    h->vertex_count = driver->positions.count;
+    h->face_count = driver->face_count;
+    h->local = options.local > 0 ? options.local : DEFAULT_LOCAL;
+    uint32_t *scratch = NULL;
+    h->reference = (float *)sn_alloc_array(&env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
+    h->elements = (uint32_t *)sn_alloc_array(&env, tri_bound, 3 * sizeof(uint32_t), "soffd elements");
+    h->element_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd element faces");
+    h->skipped_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd skipped faces");
+    scratch = (uint32_t *)sn_alloc_array(&env, max_face, sizeof(uint32_t), "triangulation scratch");
+    if (!h->reference || !h->elements || !h->element_face || !h->skipped_face || !scratch) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
+    for (size_t v = 0; v < h->vertex_count; ++v) memcpy(&h->reference[3 * v], sn_point(&driver->positions, v), 12);
+
+    /* Triangulate, check areas, and measure the mean face edge for L. */
+    double edge_sum = 0;
+    size_t edge_count = 0, start = 0;
+    for (size_t f = 0; f < driver->face_count; ++f) {
+        size_t n = driver->face_sizes ? driver->face_sizes[f] : 3;
+        const uint32_t *face = &driver->indices[start];
+        start += n;
+        for (size_t i = 0; i < n; ++i) {
+            const float *p = &h->reference[3 * (size_t)face[i]], *q = &h->reference[3 * (size_t)face[(i + 1) % n]];
+            double d2 = 0;
+            for (int k = 0; k < 3; ++k) d2 += ((double)p[k] - q[k]) * ((double)p[k] - q[k]);
+            edge_sum += sqrt(d2);
+            ++edge_count;
+        }
+        uint32_t *tris = &h->elements[3 * h->element_count];
+        size_t made = 1;
+        if (n == 3) memcpy(tris, face, 3 * sizeof(uint32_t));
+        else if (!sn_triangulate_polygon(h->reference, 0, face, n, tris, &made, scratch)) {
+            r = sn_fail(SINEW_ERROR_INVALID_TOPOLOGY,
+                        "driver face %zu (%zu vertices) cannot be triangulated: it has no area or its outline "
+                        "crosses itself", f, n);
+            goto fail;
+        }
+        for (size_t t = 0; t < made; ++t) {
+            const uint32_t *c = &tris[3 * t];
+            if (sn_soffd_degenerate(&h->reference[3 * (size_t)c[0]], &h->reference[3 * (size_t)c[1]],
+                                    &h->reference[3 * (size_t)c[2]], NULL)) {
+                if (!options.skip_degenerate) {
+                    r = sn_fail(SINEW_ERROR_DEGENERATE,
+                                "driver face %zu has a zero-area triangle (vertices %u, %u, %u); set "
+                                "skip_degenerate to leave such triangles out", f, c[0], c[1], c[2]);
+                    goto fail;
+                }
+                h->skipped_face[h->skipped++] = (uint32_t)f;
+                continue;
+            }
+            uint32_t *dst = &h->elements[3 * h->element_count];
+            if (dst != c) memmove(dst, c, 3 * sizeof(uint32_t));
+            h->element_face[h->element_count++] = (uint32_t)f;
+        }
+    }
+    if (h->element_count == 0) {
+        r = sn_fail(SINEW_ERROR_DEGENERATE, "every triangle of the driver has zero area");
+        goto fail;
+    }
+    h->length_scale = options.length_scale > 0 ? options.length_scale : edge_sum / (double)edge_count;
+    if (!(h->length_scale > 0) || !isfinite(h->length_scale)) {
+        r = sn_fail(SINEW_ERROR_DEGENERATE, "the driver's mean edge length is %g; set length_scale",
+                    h->length_scale);
+        goto fail;
+    }
+    sn_free(&env, scratch);
+    scratch = NULL;
+    if ((r = sn_soffd_build_reference_data(h)) != SINEW_OK) goto fail;
+    if ((r = sn_progress(&env, "soffd: bind", 1.0f)) != SINEW_OK) goto fail;
+    *out = h;
+    return SINEW_OK;
+fail:
+    sn_free(&env, scratch);
+    sinew_soffd_destroy(h);
+    return r;
+}
+
+sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
+{
+    sn_clear_error();
+    if (!h || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", h ? "info" : "soffd");
+    memset(info, 0, sizeof *info);
+    info->vertex_count = h->vertex_count;
+    info->face_count = h->face_count;
+    info->element_count = h->element_count;
+    info->skipped_triangles = h->skipped;
+    info->local = (float)h->local;
+    info->length_scale = (float)h->length_scale;
+    if (h->registered) {
+        const sn_soffd_reg *g = &h->reg;
+        info->point_count = g->point_count;
+        info->contribution_count = g->entry_count;
+        info->max_set_size = g->max_set;
+        for (size_t i = 0; i < g->point_count; ++i) {
+            if (g->offsets[i] == g->offsets[i + 1]) ++info->empty_points;
+            if (g->dropped[i] > info->max_dropped_mass) info->max_dropped_mass = g->dropped[i];
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint32_t *face)
+{
+    sn_clear_error();
+    if (!h || !face) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", h ? "face" : "soffd");
+    if (element >= h->element_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "element %zu, but there are only %zu", element,
+                       h->element_count);
+    *face = h->element_face[element];
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity)
+{
+    sn_clear_error();
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (h->skipped && !faces) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "faces is NULL");
+    if (capacity < h->skipped)
+        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "%zu triangles were skipped, capacity is %zu", h->skipped,
+                       capacity);
+    if (h->skipped) memcpy(faces, h->skipped_face, h->skipped * sizeof(uint32_t));
+    return SINEW_OK;
+}

@@ -1,0 +1,215 @@
+/* Contributing sets under user control (paper section 5): read a point's set,
+ * replace it, or remove flagged elements from a range of points. Weights of an
+ * edited set are the paper's, normalised over the new set. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom/closest_point.h"
+#include "soffd/soffd_internal.h"
+
+static sinew_result check_point(const sinew_soffd *h, size_t point)
+{
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (point >= h->reg.point_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin point %zu, but %zu are registered", point,
+                       h->reg.point_count);
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_dropped_mass(const sinew_soffd *h, size_t point, float *mass)
+{
+    sn_clear_error();
+    sinew_result r = check_point(h, point);
+    if (r != SINEW_OK) return r;
+    if (!mass) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "mass is NULL");
+    *mass = h->reg.dropped[point];
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_contributor_count(const sinew_soffd *h, size_t point, size_t *count)
+{
+    sn_clear_error();
+    sinew_result r = check_point(h, point);
+    if (r != SINEW_OK) return r;
+    if (!count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "count is NULL");
+    *count = h->reg.offsets[point + 1] - h->reg.offsets[point];
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
+                                          size_t capacity)
+{
+    sn_clear_error();
+    sinew_result r = check_point(h, point);
+    if (r != SINEW_OK) return r;
+    size_t s = h->reg.offsets[point], n = h->reg.offsets[point + 1] - s;
+    if (capacity < n)
+        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "skin point %zu has %zu contributing elements, capacity is %zu",
+                       point, n, capacity);
+    if (!elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL");
+    for (size_t i = 0; i < n; ++i) {
+        elements[i] = h->reg.element[s + i];
+        if (weights) weights[i] = h->reg.coeff[4 * (s + i) + 3];
+    }
+    /* Entries are stored in BVH order, which keeps the deform kernel's frame
+     * reads close together; callers get them by ascending element (Shell sort
+     * on their arrays: no allocation, fine for unpruned sets too). */
+    static const size_t gaps[] = {1750, 701, 301, 132, 57, 23, 10, 4, 1};
+    for (size_t g = 0; g < sizeof gaps / sizeof *gaps; ++g)
+        for (size_t i = gaps[g]; i < n; ++i) {
+            uint32_t e = elements[i];
+            float w = weights ? weights[i] : 0;
+            size_t j = i;
+            for (; j >= gaps[g] && elements[j - gaps[g]] > e; j -= gaps[g]) {
+                elements[j] = elements[j - gaps[g]];
+                if (weights) weights[j] = weights[j - gaps[g]];
+            }
+            elements[j] = e;
+            if (weights) weights[j] = w;
+        }
+    return SINEW_OK;
+}
+
+static void recount_max_set(sn_soffd_reg *reg)
+{
+    reg->max_set = 0;
+    for (size_t i = 0; i < reg->point_count; ++i) {
+        size_t n = reg->offsets[i + 1] - reg->offsets[i];
+        if (n > reg->max_set) reg->max_set = n;
+    }
+}
+
+/* Candidates for point p and the given elements: closest points on R. */
+static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elements, size_t n,
+                    sn_soffd_candidate *out)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t *t = &h->elements[3 * (size_t)elements[i]];
+        out[i].element = elements[i];
+        out[i].dist2 = sn_closest_point_triangle(p, &h->reference[3 * (size_t)t[0]], &h->reference[3 * (size_t)t[1]],
+                                                 &h->reference[3 * (size_t)t[2]], NULL, out[i].bary);
+        out[i].weight = sn_soffd_falloff(h, out[i].dist2);
+    }
+}
+
+sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
+{
+    sn_clear_error();
+    sinew_result r = check_point(h, point);
+    if (r != SINEW_OK) return r;
+    if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
+    for (size_t i = 0; i < count; ++i)
+        if (elements[i] >= h->element_count)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "entry %zu of the new set is element %u, but there are only %zu",
+                           i, elements[i], h->element_count);
+    const sn_env *env = &h->env;
+    sn_soffd_reg *reg = &h->reg;
+    sn_soffd_candidate *items =
+        (sn_soffd_candidate *)sn_alloc_array(env, count, sizeof(sn_soffd_candidate), "the new contributing set");
+    if (!items) return sn_alloc_failure();
+    const float *p = &reg->rest[3 * point];
+    measure(h, p, elements, count, items);
+    qsort(items, count, sizeof *items, sn_soffd_by_element);
+    for (size_t i = 1; i < count; ++i)
+        if (items[i].element == items[i - 1].element) {
+            uint32_t twice = items[i].element;
+            sn_free(env, items);
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of skin point %zu",
+                           twice, point);
+        }
+    size_t s = reg->offsets[point], old = reg->offsets[point + 1] - s;
+    size_t total = reg->entry_count - old + count;
+    uint32_t *e = reg->element;
+    float *c = reg->coeff, *b = reg->bary;
+    if (count != old) {
+        /* Sizes differ: copy into new arrays so a failure leaves the handle as it was. */
+        e = (uint32_t *)sn_alloc_array(env, total, sizeof(uint32_t), "soffd contributing elements");
+        c = e ? (float *)sn_alloc_array(env, total, 4 * sizeof(float), "soffd local coordinates") : NULL;
+        b = c ? (float *)sn_alloc_array(env, total, 3 * sizeof(float), "soffd barycentric weights") : NULL;
+        if (!b) {
+            r = sn_alloc_failure();
+            sn_free(env, e);
+            sn_free(env, c);
+            sn_free(env, items);
+            return r;
+        }
+        size_t tail = reg->entry_count - s - old;
+        memcpy(e, reg->element, s * sizeof *e);
+        memcpy(c, reg->coeff, 4 * s * sizeof *c);
+        memcpy(b, reg->bary, 3 * s * sizeof *b);
+        memcpy(e + s + count, reg->element + s + old, tail * sizeof *e);
+        memcpy(c + 4 * (s + count), reg->coeff + 4 * (s + old), 4 * tail * sizeof *c);
+        memcpy(b + 3 * (s + count), reg->bary + 3 * (s + old), 3 * tail * sizeof *b);
+        sn_free(env, reg->element);
+        sn_free(env, reg->coeff);
+        sn_free(env, reg->bary);
+        reg->element = e, reg->coeff = c, reg->bary = b;
+        for (size_t i = point + 1; i <= reg->point_count; ++i) reg->offsets[i] = reg->offsets[i] - old + count;
+        reg->entry_count = total;
+    }
+    sn_soffd_write_entries(h, p, items, count, e + s, c + 4 * s, b + 3 * s);
+    reg->dropped[point] = 0;
+    recount_max_set(reg);
+    sn_free(env, items);
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t count, const uint8_t *excluded)
+{
+    sn_clear_error();
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (!excluded) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "excluded is NULL");
+    sn_soffd_reg *reg = &h->reg;
+    if (first > reg->point_count || count > reg->point_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
+                       first, count, reg->point_count);
+    size_t largest = 0;
+    for (size_t i = first; i < first + count; ++i) {
+        size_t kept = 0, n = reg->offsets[i + 1] - reg->offsets[i];
+        for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j) kept += !excluded[reg->element[j]];
+        if (n > 0 && kept == 0)
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "skin point %zu would lose all %zu of its contributing elements",
+                           i, n);
+        if (n > largest) largest = n;
+    }
+    sn_soffd_candidate *items =
+        (sn_soffd_candidate *)sn_alloc_array(&h->env, largest, sizeof(sn_soffd_candidate), "soffd edit scratch");
+    uint32_t *kept_elements = (uint32_t *)sn_alloc_array(&h->env, largest, sizeof(uint32_t), "soffd edit scratch");
+    if (!items || !kept_elements) {
+        sinew_result r = sn_alloc_failure();
+        sn_free(&h->env, items);
+        sn_free(&h->env, kept_elements);
+        return r;
+    }
+    /* Sets only shrink, so compact in place from the first point on. */
+    size_t write = reg->offsets[first];
+    for (size_t i = first; i < reg->point_count; ++i) {
+        size_t s = reg->offsets[i], n = reg->offsets[i + 1] - s;
+        reg->offsets[i] = write;
+        if (i < first + count) {
+            size_t kept = 0;
+            for (size_t j = s; j < s + n; ++j)
+                if (!excluded[reg->element[j]]) kept_elements[kept++] = reg->element[j];
+            if (kept != n) {
+                measure(h, &reg->rest[3 * i], kept_elements, kept, items);
+                sn_soffd_write_entries(h, &reg->rest[3 * i], items, kept, reg->element + write,
+                                       reg->coeff + 4 * write, reg->bary + 3 * write);
+                reg->dropped[i] = 0;
+                write += kept;
+                continue;
+            }
+        }
+        memmove(reg->element + write, reg->element + s, n * sizeof(uint32_t));
+        memmove(reg->coeff + 4 * write, reg->coeff + 4 * s, 4 * n * sizeof(float));
+        memmove(reg->bary + 3 * write, reg->bary + 3 * s, 3 * n * sizeof(float));
+        write += n;
+    }
+    reg->offsets[reg->point_count] = write;
+    reg->entry_count = write;
+    recount_max_set(reg);
+    sn_free(&h->env, items);
+    sn_free(&h->env, kept_elements);
+    return SINEW_OK;
+}

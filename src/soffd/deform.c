@@ -1,0 +1,130 @@
+/* Pose time, basic algorithm (paper section 3.3): element frames Q_k^D of the
+ * current driver, then P_def = sum_k u_k Q_k^D P_k^R. Registration stored
+ * (u x, u y, u z, u) per entry, so each contribution is four scaled columns of
+ * a 4x4 frame: 16 multiply-adds over 64 contiguous bytes. */
+#include <math.h>
+#include <string.h>
+
+#include "soffd/soffd_internal.h"
+
+/* Shared checks of the driver positions handed to a pose call. */
+sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames)
+{
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
+    sinew_result r = sn_check_points(driver_now, "driver vertex");
+    if (r != SINEW_OK) return r;
+    if (driver_now->count != h->vertex_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "the driver has %zu vertices now, but %zu were bound", driver_now->count,
+                       h->vertex_count);
+    return SINEW_OK;
+}
+
+sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
+{
+    sn_clear_error();
+    sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
+    if (r != SINEW_OK) return r;
+    for (size_t k = 0; k < h->element_count; ++k) {
+        const uint32_t *t = &h->elements[3 * k];
+        const float *a = sn_point(driver_now, t[0]), *b = sn_point(driver_now, t[1]), *c = sn_point(driver_now, t[2]);
+        float *q = &frames[16 * k];
+        float e1[3], e2[3];
+        for (int i = 0; i < 3; ++i) {
+            e1[i] = b[i] - a[i];
+            e2[i] = c[i] - a[i];
+        }
+        double n[3] = {(double)e1[1] * e2[2] - (double)e1[2] * e2[1], (double)e1[2] * e2[0] - (double)e1[0] * e2[2],
+                       (double)e1[0] * e2[1] - (double)e1[1] * e2[0]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int i = 0; i < 3; ++i) {
+            q[i] = e1[i];
+            q[4 + i] = e2[i];
+            q[8 + i] = len > 0 ? (float)(n[i] / len) : h->reference_normal[3 * k + i];
+            q[12 + i] = a[i];
+        }
+        q[3] = q[7] = q[11] = 0.0f;
+        q[15] = 1.0f;
+    }
+    return SINEW_OK;
+}
+
+/* Shared checks of a deform call's output and range. */
+sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
+                                  size_t first, size_t count)
+{
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (!frames || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", frames ? "out" : "frames");
+    if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out_stride %zu bytes: must be 0 or a multiple of 4 that is at least 12",
+                       out_stride);
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (first > h->reg.point_count || count > h->reg.point_count - first)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
+                       first, count, h->reg.point_count);
+    return SINEW_OK;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+/* Four-lane vectors (GCC/Clang extension; plain SSE2/NEON code, no ISA flags):
+ * one column of a frame per register, the coefficient broadcast to all lanes. */
+typedef float sn_v4 __attribute__((vector_size(16)));
+
+static inline sn_v4 load4(const float *p)
+{
+    sn_v4 v;
+    memcpy(&v, p, sizeof v); /* frames are the caller's memory: no alignment promise */
+    return v;
+}
+
+static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                                float *o)
+{
+    sn_v4 acc = {0, 0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * load4(q + 12);
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#else
+static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                                float *o)
+{
+    float acc[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        for (int l = 0; l < 3; ++l) acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * q[12 + l];
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#endif
+
+sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float *out, size_t out_stride,
+                                size_t first, size_t count)
+{
+    sn_clear_error();
+    sinew_result r = sn_soffd_check_range(h, frames, out, out_stride, first, count);
+    if (r != SINEW_OK) return r;
+    out_stride = sn_stride(out_stride, 3 * sizeof(float));
+    const sn_soffd_reg *reg = &h->reg;
+    const size_t *offsets = reg->offsets;
+    const uint32_t *element = reg->element;
+    const float *coeff = reg->coeff;
+    for (size_t i = first; i < first + count; ++i) {
+        float *o = (float *)((char *)out + i * out_stride);
+        size_t s = offsets[i], e = offsets[i + 1];
+        if (s == e) {
+            memcpy(o, &reg->rest[3 * i], 3 * sizeof(float));
+            continue;
+        }
+        deform_point(&frames[0], &element[s], &coeff[4 * s], e - s, o);
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,142 @@
+/* Pose time, extended algorithm (paper section 4.2): one affine map per driver
+ * vertex, blended inside each element by the barycentric coordinates of P's
+ * closest point. Registration stored u_k * beta_j per entry, so a point is
+ * sum over entries and corners of (u beta) M_j P, with P its rest position. */
+#include <math.h>
+#include <string.h>
+
+#include "soffd/soffd_internal.h"
+
+/* Fills the 4x4 column-major affine map of vertex v: M = C G^-1 with C the
+ * current-against-reference normal equations of its one-ring. */
+static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
+{
+    const sn_soffd_ring *ring = &h->ring;
+    const float *rv = &h->reference[3 * v], *dv = sn_point(d, v);
+    double c[9] = {0};
+    for (size_t i = ring->offsets[v]; i < ring->offsets[v + 1]; ++i) {
+        uint32_t u = ring->neighbours[i];
+        const float *ru = &h->reference[3 * (size_t)u], *du = sn_point(d, u);
+        double re[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
+        double de[3] = {(double)du[0] - dv[0], (double)du[1] - dv[1], (double)du[2] - dv[2]};
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) c[3 * r + k] += de[r] * re[k];
+    }
+    double mu = ring->normal_weight[v];
+    if (mu > 0) {
+        /* The current normal, scaled like the one-ring's area so uniform scaling
+         * of a flat ring scales its normal direction too. */
+        double n[3] = {0, 0, 0}, area = 0;
+        for (size_t i = ring->fan_offsets[v]; i < ring->fan_offsets[v + 1]; ++i) {
+            const uint32_t *t = &h->elements[3 * (size_t)ring->fan[i]];
+            const float *a = sn_point(d, t[0]), *b = sn_point(d, t[1]), *cc = sn_point(d, t[2]);
+            double ab[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+            double ac[3] = {(double)cc[0] - a[0], (double)cc[1] - a[1], (double)cc[2] - a[2]};
+            double x[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2],
+                           ab[0] * ac[1] - ab[1] * ac[0]};
+            for (int k = 0; k < 3; ++k) n[k] += x[k];
+            area += sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        }
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        const double *nr = &ring->normal[3 * v];
+        double nd[3];
+        if (len > 0) {
+            double s = sqrt(area / ring->fan_area[v]) / len;
+            for (int k = 0; k < 3; ++k) nd[k] = n[k] * s;
+        } else {
+            for (int k = 0; k < 3; ++k) nd[k] = nr[k]; /* collapsed ring: keep the reference normal */
+        }
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) c[3 * r + k] += mu * nd[r] * nr[k];
+    }
+    double id = ring->identity_weight[v];
+    for (int k = 0; k < 3; ++k) c[4 * k] += id;
+    const double *gi = &ring->inverse[9 * v];
+    double lin[9];
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k)
+            lin[3 * r + k] = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) m[4 * k + r] = (float)lin[3 * r + k];
+        m[12 + r] = (float)(dv[r] - (lin[3 * r] * rv[0] + lin[3 * r + 1] * rv[1] + lin[3 * r + 2] * rv[2]));
+    }
+    m[3] = m[7] = m[11] = 0.0f;
+    m[15] = 1.0f;
+}
+
+sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
+{
+    sn_clear_error();
+    sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
+    if (r != SINEW_OK) return r;
+    for (size_t v = 0; v < h->vertex_count; ++v) vertex_frame(h, driver_now, v, &frames[16 * v]);
+    return SINEW_OK;
+}
+
+/* Each corner's map is applied to P and the results blended: 3 x 4 columns per
+ * corner, cheaper than blending the 16-float matrices first. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef float sn_v4x __attribute__((vector_size(16)));
+
+static inline sn_v4x load4x(const float *p)
+{
+    sn_v4x v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
+                                  const float *ubary, size_t n, const float *p, float *o)
+{
+    sn_v4x acc = {0, 0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        for (int c = 0; c < 3; ++c) {
+            const float *f = &frames[16 * (size_t)t[c]];
+            sn_v4x v = p[0] * load4x(f) + p[1] * load4x(f + 4) + p[2] * load4x(f + 8) + load4x(f + 12);
+            acc += ubary[3 * j + c] * v;
+        }
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#else
+static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
+                                  const float *ubary, size_t n, const float *p, float *o)
+{
+    float acc[3] = {0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        for (int c = 0; c < 3; ++c) {
+            const float *f = &frames[16 * (size_t)t[c]];
+            for (int l = 0; l < 3; ++l)
+                acc[l] += ubary[3 * j + c] * (f[l] * p[0] + f[4 + l] * p[1] + f[8 + l] * p[2] + f[12 + l]);
+        }
+    }
+    o[0] = acc[0];
+    o[1] = acc[1];
+    o[2] = acc[2];
+}
+#endif
+
+sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vertex_frames, float *out,
+                                         size_t out_stride, size_t first, size_t count)
+{
+    sn_clear_error();
+    sinew_result r = sn_soffd_check_range(h, vertex_frames, out, out_stride, first, count);
+    if (r != SINEW_OK) return r;
+    out_stride = sn_stride(out_stride, 3 * sizeof(float));
+    const sn_soffd_reg *reg = &h->reg;
+    for (size_t i = first; i < first + count; ++i) {
+        float *o = (float *)((char *)out + i * out_stride);
+        const float *p = &reg->rest[3 * i];
+        size_t s = reg->offsets[i], e = reg->offsets[i + 1];
+        if (s == e) {
+            memcpy(o, p, 3 * sizeof(float));
+            continue;
+        }
+        extended_point(h->elements, vertex_frames, &reg->element[s], &reg->bary[3 * s], e - s, p, o);
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,50 @@
+/* Re-registration: R moves relative to the skin (paper section 3.1: "needs to
+ * be repeated only if the position of the reference surface R changes"). The
+ * triangulation stays; everything derived from R's positions is rebuilt aside
+ * and swapped in only when all of it succeeded. */
+#include <string.h>
+
+#include "soffd/soffd_internal.h"
+
+sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *reference)
+{
+    sn_clear_error();
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    sinew_result r = sn_check_points(reference, "reference vertex");
+    if (r != SINEW_OK) return r;
+    if (reference->count != h->vertex_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "the reference has %zu vertices, but the driver was bound with %zu",
+                       reference->count, h->vertex_count);
+    for (size_t k = 0; k < h->element_count; ++k) {
+        const uint32_t *t = &h->elements[3 * k];
+        if (sn_soffd_degenerate(sn_point(reference, t[0]), sn_point(reference, t[1]), sn_point(reference, t[2]),
+                                NULL))
+            return sn_fail(SINEW_ERROR_DEGENERATE, "element %zu (driver face %u, vertices %u, %u, %u) has zero area "
+                           "in the new reference", k, h->element_face[k], t[0], t[1], t[2]);
+    }
+    sinew_soffd next = *h;
+    next.reference_normal = NULL;
+    memset(&next.bvh, 0, sizeof next.bvh);
+    memset(&next.ring, 0, sizeof next.ring);
+    memset(&next.reg, 0, sizeof next.reg);
+    next.reference = (float *)sn_alloc_array(&h->env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
+    if (!next.reference) return sn_alloc_failure();
+    for (size_t v = 0; v < h->vertex_count; ++v) memcpy(&next.reference[3 * v], sn_point(reference, v), 12);
+    r = sn_soffd_build_reference_data(&next);
+    if (r == SINEW_OK && h->registered)
+        r = sn_soffd_register_points(&next, h->reg.rest, 0, h->reg.point_count, &h->policy, &next.reg);
+    if (r != SINEW_OK) {
+        sn_free(&h->env, next.reference);
+        sn_free(&h->env, next.reference_normal);
+        sn_bvh_free(&next.bvh, &h->env);
+        sn_soffd_ring_free(&h->env, &next.ring);
+        return r;
+    }
+    sn_free(&h->env, h->reference);
+    sn_free(&h->env, h->reference_normal);
+    sn_bvh_free(&h->bvh, &h->env);
+    sn_soffd_ring_free(&h->env, &h->ring);
+    sn_soffd_reg_free(&h->env, &h->reg);
+    *h = next;
+    return SINEW_OK;
+}

@@ -1,0 +1,173 @@
+/* One-ring data of the extended algorithm (paper section 4.2): for each driver
+ * vertex, the distinct neighbours, the incident elements, and the inverse of
+ * the normal equations of the least-squares map from reference to current
+ * edges. Where the reference one-ring is flat the edges leave the map's normal
+ * column free, so the vertex normal joins the fit with weight mu; where the ring
+ * spans 3D mu is 0 and affine maps of the driver come out exact. */
+#include <math.h>
+#include <string.h>
+
+#include "soffd/soffd_internal.h"
+
+/* Flatness below which the normal joins the fit: det(G) / (trace(G) / 3)^3,
+ * which is 1 for an isotropic ring and 0 for a flat one. 0.1 corresponds to
+ * a ring whose thinnest direction carries about 3 % of the widest one. */
+#define FLAT_RING 0.1
+
+void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring)
+{
+    sn_free(env, ring->offsets);
+    sn_free(env, ring->neighbours);
+    sn_free(env, ring->fan_offsets);
+    sn_free(env, ring->fan);
+    sn_free(env, ring->inverse);
+    sn_free(env, ring->normal_weight);
+    sn_free(env, ring->normal);
+    sn_free(env, ring->fan_area);
+    sn_free(env, ring->identity_weight);
+    memset(ring, 0, sizeof *ring);
+}
+
+static double det3(const double m[9])
+{
+    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+           m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+
+static void inverse3(const double m[9], double det, double out[9])
+{
+    out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+    out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+    out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+    out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+    out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+    out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+    out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+}
+
+/* Normal equations of one vertex from its ring in h->reference. */
+static void vertex_fit(const sinew_soffd *h, const sn_soffd_ring *ring, size_t v)
+{
+    const float *rv = &h->reference[3 * v];
+    double g[9] = {0};
+    for (size_t i = ring->offsets[v]; i < ring->offsets[v + 1]; ++i) {
+        const float *ru = &h->reference[3 * (size_t)ring->neighbours[i]];
+        double e[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) g[3 * r + c] += e[r] * e[c];
+    }
+    double n[3] = {0, 0, 0}, area = 0;
+    for (size_t i = ring->fan_offsets[v]; i < ring->fan_offsets[v + 1]; ++i) {
+        const uint32_t *t = &h->elements[3 * (size_t)ring->fan[i]];
+        const float *a = &h->reference[3 * (size_t)t[0]], *b = &h->reference[3 * (size_t)t[1]],
+                    *c = &h->reference[3 * (size_t)t[2]];
+        double ab[3] = {(double)b[0] - a[0], (double)b[1] - a[1], (double)b[2] - a[2]};
+        double ac[3] = {(double)c[0] - a[0], (double)c[1] - a[1], (double)c[2] - a[2]};
+        double x[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
+        for (int k = 0; k < 3; ++k) n[k] += x[k];
+        area += sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    }
+    double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double trace = g[0] + g[4] + g[8];
+    double mu = 0;
+    if (trace > 0) {
+        double flat = det3(g) / pow(trace / 3.0, 3.0);
+        if (flat < FLAT_RING) mu = trace * (1.0 - flat / FLAT_RING);
+    }
+    double *unit = &ring->normal[3 * v];
+    double identity = 0;
+    if (len > 0 && area > 0) {
+        for (int k = 0; k < 3; ++k) unit[k] = n[k] / len;
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 3; ++c) g[3 * r + c] += mu * unit[r] * unit[c];
+    } else {
+        /* No usable normal (an unreferenced vertex, or a fan whose normals
+         * cancel): fit towards the identity instead. */
+        unit[0] = unit[1] = unit[2] = 0;
+        area = mu = 0;
+        identity = trace > 0 ? trace : 1.0;
+    }
+    for (int k = 0; k < 3; ++k) g[4 * k] += identity;
+    double det = det3(g), scale = g[0] + g[4] + g[8];
+    if (!(fabs(det) > 1e-14 * scale * scale * scale)) {
+        /* Still singular (a ring along a single line): lean towards the identity too. */
+        double lift = scale * 1e-3;
+        for (int k = 0; k < 3; ++k) g[4 * k] += lift;
+        identity += lift;
+        det = det3(g);
+    }
+    inverse3(g, det, &ring->inverse[9 * v]);
+    ring->normal_weight[v] = mu;
+    ring->fan_area[v] = area;
+    ring->identity_weight[v] = identity;
+}
+
+sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *out)
+{
+    const sn_env *env = &h->env;
+    size_t nv = h->vertex_count, ne = h->element_count;
+    sn_soffd_ring ring = {0};
+    uint32_t *pairs = NULL;
+    size_t *fill = NULL;
+    ring.offsets = (size_t *)sn_calloc_array(env, nv + 1, sizeof(size_t), "soffd one-ring offsets");
+    ring.fan_offsets = (size_t *)sn_calloc_array(env, nv + 1, sizeof(size_t), "soffd fan offsets");
+    ring.fan = (uint32_t *)sn_alloc_array(env, ne, 3 * sizeof(uint32_t), "soffd vertex fans");
+    pairs = (uint32_t *)sn_alloc_array(env, ne, 6 * sizeof(uint32_t), "soffd one-ring scratch");
+    fill = (size_t *)sn_alloc_array(env, nv + 1, sizeof(size_t), "soffd one-ring scratch offsets");
+    ring.inverse = (double *)sn_alloc_array(env, nv, 9 * sizeof(double), "soffd one-ring fits");
+    ring.normal_weight = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd one-ring normal weights");
+    ring.normal = (double *)sn_alloc_array(env, nv, 3 * sizeof(double), "soffd vertex normals");
+    ring.fan_area = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd fan areas");
+    ring.identity_weight = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd identity weights");
+    if (!ring.identity_weight || !ring.offsets || !ring.fan_offsets || !ring.fan || !pairs || !fill || !ring.inverse ||
+        !ring.normal_weight || !ring.normal || !ring.fan_area)
+        goto oom;
+    /* Fans: counting sort of (vertex, element). */
+    for (size_t k = 0; k < ne; ++k)
+        for (int c = 0; c < 3; ++c) ++ring.fan_offsets[h->elements[3 * k + c] + 1];
+    for (size_t v = 0; v < nv; ++v) ring.fan_offsets[v + 1] += ring.fan_offsets[v];
+    memcpy(fill, ring.fan_offsets, (nv + 1) * sizeof(size_t));
+    for (size_t k = 0; k < ne; ++k)
+        for (int c = 0; c < 3; ++c) ring.fan[fill[h->elements[3 * k + c]]++] = (uint32_t)k;
+    /* Neighbours: the two other corners of every fan element, then sorted and
+     * made distinct per vertex (fans are short, insertion sort is enough). */
+    size_t used = 0;
+    for (size_t v = 0; v < nv; ++v) {
+        size_t begin = used;
+        for (size_t i = ring.fan_offsets[v]; i < ring.fan_offsets[v + 1]; ++i) {
+            const uint32_t *t = &h->elements[3 * (size_t)ring.fan[i]];
+            for (int c = 0; c < 3; ++c) {
+                if (t[c] == v) continue;
+                size_t j = used++;
+                pairs[j] = t[c];
+                while (j > begin && pairs[j - 1] > pairs[j]) {
+                    uint32_t x = pairs[j - 1];
+                    pairs[j - 1] = pairs[j];
+                    pairs[j] = x;
+                    --j;
+                }
+            }
+        }
+        size_t w = begin;
+        for (size_t i = begin; i < used; ++i)
+            if (i == begin || pairs[i] != pairs[w - 1]) pairs[w++] = pairs[i];
+        used = w;
+        ring.offsets[v + 1] = used;
+    }
+    ring.neighbours = (uint32_t *)sn_alloc_array(env, used, sizeof(uint32_t), "soffd one-rings");
+    if (!ring.neighbours) goto oom;
+    memcpy(ring.neighbours, pairs, used * sizeof(uint32_t));
+    sn_free(env, pairs);
+    sn_free(env, fill);
+    for (size_t v = 0; v < nv; ++v) vertex_fit(h, &ring, v);
+    *out = ring;
+    return SINEW_OK;
+oom:;
+    sinew_result r = sn_alloc_failure();
+    sn_free(env, pairs);
+    sn_free(env, fill);
+    sn_soffd_ring_free(env, &ring);
+    return r;
+}

@@ -1,0 +1,100 @@
+/*
+ * Internal state of a surface-oriented FFD handle, shared by the bind,
+ * register, edit and deform files of src/soffd/.
+ */
+#ifndef SINEW_SOFFD_INTERNAL_H
+#define SINEW_SOFFD_INTERNAL_H
+
+#include "core/internal.h"
+#include "geom/bvh.h"
+#include "sinew/soffd.h"
+
+/* Per-vertex data of the extended algorithm's one-ring frame estimate. */
+typedef struct sn_soffd_ring {
+    size_t *offsets;      /* vertex_count + 1 into neighbours */
+    uint32_t *neighbours; /* distinct one-ring vertices */
+    size_t *fan_offsets;  /* vertex_count + 1 into fan */
+    uint32_t *fan;        /* elements around each vertex */
+    double *inverse;      /* 9 per vertex: (sum r r^T + mu n n^T)^-1, row-major */
+    double *normal_weight;/* mu per vertex: 0 where the ring spans 3D */
+    double *normal;       /* 3 per vertex: unit reference normal */
+    double *fan_area;     /* sum of |cross| over the fan in R (0: no normal), for the normal's scale */
+    double *identity_weight; /* weight of the identity pairs that fix rings with no usable normal */
+} sn_soffd_ring;
+
+/* One registration: contributing sets in compressed rows. */
+typedef struct sn_soffd_reg {
+    size_t point_count;
+    float *rest;          /* 3 per point: the registered skin point P */
+    size_t *offsets;      /* point_count + 1 */
+    uint32_t *element;    /* per entry: the element k */
+    float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
+    float *bary;          /* 3 per entry: u * barycentrics of P's closest point on k */
+    float *dropped;       /* per point: dropped weight mass bound */
+    size_t entry_count;
+    size_t max_set;
+} sn_soffd_reg;
+
+struct sinew_soffd {
+    sn_env env;
+    size_t vertex_count, face_count, element_count, skipped;
+    float *reference;            /* 3 per vertex: R */
+    uint32_t *elements;          /* 3 per element */
+    uint32_t *element_face;      /* per element */
+    uint32_t *skipped_face;      /* face of each zero-area triangle left out */
+    float *reference_normal;     /* 3 per element: e3 of R, the fallback for collapsed triangles */
+    double local, length_scale;
+    sn_bvh bvh;
+    sn_soffd_ring ring;
+    sinew_soffd_register_desc policy;
+    int registered;
+    sn_soffd_reg reg;
+};
+
+/* The weight f(d / L, local) from a squared world distance. */
+double sn_soffd_falloff(const sinew_soffd *h, double dist2);
+
+/* Local coordinates (x, y, z) of p in element k's reference frame
+ * (p = A + x e1 + y e2 + z n). */
+void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3]);
+
+/* Zero-area test shared by bind and re-registration. */
+bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double normal[3]);
+
+/* Builds the BVH, element normals and one-ring data from h->reference into h
+ * (whose fields for them must be empty). On failure the caller frees them. */
+sinew_result sn_soffd_build_reference_data(sinew_soffd *h);
+
+/* Builds the one-ring data of the extended algorithm from h's reference. */
+sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *ring);
+void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring);
+
+/* An element near a skin point, before it becomes an entry. */
+typedef struct sn_soffd_candidate {
+    double weight;        /* f(d / L, local) */
+    float dist2;
+    uint32_t element;
+    float bary[3];
+} sn_soffd_candidate;
+
+/* qsort comparator: ascending element. */
+int sn_soffd_by_element(const void *a, const void *b);
+
+/* Writes the entries of one point p from its kept candidates (in the order
+ * given, weights filled), normalising the weights over them. Returns the kept
+ * weight sum. */
+double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const sn_soffd_candidate *items, size_t n,
+                              uint32_t *element, float *coeff, float *bary);
+
+/* Registers `skin` (count points, stride bytes, 0 = packed) into *reg. */
+sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
+                                      const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
+void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
+
+/* Checks shared by the pose calls: the current driver (count as bound,
+ * finite) and a deform call's output and point range. */
+sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames);
+sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
+                                  size_t first, size_t count);
+
+#endif /* SINEW_SOFFD_INTERNAL_H */

@@ -1,0 +1,442 @@
+/* Containment binding from bone capsules: closed-form scores, symmetry,
+ * partition of unity, derived radii, unbound reporting, every error path,
+ * allocation failures and cancellation. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fixtures.h"
+#include "support.h"
+
+static sinew_bone_capsule capsule(float hx, float hy, float hz, float tx, float ty, float tz, float r, uint32_t j)
+{
+    sinew_bone_capsule c = {{hx, hy, hz}, {tx, ty, tz}, r, j};
+    return c;
+}
+
+/* The score the header documents, written out independently: 1 inside,
+ * 1 - 3t^2 + 2t^3 across the band, 0 beyond. */
+static double reference_score(const float p[3], const sinew_bone_capsule *c, double band)
+{
+    double ab[3], ap[3], l2 = 0, t = 0;
+    for (int i = 0; i < 3; ++i) {
+        ab[i] = (double)c->tail[i] - c->head[i];
+        ap[i] = (double)p[i] - c->head[i];
+        l2 += ab[i] * ab[i];
+        t += ab[i] * ap[i];
+    }
+    t = l2 > 0 ? fmin(1.0, fmax(0.0, t / l2)) : 0.0;
+    double d = 0;
+    for (int i = 0; i < 3; ++i) d += (ap[i] - t * ab[i]) * (ap[i] - t * ab[i]);
+    double s = sqrt(d) / c->radius;
+    if (s <= 1.0) return 1.0;
+    double u = (s - 1.0) / band;
+    return u >= 1.0 ? 0.0 : 1.0 - 3.0 * u * u + 2.0 * u * u * u;
+}
+
+static void vertex_on_axis_gets_weight_one(void **state)
+{
+    (void)state;
+    const float p[] = {0.3f, 0.0f, 0.0f, 1.7f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 4), capsule(1, 0, 0, 2, 0, 0, 0.3f, 9)};
+    sinew_points pts = {p, 3, 0};
+    uint32_t j[12];
+    float w[12];
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
+    assert_int_equal(j[0], 4);
+    assert_true(w[0] == 1.0f);
+    for (int s = 1; s < 4; ++s) assert_true(w[s] == 0.0f && j[s] == 0);
+    assert_int_equal(j[4], 9);
+    assert_true(w[4] == 1.0f);
+    assert_int_equal(j[8], 4);   /* the head of bone 0 */
+    assert_true(w[8] == 1.0f);
+    assert_int_equal(first_bad_row(j, w, 3, 4), SIZE_MAX);
+}
+
+static void band_scores_match_closed_form(void **state)
+{
+    (void)state;
+    /* A point 1.25 radii from capsule A (t = 0.5 across a 0.5 band: score 0.5)
+     * and inside capsule B (score 1): weights 1/3 and 2/3. */
+    const float p[] = {0.5f, 1.25f, 0.0f};
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 1.0f, 0), capsule(0, 1, 0, 1, 1, 0, 0.5f, 1)};
+    sinew_points pts = {p, 1, 0};
+    uint32_t j[2];
+    float w[2];
+    sinew_capsule_bind_desc d = {2, 0.5f, 0, SINEW_UNBOUND_REPORT};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
+    assert_int_equal(j[0], 1);
+    assert_float_equal(w[0], 2.0 / 3.0, 1e-6);
+    assert_int_equal(j[1], 0);
+    assert_float_equal(w[1], 1.0 / 3.0, 1e-6);
+    /* A wider band: t = 0.25, score 1 - 3/16 + 2/64 = 0.84375. */
+    d.falloff = 1.0f;
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
+    assert_float_equal(w[1], 0.84375 / 1.84375, 1e-6);
+}
+
+static void mirrored_capsules_give_mirrored_weights(void **state)
+{
+    (void)state;
+    enum { N = 200 };
+    float p[2 * N][3];
+    support_rng rng;
+    support_rng_seed(&rng, 7);
+    for (int i = 0; i < N; ++i) {
+        p[i][0] = (float)support_rng_uniform(&rng, -1.5, 1.5);
+        p[i][1] = (float)support_rng_uniform(&rng, -0.4, 0.4);
+        p[i][2] = (float)support_rng_uniform(&rng, -0.4, 0.4);
+        p[N + i][0] = -p[i][0];
+        p[N + i][1] = p[i][1];
+        p[N + i][2] = p[i][2];
+    }
+    p[0][0] = 0.0f;   /* on the mirror plane: an even split */
+    p[N][0] = 0.0f;
+    sinew_bone_capsule caps[] = {capsule(0.1f, 0, 0, 1.2f, 0.1f, 0, 0.35f, 0),
+                                 capsule(-0.1f, 0, 0, -1.2f, 0.1f, 0, 0.35f, 1),
+                                 capsule(0, 0.05f, 0, 0, 0.5f, 0, 0.3f, 2)};
+    sinew_points pts = {&p[0][0], 2 * N, 0};
+    uint32_t j[2 * N * 3];
+    float w[2 * N * 3];
+    sinew_capsule_bind_desc d = {3, 0, 0, SINEW_UNBOUND_NEAREST};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    assert_int_equal(first_bad_row(j, w, 2 * N, 3), SIZE_MAX);
+    for (int i = 0; i < N; ++i) {
+        assert_float_equal(row_weight(j, w, 3, (size_t)i, 0), row_weight(j, w, 3, (size_t)(N + i), 1), 1e-6);
+        assert_float_equal(row_weight(j, w, 3, (size_t)i, 1), row_weight(j, w, 3, (size_t)(N + i), 0), 1e-6);
+        assert_float_equal(row_weight(j, w, 3, (size_t)i, 2), row_weight(j, w, 3, (size_t)(N + i), 2), 1e-6);
+    }
+    assert_float_equal(row_weight(j, w, 3, 0, 0), row_weight(j, w, 3, 0, 1), 1e-7);
+}
+
+/* Random points and capsules against the documented rule computed here:
+ * scores per joint (best capsule), k largest, normalised. */
+static void matches_reference_on_random_setups(void **state)
+{
+    (void)state;
+    enum { N = 500, C = 7, K = 3 };
+    float p[N][3];
+    sinew_bone_capsule caps[C];
+    support_rng rng;
+    support_rng_seed(&rng, 11);
+    for (int i = 0; i < N; ++i)
+        for (int a = 0; a < 3; ++a) p[i][a] = (float)support_rng_uniform(&rng, -1, 1);
+    for (int c = 0; c < C; ++c) {
+        for (int a = 0; a < 3; ++a) {
+            caps[c].head[a] = (float)support_rng_uniform(&rng, -1, 1);
+            caps[c].tail[a] = (float)support_rng_uniform(&rng, -1, 1);
+        }
+        caps[c].radius = (float)support_rng_uniform(&rng, 0.2, 0.6);
+        caps[c].joint = (uint32_t)(c % 5);   /* joints 0 and 1 have two capsules */
+    }
+    sinew_points pts = {&p[0][0], N, 0};
+    uint32_t j[N * K];
+    float w[N * K];
+    sinew_capsule_bind_desc d = {K, 0.75f, 0, SINEW_UNBOUND_NEAREST};
+    sinew_bind_report rep = {0};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, C, &d, j, w, &rep), SINEW_OK);
+    assert_int_equal(first_bad_row(j, w, N, K), SIZE_MAX);
+    size_t unbound = 0;
+    for (int i = 0; i < N; ++i) {
+        double score[5] = {0};
+        for (int c = 0; c < C; ++c) score[caps[c].joint] = fmax(score[caps[c].joint], reference_score(p[i], &caps[c], 0.75));
+        int order[5] = {0, 1, 2, 3, 4};
+        for (int a = 0; a < 5; ++a)
+            for (int b = a + 1; b < 5; ++b)
+                if (score[order[b]] > score[order[a]]) {
+                    int t = order[a];
+                    order[a] = order[b];
+                    order[b] = t;
+                }
+        double sum = 0;
+        for (int s = 0; s < K; ++s) sum += score[order[s]];
+        if (sum == 0.0) {
+            ++unbound;
+            continue;
+        }
+        for (int s = 0; s < K; ++s) {
+            double expect = score[order[s]] / sum;
+            assert_float_equal(w[i * K + s], expect, 2e-6);
+            /* Which joint holds a slot is only defined when it does not tie
+             * with the first joint dropped. */
+            if (expect > 0 && score[order[s]] != score[order[K]])
+                assert_float_equal(row_weight(j, w, K, (size_t)i, (uint32_t)order[s]), expect, 2e-6);
+        }
+    }
+    assert_int_equal(rep.unbound_count, unbound);
+    assert_true(unbound > 0);
+}
+
+static void joint_with_two_capsules_takes_the_best_score(void **state)
+{
+    (void)state;
+    const float p[] = {0.0f, 0.0f, 0.0f};
+    sinew_bone_capsule caps[] = {capsule(-1, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, -1, 0, 0, 1, 0, 0.5f, 0),
+                                 capsule(0, 0, -1, 0, 0, 1, 0.5f, 3)};
+    sinew_points pts = {p, 1, 0};
+    uint32_t j[2];
+    float w[2];
+    sinew_capsule_bind_desc d = {2, 0, 0, 0};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    assert_float_equal(row_weight(j, w, 2, 0, 0), 0.5, 1e-7);
+    assert_float_equal(row_weight(j, w, 2, 0, 3), 0.5, 1e-7);
+}
+
+static void keeps_the_k_best_joints(void **state)
+{
+    (void)state;
+    /* Scores 1, 0.5 and 0.15625 (t = 0.75): with k = 2 the last is dropped. */
+    const float p[] = {0.0f, 0.0f, 0.0f};
+    sinew_bone_capsule caps[] = {capsule(0, 1.375f, 0, 1, 1.375f, 0, 1.0f, 2), capsule(0, 0, 0, 1, 0, 0, 0.5f, 5),
+                                 capsule(0, 1.25f, 0, 1, 1.25f, 0, 1.0f, 1)};
+    sinew_points pts = {p, 1, 0};
+    uint32_t j[3];
+    float w[3];
+    sinew_capsule_bind_desc d = {2, 0, 0, 0};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    assert_int_equal(j[0], 5);
+    assert_float_equal(w[0], 1.0 / 1.5, 1e-6);
+    assert_int_equal(j[1], 1);
+    assert_float_equal(w[1], 0.5 / 1.5, 1e-6);
+    d.max_influences = 3;
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    assert_int_equal(j[2], 2);
+    assert_float_equal(w[2], 0.15625 / 1.65625, 1e-6);
+}
+
+static void tube_binding_is_a_partition_of_unity(void **state)
+{
+    (void)state;
+    tube t = tube_make(21, 12, 2.0f, 0.25f);
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 0), capsule(1, 0, 0, 2, 0, 0, 0.3f, 1)};
+    sinew_points pts = {t.positions, t.vertex_count, 0};
+    uint32_t *j = malloc(t.vertex_count * 4 * sizeof *j);
+    float *w = malloc(t.vertex_count * 4 * sizeof *w);
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
+    assert_int_equal(first_bad_row(j, w, t.vertex_count, 4), SIZE_MAX);
+    /* Both bones contain the middle ring: an even split there; the end rings are
+     * reached by one bone only. */
+    for (size_t s = 0; s < t.sides; ++s) {
+        assert_float_equal(row_weight(j, w, 4, 10 * t.sides + s, 0), 0.5, 1e-6);
+        assert_float_equal(row_weight(j, w, 4, s, 0), 1.0, 0);
+        assert_float_equal(row_weight(j, w, 4, 20 * t.sides + s, 1), 1.0, 0);
+    }
+    /* The weight of bone 0 never rises along the tube. */
+    for (size_t i = 1; i < t.rings; ++i)
+        assert_true(row_weight(j, w, 4, i * t.sides, 0) <= row_weight(j, w, 4, (i - 1) * t.sides, 0) + 1e-7);
+    free(j);
+    free(w);
+    tube_free(&t);
+}
+
+static void derived_radius_is_the_distance_quantile(void **state)
+{
+    (void)state;
+    /* Distances 1, 2, 3, 4 from one segment; the median (quantile 0.5) gives
+     * radius 2: distances up to 2 score 1, 3 is exactly at the band's end
+     * (3 = 2 * 1.5) and 4 beyond, so two vertices are unbound. */
+    const float p[] = {0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0};
+    sinew_bone_capsule cap = capsule(-1, 0, 0, 1, 0, 0, 0.0f, 6);
+    sinew_points pts = {p, 4, 0};
+    uint32_t j[4] = {77, 77, 77, 77};
+    float w[4] = {-1, -1, -1, -1};
+    uint32_t list[1] = {99};
+    sinew_bind_report rep = {list, 1, 0};
+    sinew_capsule_bind_desc d = {1, 0.5f, 0.5f, SINEW_UNBOUND_REPORT};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(rep.unbound_count, 2);
+    assert_int_equal(list[0], 2);
+    assert_non_null(strstr(sinew_last_error(), "vertex 2 lies outside every capsule (2 vertices unbound)"));
+    for (int i = 0; i < 4; ++i) assert_true(j[i] == 77 && w[i] == -1.0f);   /* untouched */
+    /* Quantile 1 covers every vertex. */
+    d.radius_quantile = 1.0f;
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_OK);
+    assert_int_equal(rep.unbound_count, 0);
+    for (int i = 0; i < 4; ++i) assert_true(j[i] == 6 && w[i] == 1.0f);
+
+    /* On the tube every vertex is 0.25 from the axis: the derived radius is
+     * 0.25 and the result equals the explicit one. */
+    tube t = tube_make(9, 8, 2.0f, 0.25f);
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0), capsule(1, 0, 0, 2, 0, 0, 0.0f, 1)};
+    sinew_points tp = {t.positions, t.vertex_count, 0};
+    uint32_t j1[72 * 2], j2[72 * 2];
+    float w1[72 * 2], w2[72 * 2];
+    sinew_capsule_bind_desc d2 = {2, 0, 0, 0};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j1, w1, NULL), SINEW_OK);
+    caps[0].radius = caps[1].radius = 0.25f;
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j2, w2, NULL), SINEW_OK);
+    for (size_t i = 0; i < 72 * 2; ++i) {
+        assert_int_equal(j1[i], j2[i]);
+        assert_float_equal(w1[i], w2[i], 1e-6);
+    }
+    tube_free(&t);
+}
+
+static void unbound_vertices_can_take_the_nearest_capsule(void **state)
+{
+    (void)state;
+    const float p[] = {0, 0, 0, 0, 5, 0, 3, 0, 0, 9, 9, 9};
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 0, 0, 0, 0.5f, 1), capsule(0, 4, 0, 0, 4, 0, 2.0f, 2)};
+    sinew_points pts = {p, 4, 0};
+    uint32_t j[8];
+    float w[8];
+    uint32_t list[4] = {0};
+    sinew_bind_report rep = {list, 4, 0};
+    sinew_capsule_bind_desc d = {2, 0, 0, SINEW_UNBOUND_NEAREST};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_OK);
+    assert_int_equal(rep.unbound_count, 2);
+    assert_int_equal(list[0], 2);
+    assert_int_equal(list[1], 3);
+    /* Vertex 2: 6 radii from capsule 0, 2.5 from capsule 1 -> joint 2. */
+    assert_int_equal(j[4], 2);
+    assert_true(w[4] == 1.0f && w[5] == 0.0f);
+    assert_int_equal(first_bad_row(j, w, 4, 2), SIZE_MAX);
+    assert_string_equal(sinew_last_error(), "");
+}
+
+static void invalid_inputs_are_named(void **state)
+{
+    (void)state;
+    float p[] = {0, 0, 0, 1, 0, 0};
+    sinew_points pts = {p, 2, 0};
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
+    uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+    float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
+    sinew_capsule_bind_desc d = {0};
+#define EXPECT(call, code, text)                                        \
+    do {                                                                \
+        assert_int_equal((call), (code));                               \
+        assert_non_null(strstr(sinew_last_error(), (text)));            \
+    } while (0)
+    EXPECT(sinew_skin_bind_capsules(NULL, NULL, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    sinew_points empty = {p, 0, 0};
+    EXPECT(sinew_skin_bind_capsules(NULL, &empty, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no vertices");
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, NULL, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 0, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, NULL, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
+    p[4] = NAN;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
+    p[4] = 0;
+    caps[1].tail[2] = INFINITY;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 tail z");
+    caps[1].tail[2] = 0;
+    caps[0].head[1] = NAN;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 0 head y");
+    caps[0].head[1] = 0;
+    caps[1].radius = NAN;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 radius");
+    caps[1].radius = -0.5f;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+           "capsule 1 has a negative radius");
+    caps[1].radius = 0.5f;
+    d.falloff = -1;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "falloff");
+    d.falloff = NAN;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "falloff");
+    d.falloff = 0;
+    d.radius_quantile = 1.5f;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+           "radius_quantile");
+    d.radius_quantile = 0;
+    d.unbound = (sinew_unbound_policy)7;
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+           "unbound policy 7");
+    d.unbound = SINEW_UNBOUND_REPORT;
+    sinew_bind_report rep = {NULL, 3, 0};
+    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_ERROR_INVALID_ARGUMENT,
+           "array is NULL");
+    sinew_points huge = {p, SIZE_MAX / 2, 0};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &huge, caps, 2, &d, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    for (int i = 0; i < 8; ++i) assert_true(j[i] == 5 && w[i] == 3.0f);
+    assert_int_equal(rep.unbound_count, 0);
+#undef EXPECT
+}
+
+typedef struct sweep_case {
+    tube t;
+    sinew_bone_capsule caps[2];
+    uint32_t *j;
+    float *w;
+} sweep_case;
+
+static sinew_result bind_attempt(sinew_context *ctx, void *user)
+{
+    sweep_case *c = (sweep_case *)user;
+    sinew_points pts = {c->t.positions, c->t.vertex_count, 0};
+    return sinew_skin_bind_capsules(ctx, &pts, c->caps, 2, NULL, c->j, c->w, NULL);
+}
+
+static void allocation_failures_are_clean(void **state)
+{
+    (void)state;
+    sweep_case c;
+    c.t = tube_make(5, 6, 2.0f, 0.25f);
+    c.caps[0] = capsule(0, 0, 0, 1, 0, 0, 0.0f, 0);   /* derived radii: every allocation */
+    c.caps[1] = capsule(1, 0, 0, 2, 0, 0, 0.3f, 1);
+    c.j = malloc(c.t.vertex_count * 4 * sizeof *c.j);
+    c.w = malloc(c.t.vertex_count * 4 * sizeof *c.w);
+    size_t runs = 0;
+    char report[256];
+    assert_true(support_sweep_allocation_failures(bind_attempt, &c, &runs, report, sizeof report));
+    assert_true(runs > 4);
+    free(c.j);
+    free(c.w);
+    tube_free(&c.t);
+}
+
+static int cancel_at_once(void *user, const char *stage, float fraction)
+{
+    (void)fraction;
+    ++*(int *)user;
+    return strcmp(stage, "skin: capsule bind") == 0;
+}
+
+static void cancellation_leaves_outputs_untouched(void **state)
+{
+    (void)state;
+    int calls = 0;
+    sinew_context_desc cd = {0};
+    cd.progress = cancel_at_once;
+    cd.progress_user = &calls;
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+    tube t = tube_make(5, 6, 2.0f, 0.25f);
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0)};
+    sinew_points pts = {t.positions, t.vertex_count, 0};
+    uint32_t j[30 * 4];
+    float w[30 * 4];
+    for (int i = 0; i < 120; ++i) j[i] = 3, w[i] = 2;
+    uint32_t list[2] = {8, 8};
+    sinew_bind_report rep = {list, 2, 42};
+    assert_int_equal(sinew_skin_bind_capsules(ctx, &pts, caps, 1, NULL, j, w, &rep), SINEW_ERROR_CANCELLED);
+    assert_int_equal(calls, 1);
+    for (int i = 0; i < 120; ++i) assert_true(j[i] == 3 && w[i] == 2.0f);
+    assert_true(rep.unbound_count == 42 && list[0] == 8);
+    sinew_context_destroy(ctx);
+    tube_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vertex_on_axis_gets_weight_one),
+        cmocka_unit_test(band_scores_match_closed_form),
+        cmocka_unit_test(mirrored_capsules_give_mirrored_weights),
+        cmocka_unit_test(matches_reference_on_random_setups),
+        cmocka_unit_test(joint_with_two_capsules_takes_the_best_score),
+        cmocka_unit_test(keeps_the_k_best_joints),
+        cmocka_unit_test(tube_binding_is_a_partition_of_unity),
+        cmocka_unit_test(derived_radius_is_the_distance_quantile),
+        cmocka_unit_test(unbound_vertices_can_take_the_nearest_capsule),
+        cmocka_unit_test(invalid_inputs_are_named),
+        cmocka_unit_test(allocation_failures_are_clean),
+        cmocka_unit_test(cancellation_leaves_outputs_untouched),
+    };
+    return cmocka_run_group_tests_name("skin tools: capsule bind", tests, NULL, NULL);
+}

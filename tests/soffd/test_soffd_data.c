@@ -1,0 +1,169 @@
+/* Real data: beetle.obj (1,148 vertices) drives beetle-alt.obj (19,887
+ * vertices) through a bend and a twist; the library must agree with the
+ * independent brute force of brute.h. Skips when the shared data is absent. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brute.h"
+#include "fixtures.h"
+
+static void bounds(const float *p, size_t n, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
+}
+
+/* Bend and twist along the longest axis, in coordinates where that axis spans
+ * [-1, 1], so the deformation is the same whatever the model's frame. */
+static void bend_model(const float *in, float *out, size_t n, const double lo[3], const double hi[3])
+{
+    int ax = 0;
+    for (int k = 1; k < 3; ++k)
+        if (hi[k] - lo[k] > hi[ax] - lo[ax]) ax = k;
+    double half = (hi[ax] - lo[ax]) / 2, c[3];
+    for (int k = 0; k < 3; ++k) c[k] = (lo[k] + hi[k]) / 2;
+    float *tmp = malloc(3 * n * sizeof(float));
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) tmp[3 * i + k] = (float)((in[3 * i + (ax + k) % 3] - c[(ax + k) % 3]) / half);
+    bend_twist(tmp, tmp, n, 0.9f);
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) out[3 * i + (ax + k) % 3] = (float)(tmp[3 * i + k] * half + c[(ax + k) % 3]);
+    free(tmp);
+}
+
+typedef struct frames_bf {
+    double (*ref)[4][3], (*def)[4][3];
+} frames_bf;
+
+/* Exact all-elements formula for one point, with the dropped mass at `eps`. */
+static void brute_point(const support_mesh *d, const float *now, const frames_bf *f, double L, double local,
+                        const float *p_in, double eps, double *exact, double *dropped, double *spread, double *w,
+                        double (*pk)[3])
+{
+    double p[3], total = 0, wmax = 0, cut = 0;
+    bf_load(p_in, p);
+    (void)now;
+    for (size_t t = 0; t < d->triangle_count; ++t) {
+        double a[3], b[3], c[3], x[3];
+        bf_load(&d->positions[3 * d->triangles[3 * t]], a), bf_load(&d->positions[3 * d->triangles[3 * t + 1]], b);
+        bf_load(&d->positions[3 * d->triangles[3 * t + 2]], c);
+        w[t] = bf_weight(bf_triangle_dist2(p, a, b, c), L, local);
+        total += w[t], wmax = fmax(wmax, w[t]);
+        bf_local(f->ref[t], p, x);
+        for (int i = 0; i < 3; ++i)
+            pk[t][i] = f->def[t][3][i] + x[0] * f->def[t][0][i] + x[1] * f->def[t][1][i] + x[2] * f->def[t][2][i];
+    }
+    exact[0] = exact[1] = exact[2] = 0;
+    for (size_t t = 0; t < d->triangle_count; ++t) {
+        if (w[t] < eps * wmax) cut += w[t];
+        for (int i = 0; i < 3; ++i) exact[i] += w[t] / total * pk[t][i];
+    }
+    *dropped = cut / total;
+    *spread = 0;
+    for (size_t t = 0; t < d->triangle_count; ++t) {
+        double e[3] = {pk[t][0] - exact[0], pk[t][1] - exact[1], pk[t][2] - exact[2]};
+        *spread = fmax(*spread, 2 * sqrt(bf_dot(e, e)));
+    }
+}
+
+static void beetle_drives_beetle_alt(void **state)
+{
+    (void)state;
+    char dpath[4096], spath[4096];
+    if (!support_data_path("common-3d-test-models/beetle.obj", dpath, sizeof dpath) ||
+        !support_data_path("common-3d-test-models/beetle-alt.obj", spath, sizeof spath))
+        skip();
+    support_mesh d, s;
+    assert_true(support_read_obj(dpath, &d));
+    assert_true(support_read_obj(spath, &s));
+    assert_int_equal(d.vertex_count, 1148);
+    assert_int_equal(s.vertex_count, 19887);
+    /* beetle-alt is centred and larger: map its bounding box onto beetle's. */
+    double dlo[3], dhi[3], slo[3], shi[3];
+    bounds(d.positions, d.vertex_count, dlo, dhi);
+    bounds(s.positions, s.vertex_count, slo, shi);
+    for (size_t i = 0; i < s.vertex_count; ++i)
+        for (int k = 0; k < 3; ++k)
+            s.positions[3 * i + k] =
+                (float)(dlo[k] + (s.positions[3 * i + k] - slo[k]) * (dhi[k] - dlo[k]) / (shi[k] - slo[k]));
+    double size = sqrt((dhi[0] - dlo[0]) * (dhi[0] - dlo[0]) + (dhi[1] - dlo[1]) * (dhi[1] - dlo[1]) +
+                       (dhi[2] - dlo[2]) * (dhi[2] - dlo[2]));
+
+    sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h), SINEW_OK);
+    sinew_soffd_info info;
+    assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
+    /* The brute force below works on the OBJ's own triangles; the library must
+     * have used the same ones (the beetle is all triangles). */
+    assert_int_equal(info.element_count + info.skipped_triangles, d.triangle_count);
+    assert_int_equal(info.skipped_triangles, 0);
+
+    float *now = malloc(3 * d.vertex_count * sizeof(float)), *out = malloc(3 * s.vertex_count * sizeof(float));
+    bend_model(d.positions, now, d.vertex_count, dlo, dhi);
+    frames_bf f = {malloc(d.triangle_count * sizeof *f.ref), malloc(d.triangle_count * sizeof *f.def)};
+    for (size_t t = 0; t < d.triangle_count; ++t) {
+        double a[3], b[3], c[3];
+        const uint32_t *tri = &d.triangles[3 * t];
+        bf_load(&d.positions[3 * tri[0]], a), bf_load(&d.positions[3 * tri[1]], b), bf_load(&d.positions[3 * tri[2]], c);
+        bf_frame(a, b, c, f.ref[t]);
+        bf_load(&now[3 * tri[0]], a), bf_load(&now[3 * tri[1]], b), bf_load(&now[3 * tri[2]], c);
+        bf_frame(a, b, c, f.def[t]);
+    }
+    double *w = malloc(d.triangle_count * sizeof(double)), (*pk)[3] = malloc(d.triangle_count * sizeof *pk);
+
+    /* 1. Pruned registration of every point (eps = 1e-4) against the exact formula. */
+    sinew_points skin = {s.positions, s.vertex_count, 0};
+    assert_int_equal(sinew_soffd_register(h, &skin, &(sinew_soffd_register_desc){1e-4f, 0, 0, 0}), SINEW_OK);
+    assert_int_equal(lib_deform(h, now, d.vertex_count, out), SINEW_OK);
+    double moved = 0, worst = 0;
+    for (size_t i = 0; i < s.vertex_count; i += 16) {
+        double exact[3], dropped, spread;
+        brute_point(&d, now, &f, info.length_scale, info.local, &s.positions[3 * i], 1e-4, exact, &dropped, &spread,
+                    w, pk);
+        float reported;
+        assert_int_equal(sinew_soffd_dropped_mass(h, i, &reported), SINEW_OK);
+        assert_true(reported >= dropped * (1 - 1e-4) - 1e-7);
+        double e[3] = {out[3 * i] - exact[0], out[3 * i + 1] - exact[1], out[3 * i + 2] - exact[2]};
+        double diff = sqrt(bf_dot(e, e));
+        assert_true(diff <= reported * spread + 1e-5 * size);
+        worst = fmax(worst, diff);
+        double mv[3] = {out[3 * i] - s.positions[3 * i], out[3 * i + 1] - s.positions[3 * i + 1],
+                        out[3 * i + 2] - s.positions[3 * i + 2]};
+        moved = fmax(moved, sqrt(bf_dot(mv, mv)));
+    }
+    print_message("beetle: L = %g, largest move %g, largest difference from the exact formula %g (size %g)\n",
+                  (double)info.length_scale, moved, worst, size);
+    assert_true(moved > 0.1 * size);
+
+    /* 2. Exact registration of a subset equals the brute force to float precision. */
+    size_t sub = (s.vertex_count + 15) / 16;
+    sinew_points subset = {s.positions, sub, 16 * 3 * sizeof(float)};
+    assert_int_equal(sinew_soffd_register(h, &subset, NULL), SINEW_OK);
+    assert_int_equal(lib_deform(h, now, d.vertex_count, out), SINEW_OK);
+    for (size_t j = 0; j < sub; ++j) {
+        double exact[3], dropped, spread;
+        brute_point(&d, now, &f, info.length_scale, info.local, &s.positions[3 * 16 * j], 0, exact, &dropped, &spread,
+                    w, pk);
+        for (int k = 0; k < 3; ++k) assert_true(fabs(out[3 * j + k] - exact[k]) <= 1e-5 * size);
+    }
+    sinew_soffd_destroy(h);
+    free(now), free(out), free(f.ref), free(f.def), free(w), free(pk);
+    support_mesh_free(&d);
+    support_mesh_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(beetle_drives_beetle_alt),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
