@@ -1,10 +1,11 @@
 /*
  * Bounded biharmonic weights for libigl's tutorial hand (tet mesh + 20-bone
  * skeleton), fed as top-4 influences to linear blend skinning posed by
- * hand-pose.dmat; writes the rest and posed surfaces as OBJ files and prints
- * the timings. The skinning here is a small local LBS (see hand_pose.h),
- * standing in until the library's skinning phase is merged: its bind takes
- * exactly the joints/weights arrays sinew_bbw_top_k fills.
+ * hand-pose.dmat through the library's skinning phase (BBW -> skin is two
+ * calls: sinew_bbw_top_k fills exactly the arrays sinew_skin_create takes);
+ * writes the rest and posed surfaces as OBJ files and prints the timings.
+ * The bones' world matrices come from a small forward-kinematics helper
+ * (hand_pose.h) that follows libigl's pose convention.
  *
  * Usage: bbw_hand [output-folder]
  */
@@ -64,7 +65,27 @@ int main(int argc, char **argv)
     sinew_points surface = support_mesh_points(&mesh);
     sinew_bbw_top_k(bbw, &surface, 0, n, k, jt, wt);
     hp_forward_kinematics(joints, bones, bc, pose, rot, trans);
-    for (size_t v = 0; v < n; ++v) hp_skin(mesh.positions + 3 * v, jt + v * k, wt + v * k, k, rot, trans, posed + 3 * v);
+    sinew_skin_desc sk = {0};
+    sk.vertex_count = n;
+    sk.joint_count = bc;
+    sk.influence_count = k;
+    sk.joints = jt;
+    sk.weights = wt;
+    sinew_skin *skin = NULL;
+    if ((r = sinew_skin_create(NULL, &sk, &skin)) != SINEW_OK) {
+        fprintf(stderr, "bbw_hand: skin: %s: %s\n", sinew_result_string(r), sinew_last_error());
+        return 1;
+    }
+    float *world = malloc(bc * 16 * sizeof(float));
+    float *palette = malloc(sinew_skin_palette_size(skin) * sizeof(float));
+    for (size_t j = 0; j < bc; ++j) hp_matrix(rot, trans, j, world + 16 * j);
+    sinew_skin_palette(skin, world, palette);
+    sinew_skin_input in = {mesh.positions, 0, NULL, 0, NULL, 0};
+    sinew_skin_output out = {posed, 0, NULL, 0, NULL, 0};
+    sinew_skin_deform(skin, palette, &in, &out, 0, n);
+    sinew_skin_destroy(skin);
+    free(world);
+    free(palette);
     char path[1024];
     snprintf(path, sizeof path, "%s/bbw-hand-rest.obj", folder);
     support_write_obj(path, mesh.positions, n, 0, mesh.triangles, mesh.triangle_count);

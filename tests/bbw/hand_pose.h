@@ -1,7 +1,8 @@
 /*
  * libigl-style skeleton posing for the hand data: per-bone relative rotations
  * (quaternions x, y, z, w from hand-pose.dmat) composed along the bone tree
- * by forward kinematics, then linear blend skinning with top-k weights.
+ * by forward kinematics, the bones' matrices for the skinning palette, and a
+ * plain linear blend skinning of one point to check the library against.
  * Header-only so the test and the example share it without a library.
  */
 #ifndef SINEW_TEST_HAND_POSE_H
@@ -67,7 +68,22 @@ static inline int hp_forward_kinematics(const float *joints, const uint32_t *bon
     return finished == bone_count;
 }
 
-/* Linear blend skinning of one point with k influences. */
+/* Bone b's transform as a column-major affine 4x4 matrix (16 floats). */
+static inline void hp_matrix(const double *rot, const double *trans, size_t b, float *m)
+{
+    const double *q = rot + 4 * b;
+    for (int c = 0; c < 3; ++c) {
+        double e[3] = {c == 0, c == 1, c == 2}, col[3];
+        hp_rotate(q, e, col);
+        for (int r = 0; r < 3; ++r) m[4 * c + r] = (float)col[r];
+        m[4 * c + 3] = 0.0f;
+    }
+    for (int r = 0; r < 3; ++r) m[12 + r] = (float)trans[3 * b + r];
+    m[15] = 1.0f;
+}
+
+/* Linear blend skinning of one point with k influences (an independent
+ * reference for the library's skinning). */
 static inline void hp_skin(const float *p, const uint32_t *joints, const float *weights, uint32_t k, const double *rot,
                            const double *trans, float *out)
 {

@@ -5,7 +5,8 @@
  *   bbw/hand-normalise    the same, each handle alone then normalised
  *   bbw/armadillo-*       automatic voxel volume at 64 cells, 10 point handles:
  *                         domain, operators, solve
- * Baselines measured in the same run: the unconstrained biharmonic solve (one
+ * Figures are CPU seconds of the calling thread (one core; the machine is
+ * shared), best of the runs. Baselines measured in the same run: the unconstrained biharmonic solve (one
  * factorisation, one multi-right-hand-side solve: the floor any bounded method
  * pays) and, for the domain, a brute-force winding-number pass over a sample
  * of cells extrapolated to the grid.
@@ -56,18 +57,18 @@ static void bench_hand(void)
         sinew_bbw_info info = {0};
         sinew_result res = SINEW_OK;
         for (int rep = 0; rep < 2; ++rep) {
-            double t0 = support_now();
+            double t0 = support_cpu_now();
             sinew_bbw *b = NULL;
             if (sinew_bbw_create(NULL, &d, &b) != SINEW_OK) {
                 printf("bbw/hand: create failed: %s\n", sinew_last_error());
                 goto out;
             }
-            double t1 = support_now();
+            double t1 = support_cpu_now();
             sinew_bbw_solve_desc sd = {0};
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
             sd.tolerance = 1e-4;
             res = sinew_bbw_solve(b, &sd);
-            double t2 = support_now();
+            double t2 = support_cpu_now();
             sinew_bbw_get_info(b, &info);
             sinew_bbw_destroy(b);
             if (t2 - t0 < best) best = t2 - t0;
@@ -78,14 +79,14 @@ static void bench_hand(void)
          * start): the floor any bounded solve built on it pays. */
         double base = 1e30;
         for (int rep = 0; rep < 2; ++rep) {
-            double t0 = support_now();
+            double t0 = support_cpu_now();
             sinew_bbw *b = NULL;
             sinew_bbw_create(NULL, &d, &b);
             sinew_bbw_solve_desc sd = {0};
             sd.max_iterations = 1;
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
             sinew_bbw_solve(b, &sd);
-            double t1 = support_now();
+            double t1 = support_cpu_now();
             sinew_bbw_destroy(b);
             if (t1 - t0 < base) base = t1 - t0;
         }
@@ -217,13 +218,13 @@ static void bench_armadillo(void)
     for (int a = 0; a < 3; ++a) cells *= (size_t)ceil((hi[a] - lo[a]) / h - 1e-9) + 2;
     support_rng rng;
     support_rng_seed(&rng, 5);
-    double t0 = support_now(), sink = 0.0;
+    double t0 = support_cpu_now(), sink = 0.0;
     for (int k = 0; k < 300; ++k) {
         double q[3];
         for (int a = 0; a < 3; ++a) q[a] = support_rng_uniform(&rng, lo[a], hi[a]);
         sink += brute_winding(&mesh, q);
     }
-    double brute = (support_now() - t0) / 300.0 * (double)cells;
+    double brute = (support_cpu_now() - t0) / 300.0 * (double)cells;
     char label[160];
     snprintf(label, sizeof label, "brute-force winding numbers for %zu cells (extrapolated)", cells);
     support_bench_line("bbw/armadillo-domain", best.seconds_domain, "s", label, brute);
@@ -234,7 +235,7 @@ static void bench_armadillo(void)
     sinew_bbw_domain_elements(b, tets, 0, best.element_count);
     sinew_bbw_domain_vertices(b, pos, 0, 0, best.vertex_count);
     sinew_bbw_destroy(b);
-    t0 = support_now();
+    t0 = support_cpu_now();
     for (size_t e = 0; e < best.element_count; ++e) {
         const float *p0 = pos + 3 * tets[4 * e], *p1 = pos + 3 * tets[4 * e + 1];
         const float *p2 = pos + 3 * tets[4 * e + 2], *p3 = pos + 3 * tets[4 * e + 3];
@@ -246,7 +247,7 @@ static void bench_armadillo(void)
         }
         sink += u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) + u[2] * (v[0] * w[1] - v[1] * w[0]);
     }
-    double pass = support_now() - t0;
+    double pass = support_cpu_now() - t0;
     free(tets);
     free(pos);
     support_bench_line("bbw/armadillo-operators", 1e3 * best.seconds_operators, "ms", "plain pass over the tets",
