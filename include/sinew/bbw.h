@@ -83,7 +83,9 @@ typedef struct sinew_bbw_solve_desc {
     sinew_bbw_partition partition;
     /* Stop when every weight moved less than this in the last iteration and the
      * split variables agree to this (weights are unitless, so it is relative
-     * by nature). 0 = 1e-4. */
+     * by nature); an exact active-set polish is tried on the way and ends the
+     * solve when it settles. On large, badly conditioned domains the weights'
+     * true error can be far above this (docs/bbw.md gives figures). 0 = 1e-4. */
     double tolerance;
     uint32_t max_iterations;         /* 0 = 5000 */
     /* Shape preservation (paper section 3.3): per-element mask (>= 0, one per
@@ -108,12 +110,12 @@ typedef struct sinew_bbw_info {
     size_t unreached_region_count;
     size_t first_unreached_vertex;   /* a vertex of the first such region (SIZE_MAX if none) */
     int solved;                      /* nonzero after a solve that returned OK or NOT_CONVERGED */
-    uint32_t iterations;              /* splitting iterations */
-    uint32_t polish_rounds;           /* exact active-set solves after the splitting */
+    uint32_t iterations;             /* splitting iterations */
+    uint32_t polish_rounds;          /* exact active-set solves made (0: none affordable) */
     double primal_residual;          /* max |x - z| of the split variables at the end */
     double change_residual;          /* max weight change in the last iteration */
     size_t factor_nonzeros;          /* entries of the sparse factor */
-    double seconds_domain, seconds_operators, seconds_solve;
+    double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.
