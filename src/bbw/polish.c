@@ -27,8 +27,12 @@ enum { PZERO = 0, PFREE = 1, PONE = 2 };
  * well above rounding, far below anything visible. */
 #define SN_POLISH_EPS_W 1e-9
 #define SN_POLISH_EPS_G 1e-9
-/* The polish is skipped when its system would need more than this many
- * times the unknowns, or the factor entries, of the split's own system. */
+/* The polish is skipped when its system would have more than
+ * SN_POLISH_UNKNOWN_BUDGET times the split's unknowns, or its factor more than
+ * SN_POLISH_FILL_BUDGET times the split factor's entries: wide supports make
+ * the pivot-eliminated system dense in handles, and its factorisation would
+ * then cost more than the splitting it replaces. */
+#define SN_POLISH_UNKNOWN_BUDGET 2
 #define SN_POLISH_FILL_BUDGET 3
 
 typedef struct polish {
@@ -102,7 +106,7 @@ static sinew_result solve_pattern(polish *p)
     gradient(p); /* = Q c - base */
     for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
     if (unknowns == 0) return SINEW_OK;
-    if (unknowns > 2 * nf) return SINEW_ERROR_NOT_CONVERGED;
+    if (unknowns > SN_POLISH_UNKNOWN_BUDGET * nf) return SINEW_ERROR_NOT_CONVERGED;
 
     size_t bound = 0;
     for (size_t f = 0; f < nf; ++f)
@@ -158,8 +162,7 @@ static sinew_result solve_pattern(polish *p)
     vals = NULL;
     if ((r = sn_ldlt_analyse(env, &h, coords, &fac)) != SINEW_OK) goto done;
     if (sn_ldlt_factor_nonzeros(&fac) > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096) {
-        /* Wide supports make the exact system far costlier than the split's
-         * own factor: leave the answer to the split. */
+        /* Too costly (see SN_POLISH_FILL_BUDGET): the split's answer stands. */
         r = SINEW_ERROR_NOT_CONVERGED;
         goto done;
     }
