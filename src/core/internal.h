@@ -101,8 +101,8 @@ static inline const float *sn_point(const sinew_points *p, size_t i)
 /* data non-NULL when count > 0, stride 0 or >= 3 floats, stride a multiple of
  * sizeof(float), every coordinate finite. */
 sinew_result sn_check_points(const sinew_points *p, const char *what);
-/* Every index of `count` entries < limit. `what` names one entry's owner
- * ("triangle"), `per` is how many indices each owner has (3 for triangles). */
+/* Checks count owners ("triangle", named by `what`) of `per` indices each
+ * (3 for triangles, so idx holds count * per entries): every index < limit. */
 sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
                               const char *what);
 /* value finite, else fails naming it. */
