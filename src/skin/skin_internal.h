@@ -117,6 +117,8 @@ void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const f
                        const sn_skin_io *io);
 /* First position in a group whose vertex number is >= v (binary search). */
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
+/* Index of the run holding group position i (< g->count), by binary search. */
+size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
 /* Whether this build and CPU can run a kernel set. */
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
 
