@@ -1,7 +1,8 @@
 /* AVX2+FMA linear-blend kernels, built with -mavx2 -mfma into their own
  * static library and only called after CPU detection: the 8-vertex
- * structure-of-arrays kernel (kernel_wide_avx2.h) for the common modes, and
- * the one-vertex instance of kernel_body.h for largest-weight normals. A
+ * structure-of-arrays kernel (kernel_wide_avx2.h) when normals or tangents
+ * are wanted, and the one-vertex instance of kernel_body.h for positions alone
+ * and for largest-weight normals. A
  * palette record is one 64-byte line, so either blend is two 256-bit FMAs per
  * influence: (column 0 | column 1) and (column 2 | column 3). */
 #include <immintrin.h>
@@ -98,7 +99,7 @@ SN_SKIN_INLINE sn_v sn_m_col_avx2(sn_m m, int c)
 }
 #define sn_m_col(m, i) sn_m_col_avx2((m), (i))
 
-/* Eight vertices at a time for every mode but the largest-weight normals. */
+/* Eight vertices at a time when normals or tangents are wanted. */
 #include "skin/kernel_wide_avx2.h"
 #define SN_SKIN_WIDE sn_wide_avx2
 

@@ -18,8 +18,8 @@
  *   sn_v_spare(v)            lane 3 as a float
  *   sn_v_store3(ptr, v)      x, y, z only (never touches ptr[3])
  *   SN_ISA(name)             name with the instruction set appended
- *   SN_SKIN_WIDE (optional)  a several-vertex kernel taking over every mode
- *                            but the largest-weight normals (kernel_avx2.c)
+ *   SN_SKIN_WIDE (optional)  a several-vertex kernel for the modes with
+ *                            normals or tangents (see sn_dispatch)
  *
  * One function per (storage format, influence class) keeps the influence loop
  * fully unrolled for k = 1..4; the stream mask is a constant inside each
@@ -164,8 +164,11 @@ SN_SKIN_INLINE void SN_ISA(sn_dispatch)(const sn_skin_group *g, size_t begin, si
 {
 #if defined(SN_SKIN_WIDE)
     /* An instruction set with a several-vertex kernel (SN_SKIN_WIDE) uses it
-     * for every mode but the largest-weight normals. */
-    if (!io->largest_normals) {
+     * whenever normals or tangents are wanted, except with largest-weight
+     * normals. Positions alone stay one vertex at a time: they need no
+     * renormalisation, so transposing the matrices would cost more than the
+     * wide arithmetic saves. */
+    if (!io->largest_normals && io->mask != SN_SKIN_P) {
         SN_SKIN_WIDE(g, begin, end, palette, io, format, K);
         return;
     }

@@ -382,13 +382,13 @@ SN_SKIN_INLINE void sn_wide_loop_avx2(const sn_skin_group *g, size_t begin, size
     if (stream) _mm_sfence();
 }
 
-/* The stream mask becomes a constant per instantiated loop. The
- * largest-weight normal mode keeps the one-vertex kernel. */
+/* The stream mask becomes a constant per instantiated loop. Called for masks
+ * with normals or tangents only (positions alone and the largest-weight
+ * normal mode keep the one-vertex kernel, see sn_dispatch in kernel_body.h). */
 SN_SKIN_INLINE void sn_wide_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                  const sn_skin_io *io, const sn_skin_format format, const unsigned K)
 {
     switch (io->mask) {
-    case 1: sn_wide_loop_avx2(g, begin, end, palette, io, format, K, 1); break;
     case 2: sn_wide_loop_avx2(g, begin, end, palette, io, format, K, 2); break;
     case 3: sn_wide_loop_avx2(g, begin, end, palette, io, format, K, 3); break;
     case 4: sn_wide_loop_avx2(g, begin, end, palette, io, format, K, 4); break;
