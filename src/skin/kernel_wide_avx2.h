@@ -20,9 +20,9 @@
  * Every block, full or not, runs the same instructions per lane (a partial
  * block repeats its last vertex in the unused lanes and does not store them),
  * so a vertex gets bit-identical results whichever range or chunking reaches
- * it. Packed streams load and store whole registers; large ranges store
- * packed, 16-byte aligned outputs with non-temporal stores, so the output
- * lines are not read in first.
+ * it. Packed streams load and store whole registers; large ranges prefetch
+ * their inputs and store packed, 16-byte aligned outputs with non-temporal
+ * stores, so the output lines are not read in first.
  */
 #ifndef SINEW_SKIN_KERNEL_WIDE_AVX2_H
 #define SINEW_SKIN_KERNEL_WIDE_AVX2_H
@@ -351,6 +351,32 @@ SN_SKIN_INLINE void sn_block_avx2(const sn_skin_group *g, size_t i, unsigned n, 
     }
 }
 
+/* Streams of a long range are read far ahead of use: the hardware
+ * prefetchers alone left a 1M-vertex P+N+T pass waiting on memory. Touches
+ * the bind data and the inputs SN_SKIN_PREFETCH_VERTICES ahead (two lines per
+ * stream, what a block of 8 uses at most). A prefetch never faults, so
+ * addresses past the end are harmless; they are formed as integers. */
+#define SN_SKIN_PREFETCH_VERTICES 32u
+
+SN_SKIN_INLINE void sn_prefetch_lines_avx2(const void *base, size_t offset)
+{
+    const uintptr_t a = (uintptr_t)base + offset;
+    _mm_prefetch((const char *)a, _MM_HINT_T0);
+    _mm_prefetch((const char *)(a + 64), _MM_HINT_T0);
+}
+
+SN_SKIN_INLINE void sn_prefetch_ahead_avx2(const sn_skin_group *g, size_t i, const sn_skin_io *io,
+                                           const sn_wide_at *at, const sn_skin_format format, const unsigned K,
+                                           const unsigned mask)
+{
+    const size_t ahead = SN_SKIN_PREFETCH_VERTICES, k = K ? K : g->influences;
+    sn_prefetch_lines_avx2(g->joints, (i + ahead) * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
+    if (K != 1) sn_prefetch_lines_avx2(g->weights, (i + ahead) * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
+    if (mask & SN_SKIN_P) sn_prefetch_lines_avx2(at->pin, ahead * io->pin_stride);
+    if (mask & SN_SKIN_N) sn_prefetch_lines_avx2(at->nin, ahead * io->nin_stride);
+    if (mask & SN_SKIN_T) sn_prefetch_lines_avx2(at->tin, ahead * io->tin_stride);
+}
+
 SN_SKIN_INLINE void sn_wide_loop_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                       const sn_skin_io *io, const sn_skin_format format, const unsigned K,
                                       const unsigned mask)
@@ -370,6 +396,7 @@ SN_SKIN_INLINE void sn_wide_loop_avx2(const sn_skin_group *g, size_t begin, size
                          N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
         while (i < stop) {
             const unsigned n = stop - i >= 8 ? 8u : (unsigned)(stop - i);
+            if (stream) sn_prefetch_ahead_avx2(g, i, &local, &at, format, K, mask);
             sn_block_avx2(g, i, n, palette, &local, &at, stream, format, K, mask);
             i += n;
             if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;
