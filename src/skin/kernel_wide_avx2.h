@@ -272,17 +272,17 @@ SN_SKIN_INLINE unsigned sn_normalise_avx2(sn_x8 *v)
 }
 
 /* Cold path: replaces the lanes of v outside `good` (below n) by the
- * largest-weight joint's transform of their input direction. */
+ * largest-weight joint's transform of their input direction (palette records
+ * of record_floats floats, the linear matrix first). */
 static void sn_patch_vanished_avx2(sn_x8 *v, unsigned good, unsigned n, const sn_skin_group *g, size_t i,
-                                   const float *palette, sn_skin_format format, const char *dir, size_t stride,
-                                   bool is_normal)
+                                   const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
+                                   size_t stride, bool is_normal)
 {
     _Alignas(32) float x[8], y[8], z[8];
     _mm256_store_ps(x, v->x), _mm256_store_ps(y, v->y), _mm256_store_ps(z, v->z);
     for (unsigned l = 0; l < n; ++l) {
         if (good & (1u << l)) continue;
-        const float *record =
-            palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, (i + l) * g->influences);
+        const float *record = palette + record_floats * sn_skin_joint(g->joints, format, (i + l) * g->influences);
         float out[3];
         sn_skin_fallback_direction(record, (const float *)(const void *)(dir + l * stride), is_normal, out);
         x[l] = out[0], y[l] = out[1], z[l] = out[2];
@@ -334,7 +334,7 @@ SN_SKIN_INLINE void sn_block_avx2(const sn_skin_group *g, size_t i, unsigned n, 
         }
         const unsigned good = sn_normalise_avx2(&r);
         if (SN_UNLIKELY(good != 0xFFu))
-            sn_patch_vanished_avx2(&r, good, n, g, i, palette, format, at->nin, io->nin_stride, true);
+            sn_patch_vanished_avx2(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride, true);
         sn_store3_avx2(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
@@ -344,7 +344,7 @@ SN_SKIN_INLINE void sn_block_avx2(const sn_skin_group *g, size_t i, unsigned n, 
         if (nonrigid_bits != 0 && !have_det) det = sn_dot_avx2(m.a[0], sn_cross_avx2(m.a[1], m.a[2]));
         const unsigned good = sn_normalise_avx2(&r);
         if (SN_UNLIKELY(good != 0xFFu))
-            sn_patch_vanished_avx2(&r, good, n, g, i, palette, format, at->tin, io->tin_stride, false);
+            sn_patch_vanished_avx2(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride, false);
         /* Handedness flips where a non-rigid blend mirrors. */
         const __m256 mirrored = _mm256_and_ps(nonrigid, _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ));
         sn_store4_avx2(at->tout, io->tout_stride, n, r, sn_negate_where_avx2(w, mirrored), stream);
