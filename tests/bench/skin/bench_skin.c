@@ -219,16 +219,19 @@ int main(int argc, char **argv)
                                                (double)d.n / tr * 1e-6);
                             sinew_skin_destroy(fs);
                         }
-                        /* Dual quaternions, against the same linear-blend reference loop. */
-                        sinew_skin *dq = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO,
-                                                         SINEW_SKIN_BLEND_DUAL_QUATERNION);
-                        if (dq) {
+                        /* Dual quaternions (run-time kernel, then the portable one), against the same
+                         * linear-blend reference loop. */
+                        for (int f = 0; f < 2; ++f) {
+                            sinew_skin *dq = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT,
+                                                             f ? SINEW_SKIN_KERNEL_SCALAR : SINEW_SKIN_KERNEL_AUTO,
+                                                             SINEW_SKIN_BLEND_DUAL_QUATERNION);
+                            if (!dq) continue;
                             float *dq_pal = aligned_alloc(64, sinew_skin_palette_size(dq) * sizeof(float));
                             sinew_skin_palette(dq, d.world, dq_pal);
                             job qj = {&d, dq, dq_pal, ref_m, 7};
                             double tq = time_passes(d.n, sinew_pass, &qj);
-                            snprintf(name, sizeof name, "skin/%zuinf-%s-%s-dual-quaternion", d.k, stream_name(7),
-                                     d.n >= 1000000 ? "1M" : "10k");
+                            snprintf(name, sizeof name, "skin/%zuinf-%s-%s-dual-quaternion%s", d.k, stream_name(7),
+                                     d.n >= 1000000 ? "1M" : "10k", f ? "-scalar-kernel" : "");
                             support_bench_line(name, (double)d.n / tq * 1e-6, "M vertices/s", "scalar reference",
                                                (double)d.n / tr * 1e-6);
                             free(dq_pal);
