@@ -1,6 +1,6 @@
 /* Dual quaternion skinning (SINEW_SKIN_BLEND_DUAL_QUATERNION), eight vertices
  * at a time with AVX2+FMA: the same arithmetic as the portable kernel in
- * dq.c, laid out like the linear-blend wide kernel (kernel_wide_avx2.h).
+ * dq.c, laid out like the linear-blend wide kernel (kernel_wide_body.h).
  *
  * Each vertex blends its joints' (rotation | dual) quaternion pair in one
  * 256-bit register and its stretch in one and a half, with the antipodality
@@ -10,8 +10,6 @@
  * Built into the AVX2 static library and called after CPU detection only;
  * the mixed blend and the largest-weight normal mode keep the portable
  * kernel. */
-#include <immintrin.h>
-
 #include "skin/skin_internal.h"
 #include "skin/kernel_wide_avx2.h"
 
@@ -57,7 +55,7 @@ SN_SKIN_INLINE bool sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, co
  * 1 / |q|), stretch columns, and the non-rigid lanes as a mask. */
 typedef struct sn_dq8 {
     __m256 qx, qy, qz, qw, dx, dy, dz, dw;
-    sn_m8 stretch;  /* columns a[0..2]; a[3] and flag unused */
+    sn_mv stretch;  /* columns a[0..2]; a[3] and flag unused */
     __m256 nonrigid;
     unsigned nonrigid_bits;
 } sn_dq8;
@@ -107,16 +105,16 @@ SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsign
 }
 
 /* Rotates x by the unit quaternion (qv, qw): x + 2 qv x (qv x x + qw x). */
-SN_SKIN_INLINE sn_x8 sn_dq_rotate_avx2(const sn_dq8 *b, sn_x8 x)
+SN_SKIN_INLINE sn_xv sn_dq_rotate_avx2(const sn_dq8 *b, sn_xv x)
 {
-    const sn_x8 qv = {b->qx, b->qy, b->qz};
-    sn_x8 c = sn_cross_avx2(qv, x);
+    const sn_xv qv = {b->qx, b->qy, b->qz};
+    sn_xv c = sn_cross_w(qv, x);
     c.x = _mm256_fmadd_ps(b->qw, x.x, c.x);
     c.y = _mm256_fmadd_ps(b->qw, x.y, c.y);
     c.z = _mm256_fmadd_ps(b->qw, x.z, c.z);
-    const sn_x8 t = sn_cross_avx2(qv, c);
+    const sn_xv t = sn_cross_w(qv, c);
     const __m256 two = _mm256_set1_ps(2.0f);
-    sn_x8 r = {_mm256_fmadd_ps(two, t.x, x.x), _mm256_fmadd_ps(two, t.y, x.y), _mm256_fmadd_ps(two, t.z, x.z)};
+    sn_xv r = {_mm256_fmadd_ps(two, t.x, x.x), _mm256_fmadd_ps(two, t.y, x.y), _mm256_fmadd_ps(two, t.z, x.z)};
     return r;
 }
 
@@ -126,52 +124,52 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
 {
     const sn_dq8 b = sn_dq_blend8_avx2(g, i, n, palette, format, K);
     __m256 det = _mm256_set1_ps(1.0f);
-    if (b.nonrigid_bits) det = sn_dot_avx2(b.stretch.a[0], sn_cross_avx2(b.stretch.a[1], b.stretch.a[2]));
+    if (b.nonrigid_bits) det = sn_dot_w(b.stretch.a[0], sn_cross_w(b.stretch.a[1], b.stretch.a[2]));
 
     if (mask & SN_SKIN_P) {
-        const sn_x8 p = sn_load3_avx2(at->pin, io->pin_stride, n);
-        sn_x8 r = sn_dq_rotate_avx2(&b, sn_linear_avx2(&b.stretch, p));
+        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
+        sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, p));
         /* translation 2 (qw dv - dw qv + qv x dv) */
-        const sn_x8 qv = {b.qx, b.qy, b.qz}, dv = {b.dx, b.dy, b.dz};
-        const sn_x8 t = sn_cross_avx2(qv, dv);
+        const sn_xv qv = {b.qx, b.qy, b.qz}, dv = {b.dx, b.dy, b.dz};
+        const sn_xv t = sn_cross_w(qv, dv);
         const __m256 two = _mm256_set1_ps(2.0f);
         r.x = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dx, _mm256_mul_ps(b.dw, b.qx)), t.x), r.x);
         r.y = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dy, _mm256_mul_ps(b.dw, b.qy)), t.y), r.y);
         r.z = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dz, _mm256_mul_ps(b.dw, b.qz)), t.z), r.z);
-        sn_store3_avx2(at->pout, io->pout_stride, n, r, stream);
+        sn_store3_w(at->pout, io->pout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_N) {
-        sn_x8 d = sn_load3_avx2(at->nin, io->nin_stride, n);
+        sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
         if (b.nonrigid_bits) {
             /* Non-rigid lanes: inverse transpose of the stretch, sign(det) * cofactor. */
             __m256 unused;
-            const sn_x8 c = sn_cofactor_apply_wide_avx2(&b.stretch, d, &unused);
+            const sn_xv c = sn_cofactor_apply_w(&b.stretch, d, &unused);
             d.x = _mm256_blendv_ps(d.x, c.x, b.nonrigid);
             d.y = _mm256_blendv_ps(d.y, c.y, b.nonrigid);
             d.z = _mm256_blendv_ps(d.z, c.z, b.nonrigid);
         }
-        sn_x8 r = sn_dq_rotate_avx2(&b, d);
-        const unsigned good = sn_normalise_avx2(&r);
+        sn_xv r = sn_dq_rotate_avx2(&b, d);
+        const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != 0xFFu))
-            sn_patch_vanished_avx2(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
                                    true);
-        sn_store3_avx2(at->nout, io->nout_stride, n, r, stream);
+        sn_store3_w(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
         __m256 w;
-        const sn_x8 d = sn_load4_avx2(at->tin, io->tin_stride, n, &w);
-        sn_x8 r = sn_dq_rotate_avx2(&b, sn_linear_avx2(&b.stretch, d));
-        const unsigned good = sn_normalise_avx2(&r);
+        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
+        sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, d));
+        const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != 0xFFu))
-            sn_patch_vanished_avx2(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
                                    false);
         /* Handedness flips where a non-rigid stretch mirrors. */
         const __m256 mirrored = _mm256_and_ps(b.nonrigid, _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ));
-        sn_store4_avx2(at->tout, io->tout_stride, n, r, sn_negate_where_avx2(w, mirrored), stream);
+        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
     }
 }
 
-/* Walks the runs of [begin, end) in blocks of eight, like sn_wide_loop_avx2. */
+/* Walks the runs of [begin, end) in blocks of eight, like sn_wide_loop_w. */
 SN_SKIN_INLINE void sn_dq_loop_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                     const sn_skin_io *io, const sn_skin_format format, const unsigned K,
                                     const unsigned mask)

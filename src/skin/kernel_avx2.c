@@ -1,6 +1,6 @@
 /* AVX2+FMA linear-blend kernels, built with -mavx2 -mfma into their own
  * static library and only called after CPU detection: the 8-vertex
- * structure-of-arrays kernel (kernel_wide_avx2.h) when normals or tangents
+ * structure-of-arrays kernel (kernel_wide_body.h) when normals or tangents
  * are wanted, and the one-vertex instance of kernel_body.h for positions alone
  * and for largest-weight normals. A
  * palette record is one 64-byte line, so either blend is two 256-bit FMAs per
@@ -101,6 +101,6 @@ SN_SKIN_INLINE sn_v sn_m_col_avx2(sn_m m, int c)
 
 /* Eight vertices at a time when normals or tangents are wanted. */
 #include "skin/kernel_wide_avx2.h"
-#define SN_SKIN_WIDE sn_wide_avx2
+#define SN_SKIN_WIDE sn_wide_w
 
 #include "skin/kernel_body.h"
