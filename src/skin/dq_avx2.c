@@ -88,8 +88,8 @@ SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsign
     b.stretch.a[3].x = b.stretch.a[3].y = b.stretch.a[3].z = b.stretch.flag = _mm256_setzero_ps();
     /* Every blended term lies in q0's hemisphere, so |q| >= the largest
      * weight > 0: no zero guard needed. */
-    const __m256 n2 = _mm256_fmadd_ps(b.qw, b.qw,
-                                      _mm256_fmadd_ps(b.qz, b.qz, _mm256_fmadd_ps(b.qy, b.qy, _mm256_mul_ps(b.qx, b.qx))));
+    const __m256 n2 = _mm256_fmadd_ps(
+        b.qw, b.qw, _mm256_fmadd_ps(b.qz, b.qz, _mm256_fmadd_ps(b.qy, b.qy, _mm256_mul_ps(b.qx, b.qx))));
     const __m256 y0 = _mm256_rsqrt_ps(n2);
     const __m256 inv = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y0),
                                      _mm256_fnmadd_ps(_mm256_mul_ps(n2, y0), y0, _mm256_set1_ps(3.0f)));

@@ -77,13 +77,12 @@ SN_SKIN_INLINE void sn_blend_wide_avx2(const sn_skin_group *g, size_t i, const f
     *c23 = b;
 }
 
-/* Blends the n (1..8) vertices at group positions i.. and transposes them;
- * lanes n..7 repeat vertex n - 1. */
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                                      const sn_skin_format format, const unsigned K)
+                                   const sn_skin_format format, const unsigned K)
 {
     __m256 c01[8], c23[8];
-    for (unsigned l = 0; l < 8; ++l) sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &c01[l], &c23[l]);
+    for (unsigned l = 0; l < 8; ++l)
+        sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &c01[l], &c23[l]);
     __m256 col[4][4];
     for (unsigned l = 0; l < 4; ++l) {
         col[0][l] = _mm256_permute2f128_ps(c01[l], c01[l + 4], 0x20);

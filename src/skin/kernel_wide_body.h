@@ -137,8 +137,8 @@ SN_SKIN_INLINE unsigned sn_normalise_w(sn_xv *v)
  * largest-weight joint's transform of their input direction (palette records
  * of record_floats floats, the linear matrix first). */
 static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_skin_group *g, size_t i,
-                                   const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
-                                   size_t stride, bool is_normal)
+                                const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
+                                size_t stride, bool is_normal)
 {
     _Alignas(32) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
     sn_w_store(x, v->x), sn_w_store(y, v->y), sn_w_store(z, v->z);
@@ -158,11 +158,11 @@ typedef struct sn_wide_at {
     char *pout, *nout, *tout;
 } sn_wide_at;
 
-/* Deforms the n (1..SN_W_LANES) vertices at group positions i.., consecutive vertex
- * numbers starting at the stream bases in at. */
+/* Deforms the n (1..SN_W_LANES) vertices at group positions i..,
+ * consecutive vertex numbers starting at the stream bases in at. */
 SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                                  const sn_skin_io *io, const sn_wide_at *at, bool stream,
-                                  const sn_skin_format format, const unsigned K, const unsigned mask)
+                               const sn_skin_io *io, const sn_wide_at *at, bool stream,
+                               const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const sn_mv m = sn_matrices_w(g, i, n, palette, format, K);
     const sn_w nonrigid = sn_w_gt(m.flag, sn_w_zero());
@@ -196,7 +196,8 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
         }
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
-            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride, true);
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride,
+                                true);
         sn_store3_w(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
@@ -206,7 +207,8 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
         if (nonrigid_bits != 0 && !have_det) det = sn_dot_w(m.a[0], sn_cross_w(m.a[1], m.a[2]));
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
-            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride, false);
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride,
+                                false);
         /* Handedness flips where a non-rigid blend mirrors. */
         const sn_w mirrored = sn_w_and(nonrigid, sn_w_lt(det, sn_w_zero()));
         sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
@@ -228,8 +230,8 @@ SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)
 }
 
 SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const sn_skin_io *io,
-                                           const sn_wide_at *at, const sn_skin_format format, const unsigned K,
-                                           const unsigned mask)
+                                        const sn_wide_at *at, const sn_skin_format format, const unsigned K,
+                                        const unsigned mask)
 {
     const size_t ahead = SN_SKIN_PREFETCH_VERTICES, k = K ? K : g->influences;
     sn_prefetch_lines_w(g->joints, (i + ahead) * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
@@ -240,8 +242,8 @@ SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const 
 }
 
 SN_SKIN_INLINE void sn_wide_loop_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
-                                      const sn_skin_io *io, const sn_skin_format format, const unsigned K,
-                                      const unsigned mask)
+                                   const sn_skin_io *io, const sn_skin_format format, const unsigned K,
+                                   const unsigned mask)
 {
     /* A local copy tells the compiler no output store can change the streams. */
     const sn_skin_io local = *io;
@@ -275,7 +277,7 @@ SN_SKIN_INLINE void sn_wide_loop_w(const sn_skin_group *g, size_t begin, size_t 
  * with normals or tangents only (positions alone and the largest-weight
  * normal mode keep the one-vertex kernel, see sn_dispatch in kernel_body.h). */
 SN_SKIN_INLINE void sn_wide_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
-                                 const sn_skin_io *io, const sn_skin_format format, const unsigned K)
+                              const sn_skin_io *io, const sn_skin_format format, const unsigned K)
 {
     switch (io->mask) {
     case 2: sn_wide_loop_w(g, begin, end, palette, io, format, K, 2); break;

@@ -114,7 +114,8 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m128
 {
     sn_xv v;
     __m128 r[4];
-    for (unsigned l = 0; l < 4; ++l) r[l] = _mm_loadu_ps((const float *)(const void *)(p + (l < n ? l : n - 1) * stride));
+    for (unsigned l = 0; l < 4; ++l)
+        r[l] = _mm_loadu_ps((const float *)(const void *)(p + (l < n ? l : n - 1) * stride));
     sn_transpose4_sse2(r[0], r[1], r[2], r[3], &v.x, &v.y, &v.z, w);
     return v;
 }
