@@ -150,9 +150,9 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         }
         sn_xv r = sn_dq_rotate_avx2(&b, d);
         const unsigned good = sn_normalise_w(&r);
-        if (SN_UNLIKELY(good != 0xFFu))
+        if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
-                                   true);
+                                true);
         sn_store3_w(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
@@ -160,9 +160,9 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
         sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, d));
         const unsigned good = sn_normalise_w(&r);
-        if (SN_UNLIKELY(good != 0xFFu))
+        if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
-                                   false);
+                                false);
         /* Handedness flips where a non-rigid stretch mirrors. */
         const __m256 mirrored = _mm256_and_ps(b.nonrigid, _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ));
         sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
@@ -186,6 +186,7 @@ SN_SKIN_INLINE void sn_dq_loop_avx2(const sn_skin_group *g, size_t begin, size_t
                          N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
         while (i < stop) {
             const unsigned n = stop - i >= 8 ? 8u : (unsigned)(stop - i);
+            if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);
             sn_dq_block_avx2(g, i, n, palette, &local, &at, stream, format, K, mask);
             i += n;
             if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;

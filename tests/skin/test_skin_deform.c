@@ -1049,6 +1049,61 @@ static void dual_quaternion_kernels_agree_with_scalar(void **state)
     dual_quaternion_kernels_agree_with_scalar_blocks(29);
 }
 
+/* Dual quaternions with zero input normals and tangents in full and partial
+ * blocks: every kernel writes (0, 0, 0) for them (the fallback of a vanished
+ * direction), never NaN, and agrees with the portable kernel elsewhere. */
+static void dual_quaternion_zero_directions_stay_zero(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    float p[3 * N], nrm[3 * N], tan[4 * N], w[2 * N];
+    uint32_t j[2 * N];
+    for (int v = 0; v < N; ++v) {
+        const bool zero = v % 3 == 1;
+        p[3 * v] = (float)v, p[3 * v + 1] = 1.0f, p[3 * v + 2] = -0.5f;
+        nrm[3 * v] = 0.0f, nrm[3 * v + 1] = zero ? 0.0f : 1.0f, nrm[3 * v + 2] = 0.0f;
+        tan[4 * v] = zero ? 0.0f : 1.0f, tan[4 * v + 1] = 0.0f, tan[4 * v + 2] = 0.0f, tan[4 * v + 3] = -1.0f;
+        j[2 * v] = 0, j[2 * v + 1] = 1, w[2 * v] = 0.25f + 0.05f * (float)v, w[2 * v + 1] = 0.75f - 0.05f * (float)v;
+    }
+    float world[32];
+    mat_trs((const double[3]){0, 0, 1}, 0.6, (const double[3]){1, 2, 3}, (const double[3]){1, 1, 1}, world);
+    mat_trs((const double[3]){1, 0, 0}, -0.9, (const double[3]){0, 1, 0}, (const double[3]){1.5, 0.7, 1}, world + 16);
+    float ref_p[3 * N], ref_n[3 * N], ref_t[4 * N];
+    for (size_t k = 0; k < 3; ++k) {
+        if (!kernel_runs(all_kernels[k])) continue;
+        sinew_skin_desc d = {0};
+        d.vertex_count = N, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
+        d.blend = SINEW_SKIN_BLEND_DUAL_QUATERNION, d.kernel = all_kernels[k];
+        sinew_skin *skin = NULL;
+        assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
+        float pal[96], op[3 * N], on[3 * N], ot[4 * N];
+        assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+        sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
+        sinew_skin_output out = {op, 0, on, 0, ot, 0};
+        assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, N), SINEW_OK);
+        for (int v = 0; v < N; ++v) {
+            for (int i = 0; i < 3; ++i) {
+                assert_false(isnan(on[3 * v + i]) || isnan(ot[4 * v + i]));
+                if (v % 3 == 1) assert_true(on[3 * v + i] == 0.0f && ot[4 * v + i] == 0.0f);
+            }
+            if (v % 3 != 1) {
+                assert_true(fabsf(on[3 * v] * on[3 * v] + on[3 * v + 1] * on[3 * v + 1] + on[3 * v + 2] * on[3 * v + 2] -
+                                  1.0f) < 1e-5f);
+            }
+        }
+        if (k == 0) {
+            memcpy(ref_p, op, sizeof op), memcpy(ref_n, on, sizeof on), memcpy(ref_t, ot, sizeof ot);
+        } else {
+            for (int i = 0; i < 3 * N; ++i) {
+                assert_true(fabsf(op[i] - ref_p[i]) <= 1e-5f * fmaxf(10.0f, fabsf(ref_p[i])));
+                assert_true(fabsf(on[i] - ref_n[i]) <= 1e-5f);
+            }
+            for (int i = 0; i < 4 * N; ++i) assert_true(fabsf(ot[i] - ref_t[i]) <= 1e-5f);
+        }
+        sinew_skin_destroy(skin);
+    }
+}
+
 /* 64-byte aligned float buffer (C11 aligned_alloc wants a multiple of the
  * alignment), so that large outputs take the streaming-store path. */
 static float *aligned_floats(size_t count)
@@ -1132,6 +1187,7 @@ int main(void)
         cmocka_unit_test(ranges_strides_and_in_place),
         cmocka_unit_test(long_ranges_stream_and_agree),
         cmocka_unit_test(dual_quaternion_kernels_agree_with_scalar),
+        cmocka_unit_test(dual_quaternion_zero_directions_stay_zero),
         cmocka_unit_test(vanishing_normals_are_guarded),
         cmocka_unit_test(compressed_matches_float_within_quantisation),
         cmocka_unit_test(deform_rejects_bad_arguments),
