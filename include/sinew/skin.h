@@ -78,7 +78,8 @@ typedef enum sinew_skin_unweighted {
 /* Which deform kernels a skin uses. AUTO picks the best the CPU supports at run
  * time (AVX2+FMA, then SSE2, then portable C); the others force one, so tests
  * and benchmarks can compare paths. All paths agree within 1e-5 relative.
- * Dual-quaternion and mixed blends always run the portable kernels. */
+ * The dual-quaternion blend has an AVX2 kernel and otherwise runs portable C;
+ * the mixed blend always runs portable C. */
 typedef enum sinew_skin_kernel {
     SINEW_SKIN_KERNEL_AUTO = 0,
     SINEW_SKIN_KERNEL_SCALAR = 1,

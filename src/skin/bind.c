@@ -384,8 +384,13 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
 #endif
     default: sn_skin_kernels_scalar(table); break;
     }
+    sn_skin_kernel_fn dq = sn_skin_kernel_dq;
+#if defined(SINEW_SKIN_HAVE_X86)
+    if (skin->blend == SINEW_SKIN_BLEND_DUAL_QUATERNION && skin->kernel == SINEW_SKIN_KERNEL_AVX2)
+        dq = sn_skin_kernel_dq_avx2;
+#endif
     for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c)
-        skin->kernels[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? table[format][c] : sn_skin_kernel_dq;
+        skin->kernels[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? table[format][c] : dq;
 
     sn_free(&env, histogram);
     sn_free(&env, scratch);

@@ -1,7 +1,10 @@
-/* AVX2+FMA instance of the linear-blend kernel (kernel_body.h), built with
- * -mavx2 -mfma into its own static library and only called after CPU
- * detection. A palette record is one 64-byte line, so the blend is two
- * 256-bit FMAs per influence: (column 0 | column 1) and (column 2 | column 3). */
+/* AVX2+FMA linear-blend kernels, built with -mavx2 -mfma into their own
+ * static library and only called after CPU detection: the 8-vertex
+ * structure-of-arrays kernel (kernel_wide_body.h) when normals or tangents
+ * are wanted, and the one-vertex instance of kernel_body.h for positions alone
+ * and for largest-weight normals. A
+ * palette record is one 64-byte line, so either blend is two 256-bit FMAs per
+ * influence: (column 0 | column 1) and (column 2 | column 3). */
 #include <immintrin.h>
 
 #include "skin/skin_internal.h"
@@ -95,5 +98,9 @@ SN_SKIN_INLINE sn_v sn_m_col_avx2(sn_m m, int c)
     }
 }
 #define sn_m_col(m, i) sn_m_col_avx2((m), (i))
+
+/* Eight vertices at a time when normals or tangents are wanted. */
+#include "skin/kernel_wide_avx2.h"
+#define SN_SKIN_WIDE sn_wide_w
 
 #include "skin/kernel_body.h"

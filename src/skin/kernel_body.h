@@ -18,6 +18,8 @@
  *   sn_v_spare(v)            lane 3 as a float
  *   sn_v_store3(ptr, v)      x, y, z only (never touches ptr[3])
  *   SN_ISA(name)             name with the instruction set appended
+ *   SN_SKIN_WIDE (optional)  a several-vertex kernel for the modes with
+ *                            normals or tangents (see sn_dispatch)
  *
  * One function per (storage format, influence class) keeps the influence loop
  * fully unrolled for k = 1..4; the stream mask is a constant inside each
@@ -127,14 +129,7 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
     const sn_skin_io local = *io;
     /* Streams not in the mask are NULL: never offset them. */
     const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
-    /* The run holding position begin, by binary search. */
-    size_t lo = 0, hi = g->run_count;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->runs[mid].position <= begin) lo = mid;
-        else hi = mid;
-    }
-    for (size_t r = lo, i = begin; i < end; ++r) {
+    for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {
         const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
         const size_t stop = run_end < end ? run_end : end;
         const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
@@ -167,6 +162,17 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
 SN_SKIN_INLINE void SN_ISA(sn_dispatch)(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                         const sn_skin_io *io, const sn_skin_format format, const unsigned K)
 {
+#if defined(SN_SKIN_WIDE)
+    /* An instruction set with a several-vertex kernel (SN_SKIN_WIDE) uses it
+     * whenever normals or tangents are wanted, except with largest-weight
+     * normals. Positions alone stay one vertex at a time: they need no
+     * renormalisation, so transposing the matrices would cost more than the
+     * wide arithmetic saves. */
+    if (!io->largest_normals && io->mask != SN_SKIN_P) {
+        SN_SKIN_WIDE(g, begin, end, palette, io, format, K);
+        return;
+    }
+#endif
     switch (io->mask) {
     case 1: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 1); break;
     case 2: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 2); break;

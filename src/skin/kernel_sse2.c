@@ -1,5 +1,7 @@
-/* SSE2 instance of the linear-blend kernel (kernel_body.h): the x86-64
- * baseline, one vertex per iteration, one column per register. */
+/* SSE2 linear-blend kernels, the x86-64 baseline: the 4-vertex
+ * structure-of-arrays kernel (kernel_wide_body.h) when normals or tangents are
+ * wanted, and the one-vertex instance of kernel_body.h (one column per
+ * register) for positions alone and for largest-weight normals. */
 #include <emmintrin.h>
 
 #include "skin/skin_internal.h"
@@ -87,5 +89,9 @@ SN_SKIN_INLINE void sn_m_madd(sn_m *m, const float *rec, float w)
     for (int c = 0; c < 4; ++c) m->c[c] = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(rec + 4 * c), s), m->c[c]);
 }
 #define sn_m_col(m, i) ((m).c[i])
+
+/* Four vertices at a time when normals or tangents are wanted. */
+#include "skin/kernel_wide_sse2.h"
+#define SN_SKIN_WIDE sn_wide_w
 
 #include "skin/kernel_body.h"

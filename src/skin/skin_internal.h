@@ -115,8 +115,15 @@ void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_
 /* Dual-quaternion and mixed blends: one portable kernel for every k. */
 void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                        const sn_skin_io *io);
+#if defined(SINEW_SKIN_HAVE_X86)
+/* Dual-quaternion blend, eight vertices at a time (AVX2+FMA, dq_avx2.c). */
+void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                            const sn_skin_io *io);
+#endif
 /* First position in a group whose vertex number is >= v (binary search). */
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
+/* Index of the run holding group position i (< g->count), by binary search. */
+size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
 /* Whether this build and CPU can run a kernel set. */
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
 

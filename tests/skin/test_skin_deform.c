@@ -243,10 +243,14 @@ static bool rig_arm(rig *r)
     return true;
 }
 
+/* Blend mode of the skins rig_skin creates (linear unless a test says). */
+static sinew_skin_blend rig_blend = SINEW_SKIN_BLEND_LINEAR;
+
 static sinew_skin *rig_skin(const rig *r, sinew_skin_kernel kernel, sinew_skin_storage storage,
                             sinew_skin_normals normals)
 {
     sinew_skin_desc d = {0};
+    d.blend = rig_blend;
     d.vertex_count = r->n;
     d.joint_count = r->joints;
     d.influence_count = r->slots;
@@ -965,6 +969,212 @@ static void deform_rejects_bad_arguments(void **state)
     sinew_skin_destroy(skin);
 }
 
+/* Dual quaternions: the SIMD kernels against the portable one, every stream
+ * combination, both storages, 1..8 influences, stretched and mirrored joints
+ * (non-rigid stretch, cofactor normals, flipped handedness), short and long
+ * runs: within 1e-5 relative; and a chunked pass is bit-identical to a
+ * whole one. */
+static void dual_quaternion_kernels_agree_with_scalar_blocks(size_t block)
+{
+    weight_block = block;
+    rig_blend = SINEW_SKIN_BLEND_DUAL_QUATERNION;
+    rig r;
+    rig_tube(&r, 30, 24);
+    support_rng rng;
+    support_rng_seed(&rng, 41);
+    rig_random_weights(&r, &rng, 60, 8, 9);
+    pose ps;
+    pose_alloc(&ps, r.joints);
+    outputs ref, o, c;
+    outputs_alloc(&ref, r.n), outputs_alloc(&o, r.n), outputs_alloc(&c, r.n);
+    int compared = 0, mirrored = 0;
+    for (int stretch = 0; stretch < 2; ++stretch) {
+        pose_random(&ps, &r, &rng, stretch);
+        if (stretch)
+            for (size_t j = 1; j < r.joints; j += 4)
+                for (int e = 0; e < 4; ++e) ps.world[16 * j + e] = -ps.world[16 * j + e];
+        for (int storage = 0; storage < 2; ++storage) {
+            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, 0);
+            run(scalar, &r, &ps, &ref, 7);
+            for (size_t v = 0; v < r.n; ++v) mirrored += ref.t[4 * v + 3] != r.tan[4 * v + 3];
+            for (size_t k = 1; k < 3; ++k) {
+                if (!kernel_runs(all_kernels[k])) continue;
+                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, 0);
+                float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
+                assert_int_equal(sinew_skin_palette(skin, ps.world, pal), SINEW_OK);
+                for (unsigned mask = 1; mask < 8; ++mask) {
+                    memset(o.p, 0, 3 * r.n * sizeof(float)), memset(c.p, 0, 3 * r.n * sizeof(float));
+                    memset(o.n, 0, 3 * r.n * sizeof(float)), memset(c.n, 0, 3 * r.n * sizeof(float));
+                    memset(o.t, 0, 4 * r.n * sizeof(float)), memset(c.t, 0, 4 * r.n * sizeof(float));
+                    run(skin, &r, &ps, &o, mask);
+                    sinew_skin_input in = {r.p, 0, r.nrm, 0, r.tan, 0};
+                    sinew_skin_output out = {(mask & 1) ? c.p : NULL, 0, (mask & 2) ? c.n : NULL, 0,
+                                             (mask & 4) ? c.t : NULL, 0};
+                    for (size_t first = 0; first < r.n; first += 13)
+                        assert_int_equal(
+                            sinew_skin_deform(skin, pal, &in, &out, first, r.n - first < 13 ? r.n - first : 13),
+                            SINEW_OK);
+                    for (size_t i = 0; i < 3 * r.n; ++i) {
+                        if (mask & 1) assert_true(fabsf(o.p[i] - ref.p[i]) <= 1e-5f * fmaxf(r.radius, fabsf(ref.p[i])));
+                        if (mask & 2) assert_true(fabsf(o.n[i] - ref.n[i]) <= 1e-5f);
+                        assert_true(o.p[i] == c.p[i] && o.n[i] == c.n[i]);
+                    }
+                    for (size_t i = 0; i < 4 * r.n; ++i) {
+                        if (mask & 4) assert_true(fabsf(o.t[i] - ref.t[i]) <= 1e-5f);
+                        assert_true(o.t[i] == c.t[i]);
+                    }
+                    ++compared;
+                }
+                free(pal);
+                sinew_skin_destroy(skin);
+            }
+            sinew_skin_destroy(scalar);
+        }
+    }
+    print_message("  %d SIMD dual-quaternion runs compared with scalar (influence count changing every %zu "
+                  "vertices), %d tangents mirrored\n",
+                  compared, block, mirrored);
+    assert_true(mirrored > 0);
+    outputs_free(&ref), outputs_free(&o), outputs_free(&c);
+    pose_free(&ps);
+    rig_free(&r);
+    weight_block = 1;
+    rig_blend = SINEW_SKIN_BLEND_LINEAR;
+}
+
+static void dual_quaternion_kernels_agree_with_scalar(void **state)
+{
+    (void)state;
+    dual_quaternion_kernels_agree_with_scalar_blocks(1);
+    dual_quaternion_kernels_agree_with_scalar_blocks(29);
+}
+
+/* Dual quaternions with zero input normals and tangents in full and partial
+ * blocks: every kernel writes (0, 0, 0) for them (the fallback of a vanished
+ * direction), never NaN, and agrees with the portable kernel elsewhere. */
+static void dual_quaternion_zero_directions_stay_zero(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    float p[3 * N], nrm[3 * N], tan[4 * N], w[2 * N];
+    uint32_t j[2 * N];
+    for (int v = 0; v < N; ++v) {
+        const bool zero = v % 3 == 1;
+        p[3 * v] = (float)v, p[3 * v + 1] = 1.0f, p[3 * v + 2] = -0.5f;
+        nrm[3 * v] = 0.0f, nrm[3 * v + 1] = zero ? 0.0f : 1.0f, nrm[3 * v + 2] = 0.0f;
+        tan[4 * v] = zero ? 0.0f : 1.0f, tan[4 * v + 1] = 0.0f, tan[4 * v + 2] = 0.0f, tan[4 * v + 3] = -1.0f;
+        j[2 * v] = 0, j[2 * v + 1] = 1, w[2 * v] = 0.25f + 0.05f * (float)v, w[2 * v + 1] = 0.75f - 0.05f * (float)v;
+    }
+    float world[32];
+    mat_trs((const double[3]){0, 0, 1}, 0.6, (const double[3]){1, 2, 3}, (const double[3]){1, 1, 1}, world);
+    mat_trs((const double[3]){1, 0, 0}, -0.9, (const double[3]){0, 1, 0}, (const double[3]){1.5, 0.7, 1}, world + 16);
+    float ref_p[3 * N], ref_n[3 * N], ref_t[4 * N];
+    for (size_t k = 0; k < 3; ++k) {
+        if (!kernel_runs(all_kernels[k])) continue;
+        sinew_skin_desc d = {0};
+        d.vertex_count = N, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
+        d.blend = SINEW_SKIN_BLEND_DUAL_QUATERNION, d.kernel = all_kernels[k];
+        sinew_skin *skin = NULL;
+        assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
+        float pal[96], op[3 * N], on[3 * N], ot[4 * N];
+        assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+        sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
+        sinew_skin_output out = {op, 0, on, 0, ot, 0};
+        assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, N), SINEW_OK);
+        for (int v = 0; v < N; ++v) {
+            for (int i = 0; i < 3; ++i) {
+                assert_false(isnan(on[3 * v + i]) || isnan(ot[4 * v + i]));
+                if (v % 3 == 1) assert_true(on[3 * v + i] == 0.0f && ot[4 * v + i] == 0.0f);
+            }
+            if (v % 3 != 1) {
+                assert_true(fabsf(on[3 * v] * on[3 * v] + on[3 * v + 1] * on[3 * v + 1] + on[3 * v + 2] * on[3 * v + 2] -
+                                  1.0f) < 1e-5f);
+            }
+        }
+        if (k == 0) {
+            memcpy(ref_p, op, sizeof op), memcpy(ref_n, on, sizeof on), memcpy(ref_t, ot, sizeof ot);
+        } else {
+            for (int i = 0; i < 3 * N; ++i) {
+                assert_true(fabsf(op[i] - ref_p[i]) <= 1e-5f * fmaxf(10.0f, fabsf(ref_p[i])));
+                assert_true(fabsf(on[i] - ref_n[i]) <= 1e-5f);
+            }
+            for (int i = 0; i < 4 * N; ++i) assert_true(fabsf(ot[i] - ref_t[i]) <= 1e-5f);
+        }
+        sinew_skin_destroy(skin);
+    }
+}
+
+/* 64-byte aligned float buffer (C11 aligned_alloc wants a multiple of the
+ * alignment), so that large outputs take the streaming-store path. */
+static float *aligned_floats(size_t count)
+{
+    size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
+    float *f = aligned_alloc(64, bytes);
+    assert_non_null(f);
+    return f;
+}
+
+/* Ranges long enough for the SIMD kernels to stream their outputs past the
+ * cache, on a pose with stretched and mirrored joints: every SIMD kernel
+ * agrees with the scalar one within 1e-5 relative, and deforming the same
+ * vertices in small chunks (no streaming, different block boundaries) gives
+ * bit-identical results, tangent handedness included. */
+static void long_ranges_stream_and_agree(void **state)
+{
+    (void)state;
+    weight_block = 70001; /* two long runs: 1 then 2 influences, then a third of 3 */
+    rig r;
+    rig_tube(&r, 500, 300);
+    support_rng rng;
+    support_rng_seed(&rng, 31);
+    rig_random_weights(&r, &rng, 40, 4, 4);
+    pose ps;
+    pose_alloc(&ps, r.joints);
+    pose_random(&ps, &r, &rng, true);
+    for (size_t j = 0; j < r.joints; j += 4)
+        for (int e = 0; e < 4; ++e) ps.world[16 * j + e] = -ps.world[16 * j + e]; /* mirror column 0 */
+    outputs ref;
+    outputs_alloc(&ref, r.n);
+    sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_STORAGE_FLOAT, 0);
+    run(scalar, &r, &ps, &ref, 7);
+    sinew_skin_destroy(scalar);
+    float *op = aligned_floats(3 * r.n), *on = aligned_floats(3 * r.n), *ot = aligned_floats(4 * r.n);
+    float *cp = aligned_floats(3 * r.n), *cn = aligned_floats(3 * r.n), *ct = aligned_floats(4 * r.n);
+    int mirrored = 0, compared = 0;
+    for (size_t v = 0; v < r.n; ++v) mirrored += ref.t[4 * v + 3] != r.tan[4 * v + 3];
+    for (size_t k = 1; k < 3; ++k) {
+        if (!kernel_runs(all_kernels[k])) continue;
+        sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, 0);
+        float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
+        assert_int_equal(sinew_skin_palette(skin, ps.world, pal), SINEW_OK);
+        sinew_skin_input in = {r.p, 0, r.nrm, 0, r.tan, 0};
+        sinew_skin_output whole = {op, 0, on, 0, ot, 0}, chunked = {cp, 0, cn, 0, ct, 0};
+        assert_int_equal(sinew_skin_deform(skin, pal, &in, &whole, 0, r.n), SINEW_OK);
+        for (size_t first = 0; first < r.n; first += 1001)
+            assert_int_equal(sinew_skin_deform(skin, pal, &in, &chunked, first, r.n - first < 1001 ? r.n - first : 1001),
+                             SINEW_OK);
+        for (size_t i = 0; i < 3 * r.n; ++i) {
+            assert_true(fabsf(op[i] - ref.p[i]) <= 1e-5f * fmaxf(r.radius, fabsf(ref.p[i])));
+            assert_true(fabsf(on[i] - ref.n[i]) <= 1e-5f);
+            assert_true(op[i] == cp[i] && on[i] == cn[i]);
+        }
+        for (size_t i = 0; i < 4 * r.n; ++i) {
+            assert_true(fabsf(ot[i] - ref.t[i]) <= 1e-5f);
+            assert_true(ot[i] == ct[i]);
+        }
+        ++compared;
+        free(pal);
+        sinew_skin_destroy(skin);
+    }
+    print_message("  %zu vertices, %d SIMD kernels compared, %d tangents mirrored\n", r.n, compared, mirrored);
+    assert_true(mirrored > 0);
+    free(op), free(on), free(ot), free(cp), free(cn), free(ct);
+    outputs_free(&ref);
+    pose_free(&ps);
+    rig_free(&r);
+    weight_block = 1;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -975,6 +1185,9 @@ int main(void)
         cmocka_unit_test(many_influences_match_double_reference),
         cmocka_unit_test(kernels_agree_with_scalar),
         cmocka_unit_test(ranges_strides_and_in_place),
+        cmocka_unit_test(long_ranges_stream_and_agree),
+        cmocka_unit_test(dual_quaternion_kernels_agree_with_scalar),
+        cmocka_unit_test(dual_quaternion_zero_directions_stay_zero),
         cmocka_unit_test(vanishing_normals_are_guarded),
         cmocka_unit_test(compressed_matches_float_within_quantisation),
         cmocka_unit_test(deform_rejects_bad_arguments),

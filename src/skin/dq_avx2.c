@@ -1,0 +1,239 @@
+/* Dual quaternion skinning (SINEW_SKIN_BLEND_DUAL_QUATERNION), eight vertices
+ * at a time with AVX2+FMA: the same arithmetic as the portable kernel in
+ * dq.c, laid out like the linear-blend wide kernel (kernel_wide_body.h).
+ *
+ * Each vertex blends its joints' (rotation | dual) quaternion pair in one
+ * 256-bit register and its stretch in one and a half, with the antipodality
+ * sign and the rigid joints' uniform scale handled exactly as dq.c does. The
+ * eight blends are then transposed, and normalisation, stretch, rotation,
+ * translation and renormalisation run on eight vertices per instruction.
+ * Built into the AVX2 static library and called after CPU detection only;
+ * the mixed blend and the largest-weight normal mode keep the portable
+ * kernel. */
+#include "skin/skin_internal.h"
+#include "skin/kernel_wide_avx2.h"
+
+/* One vertex's blend, in registers: qd = (rotation | dual) unnormalised,
+ * s01 = stretch (column 0 | column 1), s2 = column 2. Returns whether a
+ * contributing joint is non-rigid. */
+SN_SKIN_INLINE bool sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, const float *palette,
+                                            const sn_skin_format format, const unsigned K, __m256 *qd, __m256 *s01,
+                                            __m128 *s2)
+{
+    const unsigned k = K ? K : g->influences;
+    const size_t base = i * k;
+    const __m128 q0 = _mm_loadu_ps(palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base) +
+                                   SN_SKIN_DQ_ROTATION);
+    __m256 aqd = _mm256_setzero_ps(), as01 = _mm256_setzero_ps();
+    __m128 as2 = _mm_setzero_ps();
+    float uniform = 0.0f;
+    bool nonrigid = false;
+    for (unsigned s = 0; s < k; ++s) {
+        const float *rec = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base + s);
+        const float w = K == 1 ? 1.0f : sn_skin_weight(g->weights, format, base + s);
+        const __m256 pair = _mm256_loadu_ps(rec + SN_SKIN_DQ_ROTATION);
+        /* Antipodality: q and -q are the same rotation; blend on q0's side. */
+        const float dot = _mm_cvtss_f32(_mm_dp_ps(_mm256_castps256_ps128(pair), q0, 0xF1));
+        aqd = _mm256_fmadd_ps(pair, _mm256_set1_ps(dot < 0.0f ? -w : w), aqd);
+        if (rec[3] != 0.0f) {
+            const __m256 ws = _mm256_set1_ps(w);
+            as01 = _mm256_fmadd_ps(_mm256_loadu_ps(rec + SN_SKIN_DQ_STRETCH), ws, as01);
+            as2 = _mm_fmadd_ps(_mm_loadu_ps(rec + SN_SKIN_DQ_STRETCH + 8), _mm256_castps256_ps128(ws), as2);
+            nonrigid = true;
+        } else {
+            /* A rigid joint's stretch is a uniform scale: only its diagonal. */
+            uniform += w * rec[SN_SKIN_DQ_STRETCH];
+        }
+    }
+    *qd = aqd;
+    *s01 = _mm256_add_ps(as01, _mm256_setr_ps(uniform, 0, 0, 0, 0, uniform, 0, 0));
+    *s2 = _mm_add_ps(as2, _mm_setr_ps(0, 0, uniform, 0));
+    return nonrigid;
+}
+
+/* Eight blends, transposed: unit rotation q and dual part d (both scaled by
+ * 1 / |q|), stretch columns, and the non-rigid lanes as a mask. */
+typedef struct sn_dq8 {
+    __m256 qx, qy, qz, qw, dx, dy, dz, dw;
+    sn_mv stretch;  /* columns a[0..2]; a[3] and flag unused */
+    __m256 nonrigid;
+    unsigned nonrigid_bits;
+} sn_dq8;
+
+SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
+                                        const sn_skin_format format, const unsigned K)
+{
+    __m256 qd[8], s01[8];
+    __m128 s2[8];
+    unsigned bits = 0;
+    for (unsigned l = 0; l < 8; ++l)
+        bits |= (unsigned)sn_dq_blend_vertex_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &qd[l], &s01[l],
+                                                  &s2[l])
+                << l;
+    __m256 rq[4], rd[4], r0[4], r1[4], r2[4];
+    for (unsigned l = 0; l < 4; ++l) {
+        rq[l] = _mm256_permute2f128_ps(qd[l], qd[l + 4], 0x20);
+        rd[l] = _mm256_permute2f128_ps(qd[l], qd[l + 4], 0x31);
+        r0[l] = _mm256_permute2f128_ps(s01[l], s01[l + 4], 0x20);
+        r1[l] = _mm256_permute2f128_ps(s01[l], s01[l + 4], 0x31);
+        r2[l] = sn_pair_avx2(s2[l], s2[l + 4]);
+    }
+    sn_dq8 b;
+    __m256 unused;
+    sn_transpose4_avx2(rq[0], rq[1], rq[2], rq[3], &b.qx, &b.qy, &b.qz, &b.qw);
+    sn_transpose4_avx2(rd[0], rd[1], rd[2], rd[3], &b.dx, &b.dy, &b.dz, &b.dw);
+    sn_transpose4_avx2(r0[0], r0[1], r0[2], r0[3], &b.stretch.a[0].x, &b.stretch.a[0].y, &b.stretch.a[0].z, &unused);
+    sn_transpose4_avx2(r1[0], r1[1], r1[2], r1[3], &b.stretch.a[1].x, &b.stretch.a[1].y, &b.stretch.a[1].z, &unused);
+    sn_transpose4_avx2(r2[0], r2[1], r2[2], r2[3], &b.stretch.a[2].x, &b.stretch.a[2].y, &b.stretch.a[2].z, &unused);
+    b.stretch.a[3].x = b.stretch.a[3].y = b.stretch.a[3].z = b.stretch.flag = _mm256_setzero_ps();
+    /* Every blended term lies in q0's hemisphere, so |q| >= the largest
+     * weight > 0: no zero guard needed. */
+    const __m256 n2 = _mm256_fmadd_ps(
+        b.qw, b.qw, _mm256_fmadd_ps(b.qz, b.qz, _mm256_fmadd_ps(b.qy, b.qy, _mm256_mul_ps(b.qx, b.qx))));
+    const __m256 y0 = _mm256_rsqrt_ps(n2);
+    const __m256 inv = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y0),
+                                     _mm256_fnmadd_ps(_mm256_mul_ps(n2, y0), y0, _mm256_set1_ps(3.0f)));
+    b.qx = _mm256_mul_ps(b.qx, inv), b.qy = _mm256_mul_ps(b.qy, inv), b.qz = _mm256_mul_ps(b.qz, inv);
+    b.qw = _mm256_mul_ps(b.qw, inv);
+    b.dx = _mm256_mul_ps(b.dx, inv), b.dy = _mm256_mul_ps(b.dy, inv), b.dz = _mm256_mul_ps(b.dz, inv);
+    b.dw = _mm256_mul_ps(b.dw, inv);
+    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    b.nonrigid = _mm256_castsi256_ps(
+        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), lane_bit), lane_bit));
+    b.nonrigid_bits = bits;
+    return b;
+}
+
+/* Rotates x by the unit quaternion (qv, qw): x + 2 qv x (qv x x + qw x). */
+SN_SKIN_INLINE sn_xv sn_dq_rotate_avx2(const sn_dq8 *b, sn_xv x)
+{
+    const sn_xv qv = {b->qx, b->qy, b->qz};
+    sn_xv c = sn_cross_w(qv, x);
+    c.x = _mm256_fmadd_ps(b->qw, x.x, c.x);
+    c.y = _mm256_fmadd_ps(b->qw, x.y, c.y);
+    c.z = _mm256_fmadd_ps(b->qw, x.z, c.z);
+    const sn_xv t = sn_cross_w(qv, c);
+    const __m256 two = _mm256_set1_ps(2.0f);
+    sn_xv r = {_mm256_fmadd_ps(two, t.x, x.x), _mm256_fmadd_ps(two, t.y, x.y), _mm256_fmadd_ps(two, t.z, x.z)};
+    return r;
+}
+
+SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
+                                     const sn_skin_io *io, const sn_wide_at *at, bool stream,
+                                     const sn_skin_format format, const unsigned K, const unsigned mask)
+{
+    const sn_dq8 b = sn_dq_blend8_avx2(g, i, n, palette, format, K);
+    __m256 det = _mm256_set1_ps(1.0f);
+    if (b.nonrigid_bits) det = sn_dot_w(b.stretch.a[0], sn_cross_w(b.stretch.a[1], b.stretch.a[2]));
+
+    if (mask & SN_SKIN_P) {
+        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
+        sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, p));
+        /* translation 2 (qw dv - dw qv + qv x dv) */
+        const sn_xv qv = {b.qx, b.qy, b.qz}, dv = {b.dx, b.dy, b.dz};
+        const sn_xv t = sn_cross_w(qv, dv);
+        const __m256 two = _mm256_set1_ps(2.0f);
+        r.x = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dx, _mm256_mul_ps(b.dw, b.qx)), t.x), r.x);
+        r.y = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dy, _mm256_mul_ps(b.dw, b.qy)), t.y), r.y);
+        r.z = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dz, _mm256_mul_ps(b.dw, b.qz)), t.z), r.z);
+        sn_store3_w(at->pout, io->pout_stride, n, r, stream);
+    }
+    if (mask & SN_SKIN_N) {
+        sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        if (b.nonrigid_bits) {
+            /* Non-rigid lanes: inverse transpose of the stretch, sign(det) * cofactor. */
+            __m256 unused;
+            const sn_xv c = sn_cofactor_apply_w(&b.stretch, d, &unused);
+            d.x = _mm256_blendv_ps(d.x, c.x, b.nonrigid);
+            d.y = _mm256_blendv_ps(d.y, c.y, b.nonrigid);
+            d.z = _mm256_blendv_ps(d.z, c.z, b.nonrigid);
+        }
+        sn_xv r = sn_dq_rotate_avx2(&b, d);
+        const unsigned good = sn_normalise_w(&r);
+        if (SN_UNLIKELY(good != SN_W_ALL))
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
+                                true);
+        sn_store3_w(at->nout, io->nout_stride, n, r, stream);
+    }
+    if (mask & SN_SKIN_T) {
+        __m256 w;
+        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
+        sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, d));
+        const unsigned good = sn_normalise_w(&r);
+        if (SN_UNLIKELY(good != SN_W_ALL))
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
+                                false);
+        /* Handedness flips where a non-rigid stretch mirrors. */
+        const __m256 mirrored = _mm256_and_ps(b.nonrigid, _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ));
+        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
+    }
+}
+
+/* Walks the runs of [begin, end) in blocks of eight, like sn_wide_loop_w. */
+SN_SKIN_INLINE void sn_dq_loop_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                                    const sn_skin_io *io, const sn_skin_format format, const unsigned K,
+                                    const unsigned mask)
+{
+    const sn_skin_io local = *io;
+    const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
+    const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;
+    for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {
+        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
+        const size_t stop = run_end < end ? run_end : end;
+        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
+        sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL, N ? local.nin + v * local.nin_stride : NULL,
+                         T ? local.tin + v * local.tin_stride : NULL, P ? local.pout + v * local.pout_stride : NULL,
+                         N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
+        while (i < stop) {
+            const unsigned n = stop - i >= 8 ? 8u : (unsigned)(stop - i);
+            if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);
+            sn_dq_block_avx2(g, i, n, palette, &local, &at, stream, format, K, mask);
+            i += n;
+            if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;
+            if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;
+            if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;
+        }
+    }
+    if (stream) _mm_sfence();
+}
+
+/* Stream mask and influence class become constants per instantiated loop. */
+SN_SKIN_INLINE void sn_dq_masks_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                                     const sn_skin_io *io, const sn_skin_format format, const unsigned K)
+{
+    switch (io->mask) {
+    case 1: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 1); break;
+    case 2: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 2); break;
+    case 3: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 3); break;
+    case 4: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 4); break;
+    case 5: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 5); break;
+    case 6: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 6); break;
+    default: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 7); break;
+    }
+}
+
+SN_SKIN_INLINE void sn_dq_classes_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                                       const sn_skin_io *io, const sn_skin_format format)
+{
+    switch (g->influences) {
+    case 1: sn_dq_masks_avx2(g, begin, end, palette, io, format, 1); break;
+    case 2: sn_dq_masks_avx2(g, begin, end, palette, io, format, 2); break;
+    case 3: sn_dq_masks_avx2(g, begin, end, palette, io, format, 3); break;
+    case 4: sn_dq_masks_avx2(g, begin, end, palette, io, format, 4); break;
+    default: sn_dq_masks_avx2(g, begin, end, palette, io, format, 0); break;
+    }
+}
+
+void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                            const sn_skin_io *io)
+{
+    if (io->largest_normals && (io->mask & SN_SKIN_N)) {
+        sn_skin_kernel_dq(g, begin, end, palette, io);
+        return;
+    }
+    switch (io->format) {
+    case SN_SKIN_F32_J16: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_F32_J16); break;
+    case SN_SKIN_U8_J8: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J8); break;
+    default: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J16); break;
+    }
+}

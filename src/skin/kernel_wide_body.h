@@ -1,0 +1,293 @@
+/*
+ * The several-vertex structure-of-arrays linear-blend kernel, written once
+ * against a small vocabulary and included by kernel_wide_avx2.h (8 lanes) and
+ * kernel_wide_sse2.h (4 lanes), which first define:
+ *
+ *   sn_w, SN_W_LANES, SN_W_ALL   the register, its lanes, the all-lanes mask
+ *   sn_w_add, sn_w_mul, sn_w_xor, sn_w_and, sn_w_set1, sn_w_zero, sn_w_rsqrt
+ *   sn_w_fmadd(a, b, c) = a b + c, sn_w_fmsub = a b - c, sn_w_fnmadd = c - a b
+ *   sn_w_gt, sn_w_lt             ordered comparisons, all-ones lanes
+ *   sn_w_blendv(a, b, mask)      b where mask, else a
+ *   sn_w_movemask, sn_w_load, sn_w_store (aligned)
+ *
+ * and, after including this file, the instruction-set pieces declared below
+ * (blend and transpose the matrices, move streams into and out of
+ * structure-of-arrays form).
+ *
+ * Why: one vertex per iteration (kernel_body.h) spends most of its time on
+ * horizontal work: broadcasting input components, rotating lanes for cross
+ * products and lengths, and a branch per vertex for the rigid flag and the
+ * zero-length guard. Here a block of vertices travels together:
+ *   1. each vertex's matrix is blended as in kernel_body.h;
+ *   2. the blended matrices are transposed once, so that every matrix element
+ *      (and the blended rigid flag) holds one vertex per lane;
+ *   3. the inputs are transposed from their per-vertex layout in registers,
+ *      transformed, renormalised with rsqrt plus one Newton step, and
+ *      transposed back on store.
+ * Rigid/non-rigid and zero-length decisions are lane masks: a block pays for
+ * the cofactor only when one of its vertices has a non-rigid joint, and the
+ * slow fallback runs only for the lanes whose direction vanished.
+ *
+ * Every block, full or not, runs the same instructions per lane (a partial
+ * block repeats its last vertex in the unused lanes and does not store them),
+ * so a vertex gets bit-identical results whichever range or chunking reaches
+ * it. Packed streams load and store whole registers; large ranges prefetch
+ * their inputs and store packed, 16-byte aligned outputs with non-temporal
+ * stores, so the output lines are not read in first.
+ */
+#ifndef SINEW_SKIN_KERNEL_WIDE_BODY_H
+#define SINEW_SKIN_KERNEL_WIDE_BODY_H
+
+/* Ranges of at least this many vertices stream their outputs past the cache:
+ * below it the outputs (and the next pass over them) usually fit in L2. */
+#define SN_SKIN_STREAM_MIN_VERTICES 65536u
+
+/* One 3-vector per lane, one component per register. */
+typedef struct sn_xv {
+    sn_w x, y, z;
+} sn_xv;
+
+/* One blended 3x4 matrix per lane: a[c] is column c (column 3 the
+ * translation), flag the blended rigid flags (> 0 where some joint is
+ * non-rigid). */
+typedef struct sn_mv {
+    sn_xv a[4];
+    sn_w flag;
+} sn_mv;
+
+/* Instruction-set pieces, defined by the including header after this file.
+ * n is the number of live lanes (1..SN_W_LANES); dead lanes repeat lane n - 1
+ * on load and are never stored. */
+/* Blends the vertices at group positions i..i+n-1 and transposes them. */
+SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
+                                   const sn_skin_format format, const unsigned K);
+/* 3-vectors (positions, normals) of consecutive vertices from p on. */
+SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n);
+/* 4-vectors (tangents): xyz, and w into *w. */
+SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, sn_w *w);
+/* Stores exactly 12 (or 16) bytes per live lane; stream asks for
+ * non-temporal stores where the layout allows them. */
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream);
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, sn_w w, bool stream);
+
+/* m * (x, y, z) for the linear part (columns 0..2). */
+SN_SKIN_INLINE sn_xv sn_linear_w(const sn_mv *m, sn_xv d)
+{
+    sn_xv r;
+    r.x = sn_w_fmadd(m->a[2].x, d.z, sn_w_fmadd(m->a[1].x, d.y, sn_w_mul(m->a[0].x, d.x)));
+    r.y = sn_w_fmadd(m->a[2].y, d.z, sn_w_fmadd(m->a[1].y, d.y, sn_w_mul(m->a[0].y, d.x)));
+    r.z = sn_w_fmadd(m->a[2].z, d.z, sn_w_fmadd(m->a[1].z, d.y, sn_w_mul(m->a[0].z, d.x)));
+    return r;
+}
+
+SN_SKIN_INLINE sn_xv sn_cross_w(sn_xv a, sn_xv b)
+{
+    sn_xv r;
+    r.x = sn_w_fmsub(a.y, b.z, sn_w_mul(a.z, b.y));
+    r.y = sn_w_fmsub(a.z, b.x, sn_w_mul(a.x, b.z));
+    r.z = sn_w_fmsub(a.x, b.y, sn_w_mul(a.y, b.x));
+    return r;
+}
+
+SN_SKIN_INLINE sn_w sn_dot_w(sn_xv a, sn_xv b)
+{
+    return sn_w_fmadd(a.z, b.z, sn_w_fmadd(a.y, b.y, sn_w_mul(a.x, b.x)));
+}
+
+/* Negates the lanes of v selected by mask (all ones or zero per lane). */
+SN_SKIN_INLINE sn_w sn_negate_where_w(sn_w v, sn_w mask)
+{
+    return sn_w_xor(v, sn_w_and(mask, sn_w_set1(-0.0f)));
+}
+
+/* sign(det) * cofactor(A) n, with A the linear part; *det = det A. */
+SN_SKIN_INLINE sn_xv sn_cofactor_apply_w(const sn_mv *m, sn_xv n, sn_w *det)
+{
+    const sn_xv x12 = sn_cross_w(m->a[1], m->a[2]);
+    const sn_xv x20 = sn_cross_w(m->a[2], m->a[0]);
+    const sn_xv x01 = sn_cross_w(m->a[0], m->a[1]);
+    sn_xv r;
+    r.x = sn_w_fmadd(x01.x, n.z, sn_w_fmadd(x20.x, n.y, sn_w_mul(x12.x, n.x)));
+    r.y = sn_w_fmadd(x01.y, n.z, sn_w_fmadd(x20.y, n.y, sn_w_mul(x12.y, n.x)));
+    r.z = sn_w_fmadd(x01.z, n.z, sn_w_fmadd(x20.z, n.y, sn_w_mul(x12.z, n.x)));
+    *det = sn_dot_w(m->a[0], x12);
+    const sn_w negative = sn_w_lt(*det, sn_w_zero());
+    r.x = sn_negate_where_w(r.x, negative);
+    r.y = sn_negate_where_w(r.y, negative);
+    r.z = sn_negate_where_w(r.z, negative);
+    return r;
+}
+
+/* Unit-length v where its squared length exceeds SN_SKIN_TINY; returns the
+ * bit mask of those lanes (the others hold junk for the caller to patch). */
+SN_SKIN_INLINE unsigned sn_normalise_w(sn_xv *v)
+{
+    const sn_w d2 = sn_dot_w(*v, *v);
+    const sn_w y0 = sn_w_rsqrt(d2);
+    /* One Newton step: y0 * (1.5 - 0.5 d2 y0^2), ~23 bits. */
+    const sn_w hy = sn_w_mul(sn_w_set1(0.5f), y0);
+    const sn_w y = sn_w_mul(hy, sn_w_fnmadd(sn_w_mul(d2, y0), y0, sn_w_set1(3.0f)));
+    v->x = sn_w_mul(v->x, y);
+    v->y = sn_w_mul(v->y, y);
+    v->z = sn_w_mul(v->z, y);
+    return (unsigned)sn_w_movemask(sn_w_gt(d2, sn_w_set1(SN_SKIN_TINY)));
+}
+
+/* Cold path: replaces the lanes of v outside `good` (below n) by the
+ * largest-weight joint's transform of their input direction (palette records
+ * of record_floats floats, the linear matrix first). */
+static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_skin_group *g, size_t i,
+                                const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
+                                size_t stride, bool is_normal)
+{
+    _Alignas(32) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
+    sn_w_store(x, v->x), sn_w_store(y, v->y), sn_w_store(z, v->z);
+    for (unsigned l = 0; l < n; ++l) {
+        if (good & (1u << l)) continue;
+        const float *record = palette + record_floats * sn_skin_joint(g->joints, format, (i + l) * g->influences);
+        float out[3];
+        sn_skin_fallback_direction(record, (const float *)(const void *)(dir + l * stride), is_normal, out);
+        x[l] = out[0], y[l] = out[1], z[l] = out[2];
+    }
+    v->x = sn_w_load(x), v->y = sn_w_load(y), v->z = sn_w_load(z);
+}
+
+/* Stream bases of the block's first vertex. */
+typedef struct sn_wide_at {
+    const char *pin, *nin, *tin;
+    char *pout, *nout, *tout;
+} sn_wide_at;
+
+/* Deforms the n (1..SN_W_LANES) vertices at group positions i..,
+ * consecutive vertex numbers starting at the stream bases in at. */
+SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
+                               const sn_skin_io *io, const sn_wide_at *at, bool stream,
+                               const sn_skin_format format, const unsigned K, const unsigned mask)
+{
+    const sn_mv m = sn_matrices_w(g, i, n, palette, format, K);
+    const sn_w nonrigid = sn_w_gt(m.flag, sn_w_zero());
+    const unsigned nonrigid_bits = (unsigned)sn_w_movemask(nonrigid);
+    sn_w det = sn_w_set1(1.0f);
+    bool have_det = false;
+
+    if (mask & SN_SKIN_P) {
+        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
+        sn_xv r;
+        r.x = sn_w_fmadd(m.a[2].x, p.z, sn_w_fmadd(m.a[1].x, p.y, sn_w_fmadd(m.a[0].x, p.x, m.a[3].x)));
+        r.y = sn_w_fmadd(m.a[2].y, p.z, sn_w_fmadd(m.a[1].y, p.y, sn_w_fmadd(m.a[0].y, p.x, m.a[3].y)));
+        r.z = sn_w_fmadd(m.a[2].z, p.z, sn_w_fmadd(m.a[1].z, p.y, sn_w_fmadd(m.a[0].z, p.x, m.a[3].z)));
+        sn_store3_w(at->pout, io->pout_stride, n, r, stream);
+    }
+    if (mask & SN_SKIN_N) {
+        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        sn_xv r;
+        if (nonrigid_bits == 0) {
+            r = sn_linear_w(&m, d);
+        } else {
+            r = sn_cofactor_apply_w(&m, d, &det);
+            have_det = true;
+            if (nonrigid_bits != SN_W_ALL) {
+                /* Rigid lanes blend with the position's matrix. */
+                const sn_xv s = sn_linear_w(&m, d);
+                r.x = sn_w_blendv(s.x, r.x, nonrigid);
+                r.y = sn_w_blendv(s.y, r.y, nonrigid);
+                r.z = sn_w_blendv(s.z, r.z, nonrigid);
+            }
+        }
+        const unsigned good = sn_normalise_w(&r);
+        if (SN_UNLIKELY(good != SN_W_ALL))
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride,
+                                true);
+        sn_store3_w(at->nout, io->nout_stride, n, r, stream);
+    }
+    if (mask & SN_SKIN_T) {
+        sn_w w;
+        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
+        sn_xv r = sn_linear_w(&m, d);
+        if (nonrigid_bits != 0 && !have_det) det = sn_dot_w(m.a[0], sn_cross_w(m.a[1], m.a[2]));
+        const unsigned good = sn_normalise_w(&r);
+        if (SN_UNLIKELY(good != SN_W_ALL))
+            sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride,
+                                false);
+        /* Handedness flips where a non-rigid blend mirrors. */
+        const sn_w mirrored = sn_w_and(nonrigid, sn_w_lt(det, sn_w_zero()));
+        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
+    }
+}
+
+/* Streams of a long range are read far ahead of use: the hardware
+ * prefetchers alone left a 1M-vertex P+N+T pass waiting on memory. Touches
+ * the bind data and the inputs SN_SKIN_PREFETCH_VERTICES ahead (two lines per
+ * stream, what a block of eight uses at most). A prefetch never faults, so
+ * addresses past the end are harmless; they are formed as integers. */
+#define SN_SKIN_PREFETCH_VERTICES 32u
+
+SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)
+{
+    const uintptr_t a = (uintptr_t)base + offset;
+    _mm_prefetch((const char *)a, _MM_HINT_T0);
+    _mm_prefetch((const char *)(a + 64), _MM_HINT_T0);
+}
+
+SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const sn_skin_io *io,
+                                        const sn_wide_at *at, const sn_skin_format format, const unsigned K,
+                                        const unsigned mask)
+{
+    const size_t ahead = SN_SKIN_PREFETCH_VERTICES, k = K ? K : g->influences;
+    sn_prefetch_lines_w(g->joints, (i + ahead) * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
+    if (K != 1) sn_prefetch_lines_w(g->weights, (i + ahead) * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
+    if (mask & SN_SKIN_P) sn_prefetch_lines_w(at->pin, ahead * io->pin_stride);
+    if (mask & SN_SKIN_N) sn_prefetch_lines_w(at->nin, ahead * io->nin_stride);
+    if (mask & SN_SKIN_T) sn_prefetch_lines_w(at->tin, ahead * io->tin_stride);
+}
+
+SN_SKIN_INLINE void sn_wide_loop_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                                   const sn_skin_io *io, const sn_skin_format format, const unsigned K,
+                                   const unsigned mask)
+{
+    /* A local copy tells the compiler no output store can change the streams. */
+    const sn_skin_io local = *io;
+    const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
+    const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;
+    const size_t run = sn_skin_run_of(g, begin);
+    for (size_t r = run, i = begin; i < end; ++r) {
+        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
+        const size_t stop = run_end < end ? run_end : end;
+        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
+        /* Streams not in the mask are NULL: never offset them. */
+        sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL, N ? local.nin + v * local.nin_stride : NULL,
+                         T ? local.tin + v * local.tin_stride : NULL, P ? local.pout + v * local.pout_stride : NULL,
+                         N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
+        while (i < stop) {
+            const unsigned n = stop - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(stop - i);
+            if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);
+            sn_block_w(g, i, n, palette, &local, &at, stream, format, K, mask);
+            i += n;
+            if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;
+            if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;
+            if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;
+        }
+    }
+    /* Non-temporal stores are weakly ordered: make them visible before the
+     * call returns (another thread may read the outputs next). */
+    if (stream) _mm_sfence();
+}
+
+/* The stream mask becomes a constant per instantiated loop. Called for masks
+ * with normals or tangents only (positions alone and the largest-weight
+ * normal mode keep the one-vertex kernel, see sn_dispatch in kernel_body.h). */
+SN_SKIN_INLINE void sn_wide_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
+                              const sn_skin_io *io, const sn_skin_format format, const unsigned K)
+{
+    switch (io->mask) {
+    case 2: sn_wide_loop_w(g, begin, end, palette, io, format, K, 2); break;
+    case 3: sn_wide_loop_w(g, begin, end, palette, io, format, K, 3); break;
+    case 4: sn_wide_loop_w(g, begin, end, palette, io, format, K, 4); break;
+    case 5: sn_wide_loop_w(g, begin, end, palette, io, format, K, 5); break;
+    case 6: sn_wide_loop_w(g, begin, end, palette, io, format, K, 6); break;
+    default: sn_wide_loop_w(g, begin, end, palette, io, format, K, 7); break;
+    }
+}
+
+
+#endif /* SINEW_SKIN_KERNEL_WIDE_BODY_H */
