@@ -202,42 +202,56 @@ static double row_minimum(const double *c, size_t m, int exact)
  *   d(y) = -1/2 (base - y)' Q^-1 (base - y) + sum_f min over row v of -y_f . v
  *
  * is at most E's constrained minimum E*, so the duality gap E(z) - d(y)
- * bounds E(z) - E* >= 1/2 |z - z*|_Q^2 >= lambda_min/2 |z - z*|_M^2. Two
- * multipliers are tried: the split's (rho M u, which converges with it) and
- * minus the gradient at z (whose gap is the Frank-Wolfe gap, zero at an exact
- * polish). Returns sqrt(2 gap / (lambda_min total mass)): a bound on the
- * mass-weighted root mean square, over the domain, of each vertex's weight
- * error (Euclidean over handles). Uses s->x, s->rhs and s->work. */
+ * bounds E(z) - E* >= 1/2 |z - z*|_Q^2 >= lambda_min/2 |z - z*|_M^2. With
+ * x = Q^-1 (base - y), so that Q (z - x) = g + y for the gradient
+ * g = Q z - base, the gap is the sum of two non-negative parts,
+ *
+ *   1/2 (z - x)'(g + y)  +  sum_f (max over row v of y_f . v - y_f . z_f),
+ *
+ * computed as such because the energies themselves are large and their
+ * difference would drown in rounding. Two multipliers are tried: the split's
+ * (y = rho M u, which converges with it) and minus the gradient (x = z: the
+ * Frank-Wolfe gap, zero at an exact polish). Returns sqrt(2 gap /
+ * (lambda_min total mass)): a bound on the mass-weighted root mean square,
+ * over the domain, of each vertex's weight error (Euclidean over handles).
+ * Uses s->x, s->rhs and s->work. */
 static double certify(solve_state *s, double rho, int exact)
 {
     const sinew_bbw *b = s->b;
-    size_t m = b->handle_count, nf = s->nf, cells = nf * m;
-    double *g = s->x, *v = s->rhs;
+    size_t m = b->handle_count, nf = s->nf;
+    double *g = s->x, *xv = s->rhs;
     sn_sparse_multiply_columns(&s->a, s->z, m, g);
-    double energy = 0.0, wolfe = 0.0, linear = 0.0;
+    double wolfe = 0.0, split = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         double rm = rho * b->mass[s->free_vertex[f]];
         const double *z = s->z + f * m, *st = s->s + f * m, *bs = s->base + f * m;
-        double *gf = g + f * m, *vf = v + f * m, row = 0.0;
+        double *gf = g + f * m, *xf = xv + f * m, zg = 0.0, zy = 0.0;
         for (size_t j = 0; j < m; ++j) {
-            double qz = gf[j] - rm * z[j]; /* remove the split's shift */
-            energy += 0.5 * z[j] * qz - bs[j] * z[j];
-            gf[j] = qz - bs[j];
-            row += z[j] * gf[j];
-            vf[j] = -rm * (st[j] - z[j]); /* -y */
+            gf[j] -= rm * z[j] + bs[j]; /* remove the split's shift: Q z - base */
+            zg += z[j] * gf[j];
+            xf[j] = rm * (st[j] - z[j]); /* y, for now */
+            zy += z[j] * xf[j];
         }
-        wolfe += row - row_minimum(gf, m, exact);
-        linear += row_minimum(vf, m, exact);
-        for (size_t j = 0; j < m; ++j) vf[j] += bs[j]; /* base - y */
+        wolfe += zg - row_minimum(gf, m, exact);
+        for (size_t j = 0; j < m; ++j) xf[j] = -xf[j];
+        split += -row_minimum(xf, m, exact) - zy; /* max over the row of y . v */
+        for (size_t j = 0; j < m; ++j) xf[j] += bs[j]; /* base - y */
     }
-    memcpy(g, v, cells * sizeof(double));
     sn_ldlt q_factor = s->factor;
     q_factor.vals = s->q_vals;
     q_factor.diag = s->q_diag;
-    sn_ldlt_solve(&q_factor, g, m, s->work);
+    sn_ldlt_solve(&q_factor, xv, m, s->work);
     double quad = 0.0;
-    for (size_t k = 0; k < cells; ++k) quad += v[k] * g[k];
-    double gap = fmin(wolfe, energy - (linear - 0.5 * quad));
+    for (size_t f = 0; f < nf; ++f) {
+        double rm = rho * b->mass[s->free_vertex[f]];
+        for (size_t j = 0; j < m; ++j) {
+            size_t k = f * m + j;
+            double y = rm * (s->s[k] - s->z[k]);
+            quad += (s->z[k] - xv[k]) * (g[k] + y);
+        }
+    }
+    split += 0.5 * quad;
+    double gap = fmin(wolfe, split);
     if (!(s->lambda_min > 0.0) || !(s->free_mass > 0.0) || isnan(gap)) return INFINITY;
     return sqrt(fmax(gap, 0.0) * 2.0 / (s->lambda_min * s->free_mass));
 }
