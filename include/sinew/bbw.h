@@ -96,8 +96,9 @@ typedef struct sinew_bbw_solve_desc {
     const float *shape_mask;
     size_t shape_mask_count;
     double shape_strength;
-    /* Penalty of the splitting method relative to the operator's own scale;
-       0 = the tuned default. Affects speed only, not the answer. */
+    /* Penalty of the splitting method relative to the operator's own scale,
+       sqrt(smallest eigenvalue of Q v = lambda M v * mean of diag(Q)/M);
+       0 = the tuned default (0.05). Affects speed only, not the answer. */
     double penalty;
 } sinew_bbw_solve_desc;
 
