@@ -81,11 +81,12 @@ typedef enum sinew_bbw_partition {
 
 typedef struct sinew_bbw_solve_desc {
     sinew_bbw_partition partition;
-    /* Stop when every weight moved less than this in the last iteration and the
-     * split variables agree to this (weights are unitless, so it is relative
-     * by nature); an exact active-set polish is tried on the way and ends the
-     * solve when it settles. On large, badly conditioned domains the weights'
-     * true error can be far above this (docs/bbw.md gives figures). 0 = 1e-4. */
+    /* Accuracy asked of the weights: the solve returns OK once it has
+     * certified (by a duality gap, see sinew_bbw_info.error_bound) that the
+     * root mean square of the weights' error against the exact minimiser,
+     * mass-weighted over the domain, is at most this. Weights are unitless,
+     * so it is relative by nature. The largest single error is typically of
+     * the same size (measured on the hand: docs/bbw.md). 0 = 1e-4. */
     double tolerance;
     uint32_t max_iterations;         /* 0 = 5000 */
     /* Shape preservation (paper section 3.3): per-element mask (>= 0, one per
@@ -95,8 +96,9 @@ typedef struct sinew_bbw_solve_desc {
     const float *shape_mask;
     size_t shape_mask_count;
     double shape_strength;
-    /* Penalty of the splitting method relative to the operator's own scale;
-       0 = the tuned default. Affects speed only, not the answer. */
+    /* Penalty of the splitting method relative to the operator's own scale,
+       sqrt(smallest eigenvalue of Q v = lambda M v * mean of diag(Q)/M);
+       0 = the tuned default (0.05). Affects speed only, not the answer. */
     double penalty;
 } sinew_bbw_solve_desc;
 
@@ -114,6 +116,13 @@ typedef struct sinew_bbw_info {
     uint32_t polish_rounds;          /* exact active-set solves made (0: none affordable) */
     double primal_residual;          /* max |x - z| of the split variables at the end */
     double change_residual;          /* max weight change in the last iteration */
+    /* Certified bound on the mass-weighted root mean square of the weights'
+     * error (per vertex the Euclidean norm over handles) against the exact
+     * minimiser, before the per-handle variant's normalisation: sqrt(2 gap /
+     * (lambda_min total mass)) with the duality gap of the final weights and
+     * lambda_min the smallest eigenvalue of Q v = lambda M v (estimated by
+     * inverse iteration). Compared with the tolerance. */
+    double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
 } sinew_bbw_info;

@@ -22,6 +22,11 @@ typedef struct solve_state {
     double *df, *dg, *f_prev, *g_prev;
     uint32_t *scratch;
     size_t nf;
+    /* Smallest eigenvalue of Q_FF relative to the mass (Q v = lambda M v),
+     * and the free vertices' total mass: they turn the optimality gap into a
+     * bound on the weights' error. */
+    double lambda_min, free_mass;
+    double *q_vals, *q_diag; /* numeric factor of Q_FF unshifted (factor's pattern) */
 } solve_state;
 
 

@@ -6,6 +6,7 @@
  * phase found.
  */
 #include "linalg/ldlt.h"
+#include "linalg/ldlt_kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -214,6 +215,12 @@ done:
 
 void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work)
 {
+    /* Several right-hand sides make rows wide enough for vector updates. */
+    sn_ldlt_solve_fn fast = m >= 4 ? sn_ldlt_solve_avx2() : NULL;
+    if (fast) {
+        fast(f, x, m, work);
+        return;
+    }
     size_t n = f->n;
     for (size_t k = 0; k < n; ++k) memcpy(work + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
     for (size_t j = 0; j < n; ++j) {

@@ -220,6 +220,20 @@ void sn_sparse_multiply(const sn_sparse *a, const double *x, double *y)
     }
 }
 
+void sn_sparse_multiply_columns(const sn_sparse *a, const double *x, size_t m, double *y)
+{
+    memset(y, 0, a->n * m * sizeof(double));
+    /* Column j of a symmetric A is its row j: scatter x's row j into y. */
+    for (size_t j = 0; j < a->n; ++j) {
+        const double *xj = x + j * m;
+        for (size_t p = a->colptr[j]; p < a->colptr[j + 1]; ++p) {
+            double v = a->vals[p];
+            double *yi = y + (size_t)a->rows[p] * m;
+            for (size_t h = 0; h < m; ++h) yi[h] += v * xj[h];
+        }
+    }
+}
+
 double sn_sparse_get(const sn_sparse *a, uint32_t i, uint32_t j)
 {
     size_t lo = a->colptr[j], hi = a->colptr[j + 1];

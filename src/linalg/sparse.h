@@ -43,6 +43,10 @@ sinew_result sn_sparse_restrict(const sn_env *env, const sn_sparse *a, const uin
 /* y = A x. */
 void sn_sparse_multiply(const sn_sparse *a, const double *x, double *y);
 
+/* Y = A X for a symmetric A and m columns stored row-major (row i of X is
+ * x[i * m .. i * m + m - 1]), as the factor's solves take them. */
+void sn_sparse_multiply_columns(const sn_sparse *a, const double *x, size_t m, double *y);
+
 /* Value A(i, j) (0 when not stored); binary search in column j. */
 double sn_sparse_get(const sn_sparse *a, uint32_t i, uint32_t j);
 

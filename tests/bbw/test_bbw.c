@@ -154,6 +154,80 @@ static void test_agreement_3d_exact(void **state)
     grid3d_free(&g);
 }
 
+/* The certificate: after any number of iterations, info.error_bound must
+ * bound the mass-weighted RMS error (per vertex the Euclidean norm over
+ * handles, over the free vertices) against the dense reference; a solve that
+ * returns OK has it below the tolerance. A larger grid than the agreement
+ * tests so that a few iterations are far from the answer. */
+static void test_certificate_bounds_error(void **state)
+{
+    (void)state;
+    const size_t nx = 12;
+    grid2d g;
+    grid2d_make(&g, nx, nx, 1.0f, 1.0f);
+    sinew_trimesh tm = grid_view(&g);
+    uint32_t hv[3] = {grid2d_vertex(nx, 1, 1), grid2d_vertex(nx, 11, 4), grid2d_vertex(nx, 5, 11)};
+    float pts[9];
+    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
+    sinew_bbw_desc d = {0};
+    d.triangles = &tm;
+    d.points = pts;
+    d.point_count = 3;
+    sinew_bbw *b = create_ok(&d);
+    size_t n = g.vertex_count;
+    uint8_t *fixed = calloc(n, 1);
+    double *rows = calloc(n * 3, sizeof(double)), *ref = malloc(n * 3 * sizeof(double));
+    double *mass = calloc(n, sizeof(double));
+    float *w = malloc(n * 3 * sizeof(float));
+    for (int h = 0; h < 3; ++h) {
+        fixed[hv[h]] = 1;
+        rows[hv[h] * 3 + h] = 1.0;
+    }
+    reference_weights(2, g.positions, n, g.triangles, g.triangle_count, fixed, rows, 3, 1, 60000, ref);
+    /* Barycentric lumped mass, written here from the triangle areas. */
+    for (size_t t = 0; t < g.triangle_count; ++t) {
+        const uint32_t *v = g.triangles + 3 * t;
+        const float *a = g.positions + 3 * v[0], *bp = g.positions + 3 * v[1], *c = g.positions + 3 * v[2];
+        double area = 0.5 * fabs((double)(bp[0] - a[0]) * (c[1] - a[1]) - (double)(bp[1] - a[1]) * (c[0] - a[0]));
+        for (int k = 0; k < 3; ++k) mass[v[k]] += area / 3.0;
+    }
+    double free_mass = 0.0;
+    for (size_t v = 0; v < n; ++v) free_mass += fixed[v] ? 0.0 : mass[v];
+    const uint32_t caps[] = {1, 3, 10, 30, 0};
+    double first_error = 0.0;
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; ++c) {
+        sinew_bbw_solve_desc sd = {0};
+        sd.tolerance = 1e-4;
+        sd.max_iterations = caps[c];
+        sinew_result r = sinew_bbw_solve(b, &sd);
+        assert_true(r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED);
+        sinew_bbw_info info;
+        assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+        assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
+        double sq = 0.0;
+        for (size_t k = 0; k < n * 3; ++k) sq += mass[k / 3] * (w[k] - ref[k]) * (w[k] - ref[k]);
+        double rms = sqrt(sq / free_mass);
+        if (c == 0) first_error = rms;
+        printf("certificate: %u iterations (%s): rms error %.3g, bound %.3g\n", info.iterations,
+               sinew_result_string(r), rms, info.error_bound);
+        /* float output and the reference's own error (about 1e-7 here):
+         * 1e-6 of slack */
+        assert_true(rms <= info.error_bound * 1.001 + 1e-6);
+        if (r == SINEW_OK) assert_true(info.error_bound <= sd.tolerance);
+        if (caps[c] == 0) assert_int_equal(r, SINEW_OK);
+    }
+    /* The capped runs are genuinely away from the answer: the test would see
+     * a bound that fails to bound. */
+    assert_true(first_error > 1e-4);
+    free(fixed);
+    free(rows);
+    free(ref);
+    free(mass);
+    free(w);
+    sinew_bbw_destroy(b);
+    grid2d_free(&g);
+}
+
 /* ---- properties on structured 2D domains ----------------------------------------- */
 
 static void test_interpolation_bounds_symmetry(void **state)
@@ -815,6 +889,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_agreement_2d_exact),
+        cmocka_unit_test(test_certificate_bounds_error),
         cmocka_unit_test(test_agreement_2d_normalise),
         cmocka_unit_test(test_agreement_3d_exact),
         cmocka_unit_test(test_interpolation_bounds_symmetry),

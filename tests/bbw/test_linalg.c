@@ -149,12 +149,15 @@ static void test_orderings(void **state)
     sn_sparse_free(&env, &a);
 }
 
-static void ldlt_solve_case(size_t nx, size_t ny, int with_coords)
+/* Solves m right-hand sides at once (m >= 4 takes the vector kernel where the
+ * CPU has one) and checks every column against A x = b; also checks the
+ * many-column product against the one-column one. */
+static void ldlt_solve_case(size_t nx, size_t ny, int with_coords, size_t m)
 {
     sn_sparse a;
     double *coords = malloc(nx * ny * 3 * sizeof(double));
     grid_matrix(nx, ny, 0.01, &a, coords);
-    size_t n = a.n, m = 3;
+    size_t n = a.n;
     sn_ldlt f;
     assert_int_equal(sn_ldlt_analyse(&env, &a, with_coords ? coords : NULL, &f), SINEW_OK);
     assert_int_equal(sn_ldlt_factor(&env, &f, &a), SINEW_OK);
@@ -170,6 +173,10 @@ static void ldlt_solve_case(size_t nx, size_t ny, int with_coords)
         sn_sparse_multiply(&a, col, ax);
         for (size_t i = 0; i < n; ++i) assert_float_equal(ax[i], b[i * m + h], 1e-9);
     }
+    double *ax_all = malloc(n * m * sizeof(double));
+    sn_sparse_multiply_columns(&a, x, m, ax_all);
+    for (size_t k = 0; k < n * m; ++k) assert_float_equal(ax_all[k], b[k], 1e-9);
+    free(ax_all);
     sn_ldlt_free(&env, &f);
     sn_sparse_free(&env, &a);
     free(b);
@@ -183,10 +190,14 @@ static void ldlt_solve_case(size_t nx, size_t ny, int with_coords)
 static void test_ldlt(void **state)
 {
     (void)state;
-    ldlt_solve_case(1, 1, 0);
-    ldlt_solve_case(7, 5, 0);
-    ldlt_solve_case(60, 45, 0);
-    ldlt_solve_case(60, 45, 1);
+    ldlt_solve_case(1, 1, 0, 3);
+    ldlt_solve_case(7, 5, 0, 3);
+    ldlt_solve_case(60, 45, 0, 3);
+    ldlt_solve_case(60, 45, 1, 3);
+    ldlt_solve_case(1, 1, 0, 7);
+    ldlt_solve_case(60, 45, 1, 4);
+    ldlt_solve_case(60, 45, 1, 7);
+    ldlt_solve_case(60, 45, 0, 20);
     /* Indefinite: a negative diagonal entry is reported by its row. */
     uint32_t ri[3] = {0, 1, 2}, ci[3] = {0, 1, 2};
     double v[3] = {1.0, -2.0, 1.0};
