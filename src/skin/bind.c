@@ -378,14 +378,14 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
 
     sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT];
     switch (skin->kernel) {
-#if defined(SINEW_SKIN_HAVE_X86)
+#if defined(SINEW_HAVE_X86_KERNELS)
     case SINEW_SKIN_KERNEL_AVX2: sn_skin_kernels_avx2(table); break;
     case SINEW_SKIN_KERNEL_SSE2: sn_skin_kernels_sse2(table); break;
 #endif
     default: sn_skin_kernels_scalar(table); break;
     }
     sn_skin_kernel_fn dq = sn_skin_kernel_dq;
-#if defined(SINEW_SKIN_HAVE_X86)
+#if defined(SINEW_HAVE_X86_KERNELS)
     if (skin->blend == SINEW_SKIN_BLEND_DUAL_QUATERNION && skin->kernel == SINEW_SKIN_KERNEL_AVX2)
         dq = sn_skin_kernel_dq_avx2;
 #endif

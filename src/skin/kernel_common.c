@@ -9,7 +9,7 @@ bool sn_skin_kernel_available(sinew_skin_kernel kernel)
     switch (kernel) {
     case SINEW_SKIN_KERNEL_AUTO:
     case SINEW_SKIN_KERNEL_SCALAR: return true;
-#if defined(SINEW_SKIN_HAVE_X86)
+#if defined(SINEW_HAVE_X86_KERNELS)
     case SINEW_SKIN_KERNEL_SSE2: return __builtin_cpu_supports("sse2") != 0;
     case SINEW_SKIN_KERNEL_AVX2:
         __builtin_cpu_init();

@@ -106,16 +106,16 @@ struct sinew_skin {
 };
 
 /* Kernel tables, [format][class]. The SSE2 and AVX2 tables exist only in x86
- * builds with the simd option (SINEW_SKIN_HAVE_X86 defined). */
+ * builds with the simd option (SINEW_HAVE_X86_KERNELS defined). */
 void sn_skin_kernels_scalar(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
-#if defined(SINEW_SKIN_HAVE_X86)
+#if defined(SINEW_HAVE_X86_KERNELS)
 void sn_skin_kernels_sse2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 #endif
 /* Dual-quaternion and mixed blends: one portable kernel for every k. */
 void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                        const sn_skin_io *io);
-#if defined(SINEW_SKIN_HAVE_X86)
+#if defined(SINEW_HAVE_X86_KERNELS)
 /* Dual-quaternion blend, eight vertices at a time (AVX2+FMA, dq_avx2.c). */
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io);
