@@ -169,33 +169,8 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
     }
 }
 
-/* Walks the runs of [begin, end) in blocks of eight, like sn_wide_loop_w. */
-SN_SKIN_INLINE void sn_dq_loop_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
-                                    const sn_skin_io *io, const sn_skin_format format, const unsigned K,
-                                    const unsigned mask)
-{
-    const sn_skin_io local = *io;
-    const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
-    const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;
-    for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {
-        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
-        const size_t stop = run_end < end ? run_end : end;
-        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
-        sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL, N ? local.nin + v * local.nin_stride : NULL,
-                         T ? local.tin + v * local.tin_stride : NULL, P ? local.pout + v * local.pout_stride : NULL,
-                         N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
-        while (i < stop) {
-            const unsigned n = stop - i >= 8 ? 8u : (unsigned)(stop - i);
-            if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);
-            sn_dq_block_avx2(g, i, n, palette, &local, &at, stream, format, K, mask);
-            i += n;
-            if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;
-            if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;
-            if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;
-        }
-    }
-    if (stream) _mm_sfence();
-}
+/* Walks the runs in blocks of eight, like sn_wide_loop_w. */
+SN_WIDE_RUNS_FUNCTION(sn_dq_loop_avx2, sn_dq_block_avx2)
 
 /* Stream mask and influence class become constants per instantiated loop. */
 SN_SKIN_INLINE void sn_dq_masks_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,

@@ -241,37 +241,47 @@ SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const 
     if (mask & SN_SKIN_T) sn_prefetch_lines_w(at->tin, ahead * io->tin_stride);
 }
 
-SN_SKIN_INLINE void sn_wide_loop_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
-                                   const sn_skin_io *io, const sn_skin_format format, const unsigned K,
-                                   const unsigned mask)
-{
-    /* A local copy tells the compiler no output store can change the streams. */
-    const sn_skin_io local = *io;
-    const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
-    const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;
-    const size_t run = sn_skin_run_of(g, begin);
-    for (size_t r = run, i = begin; i < end; ++r) {
-        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
-        const size_t stop = run_end < end ? run_end : end;
-        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
-        /* Streams not in the mask are NULL: never offset them. */
-        sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL, N ? local.nin + v * local.nin_stride : NULL,
-                         T ? local.tin + v * local.tin_stride : NULL, P ? local.pout + v * local.pout_stride : NULL,
-                         N ? local.nout + v * local.nout_stride : NULL, T ? local.tout + v * local.tout_stride : NULL};
-        while (i < stop) {
-            const unsigned n = stop - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(stop - i);
-            if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);
-            sn_block_w(g, i, n, palette, &local, &at, stream, format, K, mask);
-            i += n;
-            if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;
-            if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;
-            if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;
-        }
+/* Defines `name`, which walks the runs of [begin, end) in blocks of up to
+ * SN_W_LANES vertices and hands each block to `block` (sn_block_w below, or
+ * the dual-quaternion block of dq_avx2.c). A macro rather than a function
+ * pointer so the block call is direct, hence inlined, at every optimisation
+ * level (gcc refuses an always_inline callee behind a pointer at -O0). */
+#define SN_WIDE_RUNS_FUNCTION(name, block)                                                                       \
+    SN_SKIN_INLINE void name(const sn_skin_group *g, size_t begin, size_t end, const float *palette,           \
+                             const sn_skin_io *io, const sn_skin_format format, const unsigned K,               \
+                             const unsigned mask)                                                               \
+    {                                                                                                          \
+        /* A local copy tells the compiler no output store can change the streams. */                         \
+        const sn_skin_io local = *io;                                                                          \
+        const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;                           \
+        const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;                                        \
+        for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {                                   \
+            const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;                  \
+            const size_t stop = run_end < end ? run_end : end;                                                 \
+            const size_t v = g->runs[r].vertex + (i - g->runs[r].position);                                    \
+            /* Streams not in the mask are NULL: never offset them. */                                         \
+            sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL,                                      \
+                             N ? local.nin + v * local.nin_stride : NULL,                                      \
+                             T ? local.tin + v * local.tin_stride : NULL,                                      \
+                             P ? local.pout + v * local.pout_stride : NULL,                                    \
+                             N ? local.nout + v * local.nout_stride : NULL,                                    \
+                             T ? local.tout + v * local.tout_stride : NULL};                                   \
+            while (i < stop) {                                                                                 \
+                const unsigned n = stop - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(stop - i);                 \
+                if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);                           \
+                block(g, i, n, palette, &local, &at, stream, format, K, mask);                                 \
+                i += n;                                                                                        \
+                if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;                       \
+                if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;                       \
+                if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;                       \
+            }                                                                                                  \
+        }                                                                                                      \
+        /* Non-temporal stores are weakly ordered: make them visible before the                                \
+         * call returns (another thread may read the outputs next). */                                         \
+        if (stream) _mm_sfence();                                                                              \
     }
-    /* Non-temporal stores are weakly ordered: make them visible before the
-     * call returns (another thread may read the outputs next). */
-    if (stream) _mm_sfence();
-}
+
+SN_WIDE_RUNS_FUNCTION(sn_wide_loop_w, sn_block_w)
 
 /* The stream mask becomes a constant per instantiated loop. Called for masks
  * with normals or tangents only (positions alone and the largest-weight
