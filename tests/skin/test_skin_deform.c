@@ -12,40 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "skin_test_util.h"
 #include "support.h"
-
-/* ---- Small affine helpers (column-major 4x4, m[4 * c + r]) ----------------- */
-
-static void mat_identity(float m[16])
-{
-    memset(m, 0, 16 * sizeof *m);
-    m[0] = m[5] = m[10] = m[15] = 1.0f;
-}
-
-/* m = T(t) * R(axis, angle) * diag(scale) */
-static void mat_trs(const double axis[3], double angle, const double t[3], const double scale[3], float m[16])
-{
-    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    double x = axis[0] / n, y = axis[1] / n, z = axis[2] / n, c = cos(angle), s = sin(angle), C = 1.0 - c;
-    double r[9] = {x * x * C + c,     y * x * C + z * s, z * x * C - y * s, x * y * C - z * s, y * y * C + c,
-                   z * y * C + x * s, x * z * C + y * s, y * z * C - x * s, z * z * C + c};
-    mat_identity(m);
-    for (int col = 0; col < 3; ++col)
-        for (int row = 0; row < 3; ++row) m[4 * col + row] = (float)(r[3 * col + row] * scale[col]);
-    for (int row = 0; row < 3; ++row) m[12 + row] = (float)t[row];
-}
-
-static void mat_mul(const float a[16], const float b[16], float out[16])
-{
-    float r[16];
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            double s = 0.0;
-            for (int k = 0; k < 4; ++k) s += (double)a[4 * k + row] * (double)b[4 * c + k];
-            r[4 * c + row] = (float)s;
-        }
-    memcpy(out, r, sizeof r);
-}
 
 static void random_rigid(support_rng *rng, double max_angle, double reach, float m[16])
 {
@@ -54,7 +22,7 @@ static void random_rigid(support_rng *rng, double max_angle, double reach, float
     double t[3] = {support_rng_uniform(rng, -reach, reach), support_rng_uniform(rng, -reach, reach),
                    support_rng_uniform(rng, -reach, reach)};
     double one[3] = {1, 1, 1};
-    mat_trs(axis, support_rng_uniform(rng, -max_angle, max_angle), t, one, m);
+    skin_test_trs(axis, support_rng_uniform(rng, -max_angle, max_angle), t, one, m);
 }
 
 static void random_stretchy(support_rng *rng, double reach, float m[16])
@@ -64,7 +32,7 @@ static void random_stretchy(support_rng *rng, double reach, float m[16])
                    support_rng_uniform(rng, -reach, reach)};
     double scale[3] = {support_rng_uniform(rng, 0.6, 1.6), support_rng_uniform(rng, 0.6, 1.6),
                        support_rng_uniform(rng, 0.6, 1.6)};
-    mat_trs(axis, support_rng_uniform(rng, -1.0, 1.0), t, scale, m);
+    skin_test_trs(axis, support_rng_uniform(rng, -1.0, 1.0), t, scale, m);
 }
 
 /* ---- A rig: bind data plus rest streams ----------------------------------------- */
@@ -364,12 +332,12 @@ static void pose_random(pose *ps, const rig *r, support_rng *rng, bool stretch)
         }
         /* B_j = inverse of the rigid inverse bind: transpose rotation. */
         const float *ib = r->inverse_bind + 16 * j;
-        mat_identity(bind);
+        skin_test_identity(bind);
         for (int c = 0; c < 3; ++c)
             for (int row = 0; row < 3; ++row) bind[4 * c + row] = ib[4 * row + c];
         for (int row = 0; row < 3; ++row)
             bind[12 + row] = -(bind[row] * ib[12] + bind[4 + row] * ib[13] + bind[8 + row] * ib[14]);
-        mat_mul(g, bind, ps->world + 16 * j);
+        skin_test_mul(g, bind, ps->world + 16 * j);
     }
 }
 
@@ -577,7 +545,7 @@ static void identity_pose_reproduces_rest(void **state)
     for (size_t j = 0; j < r.joints; ++j) {
         float *w = ps.world + 16 * j;
         const float *ib = r.inverse_bind + 16 * j;
-        mat_identity(w);
+        skin_test_identity(w);
         for (int c = 0; c < 3; ++c)
             for (int row = 0; row < 3; ++row) w[4 * c + row] = ib[4 * row + c];
         for (int row = 0; row < 3; ++row) w[12 + row] = -(w[row] * ib[12] + w[4 + row] * ib[13] + w[8 + row] * ib[14]);
@@ -614,7 +582,7 @@ static void rigid_motion_moves_everything_rigidly(void **state)
     rig_random_weights(&r, &rng, 9, 8, 8);
     float g[16];
     double axis[3] = {0.3, -1.0, 0.5}, t[3] = {3.0, -1.0, 2.0}, one[3] = {1, 1, 1};
-    mat_trs(axis, 2.5, t, one, g);
+    skin_test_trs(axis, 2.5, t, one, g);
     pose ps;
     pose_alloc(&ps, r.joints);
     pose_random(&ps, &r, &rng, false);
@@ -622,11 +590,11 @@ static void rigid_motion_moves_everything_rigidly(void **state)
         /* W_j = G * B_j, B_j the inverse of the rigid inverse bind. */
         const float *ib = r.inverse_bind + 16 * j;
         float b[16];
-        mat_identity(b);
+        skin_test_identity(b);
         for (int c = 0; c < 3; ++c)
             for (int row = 0; row < 3; ++row) b[4 * c + row] = ib[4 * row + c];
         for (int row = 0; row < 3; ++row) b[12 + row] = -(b[row] * ib[12] + b[4 + row] * ib[13] + b[8 + row] * ib[14]);
-        mat_mul(g, b, ps.world + 16 * j);
+        skin_test_mul(g, b, ps.world + 16 * j);
     }
     outputs o;
     outputs_alloc(&o, r.n);
@@ -684,7 +652,7 @@ static void nonuniform_scale_and_mirror_normals(void **state)
     for (int c = 0; c < 2; ++c) {
         float world[16];
         double axis[3] = {0, 0, 1}, t[3] = {0, 0, 0};
-        mat_trs(axis, 0.0, t, scales[c], world);
+        skin_test_trs(axis, 0.0, t, scales[c], world);
         for (size_t k = 0; k < 3; ++k) {
             if (!kernel_runs(all_kernels[k])) continue;
             sinew_skin_desc d = {0};
@@ -805,8 +773,8 @@ static void vanishing_normals_are_guarded(void **state)
     float w[4] = {0.5f, 0.5f, 0.5f, 0.5f};
     float world[32];
     double ax[3] = {1, 0, 0}, t[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-    mat_trs(ax, 1.5707963267948966, t, one, world);
-    mat_trs(ax, -1.5707963267948966, t, one, world + 16);
+    skin_test_trs(ax, 1.5707963267948966, t, one, world);
+    skin_test_trs(ax, -1.5707963267948966, t, one, world + 16);
     for (size_t k = 0; k < 3; ++k) {
         if (!kernel_runs(all_kernels[k])) continue;
         sinew_skin_desc d = {0};
@@ -912,7 +880,7 @@ static void deform_rejects_bad_arguments(void **state)
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     float pal[16], world[16];
-    mat_identity(world);
+    skin_test_identity(world);
     assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
     for (int i = 0; i < 9; ++i) o[i] = 42.0f;
     sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
@@ -1066,8 +1034,8 @@ static void dual_quaternion_zero_directions_stay_zero(void **state)
         j[2 * v] = 0, j[2 * v + 1] = 1, w[2 * v] = 0.25f + 0.05f * (float)v, w[2 * v + 1] = 0.75f - 0.05f * (float)v;
     }
     float world[32];
-    mat_trs((const double[3]){0, 0, 1}, 0.6, (const double[3]){1, 2, 3}, (const double[3]){1, 1, 1}, world);
-    mat_trs((const double[3]){1, 0, 0}, -0.9, (const double[3]){0, 1, 0}, (const double[3]){1.5, 0.7, 1}, world + 16);
+    skin_test_trs((const double[3]){0, 0, 1}, 0.6, (const double[3]){1, 2, 3}, (const double[3]){1, 1, 1}, world);
+    skin_test_trs((const double[3]){1, 0, 0}, -0.9, (const double[3]){0, 1, 0}, (const double[3]){1.5, 0.7, 1}, world + 16);
     float ref_p[3 * N], ref_n[3 * N], ref_t[4 * N];
     for (size_t k = 0; k < 3; ++k) {
         if (!kernel_runs(all_kernels[k])) continue;

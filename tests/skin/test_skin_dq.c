@@ -11,23 +11,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "skin_test_util.h"
 #include "support.h"
 
 static const double PI = 3.14159265358979323846;
 
-/* m = T(t) * R(axis, angle) * diag(scale), column-major. */
+/* m = T(t) * R(axis, angle) * diag(scale), column-major, from scalars. */
 static void mat_trs(double ax, double ay, double az, double angle, double tx, double ty, double tz, double sx,
                     double sy, double sz, float m[16])
 {
-    double n = sqrt(ax * ax + ay * ay + az * az), x = ax / n, y = ay / n, z = az / n;
-    double c = cos(angle), s = sin(angle), C = 1.0 - c;
-    double r[9] = {x * x * C + c,     y * x * C + z * s, z * x * C - y * s, x * y * C - z * s, y * y * C + c,
-                   z * y * C + x * s, x * z * C + y * s, y * z * C - x * s, z * z * C + c};
-    const double sc[3] = {sx, sy, sz};
-    memset(m, 0, 16 * sizeof *m);
-    for (int col = 0; col < 3; ++col)
-        for (int row = 0; row < 3; ++row) m[4 * col + row] = (float)(r[3 * col + row] * sc[col]);
-    m[12] = (float)tx, m[13] = (float)ty, m[14] = (float)tz, m[15] = 1.0f;
+    const double axis[3] = {ax, ay, az}, t[3] = {tx, ty, tz}, scale[3] = {sx, sy, sz};
+    skin_test_trs(axis, angle, t, scale, m);
 }
 
 /* A tube along x in [0, 2], radius 0.5, with two joints: 0 at the origin,

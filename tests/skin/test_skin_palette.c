@@ -11,21 +11,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "skin_test_util.h"
 #include "support.h"
 
 /* m = T(t) * R(axis, angle) * diag(scale), column-major. */
 static void mat_trs(double ax, double ay, double az, double angle, const double t[3], const double scale[3],
                     float m[16])
 {
-    double n = sqrt(ax * ax + ay * ay + az * az), x = ax / n, y = ay / n, z = az / n;
-    double c = cos(angle), s = sin(angle), C = 1.0 - c;
-    double r[9] = {x * x * C + c,     y * x * C + z * s, z * x * C - y * s, x * y * C - z * s, y * y * C + c,
-                   z * y * C + x * s, x * z * C + y * s, y * z * C - x * s, z * z * C + c};
-    memset(m, 0, 16 * sizeof *m);
-    for (int col = 0; col < 3; ++col)
-        for (int row = 0; row < 3; ++row) m[4 * col + row] = (float)(r[3 * col + row] * scale[col]);
-    for (int row = 0; row < 3; ++row) m[12 + row] = (float)t[row];
-    m[15] = 1.0f;
+    const double axis[3] = {ax, ay, az};
+    skin_test_trs(axis, angle, t, scale, m);
 }
 
 static sinew_skin *make_skin(size_t joints, const float *inverse_bind, sinew_skin_blend blend)
