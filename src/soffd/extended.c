@@ -14,8 +14,8 @@ static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
     const sn_soffd_ring *ring = &h->ring;
     const float *rv = &h->reference[3 * v], *dv = sn_point(d, v);
     double c[9] = {0};
-    for (size_t i = ring->offsets[v]; i < ring->offsets[v + 1]; ++i) {
-        uint32_t u = ring->neighbours[i];
+    for (size_t i = ring->graph.first[v]; i < ring->graph.first[v + 1]; ++i) {
+        uint32_t u = ring->graph.neighbours[i];
         const float *ru = &h->reference[3 * (size_t)u], *du = sn_point(d, u);
         double re[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
         double de[3] = {(double)du[0] - dv[0], (double)du[1] - dv[1], (double)du[2] - dv[2]};

@@ -16,8 +16,7 @@
 
 void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring)
 {
-    sn_free(env, ring->offsets);
-    sn_free(env, ring->neighbours);
+    sn_mesh_graph_free(env, &ring->graph);
     sn_free(env, ring->fan_offsets);
     sn_free(env, ring->fan);
     sn_free(env, ring->inverse);
@@ -52,8 +51,8 @@ static void vertex_fit(const sinew_soffd *h, const sn_soffd_ring *ring, size_t v
 {
     const float *rv = &h->reference[3 * v];
     double g[9] = {0};
-    for (size_t i = ring->offsets[v]; i < ring->offsets[v + 1]; ++i) {
-        const float *ru = &h->reference[3 * (size_t)ring->neighbours[i]];
+    for (size_t i = ring->graph.first[v]; i < ring->graph.first[v + 1]; ++i) {
+        const float *ru = &h->reference[3 * (size_t)ring->graph.neighbours[i]];
         double e[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) g[3 * r + c] += e[r] * e[c];
@@ -109,19 +108,16 @@ sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *out)
     const sn_env *env = &h->env;
     size_t nv = h->vertex_count, ne = h->element_count;
     sn_soffd_ring ring = {0};
-    uint32_t *pairs = NULL;
-    size_t *fill = NULL;
-    ring.offsets = (size_t *)sn_calloc_array(env, nv + 1, sizeof(size_t), "soffd one-ring offsets");
+    sinew_result r;
     ring.fan_offsets = (size_t *)sn_calloc_array(env, nv + 1, sizeof(size_t), "soffd fan offsets");
     ring.fan = (uint32_t *)sn_alloc_array(env, ne, 3 * sizeof(uint32_t), "soffd vertex fans");
-    pairs = (uint32_t *)sn_alloc_array(env, ne, 6 * sizeof(uint32_t), "soffd one-ring scratch");
-    fill = (size_t *)sn_alloc_array(env, nv + 1, sizeof(size_t), "soffd one-ring scratch offsets");
+    size_t *fill = (size_t *)sn_alloc_array(env, nv + 1, sizeof(size_t), "soffd fan scratch offsets");
     ring.inverse = (double *)sn_alloc_array(env, nv, 9 * sizeof(double), "soffd one-ring fits");
     ring.normal_weight = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd one-ring normal weights");
     ring.normal = (double *)sn_alloc_array(env, nv, 3 * sizeof(double), "soffd vertex normals");
     ring.fan_area = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd fan areas");
     ring.identity_weight = (double *)sn_alloc_array(env, nv, sizeof(double), "soffd identity weights");
-    if (!ring.identity_weight || !ring.offsets || !ring.fan_offsets || !ring.fan || !pairs || !fill || !ring.inverse ||
+    if (!ring.identity_weight || !ring.fan_offsets || !ring.fan || !fill || !ring.inverse ||
         !ring.normal_weight || !ring.normal || !ring.fan_area)
         goto oom;
     /* Fans: counting sort of (vertex, element). */
@@ -131,42 +127,17 @@ sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *out)
     memcpy(fill, ring.fan_offsets, (nv + 1) * sizeof(size_t));
     for (size_t k = 0; k < ne; ++k)
         for (int c = 0; c < 3; ++c) ring.fan[fill[h->elements[3 * k + c]]++] = (uint32_t)k;
-    /* Neighbours: the two other corners of every fan element, then sorted and
-     * made distinct per vertex (fans are short, insertion sort is enough). */
-    size_t used = 0;
-    for (size_t v = 0; v < nv; ++v) {
-        size_t begin = used;
-        for (size_t i = ring.fan_offsets[v]; i < ring.fan_offsets[v + 1]; ++i) {
-            const uint32_t *t = &h->elements[3 * (size_t)ring.fan[i]];
-            for (int c = 0; c < 3; ++c) {
-                if (t[c] == v) continue;
-                size_t j = used++;
-                pairs[j] = t[c];
-                while (j > begin && pairs[j - 1] > pairs[j]) {
-                    uint32_t x = pairs[j - 1];
-                    pairs[j - 1] = pairs[j];
-                    pairs[j] = x;
-                    --j;
-                }
-            }
-        }
-        size_t w = begin;
-        for (size_t i = begin; i < used; ++i)
-            if (i == begin || pairs[i] != pairs[w - 1]) pairs[w++] = pairs[i];
-        used = w;
-        ring.offsets[v + 1] = used;
-    }
-    ring.neighbours = (uint32_t *)sn_alloc_array(env, used, sizeof(uint32_t), "soffd one-rings");
-    if (!ring.neighbours) goto oom;
-    memcpy(ring.neighbours, pairs, used * sizeof(uint32_t));
-    sn_free(env, pairs);
     sn_free(env, fill);
+    r = sn_mesh_graph_from_triangles(env, h->elements, ne, nv, &ring.graph);
+    if (r != SINEW_OK) {
+        sn_soffd_ring_free(env, &ring);
+        return r;
+    }
     for (size_t v = 0; v < nv; ++v) vertex_fit(h, &ring, v);
     *out = ring;
     return SINEW_OK;
-oom:;
-    sinew_result r = sn_alloc_failure();
-    sn_free(env, pairs);
+oom:
+    r = sn_alloc_failure();
     sn_free(env, fill);
     sn_soffd_ring_free(env, &ring);
     return r;

@@ -6,13 +6,13 @@
 #define SINEW_SOFFD_INTERNAL_H
 
 #include "core/internal.h"
+#include "geom/mesh_graph.h"
 #include "geom/bvh.h"
 #include "sinew/soffd.h"
 
 /* Per-vertex data of the extended algorithm's one-ring frame estimate. */
 typedef struct sn_soffd_ring {
-    size_t *offsets;      /* vertex_count + 1 into neighbours */
-    uint32_t *neighbours; /* distinct one-ring vertices */
+    sn_mesh_graph graph;  /* distinct one-ring vertices of each driver vertex */
     size_t *fan_offsets;  /* vertex_count + 1 into fan */
     uint32_t *fan;        /* elements around each vertex */
     double *inverse;      /* 9 per vertex: (sum r r^T + mu n n^T)^-1, row-major */

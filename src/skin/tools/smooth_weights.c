@@ -5,7 +5,7 @@
 
 #include "sinew/skin_tools.h"
 #include "skin/tools/influence_rows.h"
-#include "skin/tools/mesh_graph.h"
+#include "geom/mesh_graph.h"
 
 static const char *const STAGE = "skin: smooth weights";
 

@@ -1,5 +1,5 @@
 /* Mesh edge graph: count, fill, then sort and deduplicate each list. */
-#include "skin/tools/mesh_graph.h"
+#include "geom/mesh_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +21,17 @@ sinew_result sn_mesh_graph_build(const sn_env *env, const sinew_trimesh *mesh, s
     if (n > UINT32_MAX) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "mesh has %zu vertices, more than 32-bit indices reach", n);
     r = sn_check_indices(mesh->indices, mesh->triangle_count, 3, n, "triangle");
     if (r != SINEW_OK) return r;
+    return sn_mesh_graph_from_triangles(env, mesh->indices, mesh->triangle_count, n, g);
+}
 
+sinew_result sn_mesh_graph_from_triangles(const sn_env *env, const uint32_t *triangles, size_t triangle_count,
+                                          size_t vertex_count, sn_mesh_graph *g)
+{
+    memset(g, 0, sizeof *g);
+    const size_t n = vertex_count;
     size_t directed;   /* each triangle gives at most 6 directed edges */
-    if (!sn_mul_size(mesh->triangle_count, 6, &directed))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu triangles overflow the edge count", mesh->triangle_count);
+    if (!sn_mul_size(triangle_count, 6, &directed))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu triangles overflow the edge count", triangle_count);
     size_t n1;
     if (!sn_add_size(n, 1, &n1)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "vertex count overflows");
     size_t *first = (size_t *)sn_calloc_array(env, n1, sizeof *first, "mesh graph offsets");
@@ -35,8 +42,8 @@ sinew_result sn_mesh_graph_build(const sn_env *env, const sinew_trimesh *mesh, s
         return sn_alloc_failure();
     }
 
-    const uint32_t *tri = mesh->indices;
-    for (size_t t = 0; t < mesh->triangle_count; ++t)
+    const uint32_t *tri = triangles;
+    for (size_t t = 0; t < triangle_count; ++t)
         for (int e = 0; e < 3; ++e) {
             uint32_t a = tri[3 * t + e], b = tri[3 * t + (e + 1) % 3];
             if (a == b) continue;
@@ -45,7 +52,7 @@ sinew_result sn_mesh_graph_build(const sn_env *env, const sinew_trimesh *mesh, s
         }
     for (size_t v = 0; v < n; ++v) first[v + 1] += first[v];
     /* Fill using first[v] as a cursor, then shift back. */
-    for (size_t t = 0; t < mesh->triangle_count; ++t)
+    for (size_t t = 0; t < triangle_count; ++t)
         for (int e = 0; e < 3; ++e) {
             uint32_t a = tri[3 * t + e], b = tri[3 * t + (e + 1) % 3];
             if (a == b) continue;
