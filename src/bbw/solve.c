@@ -242,7 +242,7 @@ static double certify(solve_state *s, double rho, int exact)
         for (size_t j = 0; j < m; ++j) xf[j] += bs[j]; /* base - y */
     }
     sn_ldlt q_factor = s->factor;
-    q_factor.vals = s->q_vals;
+    q_factor.super_vals = s->q_vals;
     q_factor.diag = s->q_diag;
     sn_ldlt_solve(&q_factor, xv, m, s->work);
     double quad = 0.0;
@@ -336,11 +336,11 @@ static sinew_result prepare(solve_state *s, double *rho)
      * ends. It adapts to the mesh: coarse meshes have a narrow spectrum. */
     *rho *= s->lambda_min > 0.0 ? sqrt(s->lambda_min * ratio) : ratio;
     /* Q_FF's own factor stays for the certificate's dual (same pattern). */
-    size_t entries = sn_ldlt_factor_nonzeros(&s->factor);
+    size_t entries = sn_ldlt_block_values(&s->factor);
     s->q_vals = sn_alloc_array(&b->env, entries + 1, sizeof(double), "biharmonic factor values");
     s->q_diag = sn_alloc_array(&b->env, nf, sizeof(double), "biharmonic factor diagonal");
     if (!s->q_vals || !s->q_diag) return sn_alloc_failure();
-    memcpy(s->q_vals, s->factor.vals, entries * sizeof(double));
+    memcpy(s->q_vals, s->factor.super_vals, entries * sizeof(double));
     memcpy(s->q_diag, s->factor.diag, nf * sizeof(double));
     if ((r = sn_progress(&b->env, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
     for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] += *rho * b->mass[s->free_vertex[f]];

@@ -1,9 +1,18 @@
 /*
  * Sparse LDL^T factorisation of symmetric positive definite matrices:
- * nested-dissection ordering, elimination tree and column counts
- * (symbolic), then an up-looking numeric factorisation that can be repeated
- * for new values on the same pattern. Solves take many right-hand sides at
- * once, stored vertex-major, so one pass over the factor serves them all.
+ * nested-dissection ordering, elimination tree, column counts and
+ * supernodes (symbolic), then a supernodal left-looking numeric
+ * factorisation that can be repeated for new values on the same pattern.
+ * Solves take many right-hand sides at once, stored vertex-major, so one
+ * pass over the factor serves them all.
+ *
+ * Supernodes are runs of consecutive columns that form a chain in the
+ * (postordered) elimination tree, so the rows below a run are those of its
+ * last column. Each is stored as a dense column-major block of k columns
+ * and k + r rows (the run's own rows, then the r rows below it): the strictly
+ * lower part holds L, with explicit zeros where a column's pattern is
+ * shorter (a few are allowed, so that runs get long); the rest is unused.
+ * Both the factorisation and the solves then work on small dense blocks.
  */
 #ifndef SN_LINALG_LDLT_H
 #define SN_LINALG_LDLT_H
@@ -15,16 +24,21 @@ typedef struct sn_ldlt {
     uint32_t *perm;     /* perm[new] = old */
     uint32_t *iperm;    /* iperm[old] = new */
     int32_t *parent;    /* elimination tree, -1 at roots */
-    /* Upper triangle of the permuted matrix, by columns; src[p] is the
-     * position of the value in the analysed matrix's vals. */
-    size_t *up_colptr;
-    uint32_t *up_rows;
-    size_t *up_src;
-    /* Strictly lower factor by columns, and the diagonal D. */
-    size_t *colptr;
-    uint32_t *rows;
-    double *vals;
-    double *diag;
+    /* Lower triangle (diagonal included) of the permuted matrix by columns;
+     * low_src[p] is the position of the value in the analysed matrix's vals. */
+    size_t *low_colptr;
+    uint32_t *low_rows;
+    size_t *low_src;
+    size_t nonzeros;    /* entries of the strictly lower factor, zeros of the blocks not counted */
+    double *diag;       /* D */
+    size_t super_count;
+    uint32_t *super_first;  /* super_count + 1 column boundaries */
+    uint32_t *super_of;     /* column -> its supernode */
+    size_t *super_rowptr;   /* super_count + 1 offsets into super_rows */
+    uint32_t *super_rows;   /* rows below each run, increasing */
+    size_t *super_valptr;   /* super_count + 1 offsets into super_vals */
+    double *super_vals;
+    size_t max_rows;        /* largest k + r over the supernodes */
 } sn_ldlt;
 
 /* Orders A and computes the factor's pattern. A is stored in full. coords
@@ -43,6 +57,11 @@ void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work);
 
 /* Entries of the strict lower factor (a measure of fill). */
 size_t sn_ldlt_factor_nonzeros(const sn_ldlt *f);
+
+/* Length of super_vals: the numeric values the solves read (with diag). A
+ * second factor of another matrix on the same pattern can be kept by copying
+ * super_vals and diag, and swapped in for a solve. */
+size_t sn_ldlt_block_values(const sn_ldlt *f);
 
 void sn_ldlt_free(const sn_env *env, sn_ldlt *f);
 

@@ -1,15 +1,26 @@
 /*
- * ISA-specific variants of the LDL^T solve, built in their own static
- * libraries with their own flags (src/linalg/meson.build).
+ * The one inner kernel of the supernodal LDL^T solves, with ISA-specific
+ * variants built in their own static libraries with their own flags
+ * (src/linalg/meson.build).
  */
 #ifndef SN_LINALG_LDLT_KERNELS_H
 #define SN_LINALG_LDLT_KERNELS_H
 
 #include "linalg/ldlt.h"
 
-typedef void (*sn_ldlt_solve_fn)(const sn_ldlt *f, double *x, size_t m, double *work);
+/* Targets updated together by one tile call (rows kept in registers). */
+#define SN_LDLT_TILE 4
 
-/* The AVX2 + FMA solve when this build has it and the CPU runs it, else NULL. */
-sn_ldlt_solve_fn sn_ldlt_solve_avx2(void);
+/* For a < nt (nt <= SN_LDLT_TILE): targets[a] -= sum over t < ns of
+ * coef[t * ct + a * ca] * source_t, each row m values, where source_t is
+ * the row base + idx[t] * m (idx given) or base + t * m (idx NULL). */
+typedef void (*sn_ldlt_tile_fn)(double *const *targets, size_t nt, const double *base, const uint32_t *idx,
+                                size_t ns, const double *coef, size_t ct, size_t ca, size_t m);
+
+/* The portable tile (always available; tests compare the others with it). */
+sn_ldlt_tile_fn sn_ldlt_tile_portable(void);
+
+/* The AVX2 + FMA tile when this build has it and the CPU runs it, else NULL. */
+sn_ldlt_tile_fn sn_ldlt_tile_avx2(void);
 
 #endif /* SN_LINALG_LDLT_KERNELS_H */

@@ -1,56 +1,104 @@
-/* AVX2 + FMA triangular solves of the LDL^T factor for many right-hand sides
- * (the bbw split pushes 20 handles through the factor every iteration, which
- * is most of its time). Built with -mavx2 -mfma when the compiler and the
- * `simd` option allow; sn_ldlt_solve calls it only after checking the CPU.
- * Each factor entry updates one row of m values: four at a time, the rest
- * one by one. */
-#include <string.h>
-
+/* AVX2 + FMA tile kernel of the supernodal LDL^T solves (the bbw split
+ * pushes 20 handles through the factor every iteration, which is most of
+ * its time). Built with -mavx2 -mfma when the compiler and the `simd` option
+ * allow; sn_ldlt_solve calls it only after checking the CPU. Up to four
+ * target rows stay in registers, eight right-hand sides at a time, while
+ * the sources stream past: each source chunk is loaded once for all four
+ * targets and each coefficient once per chunk. */
 #include "linalg/ldlt_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
 #  include <immintrin.h>
 
-/* y -= l * x over m values. */
-static inline void row_update(double *y, const double *x, double l, size_t m)
+#  define SOURCE(t) (base + (idx ? (size_t)idx[t] : (t)) * m + h)
+
+/* Eight right-hand sides from column h, NT targets (a compile-time constant
+ * after inlining, so the accumulators are registers). */
+static inline __attribute__((always_inline)) void chunk8(double *const *targets, size_t NT, const double *base,
+                                                        const uint32_t *idx, size_t ns, const double *coef,
+                                                        size_t ct, size_t ca, size_t m, size_t h)
 {
-    __m256d lv = _mm256_set1_pd(l);
+    __m256d lo[SN_LDLT_TILE], hi[SN_LDLT_TILE];
+    for (size_t a = 0; a < NT; ++a) {
+        lo[a] = _mm256_loadu_pd(targets[a] + h);
+        hi[a] = _mm256_loadu_pd(targets[a] + h + 4);
+    }
+    for (size_t t = 0; t < ns; ++t) {
+        const double *x = SOURCE(t);
+        __m256d x0 = _mm256_loadu_pd(x), x1 = _mm256_loadu_pd(x + 4);
+        const double *c = coef + t * ct;
+        for (size_t a = 0; a < NT; ++a) {
+            __m256d l = _mm256_broadcast_sd(c + a * ca);
+            lo[a] = _mm256_fnmadd_pd(l, x0, lo[a]);
+            hi[a] = _mm256_fnmadd_pd(l, x1, hi[a]);
+        }
+    }
+    for (size_t a = 0; a < NT; ++a) {
+        _mm256_storeu_pd(targets[a] + h, lo[a]);
+        _mm256_storeu_pd(targets[a] + h + 4, hi[a]);
+    }
+}
+
+/* Four right-hand sides from column h. */
+static inline __attribute__((always_inline)) void chunk4(double *const *targets, size_t NT, const double *base,
+                                                        const uint32_t *idx, size_t ns, const double *coef,
+                                                        size_t ct, size_t ca, size_t m, size_t h)
+{
+    __m256d acc[SN_LDLT_TILE];
+    for (size_t a = 0; a < NT; ++a) acc[a] = _mm256_loadu_pd(targets[a] + h);
+    for (size_t t = 0; t < ns; ++t) {
+        __m256d x0 = _mm256_loadu_pd(SOURCE(t));
+        const double *c = coef + t * ct;
+        for (size_t a = 0; a < NT; ++a) acc[a] = _mm256_fnmadd_pd(_mm256_broadcast_sd(c + a * ca), x0, acc[a]);
+    }
+    for (size_t a = 0; a < NT; ++a) _mm256_storeu_pd(targets[a] + h, acc[a]);
+}
+
+/* The remaining right-hand sides one at a time. */
+static inline __attribute__((always_inline)) void chunk1(double *const *targets, size_t NT, const double *base,
+                                                        const uint32_t *idx, size_t ns, const double *coef,
+                                                        size_t ct, size_t ca, size_t m, size_t h)
+{
+    double acc[SN_LDLT_TILE];
+    for (size_t a = 0; a < NT; ++a) acc[a] = targets[a][h];
+    for (size_t t = 0; t < ns; ++t) {
+        double x0 = *SOURCE(t);
+        const double *c = coef + t * ct;
+        for (size_t a = 0; a < NT; ++a) acc[a] -= c[a * ca] * x0;
+    }
+    for (size_t a = 0; a < NT; ++a) targets[a][h] = acc[a];
+}
+
+static inline __attribute__((always_inline)) void tile_nt(double *const *targets, size_t NT, const double *base,
+                                                         const uint32_t *idx, size_t ns, const double *coef,
+                                                         size_t ct, size_t ca, size_t m)
+{
     size_t h = 0;
-    for (; h + 4 <= m; h += 4)
-        _mm256_storeu_pd(y + h, _mm256_fnmadd_pd(lv, _mm256_loadu_pd(x + h), _mm256_loadu_pd(y + h)));
-    for (; h < m; ++h) y[h] -= l * x[h];
+    for (; h + 8 <= m; h += 8) chunk8(targets, NT, base, idx, ns, coef, ct, ca, m, h);
+    for (; h + 4 <= m; h += 4) chunk4(targets, NT, base, idx, ns, coef, ct, ca, m, h);
+    for (; h < m; ++h) chunk1(targets, NT, base, idx, ns, coef, ct, ca, m, h);
 }
 
-static void solve_avx2(const sn_ldlt *f, double *x, size_t m, double *work)
+static void tile_avx2(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
+                      const double *coef, size_t ct, size_t ca, size_t m)
 {
-    size_t n = f->n;
-    for (size_t k = 0; k < n; ++k) memcpy(work + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
-    for (size_t j = 0; j < n; ++j) {
-        const double *yj = work + j * m;
-        for (size_t p = f->colptr[j]; p < f->colptr[j + 1]; ++p)
-            row_update(work + (size_t)f->rows[p] * m, yj, f->vals[p], m);
+    switch (nt) {
+    case 4: tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m); break;
+    case 3: tile_nt(targets, 3, base, idx, ns, coef, ct, ca, m); break;
+    case 2: tile_nt(targets, 2, base, idx, ns, coef, ct, ca, m); break;
+    case 1: tile_nt(targets, 1, base, idx, ns, coef, ct, ca, m); break;
+    default: break;
     }
-    for (size_t j = 0; j < n; ++j) {
-        double inv = 1.0 / f->diag[j];
-        double *yj = work + j * m;
-        for (size_t h = 0; h < m; ++h) yj[h] *= inv;
-    }
-    for (size_t j = n; j-- > 0;) {
-        double *yj = work + j * m;
-        for (size_t p = f->colptr[j]; p < f->colptr[j + 1]; ++p)
-            row_update(yj, work + (size_t)f->rows[p] * m, f->vals[p], m);
-    }
-    for (size_t k = 0; k < n; ++k) memcpy(x + (size_t)f->perm[k] * m, work + k * m, m * sizeof(double));
 }
 
-sn_ldlt_solve_fn sn_ldlt_solve_avx2(void)
+sn_ldlt_tile_fn sn_ldlt_tile_avx2(void)
 {
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return solve_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return tile_avx2;
     return NULL;
 }
 
 #else
 
-sn_ldlt_solve_fn sn_ldlt_solve_avx2(void) { return NULL; }
+sn_ldlt_tile_fn sn_ldlt_tile_avx2(void) { return NULL; }
 
 #endif

@@ -1,0 +1,90 @@
+/*
+ * Solves with the supernodal LDL^T (ldlt.h) for many right-hand sides at
+ * once. Every step is a tile: up to four target rows updated from a run of
+ * source rows with coefficients from one block (ldlt_kernels.h), so the
+ * targets stay in registers while the sources stream past.
+ */
+#include "linalg/ldlt.h"
+#include "linalg/ldlt_kernels.h"
+
+#include <string.h>
+
+/* Portable tile; the compiler vectorises the loop over right-hand sides. */
+static void tile_portable(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
+                          const double *coef, size_t ct, size_t ca, size_t m)
+{
+    for (size_t a = 0; a < nt; ++a) {
+        double *y = targets[a];
+        for (size_t t = 0; t < ns; ++t) {
+            const double *x = base + (idx ? idx[t] : t) * m;
+            double l = coef[t * ct + a * ca];
+            for (size_t h = 0; h < m; ++h) y[h] -= l * x[h];
+        }
+    }
+}
+
+sn_ldlt_tile_fn sn_ldlt_tile_portable(void) { return tile_portable; }
+
+/* L Y = X over one supernode: its own unit triangle, four rows at a time,
+ * then the rows below it. */
+static void forward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ldlt_tile_fn tile)
+{
+    size_t c0 = f->super_first[s], k = f->super_first[s + 1] - c0;
+    size_t r = f->super_rowptr[s + 1] - f->super_rowptr[s], ld = k + r;
+    const uint32_t *below = f->super_rows + f->super_rowptr[s];
+    const double *block = f->super_vals + f->super_valptr[s];
+    double *xs = x + c0 * m, *targets[SN_LDLT_TILE];
+    for (size_t i0 = 0; i0 < k; i0 += SN_LDLT_TILE) {
+        size_t ni = k - i0 < SN_LDLT_TILE ? k - i0 : SN_LDLT_TILE;
+        for (size_t a = 0; a < ni; ++a) targets[a] = xs + (i0 + a) * m;
+        tile(targets, ni, xs, NULL, i0, block + i0, ld, 1, m);
+        for (size_t a = 1; a < ni; ++a)
+            tile(targets + a, 1, xs + i0 * m, NULL, a, block + i0 * ld + i0 + a, ld, 0, m);
+    }
+    for (size_t q0 = 0; q0 < r; q0 += SN_LDLT_TILE) {
+        size_t nq = r - q0 < SN_LDLT_TILE ? r - q0 : SN_LDLT_TILE;
+        for (size_t a = 0; a < nq; ++a) targets[a] = x + (size_t)below[q0 + a] * m;
+        tile(targets, nq, xs, NULL, k, block + k + q0, ld, 1, m);
+    }
+}
+
+/* L^T X = Y over one supernode: the rows below it (already final), then its
+ * own triangle from the last group of four columns back. */
+static void backward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ldlt_tile_fn tile)
+{
+    size_t c0 = f->super_first[s], k = f->super_first[s + 1] - c0;
+    size_t r = f->super_rowptr[s + 1] - f->super_rowptr[s], ld = k + r;
+    const uint32_t *below = f->super_rows + f->super_rowptr[s];
+    const double *block = f->super_vals + f->super_valptr[s];
+    double *xs = x + c0 * m, *targets[SN_LDLT_TILE];
+    if (r)
+        for (size_t t0 = 0; t0 < k; t0 += SN_LDLT_TILE) {
+            size_t nt = k - t0 < SN_LDLT_TILE ? k - t0 : SN_LDLT_TILE;
+            for (size_t a = 0; a < nt; ++a) targets[a] = xs + (t0 + a) * m;
+            tile(targets, nt, x, below, r, block + t0 * ld + k, 1, ld, m);
+        }
+    for (size_t g = (k + SN_LDLT_TILE - 1) / SN_LDLT_TILE; g-- > 0;) {
+        size_t t0 = g * SN_LDLT_TILE, nt = k - t0 < SN_LDLT_TILE ? k - t0 : SN_LDLT_TILE;
+        for (size_t a = 0; a < nt; ++a) targets[a] = xs + (t0 + a) * m;
+        tile(targets, nt, xs + (t0 + nt) * m, NULL, k - t0 - nt, block + t0 * ld + t0 + nt, 1, ld, m);
+        for (size_t a = nt - 1; a-- > 0;)
+            tile(targets + a, 1, xs + (t0 + a + 1) * m, NULL, nt - 1 - a, block + (t0 + a) * ld + t0 + a + 1, 1, 0,
+                 m);
+    }
+}
+
+void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work)
+{
+    sn_ldlt_tile_fn tile = sn_ldlt_tile_avx2();
+    if (!tile) tile = tile_portable;
+    size_t n = f->n;
+    for (size_t k = 0; k < n; ++k) memcpy(work + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
+    for (size_t s = 0; s < f->super_count; ++s) forward_block(f, s, work, m, tile);
+    for (size_t j = 0; j < n; ++j) {
+        double inv = 1.0 / f->diag[j];
+        double *yj = work + j * m;
+        for (size_t h = 0; h < m; ++h) yj[h] *= inv;
+    }
+    for (size_t s = f->super_count; s-- > 0;) backward_block(f, s, work, m, tile);
+    for (size_t k = 0; k < n; ++k) memcpy(x + (size_t)f->perm[k] * m, work + k * m, m * sizeof(double));
+}
