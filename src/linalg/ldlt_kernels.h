@@ -8,8 +8,9 @@
 
 #include "linalg/ldlt.h"
 
-/* Targets updated together by one tile call (rows kept in registers). */
-#define SN_LDLT_TILE 4
+/* Targets updated together by one tile call (rows kept in registers): eight
+ * rows of a column-major block share each cache line of coefficients. */
+#define SN_LDLT_TILE 8
 
 /* For a < nt (nt <= SN_LDLT_TILE): targets[a] -= sum over t < ns of
  * coef[t * ct + a * ca] * source_t, each row m values, where source_t is
@@ -22,5 +23,11 @@ sn_ldlt_tile_fn sn_ldlt_tile_portable(void);
 
 /* The AVX2 + FMA tile when this build has it and the CPU runs it, else NULL. */
 sn_ldlt_tile_fn sn_ldlt_tile_avx2(void);
+
+/* The AVX-512 (F + VL) tile when this build has it and the CPU runs it. */
+sn_ldlt_tile_fn sn_ldlt_tile_avx512(void);
+
+/* The fastest tile this build and CPU offer. */
+sn_ldlt_tile_fn sn_ldlt_tile_best(void);
 
 #endif /* SN_LINALG_LDLT_KERNELS_H */

@@ -25,6 +25,13 @@ static void tile_portable(double *const *targets, size_t nt, const double *base,
 
 sn_ldlt_tile_fn sn_ldlt_tile_portable(void) { return tile_portable; }
 
+sn_ldlt_tile_fn sn_ldlt_tile_best(void)
+{
+    sn_ldlt_tile_fn tile = sn_ldlt_tile_avx512();
+    if (!tile) tile = sn_ldlt_tile_avx2();
+    return tile ? tile : tile_portable;
+}
+
 /* L Y = X over one supernode: its own unit triangle, four rows at a time,
  * then the rows below it. */
 static void forward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ldlt_tile_fn tile)
@@ -75,8 +82,7 @@ static void backward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_l
 
 void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work)
 {
-    sn_ldlt_tile_fn tile = sn_ldlt_tile_avx2();
-    if (!tile) tile = tile_portable;
+    sn_ldlt_tile_fn tile = sn_ldlt_tile_best();
     size_t n = f->n;
     for (size_t k = 0; k < n; ++k) memcpy(work + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
     for (size_t s = 0; s < f->super_count; ++s) forward_block(f, s, work, m, tile);

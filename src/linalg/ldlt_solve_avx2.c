@@ -1,8 +1,8 @@
 /* AVX2 + FMA tile kernel of the supernodal LDL^T solves (the bbw split
  * pushes 20 handles through the factor every iteration, which is most of
  * its time). Built with -mavx2 -mfma when the compiler and the `simd` option
- * allow; sn_ldlt_solve calls it only after checking the CPU. Up to four
- * target rows stay in registers, eight right-hand sides at a time, while
+ * allow; sn_ldlt_solve calls it only after checking the CPU. Four target
+ * rows at a time stay in registers, eight right-hand sides at a time, while
  * the sources stream past: each source chunk is loaded once for all four
  * targets and each coefficient once per chunk. */
 #include "linalg/ldlt_kernels.h"
@@ -18,7 +18,7 @@ static inline __attribute__((always_inline)) void chunk8(double *const *targets,
                                                         const uint32_t *idx, size_t ns, const double *coef,
                                                         size_t ct, size_t ca, size_t m, size_t h)
 {
-    __m256d lo[SN_LDLT_TILE], hi[SN_LDLT_TILE];
+    __m256d lo[4], hi[4];
     for (size_t a = 0; a < NT; ++a) {
         lo[a] = _mm256_loadu_pd(targets[a] + h);
         hi[a] = _mm256_loadu_pd(targets[a] + h + 4);
@@ -44,7 +44,7 @@ static inline __attribute__((always_inline)) void chunk4(double *const *targets,
                                                         const uint32_t *idx, size_t ns, const double *coef,
                                                         size_t ct, size_t ca, size_t m, size_t h)
 {
-    __m256d acc[SN_LDLT_TILE];
+    __m256d acc[4];
     for (size_t a = 0; a < NT; ++a) acc[a] = _mm256_loadu_pd(targets[a] + h);
     for (size_t t = 0; t < ns; ++t) {
         __m256d x0 = _mm256_loadu_pd(SOURCE(t));
@@ -59,7 +59,7 @@ static inline __attribute__((always_inline)) void chunk1(double *const *targets,
                                                         const uint32_t *idx, size_t ns, const double *coef,
                                                         size_t ct, size_t ca, size_t m, size_t h)
 {
-    double acc[SN_LDLT_TILE];
+    double acc[4];
     for (size_t a = 0; a < NT; ++a) acc[a] = targets[a][h];
     for (size_t t = 0; t < ns; ++t) {
         double x0 = *SOURCE(t);
@@ -82,6 +82,8 @@ static inline __attribute__((always_inline)) void tile_nt(double *const *targets
 static void tile_avx2(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
                       const double *coef, size_t ct, size_t ca, size_t m)
 {
+    /* Sixteen ymm registers hold four targets' accumulators at most. */
+    for (; nt > 4; nt -= 4, targets += 4, coef += 4 * ca) tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m);
     switch (nt) {
     case 4: tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m); break;
     case 3: tile_nt(targets, 3, base, idx, ns, coef, ct, ca, m); break;
