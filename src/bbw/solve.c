@@ -73,6 +73,32 @@ void sn_bbw_project_simplex(double *v, size_t m, uint32_t *idx)
     for (size_t j = 0; j < m; ++j) v[j] = v[j] > tau ? v[j] - tau : 0.0;
 }
 
+/* Projection onto the simplex from a guess of the support, the row's
+ * previous one (late in the iteration it nearly always still holds): the
+ * threshold that guess implies is the projection's exactly when it keeps
+ * that same support (the projection's threshold is unique); otherwise
+ * Michelot's algorithm decides. */
+static void project_simplex_near(double *v, const double *previous, size_t m, uint32_t *idx)
+{
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t j = 0; j < m; ++j)
+        if (previous[j] > 0.0) {
+            sum += v[j];
+            ++n;
+        }
+    if (n) {
+        double tau = (sum - 1.0) / (double)n;
+        size_t j = 0;
+        while (j < m && (previous[j] > 0.0) == (v[j] > tau)) ++j;
+        if (j == m) {
+            for (j = 0; j < m; ++j) v[j] = v[j] > tau ? v[j] - tau : 0.0;
+            return;
+        }
+    }
+    sn_bbw_project_simplex(v, m, idx);
+}
+
 /* Plain comparisons, not fmin/fmax: those are library calls unless the
  * compiler may ignore NaN, and this runs on every cell every iteration. */
 static void project_box(double *v, size_t m)
@@ -284,8 +310,8 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->z = sn_calloc_array(&b->env, cells, sizeof(double), "admm z");
     s->s = sn_alloc_array(&b->env, cells, sizeof(double), "admm state");
     s->g = sn_alloc_array(&b->env, cells, sizeof(double), "admm step");
-    s->df = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson residuals");
-    s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson steps");
+    s->df = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(float), "anderson residuals");
+    s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(float), "anderson steps");
     s->f = sn_alloc_array(&b->env, cells, sizeof(double), "admm residual");
     s->rhs = sn_alloc_array(&b->env, cells, sizeof(double), "certificate right-hand side");
     s->row = sn_alloc_array(&b->env, m, sizeof(double), "projection row");
@@ -400,7 +426,7 @@ static double projection_pass(solve_state *st, const anderson *aa, double rho, i
 {
     const sinew_bbw *b = st->b;
     size_t m = b->handle_count, nf = st->nf, cells = nf * m, h = first ? 0 : aa->used;
-    const double *dg[SN_BBW_ANDERSON];
+    const float *dg[SN_BBW_ANDERSON];
     for (size_t i = 0; i < h; ++i) dg[i] = st->dg + aa->slot[i] * cells;
     double change = 0.0, *v = st->row;
     for (size_t f = 0; f < nf; ++f) {
@@ -411,12 +437,12 @@ static double projection_pass(solve_state *st, const anderson *aa, double rho, i
             for (size_t j = 0; j < m; ++j) sb[j] = gb[j];
             for (size_t i = 0; i < h; ++i) {
                 double c = aa->gamma[i];
-                const double *d = dg[i] + o;
+                const float *d = dg[i] + o;
                 for (size_t j = 0; j < m; ++j) sb[j] -= c * d[j];
             }
         }
         memcpy(v, sb, m * sizeof(double));
-        if (exact) sn_bbw_project_simplex(v, m, st->scratch);
+        if (exact) project_simplex_near(v, zb, m, st->scratch);
         else project_box(v, m);
         double rm = rho * b->mass[st->free_vertex[f]];
         const double *bb = st->base + o;
@@ -439,9 +465,9 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
     const sinew_bbw *b = st->b;
     size_t m = b->handle_count, nf = st->nf, cells = nf * m;
     size_t h = 0;
-    const double *df[SN_BBW_ANDERSON];
+    const float *df[SN_BBW_ANDERSON];
     double gram[SN_BBW_ANDERSON] = {0}, fdot[SN_BBW_ANDERSON] = {0};
-    double *dfn = NULL, *dgn = NULL;
+    float *dfn = NULL, *dgn = NULL;
     if (!first) {
         /* The new column takes the next slot (dropping the oldest when the
          * ring is full); the active slots are listed newest first. */
@@ -465,8 +491,8 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
             row += d * d;
             double gn = sb[j] + SN_BBW_RELAX * d, fn = SN_BBW_RELAX * d;
             if (!first) {
-                dfn[o + j] = fn - fb[j];
-                dgn[o + j] = gn - gb[j];
+                dfn[o + j] = (float)(fn - fb[j]);
+                dgn[o + j] = (float)(gn - gb[j]);
             }
             gb[j] = gn;
             fb[j] = fn;
@@ -474,10 +500,10 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
         double w = b->mass[st->free_vertex[f]];
         norm += w * row;
         for (size_t i = 0; i < h; ++i) {
-            const double *di = df[i] + o, *dn = dfn + o;
+            const float *di = df[i] + o, *dn = dfn + o;
             double dd = 0.0, dfv = 0.0;
             for (size_t j = 0; j < m; ++j) {
-                dd += di[j] * dn[j];
+                dd += (double)di[j] * dn[j];
                 dfv += di[j] * fb[j];
             }
             gram[i] += w * dd;

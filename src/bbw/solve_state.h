@@ -18,8 +18,11 @@ typedef struct solve_state {
     double *base;            /* rhs from the fixed vertices, nf x m */
     double *x, *z, *s, *rhs, *work;
     /* The last step g = T(s) and residual f = g - s, and Anderson's history
-     * of their differences: a ring of SN_BBW_ANDERSON columns each. */
-    double *g, *f, *df, *dg;
+     * of their differences: a ring of SN_BBW_ANDERSON columns each, in single
+     * precision (they only steer the extrapolation, and the passes that
+     * read them are memory-bound). */
+    double *g, *f;
+    float *df, *dg;
     double *row;             /* one vertex's weights (handle_count) */
     uint32_t *scratch;
     size_t nf;
