@@ -37,10 +37,11 @@
 #define SN_BBW_EIGEN_TOL 1e-4
 /* Default penalty relative to sqrt(lambda_min mean(diag(Q)/M)) (see prepare). */
 #define SN_BBW_DEFAULT_PENALTY 0.05
-/* Iterations between two optimality certificates once the residuals are
- * small (each costs about an iteration), four times as many while the bound
- * is still far from the tolerance. */
-#define SN_BBW_CERTIFY_EVERY 5
+/* Iterations between two optimality certificates (each costs about an
+ * iteration): at least MIN_GAP, at most MAX_GAP, and in between only when
+ * the split's residual predicts success (see the iteration). */
+#define SN_BBW_CERTIFY_MIN_GAP 2
+#define SN_BBW_CERTIFY_MAX_GAP 25
 /* The certificate is first taken when the split's residuals are below this
  * multiple of the tolerance (on the meshes measured, the error only gets
  * near the tolerance well after the residuals do). */
@@ -559,8 +560,8 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
      * tries to finish exactly; if the support is not settled yet, the split
      * continues to a tighter stage tolerance and polishes again. */
     double stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
-    uint32_t polish_rounds = 0, next_polish = 0, next_certificate = 0;
-    double bound = INFINITY;
+    uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0;
+    double bound = INFINITY, bound_per_norm = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
     while (!converged && it < max_it) {
@@ -572,10 +573,17 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
         /* The split's residuals only say the iteration has slowed down; the
          * certificate says how far the weights are from the minimiser. It
          * costs a product with Q and a solve, so it is taken once the
-         * residuals are near the tolerance, then every few iterations. */
-        if (primal <= SN_BBW_CERTIFY_START * tol && change <= SN_BBW_CERTIFY_START * tol && it >= next_certificate) {
+         * residuals are near the tolerance, and after that when the split's
+         * residual, scaled by the ratio bound / residual the last
+         * certificate found, predicts success (late in the iteration the
+         * two fall together; the ratio drifts up, so a failed prediction
+         * corrects the next), and at least every MAX_GAP iterations. */
+        if (primal <= SN_BBW_CERTIFY_START * tol && change <= SN_BBW_CERTIFY_START * tol &&
+            (!last_certificate || it >= last_certificate + SN_BBW_CERTIFY_MAX_GAP ||
+             (it >= last_certificate + SN_BBW_CERTIFY_MIN_GAP && norm * bound_per_norm <= tol))) {
             bound = certify(&s, rho, exact);
-            next_certificate = it + (bound > 4.0 * tol ? 4 : 1) * SN_BBW_CERTIFY_EVERY;
+            last_certificate = it;
+            bound_per_norm = norm > 0.0 ? bound / norm : INFINITY;
             if (bound <= tol) {
                 converged = 1;
                 break;
