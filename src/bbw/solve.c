@@ -37,10 +37,11 @@
 #define SN_BBW_EIGEN_TOL 1e-4
 /* Default penalty relative to sqrt(lambda_min mean(diag(Q)/M)) (see prepare). */
 #define SN_BBW_DEFAULT_PENALTY 0.05
-/* Iterations between two optimality certificates once the residuals are
- * small (each costs about an iteration), four times as many while the bound
- * is still far from the tolerance. */
-#define SN_BBW_CERTIFY_EVERY 5
+/* Iterations between two optimality certificates (each costs about an
+ * iteration): at least MIN_GAP, at most MAX_GAP, and in between only when
+ * the split's residual predicts success (see the iteration). */
+#define SN_BBW_CERTIFY_MIN_GAP 2
+#define SN_BBW_CERTIFY_MAX_GAP 25
 /* The certificate is first taken when the split's residuals are below this
  * multiple of the tolerance (on the meshes measured, the error only gets
  * near the tolerance well after the residuals do). */
@@ -73,9 +74,37 @@ void sn_bbw_project_simplex(double *v, size_t m, uint32_t *idx)
     for (size_t j = 0; j < m; ++j) v[j] = v[j] > tau ? v[j] - tau : 0.0;
 }
 
+/* Projection onto the simplex from a guess of the support, the row's
+ * previous one (late in the iteration it nearly always still holds): the
+ * threshold that guess implies is the projection's exactly when it keeps
+ * that same support (the projection's threshold is unique); otherwise
+ * Michelot's algorithm decides. */
+static void project_simplex_near(double *v, const double *previous, size_t m, uint32_t *idx)
+{
+    double sum = 0.0;
+    size_t n = 0;
+    for (size_t j = 0; j < m; ++j)
+        if (previous[j] > 0.0) {
+            sum += v[j];
+            ++n;
+        }
+    if (n) {
+        double tau = (sum - 1.0) / (double)n;
+        size_t j = 0;
+        while (j < m && (previous[j] > 0.0) == (v[j] > tau)) ++j;
+        if (j == m) {
+            for (j = 0; j < m; ++j) v[j] = v[j] > tau ? v[j] - tau : 0.0;
+            return;
+        }
+    }
+    sn_bbw_project_simplex(v, m, idx);
+}
+
+/* Plain comparisons, not fmin/fmax: those are library calls unless the
+ * compiler may ignore NaN, and this runs on every cell every iteration. */
 static void project_box(double *v, size_t m)
 {
-    for (size_t j = 0; j < m; ++j) v[j] = fmin(fmax(v[j], 0.0), 1.0);
+    for (size_t j = 0; j < m; ++j) v[j] = v[j] < 0.0 ? 0.0 : v[j] > 1.0 ? 1.0 : v[j];
 }
 
 static void solve_state_free(solve_state *s)
@@ -94,8 +123,8 @@ static void solve_state_free(solve_state *s)
     sn_free(env, s->g);
     sn_free(env, s->df);
     sn_free(env, s->dg);
-    sn_free(env, s->f_prev);
-    sn_free(env, s->g_prev);
+    sn_free(env, s->f);
+    sn_free(env, s->row);
     sn_free(env, s->rhs);
     sn_free(env, s->work);
     sn_free(env, s->scratch);
@@ -195,7 +224,10 @@ static void estimate_lambda_min(solve_state *s)
 static double row_minimum(const double *c, size_t m, int exact)
 {
     double best = exact ? INFINITY : 0.0;
-    for (size_t j = 0; j < m; ++j) best = exact ? fmin(best, c[j]) : best + fmin(c[j], 0.0);
+    for (size_t j = 0; j < m; ++j) {
+        if (exact) best = c[j] < best ? c[j] : best;
+        else best += c[j] < 0.0 ? c[j] : 0.0;
+    }
     return best;
 }
 
@@ -279,15 +311,15 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->z = sn_calloc_array(&b->env, cells, sizeof(double), "admm z");
     s->s = sn_alloc_array(&b->env, cells, sizeof(double), "admm state");
     s->g = sn_alloc_array(&b->env, cells, sizeof(double), "admm step");
-    s->df = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson residuals");
-    s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(double), "anderson steps");
-    s->f_prev = sn_alloc_array(&b->env, cells, sizeof(double), "anderson last residual");
-    s->g_prev = sn_alloc_array(&b->env, cells, sizeof(double), "anderson last step");
-    s->rhs = sn_alloc_array(&b->env, cells, sizeof(double), "admm right-hand side");
+    s->df = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(float), "anderson residuals");
+    s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(float), "anderson steps");
+    s->f = sn_alloc_array(&b->env, cells, sizeof(double), "admm residual");
+    s->rhs = sn_alloc_array(&b->env, cells, sizeof(double), "certificate right-hand side");
+    s->row = sn_alloc_array(&b->env, m, sizeof(double), "projection row");
     s->work = sn_alloc_array(&b->env, cells, sizeof(double), "solve workspace");
     s->scratch = sn_alloc_array(&b->env, m, sizeof(uint32_t), "projection scratch");
-    if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->s || !s->g || !s->df || !s->dg || !s->f_prev ||
-        !s->g_prev || !s->rhs || !s->work || !s->scratch)
+    if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->s || !s->g || !s->df || !s->dg || !s->f ||
+        !s->rhs || !s->row || !s->work || !s->scratch)
         return sn_alloc_failure();
     for (size_t v = 0; v < n; ++v)
         if (s->map[v] != UINT32_MAX) s->free_vertex[s->map[v]] = (uint32_t)v;
@@ -348,62 +380,34 @@ static sinew_result prepare(solve_state *s, double *rho)
     return sn_progress(&b->env, "bbw: factorise", 1.0f);
 }
 
-/* Anderson acceleration (type II): with g = T(s) and f = g - s, find the
- * combination of the remembered steps that best cancels f (mass-weighted
- * least squares, tiny Tikhonov term for stability) and move s to
- * g - dG gamma. With no history the plain step s = g is taken. */
-static void anderson_step(solve_state *st, size_t *history, size_t *head, int have_prev)
+/* Anderson acceleration (type II) of the fixed-point map T: with g = T(s)
+ * and f = g - s, the next s is g - dG gamma, where gamma minimises the mass
+ * norm of f - dF gamma over the remembered differences dF, dG of successive
+ * f and g (a tiny Tikhonov term keeps it stable). The Gram matrix dF' M dF
+ * of the normal equations persists across iterations: each iteration adds
+ * one column, so only that column's dot products are new, and they are
+ * taken in the residual pass that makes the column (residual_pass). */
+typedef struct anderson {
+    size_t used;                                   /* columns remembered */
+    size_t head;                                   /* slot of the newest column */
+    size_t slot[SN_BBW_ANDERSON];                  /* active slots, newest first */
+    double gram[SN_BBW_ANDERSON][SN_BBW_ANDERSON]; /* dF' M dF, by slot */
+    double fdot[SN_BBW_ANDERSON];                  /* dF' M f, by slot */
+    double gamma[SN_BBW_ANDERSON];                 /* by position in slot[] */
+} anderson;
+
+/* Solves the small normal equations for gamma (Gaussian elimination; the
+ * matrix is symmetric positive definite). */
+static void anderson_coefficients(anderson *aa)
 {
-    sinew_bbw *b = st->b;
-    size_t m = b->handle_count, nf = st->nf, cells = nf * m;
-    double *fcur = st->rhs; /* free after the solve: holds f = g - s */
-    for (size_t k = 0; k < cells; ++k) fcur[k] = st->g[k] - st->s[k];
-    if (have_prev && *history < SIZE_MAX) {
-        double *dfc = st->df + *head * cells, *dgc = st->dg + *head * cells;
-        for (size_t k = 0; k < cells; ++k) {
-            dfc[k] = fcur[k] - st->f_prev[k];
-            dgc[k] = st->g[k] - st->g_prev[k];
-        }
-        *head = (*head + 1) % SN_BBW_ANDERSON;
-        if (*history < SN_BBW_ANDERSON) ++*history;
-    }
-    memcpy(st->f_prev, fcur, cells * sizeof(double));
-    memcpy(st->g_prev, st->g, cells * sizeof(double));
-    size_t h = *history;
-    if (h == 0) {
-        memcpy(st->s, st->g, cells * sizeof(double));
-        return;
-    }
-    /* Columns are the last h entries of the ring, in any order. */
-    double a[SN_BBW_ANDERSON][SN_BBW_ANDERSON + 1];
-    size_t col[SN_BBW_ANDERSON];
-    for (size_t i = 0; i < h; ++i) col[i] = (*head + SN_BBW_ANDERSON - 1 - i) % SN_BBW_ANDERSON;
-    for (size_t i = 0; i < h; ++i)
-        for (size_t j = 0; j <= h; ++j) a[i][j] = 0.0;
-    for (size_t f = 0; f < nf; ++f) {
-        double w = b->mass[st->free_vertex[f]];
-        for (size_t i = 0; i < h; ++i) {
-            const double *di = st->df + col[i] * cells + f * m;
-            for (size_t j = i; j < h; ++j) {
-                const double *dj = st->df + col[j] * cells + f * m;
-                double dot = 0.0;
-                for (size_t k = 0; k < m; ++k) dot += di[k] * dj[k];
-                a[i][j] += w * dot;
-            }
-            const double *fr = fcur + f * m;
-            double dot = 0.0;
-            for (size_t k = 0; k < m; ++k) dot += di[k] * fr[k];
-            a[i][h] += w * dot;
-        }
-    }
-    double scale = 0.0;
-    for (size_t i = 0; i < h; ++i) scale = fmax(scale, a[i][i]);
+    size_t h = aa->used;
+    double a[SN_BBW_ANDERSON][SN_BBW_ANDERSON + 1], scale = 0.0;
     for (size_t i = 0; i < h; ++i) {
-        for (size_t j = 0; j < i; ++j) a[i][j] = a[j][i];
-        a[i][i] += 1e-10 * scale + 1e-300;
+        for (size_t j = 0; j < h; ++j) a[i][j] = aa->gram[aa->slot[i]][aa->slot[j]];
+        a[i][h] = aa->fdot[aa->slot[i]];
+        if (a[i][i] > scale) scale = a[i][i];
     }
-    /* Gaussian elimination; the matrix is symmetric positive definite. */
-    double gamma[SN_BBW_ANDERSON];
+    for (size_t i = 0; i < h; ++i) a[i][i] += 1e-10 * scale + 1e-300;
     for (size_t p = 0; p < h; ++p)
         for (size_t i = p + 1; i < h; ++i) {
             double l = a[i][p] / a[p][p];
@@ -411,14 +415,109 @@ static void anderson_step(solve_state *st, size_t *history, size_t *head, int ha
         }
     for (size_t i = h; i-- > 0;) {
         double v = a[i][h];
-        for (size_t j = i + 1; j < h; ++j) v -= a[i][j] * gamma[j];
-        gamma[i] = v / a[i][i];
+        for (size_t j = i + 1; j < h; ++j) v -= a[i][j] * aa->gamma[j];
+        aa->gamma[i] = v / a[i][i];
     }
-    memcpy(st->s, st->g, cells * sizeof(double));
+}
+
+/* z-step, fused with Anderson's extrapolation and the x-step's right-hand
+ * side, in one pass over the vertices: s = g - dG gamma (unless first), z =
+ * P(s), x = base + rho M (2z - s). Returns the largest change of z. */
+static double projection_pass(solve_state *st, const anderson *aa, double rho, int exact, int first)
+{
+    const sinew_bbw *b = st->b;
+    size_t m = b->handle_count, nf = st->nf, cells = nf * m, h = first ? 0 : aa->used;
+    const float *dg[SN_BBW_ANDERSON];
+    for (size_t i = 0; i < h; ++i) dg[i] = st->dg + aa->slot[i] * cells;
+    double change = 0.0, *v = st->row;
+    for (size_t f = 0; f < nf; ++f) {
+        size_t o = f * m;
+        double *sb = st->s + o, *zb = st->z + o, *xb = st->x + o;
+        if (!first) {
+            const double *gb = st->g + o;
+            for (size_t j = 0; j < m; ++j) sb[j] = gb[j];
+            for (size_t i = 0; i < h; ++i) {
+                double c = aa->gamma[i];
+                const float *d = dg[i] + o;
+                for (size_t j = 0; j < m; ++j) sb[j] -= c * d[j];
+            }
+        }
+        memcpy(v, sb, m * sizeof(double));
+        if (exact) project_simplex_near(v, zb, m, st->scratch);
+        else project_box(v, m);
+        double rm = rho * b->mass[st->free_vertex[f]];
+        const double *bb = st->base + o;
+        for (size_t j = 0; j < m; ++j) {
+            double c = fabs(v[j] - zb[j]);
+            if (c > change) change = c;
+            zb[j] = v[j];
+            xb[j] = bb[j] + rm * (2.0 * v[j] - sb[j]);
+        }
+    }
+    return change;
+}
+
+/* After the x-step: the split's residual d = x - z (largest entry into
+ * *primal, mass norm returned), g = T(s) = s + relax d and f = relax d, and
+ * (unless first) Anderson's new difference column with its dot products
+ * against the remembered ones. */
+static double residual_pass(solve_state *st, anderson *aa, int first, double *primal)
+{
+    const sinew_bbw *b = st->b;
+    size_t m = b->handle_count, nf = st->nf, cells = nf * m;
+    size_t h = 0;
+    const float *df[SN_BBW_ANDERSON];
+    double gram[SN_BBW_ANDERSON] = {0}, fdot[SN_BBW_ANDERSON] = {0};
+    float *dfn = NULL, *dgn = NULL;
+    if (!first) {
+        /* The new column takes the next slot (dropping the oldest when the
+         * ring is full); the active slots are listed newest first. */
+        aa->head = (aa->head + 1) % SN_BBW_ANDERSON;
+        h = aa->used < SN_BBW_ANDERSON ? aa->used + 1 : SN_BBW_ANDERSON;
+        for (size_t i = 0; i < h; ++i) {
+            aa->slot[i] = (aa->head + SN_BBW_ANDERSON - i) % SN_BBW_ANDERSON;
+            df[i] = st->df + aa->slot[i] * cells;
+        }
+        dfn = st->df + aa->head * cells;
+        dgn = st->dg + aa->head * cells;
+    }
+    double worst = 0.0, norm = 0.0;
+    for (size_t f = 0; f < nf; ++f) {
+        size_t o = f * m;
+        const double *xb = st->x + o, *zb = st->z + o, *sb = st->s + o;
+        double *gb = st->g + o, *fb = st->f + o, row = 0.0;
+        for (size_t j = 0; j < m; ++j) {
+            double d = xb[j] - zb[j], ad = fabs(d);
+            if (ad > worst) worst = ad;
+            row += d * d;
+            double gn = sb[j] + SN_BBW_RELAX * d, fn = SN_BBW_RELAX * d;
+            if (!first) {
+                dfn[o + j] = (float)(fn - fb[j]);
+                dgn[o + j] = (float)(gn - gb[j]);
+            }
+            gb[j] = gn;
+            fb[j] = fn;
+        }
+        double w = b->mass[st->free_vertex[f]];
+        norm += w * row;
+        for (size_t i = 0; i < h; ++i) {
+            const float *di = df[i] + o, *dn = dfn + o;
+            double dd = 0.0, dfv = 0.0;
+            for (size_t j = 0; j < m; ++j) {
+                dd += (double)di[j] * dn[j];
+                dfv += di[j] * fb[j];
+            }
+            gram[i] += w * dd;
+            fdot[i] += w * dfv;
+        }
+    }
     for (size_t i = 0; i < h; ++i) {
-        const double *dgc = st->dg + col[i] * cells;
-        for (size_t k = 0; k < cells; ++k) st->s[k] -= gamma[i] * dgc[k];
+        aa->gram[aa->slot[i]][aa->head] = aa->gram[aa->head][aa->slot[i]] = gram[i];
+        aa->fdot[aa->slot[i]] = fdot[i];
     }
+    aa->used = h;
+    *primal = worst;
+    return sqrt(norm);
 }
 
 sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
@@ -455,56 +554,36 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
      * Anderson acceleration extrapolates T from its last few steps. */
     if (cells) memcpy(s.s, s.z, cells * sizeof(double));
     uint32_t it = 0;
-    size_t history = 0, head = 0;
     double primal = 0.0, change = INFINITY, best_norm = INFINITY;
     int converged = nf == 0;
     /* The split runs to a loose stage tolerance, then the active-set polish
      * tries to finish exactly; if the support is not settled yet, the split
      * continues to a tighter stage tolerance and polishes again. */
     double stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
-    uint32_t polish_rounds = 0, next_polish = 0, next_certificate = 0;
-    double bound = INFINITY;
+    uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0;
+    double bound = INFINITY, bound_per_norm = INFINITY;
+    anderson aa;
+    memset(&aa, 0, sizeof aa);
     while (!converged && it < max_it) {
         ++it;
-        change = 0.0;
-        for (size_t f = 0; f < nf; ++f) {
-            double *zb = s.z + f * m, *v = s.rhs + f * m;
-            const double *sb = s.s + f * m;
-            memcpy(v, sb, m * sizeof(double));
-            if (exact) sn_bbw_project_simplex(v, m, s.scratch);
-            else project_box(v, m);
-            for (size_t j = 0; j < m; ++j) {
-                if (it > 1) change = fmax(change, fabs(v[j] - zb[j]));
-                zb[j] = v[j];
-            }
-            double rm = rho * b->mass[s.free_vertex[f]];
-            const double *bb = s.base + f * m;
-            double *xb = s.x + f * m;
-            for (size_t j = 0; j < m; ++j) xb[j] = bb[j] + rm * (2.0 * zb[j] - sb[j]);
-        }
+        change = projection_pass(&s, &aa, rho, exact, it == 1);
         if (it == 1) change = INFINITY;
         sn_ldlt_solve(&s.factor, s.x, m, s.work);
-        primal = 0.0;
-        double norm = 0.0;
-        for (size_t f = 0; f < nf; ++f) {
-            double *xb = s.x + f * m, *g = s.g + f * m, row = 0.0;
-            const double *zb = s.z + f * m, *sb = s.s + f * m;
-            for (size_t j = 0; j < m; ++j) {
-                double d = xb[j] - zb[j];
-                primal = fmax(primal, fabs(d));
-                row += d * d;
-                g[j] = sb[j] + SN_BBW_RELAX * d;
-            }
-            norm += b->mass[s.free_vertex[f]] * row;
-        }
-        norm = sqrt(norm);
+        double norm = residual_pass(&s, &aa, it == 1, &primal);
         /* The split's residuals only say the iteration has slowed down; the
          * certificate says how far the weights are from the minimiser. It
          * costs a product with Q and a solve, so it is taken once the
-         * residuals are near the tolerance, then every few iterations. */
-        if (primal <= SN_BBW_CERTIFY_START * tol && change <= SN_BBW_CERTIFY_START * tol && it >= next_certificate) {
+         * residuals are near the tolerance, and after that when the split's
+         * residual, scaled by the ratio bound / residual the last
+         * certificate found, predicts success (late in the iteration the
+         * two fall together; the ratio drifts up, so a failed prediction
+         * corrects the next), and at least every MAX_GAP iterations. */
+        if (primal <= SN_BBW_CERTIFY_START * tol && change <= SN_BBW_CERTIFY_START * tol &&
+            (!last_certificate || it >= last_certificate + SN_BBW_CERTIFY_MAX_GAP ||
+             (it >= last_certificate + SN_BBW_CERTIFY_MIN_GAP && norm * bound_per_norm <= tol))) {
             bound = certify(&s, rho, exact);
-            next_certificate = it + (bound > 4.0 * tol ? 4 : 1) * SN_BBW_CERTIFY_EVERY;
+            last_certificate = it;
+            bound_per_norm = norm > 0.0 ? bound / norm : INFINITY;
             if (bound <= tol) {
                 converged = 1;
                 break;
@@ -530,9 +609,10 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
             if (stage_tol <= tol * 1.0001) next_polish = 2 * it;
             stage_tol = fmax(stage_tol * 0.1, tol);
         }
-        if (norm > 2.0 * best_norm) history = 0; /* extrapolation went astray: restart it */
-        best_norm = fmin(best_norm, norm);
-        anderson_step(&s, &history, &head, it > 1 && history < SIZE_MAX);
+        /* Extrapolation went astray: restart it from the newest column. */
+        if (norm > 2.0 * best_norm && aa.used > 1) aa.used = 1;
+        if (norm < best_norm) best_norm = norm;
+        if (aa.used) anderson_coefficients(&aa);
         if (it % 16 == 0 && (r = sn_progress(&b->env, "bbw: iterate", (float)it / (float)max_it)) != SINEW_OK)
             goto fail;
     }

@@ -16,10 +16,14 @@ typedef struct solve_state {
     uint32_t *free_vertex;   /* free index -> vertex */
     size_t *diag_pos;        /* position of each diagonal entry of a */
     double *base;            /* rhs from the fixed vertices, nf x m */
-    double *x, *z, *s, *g, *rhs, *work;
-    /* Anderson history: differences of residuals f = T(s) - s and of T(s),
-     * SN_BBW_ANDERSON columns each, and the previous f and T(s). */
-    double *df, *dg, *f_prev, *g_prev;
+    double *x, *z, *s, *rhs, *work;
+    /* The last step g = T(s) and residual f = g - s, and Anderson's history
+     * of their differences: a ring of SN_BBW_ANDERSON columns each, in single
+     * precision (they only steer the extrapolation, and the passes that
+     * read them are memory-bound). */
+    double *g, *f;
+    float *df, *dg;
+    double *row;             /* one vertex's weights (handle_count) */
     uint32_t *scratch;
     size_t nf;
     /* Smallest eigenvalue of Q_FF relative to the mass (Q v = lambda M v),
