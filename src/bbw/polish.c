@@ -52,7 +52,7 @@ static double q_value(const polish *p, size_t f, size_t pos)
 {
     const solve_state *s = p->s;
     double v = s->a.vals[pos];
-    if (s->a.rows[pos] == f) v -= p->rho * s->b->mass[s->free_vertex[f]];
+    if (s->a.rows[pos] == f) v -= p->rho * s->metric[f];
     return v;
 }
 

@@ -16,6 +16,9 @@ typedef struct solve_state {
     uint32_t *free_vertex;   /* free index -> vertex */
     size_t *diag_pos;        /* position of each diagonal entry of a */
     double *base;            /* rhs from the fixed vertices, nf x m */
+    /* The split's metric per free vertex, W = M^1/2 diag(Q)^1/2 scaled to
+     * M's size (see split_metric): the penalty on the diagonal is rho W. */
+    double *metric;
     double *x, *z, *s, *rhs, *work;
     /* The last step g = T(s) and residual f = g - s, and Anderson's history
      * of their differences: a ring of SN_BBW_ANDERSON columns each, in single
