@@ -80,4 +80,8 @@ double sn_bbw_seconds(void);
  * m entries of scratch. */
 void sn_bbw_project_simplex(double *v, size_t m, uint32_t *idx);
 
+/* Projects a weight row onto its feasible set: the simplex (exact partition
+ * of unity) or the box [0, 1] (per-handle variant). */
+void sn_bbw_project_row(double *v, size_t m, int exact, uint32_t *idx);
+
 #endif /* SN_BBW_INTERNAL_H */

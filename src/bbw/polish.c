@@ -293,12 +293,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     }
     if (r == SINEW_OK) {
         /* Rounding can leave weights a hair outside the bounds. */
-        for (size_t f = 0; f < p.nf; ++f) {
-            double *w = p.w + f * p.m;
-            if (exact) sn_bbw_project_simplex(w, p.m, s->scratch);
-            else
-                for (size_t j = 0; j < p.m; ++j) w[j] = fmin(fmax(w[j], 0.0), 1.0);
-        }
+        for (size_t f = 0; f < p.nf; ++f) sn_bbw_project_row(p.w + f * p.m, p.m, exact, s->scratch);
         memcpy(s->z, p.w, cells * sizeof(double));
     }
 done:

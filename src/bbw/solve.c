@@ -109,6 +109,12 @@ static void project_box(double *v, size_t m)
     for (size_t j = 0; j < m; ++j) v[j] = v[j] < 0.0 ? 0.0 : v[j] > 1.0 ? 1.0 : v[j];
 }
 
+void sn_bbw_project_row(double *v, size_t m, int exact, uint32_t *idx)
+{
+    if (exact) sn_bbw_project_simplex(v, m, idx);
+    else project_box(v, m);
+}
+
 static void solve_state_free(solve_state *s)
 {
     const sn_env *env = &s->b->env;
@@ -582,10 +588,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     if ((r = prepare(&s, &rho)) != SINEW_OK) goto fail;
 
     size_t nf = s.nf, cells = nf * m;
-    for (size_t f = 0; f < nf; ++f) {
-        if (exact) sn_bbw_project_simplex(s.z + f * m, m, s.scratch);
-        else project_box(s.z + f * m, m);
-    }
+    for (size_t f = 0; f < nf; ++f) sn_bbw_project_row(s.z + f * m, m, exact, s.scratch);
     /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
      * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
      * Anderson acceleration extrapolates T from its last few steps. */

@@ -6,6 +6,7 @@
 
 #include "geom/bvh.h"
 #include "geom/closest_point.h"
+#include "geom/select.h"
 
 enum { LEAF_SIZE = 4, STACK_SIZE = 96 };
 
@@ -16,31 +17,6 @@ void sn_bvh_free(sn_bvh *bvh, const sn_env *env)
     sn_free(env, bvh->corners);
     sn_free(env, bvh->triangles);
     memset(bvh, 0, sizeof *bvh);
-}
-
-/* Moves the slots of [lo, hi) so that the one at `nth` has the nth smallest
- * key, smaller-or-equal keys before it and greater-or-equal after (quickselect
- * with a middle pivot and Hoare partitioning). */
-static void select_nth(uint32_t *slots, const float *key, size_t lo, size_t hi, size_t nth)
-{
-    while (hi - lo > 1) {
-        /* Lower middle: Hoare partitioning then ends with j < hi - 1, so both sides shrink. */
-        float pivot = key[slots[lo + (hi - lo - 1) / 2]];
-        size_t i = lo - 1, j = hi; /* lo - 1 may wrap; it is incremented before use */
-        for (;;) {
-            do ++i;
-            while (key[slots[i]] < pivot);
-            do --j;
-            while (key[slots[j]] > pivot);
-            if (i >= j) break;
-            uint32_t t = slots[i];
-            slots[i] = slots[j];
-            slots[j] = t;
-        }
-        /* [lo, j] <= pivot <= [j + 1, hi) */
-        if (nth <= j) hi = j + 1;
-        else lo = j + 1;
-    }
 }
 
 typedef struct build_item {
@@ -58,12 +34,12 @@ sinew_result sn_bvh_build(sn_bvh *bvh, const sn_env *env, const float *positions
     stride = sn_stride(stride, 3 * sizeof(float));
     size_t node_cap = 2 * triangle_count; /* a binary tree with at least one triangle per leaf */
     sn_bvh tree = {0};
-    float *centroid = NULL;
+    double *centroid = NULL;
     uint32_t *slots = NULL;
     tree.nodes = (sn_bvh_node *)sn_alloc_array(env, node_cap, sizeof(sn_bvh_node), "BVH nodes");
     tree.corners = (float *)sn_alloc_array(env, triangle_count, 9 * sizeof(float), "BVH triangle corners");
     tree.triangles = (uint32_t *)sn_alloc_array(env, triangle_count, sizeof(uint32_t), "BVH triangle order");
-    centroid = (float *)sn_alloc_array(env, triangle_count, 3 * sizeof(float), "BVH centroids");
+    centroid = (double *)sn_alloc_array(env, triangle_count, 3 * sizeof(double), "BVH centroids");
     slots = (uint32_t *)sn_alloc_array(env, triangle_count, sizeof(uint32_t), "BVH build order");
     if (!tree.nodes || !tree.corners || !tree.triangles || !centroid || !slots) {
         sinew_result r = sn_alloc_failure();
@@ -72,14 +48,13 @@ sinew_result sn_bvh_build(sn_bvh *bvh, const sn_env *env, const float *positions
         sn_free(env, slots);
         return r;
     }
-    float *key = (float *)tree.corners; /* scratch for the split keys until corners are filled */
     for (size_t t = 0; t < triangle_count; ++t) {
         slots[t] = (uint32_t)t;
         for (int k = 0; k < 3; ++k) {
-            float s = 0;
+            double s = 0;
             for (int v = 0; v < 3; ++v)
                 s += ((const float *)((const char *)positions + indices[3 * t + v] * stride))[k];
-            centroid[3 * t + k] = s / 3.0f;
+            centroid[3 * t + k] = s / 3.0;
         }
     }
 
@@ -94,7 +69,7 @@ sinew_result sn_bvh_build(sn_bvh *bvh, const sn_env *env, const float *positions
         node->first = (uint32_t)item.first;
         node->count = (uint32_t)item.count;
         node->right = 0;
-        float clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
         for (int k = 0; k < 3; ++k) node->lo[k] = INFINITY, node->hi[k] = -INFINITY;
         for (size_t s = item.first; s < item.first + item.count; ++s) {
             uint32_t t = slots[s];
@@ -106,17 +81,16 @@ sinew_result sn_bvh_build(sn_bvh *bvh, const sn_env *env, const float *positions
                 }
             }
             for (int k = 0; k < 3; ++k) {
-                clo[k] = fminf(clo[k], centroid[3 * t + k]);
-                chi[k] = fmaxf(chi[k], centroid[3 * t + k]);
+                clo[k] = fmin(clo[k], centroid[3 * t + k]);
+                chi[k] = fmax(chi[k], centroid[3 * t + k]);
             }
         }
         if (item.count <= LEAF_SIZE) continue;
         int axis = 0;
         for (int k = 1; k < 3; ++k)
             if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
-        for (size_t s = item.first; s < item.first + item.count; ++s) key[slots[s]] = centroid[3 * slots[s] + axis];
         size_t half = item.count / 2;
-        select_nth(slots, key, item.first, item.first + item.count, item.first + half);
+        sn_select_nth(slots, item.first, item.first + item.count, item.first + half, centroid + axis, 3);
         /* Right pushed first so the left child is built next, right after its parent. */
         stack[top++] = (build_item){item.first + half, item.count - half, index};
         stack[top++] = (build_item){item.first, half, SIZE_MAX};

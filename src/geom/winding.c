@@ -2,6 +2,7 @@
  * Hierarchical generalised winding numbers.
  */
 #include "geom/winding.h"
+#include "geom/select.h"
 
 #include <math.h>
 #include <string.h>
@@ -26,31 +27,6 @@ typedef struct build_state {
     sn_winding_node *nodes;
     size_t node_count;
 } build_state;
-
-/* Moves the order entries of [lo, hi) so that the one at mid has the median
- * centroid along axis (Hoare quickselect). */
-static void select_median(build_state *s, uint32_t lo, uint32_t hi, uint32_t mid, int axis)
-{
-    while (hi - lo > 1) {
-        double pivot = s->centroid[3 * s->order[lo + (hi - lo) / 2] + axis];
-        uint32_t i = lo, j = hi - 1;
-        while (i <= j) {
-            while (s->centroid[3 * s->order[i] + axis] < pivot) ++i;
-            while (s->centroid[3 * s->order[j] + axis] > pivot) --j;
-            if (i <= j) {
-                uint32_t t = s->order[i];
-                s->order[i] = s->order[j];
-                s->order[j] = t;
-                ++i;
-                if (j == 0) break;
-                --j;
-            }
-        }
-        if (mid <= j) hi = j + 1;
-        else if (mid >= i) lo = i;
-        else return;
-    }
-}
 
 static void summarise(build_state *s, sn_winding_node *node, uint32_t first, uint32_t count)
 {
@@ -106,7 +82,7 @@ static uint32_t build_node(build_state *s, uint32_t first, uint32_t count)
     for (int a = 1; a < 3; ++a)
         if (hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
     uint32_t half = count / 2;
-    select_median(s, first, first + count, first + half, axis);
+    sn_select_nth(s->order, first, first + count, first + half, s->centroid + axis, 3);
     uint32_t left = build_node(s, first, half);
     uint32_t right = build_node(s, first + half, count - half);
     node = &s->nodes[id];

@@ -41,6 +41,26 @@ typedef struct sn_ldlt {
     size_t max_rows;        /* largest k + r over the supernodes */
 } sn_ldlt;
 
+/* One supernode's block: columns [first, first + k), r rows below them
+ * (rows), and its values, column-major with leading dimension ld = k + r. */
+typedef struct sn_ldlt_block {
+    size_t first, k, r, ld;
+    const uint32_t *rows;
+    double *vals;
+} sn_ldlt_block;
+
+static inline sn_ldlt_block sn_ldlt_block_of(const sn_ldlt *f, size_t s)
+{
+    sn_ldlt_block b;
+    b.first = f->super_first[s];
+    b.k = f->super_first[s + 1] - b.first;
+    b.r = f->super_rowptr[s + 1] - f->super_rowptr[s];
+    b.ld = b.k + b.r;
+    b.rows = f->super_rows + f->super_rowptr[s];
+    b.vals = f->super_vals + f->super_valptr[s];
+    return b;
+}
+
 /* Orders A and computes the factor's pattern. A is stored in full. coords
  * (3 doubles per row, may be NULL) lets a geometric dissection compete with
  * the graph one; the ordering with fewer factorisation operations wins. */

@@ -41,9 +41,9 @@ typedef struct factor_work {
 /* Queues supernode k under the supernode owning its next unused row. */
 static void enqueue(const sn_ldlt *f, factor_work *fw, size_t k)
 {
-    size_t q = fw->next_row[k], r = f->super_rowptr[k + 1] - f->super_rowptr[k];
-    if (q >= r) return;
-    uint32_t target = f->super_of[f->super_rows[f->super_rowptr[k] + q]];
+    sn_ldlt_block bk = sn_ldlt_block_of(f, k);
+    if (fw->next_row[k] >= bk.r) return;
+    uint32_t target = f->super_of[bk.rows[fw->next_row[k]]];
     fw->link[k] = fw->head[target];
     fw->head[target] = (uint32_t)k;
 }
@@ -51,13 +51,11 @@ static void enqueue(const sn_ldlt *f, factor_work *fw, size_t k)
 /* Subtracts supernode k's contribution to the columns of supernode j. */
 static void update_from(const sn_ldlt *f, factor_work *fw, size_t k, size_t j)
 {
-    size_t kk = f->super_first[k + 1] - f->super_first[k];
-    size_t rk = f->super_rowptr[k + 1] - f->super_rowptr[k], ldk = kk + rk;
-    const uint32_t *rows = f->super_rows + f->super_rowptr[k];
-    const double *block = f->super_vals + f->super_valptr[k], *d = f->diag + f->super_first[k];
-    size_t c0 = f->super_first[j], c1 = f->super_first[j + 1];
-    size_t ld = (c1 - c0) + (f->super_rowptr[j + 1] - f->super_rowptr[j]);
-    double *target = f->super_vals + f->super_valptr[j];
+    sn_ldlt_block src = sn_ldlt_block_of(f, k), dst_block = sn_ldlt_block_of(f, j);
+    size_t kk = src.k, rk = src.r, ldk = src.ld;
+    const uint32_t *rows = src.rows;
+    const double *block = src.vals, *d = f->diag + src.first;
+    size_t c0 = dst_block.first, c1 = c0 + dst_block.k;
     size_t qa = fw->next_row[k], qb = qa;
     while (qb < rk && rows[qb] < c1) ++qb;
     for (size_t q = qa; q < qb; ++q) {
@@ -66,7 +64,7 @@ static void update_from(const sn_ldlt *f, factor_work *fw, size_t k, size_t j)
         size_t len = rk - q;
         memset(fw->column, 0, len * sizeof(double));
         subtract_columns(fw->column, len, block + kk + q, ldk, fw->weight, kk);
-        double *dst = target + (rows[q] - c0) * ld;
+        double *dst = dst_block.vals + (rows[q] - c0) * dst_block.ld;
         for (size_t i = 0; i < len; ++i) dst[fw->map[rows[q + i]]] += fw->column[i];
     }
     fw->next_row[k] = qb;
@@ -76,9 +74,9 @@ static void update_from(const sn_ldlt *f, factor_work *fw, size_t k, size_t j)
  * before it in the block, then is divided by its pivot. */
 static sinew_result factor_block(sn_ldlt *f, factor_work *fw, size_t j, double dmin)
 {
-    size_t c0 = f->super_first[j], k = f->super_first[j + 1] - c0;
-    size_t ld = k + (f->super_rowptr[j + 1] - f->super_rowptr[j]);
-    double *block = f->super_vals + f->super_valptr[j], *d = f->diag + c0;
+    sn_ldlt_block bl = sn_ldlt_block_of(f, j);
+    size_t c0 = bl.first, k = bl.k, ld = bl.ld;
+    double *block = bl.vals, *d = f->diag + c0;
     for (size_t t = 0; t < k; ++t) {
         double *col = block + t * ld;
         for (size_t s = 0; s < t; ++s) fw->weight[s] = d[s] * block[s * ld + t];
@@ -118,15 +116,15 @@ sinew_result sn_ldlt_factor(const sn_env *env, sn_ldlt *f, const sn_sparse *a)
     memset(f->super_vals, 0, sn_ldlt_block_values(f) * sizeof(double));
     for (size_t s = 0; s < ns; ++s) fw.head[s] = NONE;
     for (size_t j = 0; j < ns; ++j) {
-        size_t c0 = f->super_first[j], c1 = f->super_first[j + 1], k = c1 - c0;
-        size_t r_count = f->super_rowptr[j + 1] - f->super_rowptr[j], ld = k + r_count;
-        const uint32_t *below = f->super_rows + f->super_rowptr[j];
-        double *block = f->super_vals + f->super_valptr[j];
-        for (size_t t = 0; t < k; ++t) fw.map[c0 + t] = (uint32_t)t;
-        for (size_t q = 0; q < r_count; ++q) fw.map[below[q]] = (uint32_t)(k + q);
-        for (size_t c = c0; c < c1; ++c)
+        /* Assemble A's columns through the row map of this supernode. */
+        sn_ldlt_block bl = sn_ldlt_block_of(f, j);
+        for (size_t t = 0; t < bl.k; ++t) fw.map[bl.first + t] = (uint32_t)t;
+        for (size_t q = 0; q < bl.r; ++q) fw.map[bl.rows[q]] = (uint32_t)(bl.k + q);
+        for (size_t t = 0; t < bl.k; ++t) {
+            size_t c = bl.first + t;
             for (size_t p = f->low_colptr[c]; p < f->low_colptr[c + 1]; ++p)
-                block[(c - c0) * ld + fw.map[f->low_rows[p]]] += a->vals[f->low_src[p]];
+                bl.vals[t * bl.ld + fw.map[f->low_rows[p]]] += a->vals[f->low_src[p]];
+        }
         for (uint32_t k2 = fw.head[j]; k2 != NONE;) {
             uint32_t after = fw.link[k2];
             update_from(f, &fw, k2, j);

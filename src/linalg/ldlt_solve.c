@@ -36,11 +36,11 @@ sn_ldlt_tile_fn sn_ldlt_tile_best(void)
  * then the rows below it. */
 static void forward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ldlt_tile_fn tile)
 {
-    size_t c0 = f->super_first[s], k = f->super_first[s + 1] - c0;
-    size_t r = f->super_rowptr[s + 1] - f->super_rowptr[s], ld = k + r;
-    const uint32_t *below = f->super_rows + f->super_rowptr[s];
-    const double *block = f->super_vals + f->super_valptr[s];
-    double *xs = x + c0 * m, *targets[SN_LDLT_TILE];
+    sn_ldlt_block bl = sn_ldlt_block_of(f, s);
+    size_t k = bl.k, r = bl.r, ld = bl.ld;
+    const uint32_t *below = bl.rows;
+    const double *block = bl.vals;
+    double *xs = x + bl.first * m, *targets[SN_LDLT_TILE];
     for (size_t i0 = 0; i0 < k; i0 += SN_LDLT_TILE) {
         size_t ni = k - i0 < SN_LDLT_TILE ? k - i0 : SN_LDLT_TILE;
         for (size_t a = 0; a < ni; ++a) targets[a] = xs + (i0 + a) * m;
@@ -59,11 +59,11 @@ static void forward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ld
  * own triangle from the last group of four columns back. */
 static void backward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_ldlt_tile_fn tile)
 {
-    size_t c0 = f->super_first[s], k = f->super_first[s + 1] - c0;
-    size_t r = f->super_rowptr[s + 1] - f->super_rowptr[s], ld = k + r;
-    const uint32_t *below = f->super_rows + f->super_rowptr[s];
-    const double *block = f->super_vals + f->super_valptr[s];
-    double *xs = x + c0 * m, *targets[SN_LDLT_TILE];
+    sn_ldlt_block bl = sn_ldlt_block_of(f, s);
+    size_t k = bl.k, r = bl.r, ld = bl.ld;
+    const uint32_t *below = bl.rows;
+    const double *block = bl.vals;
+    double *xs = x + bl.first * m, *targets[SN_LDLT_TILE];
     if (r)
         for (size_t t0 = 0; t0 < k; t0 += SN_LDLT_TILE) {
             size_t nt = k - t0 < SN_LDLT_TILE ? k - t0 : SN_LDLT_TILE;

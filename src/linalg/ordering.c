@@ -7,6 +7,7 @@
  * explicit stack, so the depth of the dissection costs no call stack.
  */
 #include "linalg/ordering.h"
+#include "geom/select.h"
 
 #include <math.h>
 #include <string.h>
@@ -50,32 +51,6 @@ static size_t nd_search(nd_work *w, uint32_t root, uint32_t *depth)
     return tail;
 }
 
-/* Reorders part[0, len) so that the vertex at mid has the median key along
- * axis (Hoare quickselect). */
-static void select_median(uint32_t *part, size_t len, size_t mid, const double *coords, int axis)
-{
-    size_t lo = 0, hi = len;
-    while (hi - lo > 1) {
-        double pivot = coords[3 * (size_t)part[lo + (hi - lo) / 2] + axis];
-        size_t i = lo, j = hi - 1;
-        while (i <= j) {
-            while (coords[3 * (size_t)part[i] + axis] < pivot) ++i;
-            while (coords[3 * (size_t)part[j] + axis] > pivot) --j;
-            if (i <= j) {
-                uint32_t t = part[i];
-                part[i] = part[j];
-                part[j] = t;
-                ++i;
-                if (j == 0) break;
-                --j;
-            }
-        }
-        if (mid <= j) hi = j + 1;
-        else if (mid >= i) lo = i;
-        else return;
-    }
-}
-
 /* Geometric split of a connected part: halve it at the median coordinate of
  * its longest box axis, then take as separator whichever half's boundary
  * (vertices with a neighbour across) is smaller. Returns the separator size;
@@ -90,7 +65,7 @@ static size_t geometric_split(nd_work *w, uint32_t *part, size_t len, const doub
     uint32_t best_side = 0;
     for (int pass = 0; pass < 4; ++pass) {
         int axis = pass < 3 ? pass : best_axis;
-        select_median(part, len, half, coords, axis);
+        sn_select_nth(part, 0, len, half, coords + axis, 3);
         /* level[] doubles as the side label: 0 = first half, 1 = second. */
         for (size_t i = 0; i < len; ++i) w->level[part[i]] = i < half ? 0u : 1u;
         size_t border[2] = {0, 0};
