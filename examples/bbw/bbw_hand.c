@@ -79,10 +79,10 @@ int main(int argc, char **argv)
     float *world = malloc(bc * 16 * sizeof(float));
     float *palette = malloc(sinew_skin_palette_size(skin) * sizeof(float));
     for (size_t j = 0; j < bc; ++j) hp_matrix(rot, trans, j, world + 16 * j);
-    sinew_skin_palette(skin, world, palette);
+    sinew_skin_palette(skin, world, bc, palette, sinew_skin_palette_size(skin));
     sinew_skin_input in = {mesh.positions, 0, NULL, 0, NULL, 0};
     sinew_skin_output out = {posed, 0, NULL, 0, NULL, 0};
-    sinew_skin_deform(skin, palette, &in, &out, 0, n);
+    sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &out, 0, n);
     sinew_skin_destroy(skin);
     free(world);
     free(palette);

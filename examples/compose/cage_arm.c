@@ -200,8 +200,8 @@ int main(int argc, char **argv)
         sinew_skin_input in = {cage.positions, 0, NULL, 0, NULL, 0};
         sinew_skin_output out = {cage_posed, 0, NULL, 0, NULL, 0};
         sinew_points cage_now = {cage_posed, cage.vertex_count, 0};
-        r = sinew_skin_palette(skin, world, palette);
-        if (r == SINEW_OK) r = sinew_skin_deform(skin, palette, &in, &out, 0, cage.vertex_count);
+        r = sinew_skin_palette(skin, world, 2, palette, sinew_skin_palette_size(skin));
+        if (r == SINEW_OK) r = sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &out, 0, cage.vertex_count);
         if (r == SINEW_OK) r = sinew_soffd_element_frames(soffd, &cage_now, element_frames);
         if (r == SINEW_OK) r = sinew_soffd_deform(soffd, element_frames, arm_posed, 0, 0, arm.vertex_count);
         t_pose += support_now() - t0;

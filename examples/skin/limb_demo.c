@@ -140,11 +140,11 @@ int main(int argc, char **argv)
     for (int f = 0; f < FRAMES; ++f) {
         pose((double)f / (FRAMES - 1), world);
         for (int b = 0; b < 2; ++b) {
-            if (sinew_skin_palette(skins[b], world, palette) != SINEW_OK) return 1;
+            if (sinew_skin_palette(skins[b], world, JOINTS, palette, sinew_skin_palette_size(skins[b])) != SINEW_OK) return 1;
             /* Time several passes per frame so the figure is not all noise. */
             double t0 = support_now();
             for (int rep = 0; rep < 20; ++rep)
-                if (sinew_skin_deform(skins[b], palette, &in, &out, 0, NV) != SINEW_OK) return 1;
+                if (sinew_skin_deform(skins[b], palette, sinew_skin_palette_size(skins[b]), &in, &out, 0, NV) != SINEW_OK) return 1;
             seconds[b] += support_now() - t0;
             if (b == 0) calls += 20;
             char path[1200];

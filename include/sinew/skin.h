@@ -177,13 +177,16 @@ SINEW_API sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_in
 SINEW_API size_t sinew_skin_palette_size(const sinew_skin *skin);
 
 /* Computes the palette for one pose. Returns INVALID_ARGUMENT (NULL argument,
- * a world matrix whose last row is not 0 0 0 1) or NON_FINITE, naming the
- * joint; the palette is untouched on failure.
- * joint_world: joint_count column-major affine 4x4 world matrices W_j, 16
- * floats each, in the same space the deformed vertices should land in.
- * palette: sinew_skin_palette_size(skin) floats, written in full.
+ * a misaligned buffer, a world matrix whose last row is not 0 0 0 1), MISMATCH
+ * (joint_world_count is not the skin's joint count, or palette_floats is not
+ * sinew_skin_palette_size(skin)) or NON_FINITE, naming the joint; the palette
+ * is untouched on failure.
+ * joint_world: joint_world_count column-major affine 4x4 world matrices W_j,
+ * 16 floats each, in the same space the deformed vertices should land in.
+ * palette: palette_floats floats, written in full.
  * Thread-safe; never allocates. */
-SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, float *palette);
+SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, size_t joint_world_count,
+                                          float *palette, size_t palette_floats);
 
 /* Rest-pose vertex streams, indexed by vertex number over the whole mesh:
  * element v is at (const char *)pointer + v * stride. NULL pointer = stream
@@ -210,17 +213,21 @@ typedef struct sinew_skin_output {
 
 /* Deforms vertices [first, first + count). Returns INVALID_ARGUMENT (NULL
  * skin/palette/in/out, no output stream, an output stream without its input,
- * a bad stride or misaligned pointer), INDEX_OUT_OF_RANGE (range past
- * vertex_count) or SIZE_OVERFLOW (vertex_count * stride overflows); count 0 is
- * a successful no-op. Outputs outside the range are
- * untouched. Non-finite inputs give non-finite outputs, never a crash.
- * palette: from sinew_skin_palette() of this skin (not validated here).
+ * a bad stride or misaligned pointer), MISMATCH (palette_floats is not
+ * sinew_skin_palette_size(skin): a palette made for a skin with another
+ * joint count or blend), INDEX_OUT_OF_RANGE (range past vertex_count) or
+ * SIZE_OVERFLOW (vertex_count * stride overflows); count 0 is a successful
+ * no-op. Outputs outside the range are untouched. Non-finite inputs give
+ * non-finite outputs, never a crash.
+ * palette: palette_floats floats from sinew_skin_palette() of this skin; its
+ * size is checked, its contents are not.
  * in/out: see the stream structs. In place is allowed when an output stream
  * has exactly the same pointer and stride as its input stream.
  * Thread-safe: any number of threads may deform disjoint ranges of one skin
  * at once (and any ranges into distinct outputs); never allocates or locks. */
-SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, const sinew_skin_input *in,
-                                         const sinew_skin_output *out, size_t first, size_t count);
+SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
+                                         const sinew_skin_input *in, const sinew_skin_output *out, size_t first,
+                                         size_t count);
 
 /* Reads back the stored influences of one vertex (after merging,
  * renormalisation and, with compressed storage, quantisation), sorted by

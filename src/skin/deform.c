@@ -33,12 +33,20 @@ static sinew_result sn_skin_stream(const char *name, const float *in, size_t in_
     return SINEW_OK;
 }
 
-sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, const sinew_skin_input *in,
-                               const sinew_skin_output *out, size_t first, size_t count)
+sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
+                               const sinew_skin_input *in, const sinew_skin_output *out, size_t first, size_t count)
 {
     sn_clear_error();
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
     if (!palette) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette is NULL");
+    if ((uintptr_t)palette % sizeof(float))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette pointer %p is not aligned to 4 bytes",
+                       (const void *)palette);
+    if (palette_floats != skin->joint_count * skin->record_floats)
+        return sn_fail(SINEW_ERROR_MISMATCH,
+                       "skin palette has %zu floats, but this skin needs %zu (%zu joints x %zu floats per joint)",
+                       palette_floats, skin->joint_count * skin->record_floats, skin->joint_count,
+                       skin->record_floats);
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin input streams are NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin output streams are NULL");
     if (!out->positions && !out->normals && !out->tangents)

@@ -169,12 +169,26 @@ static void sn_skin_record(const float *w, const float *ib, size_t record_floats
         }
 }
 
-sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, float *palette)
+sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, size_t joint_world_count,
+                                float *palette, size_t palette_floats)
 {
     sn_clear_error();
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
     if (!joint_world) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joint_world matrices are NULL");
     if (!palette) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette buffer is NULL");
+    if ((uintptr_t)joint_world % sizeof(float))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joint_world pointer %p is not aligned to 4 bytes",
+                       (const void *)joint_world);
+    if ((uintptr_t)palette % sizeof(float))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette pointer %p is not aligned to 4 bytes",
+                       (void *)palette);
+    if (joint_world_count != skin->joint_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "skin has %zu joints, but %zu world matrices were given", skin->joint_count,
+                       joint_world_count);
+    if (palette_floats != skin->joint_count * skin->record_floats)
+        return sn_fail(SINEW_ERROR_MISMATCH, "skin palette needs %zu floats (%zu joints x %zu), but %zu were given",
+                       skin->joint_count * skin->record_floats, skin->joint_count, skin->record_floats,
+                       palette_floats);
     /* Validate everything first: on failure the palette stays untouched. */
     for (size_t j = 0; j < skin->joint_count; ++j) {
         const float *w = joint_world + 16 * j;

@@ -95,11 +95,11 @@ static void test_hand(void **state)
     float *world = malloc(bc * 16 * sizeof(float));
     for (size_t j = 0; j < bc; ++j) hp_matrix(rot, trans, j, world + 16 * j);
     float *palette = malloc(sinew_skin_palette_size(skin) * sizeof(float));
-    assert_int_equal(sinew_skin_palette(skin, world, palette), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, bc, palette, sinew_skin_palette_size(skin)), SINEW_OK);
     float *posed = malloc(n * 3 * sizeof(float));
     sinew_skin_input in = {mesh.positions, 0, NULL, 0, NULL, 0};
     sinew_skin_output out = {posed, 0, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, palette, &in, &out, 0, n), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &out, 0, n), SINEW_OK);
     double moved = 0.0;
     for (size_t v = 0; v < n; ++v) {
         float ref[3];

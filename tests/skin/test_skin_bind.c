@@ -380,7 +380,7 @@ static sinew_result attempt_create(sinew_context *ctx, void *user)
         float world[48] = {0}, pal[3 * 48];
         for (int m = 0; m < 3; ++m)
             for (int i = 0; i < 4; ++i) world[16 * m + 5 * i] = 1.0f;
-        r = sinew_skin_palette(skin, world, pal);
+        r = sinew_skin_palette(skin, world, 3, pal, sinew_skin_palette_size(skin));
     }
     sinew_skin_destroy(skin);
     return r;

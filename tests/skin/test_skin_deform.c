@@ -361,10 +361,10 @@ static void run(const sinew_skin *skin, const rig *r, const pose *ps, outputs *o
     sinew_skin_info info;
     assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
     float *pal = malloc(info.palette_floats * sizeof(float));
-    assert_int_equal(sinew_skin_palette(skin, ps->world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, ps->world, info.joint_count, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     sinew_skin_input in = {r->p, 0, r->nrm, 0, r->tan, 0};
     sinew_skin_output out = {(mask & 1) ? o->p : NULL, 0, (mask & 2) ? o->n : NULL, 0, (mask & 4) ? o->t : NULL, 0};
-    sinew_result res = sinew_skin_deform(skin, pal, &in, &out, 0, r->n);
+    sinew_result res = sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, r->n);
     if (res != SINEW_OK) fail_msg("deform: %s", sinew_last_error());
     free(pal);
 }
@@ -661,11 +661,11 @@ static void nonuniform_scale_and_mirror_normals(void **state)
             sinew_skin *skin = NULL;
             assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
             float pal[48], on[3 * 200], ot[4 * 200];
-            assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+            assert_int_equal(sinew_skin_palette(skin, world, 1, pal, sinew_skin_palette_size(skin)), SINEW_OK);
             assert_true(pal[3] == 1.0f); /* non-rigid flag */
             sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
             sinew_skin_output out = {NULL, 0, on, 0, ot, 0};
-            assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, n), SINEW_OK);
+            assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, n), SINEW_OK);
             for (size_t v = 0; v < n; ++v) {
                 double e[3];
                 for (int i = 0; i < 3; ++i) e[i] = nrm[3 * v + i] / scales[c][i];
@@ -702,7 +702,7 @@ static void ranges_strides_and_in_place_blocks(size_t block)
         sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, 0);
         run(skin, &r, &ps, &whole, 7);
         float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
-        assert_int_equal(sinew_skin_palette(skin, ps.world, pal), SINEW_OK);
+        assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
         /* Interleaved vertex: P (3), pad, N (3), pad, T (4), pad: 15 floats. */
         const size_t stride = 15 * sizeof(float);
         float *buf = malloc(r.n * stride), *dst = malloc(r.n * stride);
@@ -722,7 +722,7 @@ static void ranges_strides_and_in_place_blocks(size_t block)
         while (first < end) {
             size_t c = 1 + (size_t)(support_rng_next(&rng) % 37);
             if (c > end - first) c = end - first;
-            assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, first, c), SINEW_OK);
+            assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, first, c), SINEW_OK);
             first += c;
         }
         for (size_t v = 0; v < r.n; ++v) {
@@ -737,7 +737,7 @@ static void ranges_strides_and_in_place_blocks(size_t block)
         }
         /* In place: output streams alias their inputs exactly. */
         sinew_skin_output same = {buf, stride, buf + 4, stride, buf + 8, stride};
-        assert_int_equal(sinew_skin_deform(skin, pal, &in, &same, 0, r.n), SINEW_OK);
+        assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &same, 0, r.n), SINEW_OK);
         for (size_t v = 0; v < r.n; ++v) {
             for (int i = 0; i < 3; ++i) {
                 assert_true(buf[15 * v + i] == whole.p[3 * v + i]);
@@ -783,10 +783,10 @@ static void vanishing_normals_are_guarded(void **state)
         sinew_skin *skin = NULL;
         assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
         float pal[32], op[6], on[6], ot[8];
-        assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+        assert_int_equal(sinew_skin_palette(skin, world, 2, pal, sinew_skin_palette_size(skin)), SINEW_OK);
         sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
         sinew_skin_output out = {op, 0, on, 0, ot, 0};
-        assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, 2), SINEW_OK);
+        assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, 2), SINEW_OK);
         /* Joint 0 turns +z into -y. */
         assert_true(fabsf(on[0]) < 1e-6f && fabsf(on[1] + 1.0f) < 1e-6f && fabsf(on[2]) < 1e-6f);
         assert_true(on[3] == 0.0f && on[4] == 0.0f && on[5] == 0.0f);
@@ -830,7 +830,7 @@ static void compressed_matches_float_within_quantisation(void **state)
     sinew_skin_info info;
     sinew_skin_get_info(sf, &info);
     float *pal = malloc(info.palette_floats * sizeof(float));
-    sinew_skin_palette(sf, ps.world, pal);
+    sinew_skin_palette(sf, ps.world, info.joint_count, pal, sinew_skin_palette_size(sf));
     double worst = 0.0, worst_ratio = 0.0;
     for (size_t v = 0; v < r.n; ++v) {
         uint32_t jj[16];
@@ -881,7 +881,7 @@ static void deform_rejects_bad_arguments(void **state)
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     float pal[16], world[16];
     skin_test_identity(world);
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, 1, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     for (int i = 0; i < 9; ++i) o[i] = 42.0f;
     sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
     sinew_skin_output out = {o, 0, NULL, 0, NULL, 0};
@@ -903,35 +903,35 @@ static void deform_rejects_bad_arguments(void **state)
         {skin, pal, &in, &out, 2, SIZE_MAX, SINEW_ERROR_INDEX_OUT_OF_RANGE, "exceeds"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-        assert_int_equal(sinew_skin_deform(cases[c].s, cases[c].pal, cases[c].in, cases[c].out, cases[c].first,
+        assert_int_equal(sinew_skin_deform(cases[c].s, cases[c].pal, sinew_skin_palette_size(cases[c].s), cases[c].in, cases[c].out, cases[c].first,
                                            cases[c].count),
                          cases[c].expect);
         if (!strstr(sinew_last_error(), cases[c].msg)) fail_msg("case %zu: message '%s'", c, sinew_last_error());
     }
     sinew_skin_output none = {NULL, 0, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &none, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &none, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "no stream"));
     sinew_skin_output want_n = {NULL, 0, o, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &want_n, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &want_n, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "output normals are wanted but input normals are NULL"));
     sinew_skin_input bad_stride = {p, 8, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &bad_stride, &out, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &bad_stride, &out, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "input positions stride 8 bytes"));
     sinew_skin_output odd_stride = {o, 13, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &odd_stride, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &odd_stride, 0, 3), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "output positions stride 13 bytes"));
     sinew_skin_input t_in = {p, 0, NULL, 0, t4, 12};
     sinew_skin_output t_out = {NULL, 0, NULL, 0, o, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &t_in, &t_out, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &t_in, &t_out, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "input tangents stride 12 bytes"));
     sinew_skin_output misaligned = {(float *)(void *)((char *)o + 2), 0, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &misaligned, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &misaligned, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "output positions pointer is not aligned"));
     sinew_skin_input huge = {p, (SIZE_MAX / 2) & ~(size_t)3, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &huge, &out, 0, 1), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &huge, &out, 0, 1), SINEW_ERROR_SIZE_OVERFLOW);
     for (int i = 0; i < 9; ++i) assert_true(o[i] == 42.0f);
     /* count 0 is a successful no-op that still clears the message. */
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 3, 0), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 3, 0), SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
     for (int i = 0; i < 9; ++i) assert_true(o[i] == 42.0f);
     sinew_skin_destroy(skin);
@@ -969,7 +969,7 @@ static void dual_quaternion_kernels_agree_with_scalar_blocks(size_t block)
                 if (!kernel_runs(all_kernels[k])) continue;
                 sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, 0);
                 float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
-                assert_int_equal(sinew_skin_palette(skin, ps.world, pal), SINEW_OK);
+                assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
                 for (unsigned mask = 1; mask < 8; ++mask) {
                     memset(o.p, 0, 3 * r.n * sizeof(float)), memset(c.p, 0, 3 * r.n * sizeof(float));
                     memset(o.n, 0, 3 * r.n * sizeof(float)), memset(c.n, 0, 3 * r.n * sizeof(float));
@@ -980,7 +980,7 @@ static void dual_quaternion_kernels_agree_with_scalar_blocks(size_t block)
                                              (mask & 4) ? c.t : NULL, 0};
                     for (size_t first = 0; first < r.n; first += 13)
                         assert_int_equal(
-                            sinew_skin_deform(skin, pal, &in, &out, first, r.n - first < 13 ? r.n - first : 13),
+                            sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, first, r.n - first < 13 ? r.n - first : 13),
                             SINEW_OK);
                     for (size_t i = 0; i < 3 * r.n; ++i) {
                         if (mask & 1) assert_true(fabsf(o.p[i] - ref.p[i]) <= 1e-5f * fmaxf(r.radius, fabsf(ref.p[i])));
@@ -1045,10 +1045,10 @@ static void dual_quaternion_zero_directions_stay_zero(void **state)
         sinew_skin *skin = NULL;
         assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
         float pal[96], op[3 * N], on[3 * N], ot[4 * N];
-        assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+        assert_int_equal(sinew_skin_palette(skin, world, 2, pal, sinew_skin_palette_size(skin)), SINEW_OK);
         sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
         sinew_skin_output out = {op, 0, on, 0, ot, 0};
-        assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, N), SINEW_OK);
+        assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, N), SINEW_OK);
         for (int v = 0; v < N; ++v) {
             for (int i = 0; i < 3; ++i) {
                 assert_false(isnan(on[3 * v + i]) || isnan(ot[4 * v + i]));
@@ -1114,12 +1114,12 @@ static void long_ranges_stream_and_agree(void **state)
         if (!kernel_runs(all_kernels[k])) continue;
         sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, 0);
         float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
-        assert_int_equal(sinew_skin_palette(skin, ps.world, pal), SINEW_OK);
+        assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
         sinew_skin_input in = {r.p, 0, r.nrm, 0, r.tan, 0};
         sinew_skin_output whole = {op, 0, on, 0, ot, 0}, chunked = {cp, 0, cn, 0, ct, 0};
-        assert_int_equal(sinew_skin_deform(skin, pal, &in, &whole, 0, r.n), SINEW_OK);
+        assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &whole, 0, r.n), SINEW_OK);
         for (size_t first = 0; first < r.n; first += 1001)
-            assert_int_equal(sinew_skin_deform(skin, pal, &in, &chunked, first, r.n - first < 1001 ? r.n - first : 1001),
+            assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &chunked, first, r.n - first < 1001 ? r.n - first : 1001),
                              SINEW_OK);
         for (size_t i = 0; i < 3 * r.n; ++i) {
             assert_true(fabsf(op[i] - ref.p[i]) <= 1e-5f * fmaxf(r.radius, fabsf(ref.p[i])));

@@ -66,10 +66,10 @@ static sinew_skin *tube_skin(const tube *tb, sinew_skin_blend blend, const float
 static void deform(const sinew_skin *skin, const float *world, const tube *tb, float *p, float *n, float *t)
 {
     float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, 2, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     sinew_skin_input in = {tb->p, 0, tb->n, 0, tb->t, 0};
     sinew_skin_output out = {p, 0, n, 0, t, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, NV), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, NV), SINEW_OK);
     free(pal);
 }
 
@@ -165,12 +165,12 @@ static void one_joint_reproduces_any_matrix(void **state)
     assert_int_equal(sinew_skin_create(NULL, &d, &dqs), SINEW_OK);
     float lp[3 * N], ln[3 * N], lt[4 * N], dp[3 * N], dn[3 * N], dt[4 * N];
     float lpal[16 * JN], dpal[48 * JN];
-    assert_int_equal(sinew_skin_palette(lbs, world, lpal), SINEW_OK);
-    assert_int_equal(sinew_skin_palette(dqs, world, dpal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(lbs, world, JN, lpal, sinew_skin_palette_size(lbs)), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(dqs, world, JN, dpal, sinew_skin_palette_size(dqs)), SINEW_OK);
     sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
     sinew_skin_output lo = {lp, 0, ln, 0, lt, 0}, dout = {dp, 0, dn, 0, dt, 0};
-    assert_int_equal(sinew_skin_deform(lbs, lpal, &in, &lo, 0, N), SINEW_OK);
-    assert_int_equal(sinew_skin_deform(dqs, dpal, &in, &dout, 0, N), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(lbs, lpal, sinew_skin_palette_size(lbs), &in, &lo, 0, N), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(dqs, dpal, sinew_skin_palette_size(dqs), &in, &dout, 0, N), SINEW_OK);
     for (int v = 0; v < N; ++v) {
         const float *m = world + 16 * j[v];
         for (int i = 0; i < 3; ++i) {
@@ -204,14 +204,41 @@ static void antipodal_quaternions_take_the_short_way(void **state)
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     float pal[96];
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, 2, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     /* The palette stores both with w >= 0, so they really are antipodal-ish. */
     assert_true(pal[16] * pal[48 + 16] + pal[19] * pal[48 + 19] < 0.0f);
     sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
     sinew_skin_output out = {o, 0, NULL, 0, NULL, 0};
-    assert_int_equal(sinew_skin_deform(skin, pal, &in, &out, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, pal, sinew_skin_palette_size(skin), &in, &out, 0, 1), SINEW_OK);
     assert_true(fabsf(o[0]) < 1e-5f && fabsf(o[1] + 1.0f) < 1e-5f && fabsf(o[2]) < 1e-5f);
     sinew_skin_destroy(skin);
+}
+
+/* A linear-blend palette (16 floats a joint) given to a dual-quaternion skin
+ * (48 a joint) used to be read past its end; its size now tells them apart. */
+static void a_palette_of_the_other_blend_is_a_mismatch(void **state)
+{
+    (void)state;
+    uint32_t j[2] = {0, 1};
+    float w[2] = {0.5f, 0.5f}, world[32] = {0}, p[3] = {0, 1, 0}, o[3] = {7, 7, 7};
+    for (int m = 0; m < 2; ++m)
+        for (int i = 0; i < 4; ++i) world[16 * m + 5 * i] = 1.0f;
+    sinew_skin_desc d = {0};
+    d.vertex_count = 1, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
+    sinew_skin *lbs = NULL, *dqs = NULL;
+    assert_int_equal(sinew_skin_create(NULL, &d, &lbs), SINEW_OK);
+    d.blend = SINEW_SKIN_BLEND_DUAL_QUATERNION;
+    assert_int_equal(sinew_skin_create(NULL, &d, &dqs), SINEW_OK);
+    float lpal[32];
+    assert_int_equal(sinew_skin_palette(lbs, world, 2, lpal, sinew_skin_palette_size(lbs)), SINEW_OK);
+    sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
+    sinew_skin_output out = {o, 0, NULL, 0, NULL, 0};
+    assert_int_equal(sinew_skin_deform(dqs, lpal, 32, &in, &out, 0, 1), SINEW_ERROR_MISMATCH);
+    assert_non_null(strstr(sinew_last_error(), "skin palette has 32 floats, but this skin needs 96 (2 joints x 48"));
+    assert_true(o[0] == 7.0f && o[1] == 7.0f && o[2] == 7.0f);
+    assert_int_equal(sinew_skin_deform(lbs, lpal, 32, &in, &out, 0, 1), SINEW_OK);
+    sinew_skin_destroy(lbs);
+    sinew_skin_destroy(dqs);
 }
 
 /* The mix: factor 0 gives linear blending, 1 dual quaternions, 0.5 the
@@ -288,6 +315,7 @@ int main(void)
         cmocka_unit_test(one_joint_reproduces_any_matrix),
         cmocka_unit_test(antipodal_quaternions_take_the_short_way),
         cmocka_unit_test(mixed_blend_interpolates),
+        cmocka_unit_test(a_palette_of_the_other_blend_is_a_mismatch),
         cmocka_unit_test(rigid_motion_is_rigid_under_dqs),
     };
     return cmocka_run_group_tests_name("skin dual quaternions", tests, NULL, NULL);

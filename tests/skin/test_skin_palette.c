@@ -62,7 +62,7 @@ static void matrices_and_rigid_flags(void **state)
     make_pose(world, ib);
     sinew_skin *skin = make_skin(J, ib, SINEW_SKIN_BLEND_LINEAR);
     float pal[16 * J];
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, J, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     const float rigid[J] = {0, 0, 1, 1, 1, 1};
     for (int j = 0; j < J; ++j) {
         const float *w = world + 16 * j, *b = ib + 16 * j, *m = pal + 16 * j;
@@ -77,7 +77,7 @@ static void matrices_and_rigid_flags(void **state)
     }
     /* Without inverse bind matrices, M_j = W_j. */
     sinew_skin *plain = make_skin(J, NULL, SINEW_SKIN_BLEND_LINEAR);
-    assert_int_equal(sinew_skin_palette(plain, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(plain, world, J, pal, sinew_skin_palette_size(plain)), SINEW_OK);
     for (int j = 0; j < J; ++j)
         for (int c = 0; c < 4; ++c)
             for (int r = 0; r < 3; ++r) assert_true(pal[16 * j + 4 * c + r] == world[16 * j + 4 * c + r]);
@@ -96,7 +96,7 @@ static void dual_quaternion_split_reproduces_the_matrix(void **state)
     sinew_skin *skin = make_skin(J, ib, SINEW_SKIN_BLEND_DUAL_QUATERNION);
     assert_int_equal(sinew_skin_palette_size(skin), 48 * J);
     float pal[48 * J];
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, world, J, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     const double xs[3][3] = {{1, 0, 0}, {0.3, -2, 5}, {-7, 1, 0.25}};
     for (int j = 0; j < J; ++j) {
         const float *rec = pal + 48 * j, *q = rec + 16, *d = rec + 20, *s = rec + 24;
@@ -153,7 +153,7 @@ static void precision_far_from_the_origin(void **state)
     mat_trs(0, 0, 1, 0.0, tn, one, ib);
     sinew_skin *skin = make_skin(1, ib, SINEW_SKIN_BLEND_LINEAR);
     float pal[16];
-    assert_int_equal(sinew_skin_palette(skin, w, pal), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, w, 1, pal, sinew_skin_palette_size(skin)), SINEW_OK);
     for (int r = 0; r < 3; ++r) assert_true(pal[12 + r] == 0.0f);
     assert_true(pal[0] == 1.0f && pal[5] == 1.0f && pal[10] == 1.0f && pal[3] == 0.0f);
     sinew_skin_destroy(skin);
@@ -167,19 +167,28 @@ static void bad_world_matrices_are_named(void **state)
     sinew_skin *skin = make_skin(J, ib, SINEW_SKIN_BLEND_LINEAR);
     float pal[16 * J];
     for (int i = 0; i < 16 * J; ++i) pal[i] = 5.0f;
-    assert_int_equal(sinew_skin_palette(NULL, world, pal), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_palette(NULL, world, J, pal, sinew_skin_palette_size(NULL)), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "skin is NULL"));
-    assert_int_equal(sinew_skin_palette(skin, NULL, pal), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_palette(skin, NULL, J, pal, sinew_skin_palette_size(skin)), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "joint_world matrices are NULL"));
-    assert_int_equal(sinew_skin_palette(skin, world, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_palette(skin, world, J, NULL, sinew_skin_palette_size(skin)), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "palette buffer is NULL"));
     world[16 * 4 + 13] = NAN;
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_skin_palette(skin, world, J, pal, sinew_skin_palette_size(skin)), SINEW_ERROR_NON_FINITE);
     assert_non_null(strstr(sinew_last_error(), "world matrix of joint 4 has a non-finite element (row 1, column 3)"));
     make_pose(world, ib);
     world[16 * 2 + 7] = 0.25f;
-    assert_int_equal(sinew_skin_palette(skin, world, pal), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_palette(skin, world, J, pal, sinew_skin_palette_size(skin)), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "world matrix of joint 2 is not affine: last row is (0 0.25 0 1)"));
+    make_pose(world, ib);
+    /* Sizes are checked before anything is read: fewer matrices than joints,
+     * or a buffer sized for another skin, would be read or written past. */
+    assert_int_equal(sinew_skin_palette(skin, world, J - 1, pal, sinew_skin_palette_size(skin)), SINEW_ERROR_MISMATCH);
+    assert_non_null(strstr(sinew_last_error(), "skin has 6 joints, but 5 world matrices were given"));
+    assert_int_equal(sinew_skin_palette(skin, world, J, pal, 16 * J - 1), SINEW_ERROR_MISMATCH);
+    assert_non_null(strstr(sinew_last_error(), "skin palette needs 96 floats (6 joints x 16), but 95 were given"));
+    assert_int_equal(sinew_skin_palette(skin, world, J, (float *)((char *)pal + 2), 16 * J), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "palette pointer"));
     for (int i = 0; i < 16 * J; ++i) assert_true(pal[i] == 5.0f);
     sinew_skin_destroy(skin);
 }

@@ -133,7 +133,7 @@ static int sinew_pass(void *user)
     job *j = user;
     sinew_skin_input in = {j->d->p, 0, j->d->nrm, 0, j->d->tan, 0};
     sinew_skin_output out = {j->d->op, 0, (j->mask & 2) ? j->d->on : NULL, 0, (j->mask & 4) ? j->d->ot : NULL, 0};
-    return sinew_skin_deform(j->skin, j->palette, &in, &out, 0, j->d->n) == SINEW_OK ? 0 : 1;
+    return sinew_skin_deform(j->skin, j->palette, sinew_skin_palette_size(j->skin), &in, &out, 0, j->d->n) == SINEW_OK ? 0 : 1;
 }
 
 static int reference_pass(void *user)
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
             /* 64-byte aligned, as skin.h advises: a record is then one cache line. */
             float *pal = aligned_alloc(64, sinew_skin_palette_size(skin) * sizeof(float));
             float ref_m[12 * JOINTS];
-            sinew_skin_palette(skin, d.world, pal);
+            sinew_skin_palette(skin, d.world, JOINTS, pal, sinew_skin_palette_size(skin));
             for (int j = 0; j < JOINTS; ++j)
                 for (int c = 0; c < 4; ++c)
                     for (int r = 0; r < 3; ++r) ref_m[12 * j + 3 * c + r] = pal[16 * j + 4 * c + r];
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
                                                              SINEW_SKIN_BLEND_DUAL_QUATERNION);
                             if (!dq) continue;
                             float *dq_pal = aligned_alloc(64, sinew_skin_palette_size(dq) * sizeof(float));
-                            sinew_skin_palette(dq, d.world, dq_pal);
+                            sinew_skin_palette(dq, d.world, JOINTS, dq_pal, sinew_skin_palette_size(dq));
                             job qj = {&d, dq, dq_pal, ref_m, 7};
                             double tq = time_passes(d.n, sinew_pass, &qj);
                             snprintf(name, sizeof name, "skin/%zuinf-%s-%s-dual-quaternion%s", d.k, stream_name(7),

@@ -203,7 +203,7 @@ static void compare_at(const fixture *f, const sinew_skin *skin, double t, doubl
     for (size_t j = 0; j < J; ++j)
         for (int k = 0; k < 16; ++k) joint_world[16 * j + k] = (float)world[16 * (size_t)m->joint_nodes[j] + k];
     float *palette = malloc(sinew_skin_palette_size(skin) * sizeof *palette);
-    assert_int_equal(sinew_skin_palette(skin, joint_world, palette), SINEW_OK);
+    assert_int_equal(sinew_skin_palette(skin, joint_world, J, palette, sinew_skin_palette_size(skin)), SINEW_OK);
 
     float *rest = malloc(6 * V * sizeof *rest);   /* interleaved input: position, normal */
     for (size_t v = 0; v < V; ++v)
@@ -216,8 +216,8 @@ static void compare_at(const fixture *f, const sinew_skin *skin, double t, doubl
     sinew_skin_input in = {rest, 6 * sizeof(float), rest + 3, 6 * sizeof(float), NULL, 0};
     sinew_skin_output o = {out, 8 * sizeof(float), out + 4, 8 * sizeof(float), NULL, 0};
     size_t half = V / 2 + 1;
-    assert_int_equal(sinew_skin_deform(skin, palette, &in, &o, half, V - half), SINEW_OK);
-    assert_int_equal(sinew_skin_deform(skin, palette, &in, &o, 0, half), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &o, half, V - half), SINEW_OK);
+    assert_int_equal(sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &o, 0, half), SINEW_OK);
 
     double *pos = malloc(3 * V * sizeof *pos), *nrm = malloc(3 * V * sizeof *nrm);
     reference_skin(m, world, pos, nrm);
