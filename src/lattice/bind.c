@@ -316,16 +316,13 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
     if (!binding || !lattice || !out_points)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL",
                        !binding ? "binding" : !lattice ? "lattice" : "point output");
-    if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point output stride %zu bytes: must be 0 or a multiple of 4 "
-                       "that is at least 12", out_stride);
-    if (out_normals && out_normal_stride != 0 &&
-        (out_normal_stride < 3 * sizeof(float) || out_normal_stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output stride %zu bytes: must be 0 or a multiple of 4 "
-                       "that is at least 12", out_normal_stride);
     if (first > binding->count || count > binding->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu bound points", first,
                        count, binding->count);
+    sinew_result r = sn_check_float_array(out_points, out_stride, 3, first + count, "point output");
+    if (r == SINEW_OK && out_normals)
+        r = sn_check_float_array(out_normals, out_normal_stride, 3, first + count, "normal output");
+    if (r != SINEW_OK) return r;
     if (!same_structure(binding, lattice))
         return sn_fail(SINEW_ERROR_MISMATCH, "the lattice's counts, orders, box or outside policy differ from "
                        "the ones bound");

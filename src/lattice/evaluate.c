@@ -36,7 +36,8 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
-/* Validates a range over an input view and an output pointer. */
+/* Validates a range [first, first + count) over an input view: the view
+ * itself (pointer, alignment, stride, span) and the range's coordinates. */
 static sinew_result check_range(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
@@ -44,10 +45,8 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu %ss", first, count,
                        in->count, what);
     if (count == 0) return SINEW_OK;
-    if (!in->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s data is NULL", what);
-    if (in->stride != 0 && (in->stride < 3 * sizeof(float) || in->stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, in->stride);
+    sinew_result r = sn_check_float_array(in->data, in->stride, 3, in->count, what);
+    if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         for (int c = 0; c < 3; ++c)
@@ -58,14 +57,11 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
     return SINEW_OK;
 }
 
-static sinew_result check_out(const float *out, size_t stride, size_t floats, const char *what)
+/* An output written at element indices [0, end): see sn_check_float_array. */
+static sinew_result check_out(const float *out, size_t stride, size_t floats, size_t end, const char *what)
 {
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
-    if (stride != 0 && (stride < floats * sizeof(float) || stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s output stride %zu bytes: must be 0 or a multiple of 4 that is at least %zu", what,
-                       stride, floats * sizeof(float));
-    return SINEW_OK;
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
+    return sn_check_float_array(out, stride, floats, end, what);
 }
 
 static float *out_at(float *base, size_t stride, size_t floats, size_t i)
@@ -79,7 +75,7 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(world, "world point", first, count);
-    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, "parameter");
+    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, first + count, "parameter output");
     if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(world, i);
@@ -119,8 +115,10 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
     if (r != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
-    if (positions && (r = check_out(positions, position_stride, 3, "position")) != SINEW_OK) return r;
-    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, "jacobian")) != SINEW_OK) return r;
+    if (positions && (r = check_out(positions, position_stride, 3, first + count, "position output")) != SINEW_OK)
+        return r;
+    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian output")) != SINEW_OK)
+        return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -180,12 +178,12 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(points, "point", first, count);
     if (r != SINEW_OK) return r;
-    if ((r = check_out(out_points, out_stride, 3, "point")) != SINEW_OK) return r;
+    if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
             return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", normals->count, points->count);
         if ((r = check_range(normals, "normal", first, count)) != SINEW_OK) return r;
-        if ((r = check_out(out_normals, out_normal_stride, 3, "normal")) != SINEW_OK) return r;
+        if ((r = check_out(out_normals, out_normal_stride, 3, first + count, "normal output")) != SINEW_OK) return r;
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }

@@ -230,15 +230,12 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
 {
     if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     if (count == 0) return SINEW_OK;
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
-    if (stride != 0 && (stride < 3 * sizeof(float) || stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, stride);
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
     if (first > lat->point_count || count > lat->point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
-    return SINEW_OK;
+    return sn_check_float_array(out, stride, 3, count, what);
 }
 
 /* Copies control point `index`'s displacement into every packed cell that
@@ -269,7 +266,7 @@ static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stri
                                enum block_kind kind)
 {
     sn_clear_error();
-    sinew_result r = check_block(lat, out, stride, first, count, "control point");
+    sinew_result r = check_block(lat, out, stride, first, count, "control point output");
     if (r != SINEW_OK) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
     for (size_t n = 0; n < count; ++n) {
