@@ -229,12 +229,118 @@ static void misaligned_placement_pointers(void **state)
     assert_true(q == (sinew_placement *)(uintptr_t)1);
 }
 
+
+/* ---- Item 7: the fold-over check of high orders ----------------------------------- */
+
+/* Knot t_j of a clamped uniform knot vector of n control points of order o. */
+static double knot(int n, int o, int j)
+{
+    int p = o - 1, cells = n - p;
+    if (j <= p) return 0.0;
+    if (j >= n) return 1.0;
+    return (double)(j - p) / cells;
+}
+
+/* x' = x + c x^2 (x along u over the unit cube) needs the B-spline
+ * coefficients of x^2: its blossom at the p knots of control point i,
+ * sum_{j < k} t_j t_k / C(p, 2), while x sits at the Greville abscissa. The
+ * world Jacobian's determinant is then 1 + 2 c x. */
+static sinew_lattice *quadratic_lattice(const uint32_t order[3], const uint32_t count[3], double c)
+{
+    sinew_lattice_desc d;
+    memset(&d, 0, sizeof d);
+    memcpy(d.order, order, sizeof d.order);
+    memcpy(d.count, count, sizeof d.count);
+    sinew_lattice *lat = NULL;
+    assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
+    sinew_lattice_info info;
+    assert_int_equal(sinew_lattice_get_info(lat, &info), SINEW_OK);
+    float *disp = calloc(info.point_count * 3, sizeof(float));
+    int n = (int)count[0], o = (int)order[0], p = o - 1;
+    for (size_t index = 0; index < info.point_count; ++index) {
+        int i = (int)(index % count[0]);
+        double sum = 0.0;
+        for (int j = 1; j <= p; ++j)
+            for (int k = j + 1; k <= p; ++k) sum += knot(n, o, i + j) * knot(n, o, i + k);
+        disp[3 * index] = (float)(c * sum / (p * (p - 1) / 2.0));
+    }
+    sinew_points dv = {disp, info.point_count, 0};
+    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0), SINEW_OK);
+    free(disp);
+    return lat;
+}
+
+static int count_reports(void *user, const char *stage, float fraction)
+{
+    (void)fraction;
+    int *calls = user;
+    if (strcmp(stage, "lattice: fold-over check") == 0) ++calls[0];
+    return calls[1] && calls[0] >= calls[1];
+}
+
+static void fold_check_high_orders(void **state)
+{
+    (void)state;
+    const uint32_t order[3] = {6, 5, 5}, count[3] = {12, 8, 8};
+    /* det J = 1 - 1.5 x: <= 0 from x = 2/3 on. u has 7 cells, so cells 4..6
+     * along u may fold (the Bezier coefficients of a linear function lie on
+     * it), 3 of 7 columns of 4 x 4 cells; the smallest coefficient and
+     * sampled value are det J at x = 1. */
+    sinew_lattice *lat = quadratic_lattice(order, count, -0.75);
+    sinew_lattice_fold_report rep;
+    uint8_t flags[112];
+    double t0 = support_now();
+    assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+    double seconds = support_now() - t0;
+    print_message("orders (6,5,5), counts (12,8,8): fold-over check %.3f s\n", seconds);
+    assert_int_equal(rep.cell_count, 112);
+    assert_int_equal(rep.cells_may_fold, 48);
+    assert_float_equal(rep.min_coefficient, -0.5, 2e-5);
+    assert_float_equal(rep.min_sampled_det, -0.5, 2e-5);
+    assert_float_equal(rep.min_sampled_at[0], 1.0, 1e-6);
+    for (uint32_t cell = 0; cell < 112; ++cell) assert_int_equal(flags[cell], cell % 7 >= 4);
+    sinew_lattice_destroy(lat);
+
+    /* c > 0: det J = 1 + x >= 1, smallest at x = 0. */
+    lat = quadratic_lattice(order, count, 0.5);
+    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(rep.cells_may_fold, 0);
+    assert_float_equal(rep.min_coefficient, 1.0, 2e-5);
+
+    /* Every cell reports progress, so a long check can be cancelled anywhere. */
+    int calls[2] = {0, 0};
+    sinew_context_desc cd;
+    memset(&cd, 0, sizeof cd);
+    cd.progress = count_reports;
+    cd.progress_user = calls;
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+    sinew_lattice_desc d;
+    memset(&d, 0, sizeof d);
+    memcpy(d.order, order, sizeof d.order);
+    memcpy(d.count, count, sizeof d.count);
+    sinew_lattice *with_ctx = NULL;
+    assert_int_equal(sinew_lattice_create(ctx, &d, &with_ctx), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(with_ctx, 1, NULL, 0, &rep), SINEW_OK);
+    assert_true(calls[0] >= 112);
+    calls[0] = 0;
+    calls[1] = 50; /* cancel at the 50th cell */
+    memset(flags, 0x77, sizeof flags);
+    expect(sinew_lattice_check_folds(with_ctx, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED,
+           "fold-over check");
+    for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 0x77);
+    sinew_lattice_destroy(with_ctx);
+    sinew_context_destroy(ctx);
+    sinew_lattice_destroy(lat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(overflowing_counts),
         cmocka_unit_test(misaligned_lattice_pointers),
         cmocka_unit_test(misaligned_placement_pointers),
+        cmocka_unit_test(fold_check_high_orders),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
