@@ -1,5 +1,6 @@
 /* One-shot evaluation: world to parameters, F and its Jacobian at parameter
  * points, and deformation of world points with their normals. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -64,6 +65,64 @@ static sinew_result check_out(const float *out, size_t stride, size_t floats, si
     return sn_check_float_array(out, stride, floats, end, what);
 }
 
+/* Largest |coordinate| of a box point: |origin| + |frame u| per world axis. */
+static double box_reach(const sinew_lattice *lat, const double u[3])
+{
+    double reach = 0.0;
+    for (int c = 0; c < 3; ++c)
+        reach = fmax(reach, fabs(lat->origin[c]) + fabs(lat->frame[c] * u[0]) + fabs(lat->frame[3 + c] * u[1]) +
+                                fabs(lat->frame[6 + c] * u[2]));
+    return reach;
+}
+
+static double max_abs3(const double x[3])
+{
+    return fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
+}
+
+sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
+                                     const char *what, size_t i)
+{
+    double u[3];
+    if (world) sn_lat_params(lat, p, u);
+    else memcpy(u, p, sizeof u);
+    double value, deriv, basis;
+    sn_lat_disp_bounds(lat, u, &value, &deriv, &basis);
+    /* The deform kernels keep parameters, basis values and derivatives as
+     * floats. */
+    sinew_result r = sn_lat_check_fits(max_abs3(u), what, i, "parameter");
+    if (r == SINEW_OK) r = sn_lat_check_fits(basis, what, i, "basis value");
+    if (r == SINEW_OK) r = sn_lat_check_fits((world ? max_abs3(p) : box_reach(lat, u)) + value, what, i, "position");
+    if (r == SINEW_OK && jacobian) {
+        double frame = 0.0;
+        for (int e = 0; e < 9; ++e) frame = fmax(frame, fabs(lat->frame[e]));
+        r = sn_lat_check_fits(frame + deriv, what, i, "jacobian");
+    }
+    return r;
+}
+
+/* Proves every output of points [first, first + count) fits a float before
+ * anything is written. want: 0 = parameters only, 1 = positions, 2 = positions
+ * and jacobians. */
+static sinew_result check_outputs_fit(const sinew_lattice *lat, const sinew_points *in, bool world, int want,
+                                      size_t first, size_t count, const char *what)
+{
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(in, i);
+        double p[3] = {q[0], q[1], q[2]};
+        sinew_result r;
+        if (want == 0) {
+            double u[3];
+            sn_lat_params(lat, p, u);
+            r = sn_lat_check_fits(max_abs3(u), what, i, "parameter");
+        } else {
+            r = sn_lat_check_point_fits(lat, p, world, want == 2, what, i);
+        }
+        if (r != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}
+
 static float *out_at(float *base, size_t stride, size_t floats, size_t i)
 {
     return (float *)((char *)base + i * sn_stride(stride, floats * sizeof(float)));
@@ -76,6 +135,7 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(world, "world point", first, count);
     if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, first + count, "parameter output");
+    if (r == SINEW_OK) r = check_outputs_fit(lattice, world, true, 0, first, count, "world point");
     if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(world, i);
@@ -119,6 +179,8 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
         return r;
     if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian output")) != SINEW_OK)
         return r;
+    r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
+    if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -187,6 +249,7 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }
+    if ((r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
     if (!normals) {
         sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
         return SINEW_OK;
@@ -214,4 +277,32 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
         }
     }
     return SINEW_OK;
+}
+
+void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *value, double *deriv, double *basis)
+{
+    /* Inside [0, 1] the basis is a nonnegative partition of unity and
+     * sum |B_i'| <= 2 p cells (each B_i' is p times a difference of two
+     * lower-degree functions over supports at least one knot span long). A
+     * LEAVE point outside gets no displacement, CLAMP reads the boundary,
+     * EXTEND continues each basis along its tangent, adding dist * 2 p cells. */
+    double sum = 1.0, dsum = 0.0;
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        const double slope = 2.0 * lat->axis[a].degree * lat->axis[a].cells;
+        const double dist = fmax(0.0, fmax(u[a] - 1.0, -u[a]));
+        if (dist > 0.0 && lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE) leave = true;
+        sum *= lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND ? 1.0 + slope * dist : 1.0;
+        dsum = fmax(dsum, slope);
+    }
+    *basis = leave ? 0.0 : sum * fmax(1.0, dsum);
+    *value = leave ? 0.0 : lat->disp_bound * sum;
+    *deriv = leave ? 0.0 : lat->disp_bound * sum * dsum;
+}
+
+sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output)
+{
+    if (bound * (1.0 + 1e-6) <= (double)FLT_MAX) return SINEW_OK;
+    return sn_fail(SINEW_ERROR_NON_FINITE, "%s %zu would give a %s beyond the float range (bound %g)", what, i,
+                   output, bound);
 }

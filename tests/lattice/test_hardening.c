@@ -4,6 +4,7 @@
  * of high orders is exact, reports every cell and can be cancelled, and
  * finite inputs never give non-finite outputs with OK. */
 #include <math.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -334,6 +335,141 @@ static void fold_check_high_orders(void **state)
     sinew_lattice_destroy(lat);
 }
 
+/* ---- Finite inputs never give non-finite outputs with OK ---------------------------- */
+
+static bool all_finite(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (!isfinite(x[i])) return false;
+    return true;
+}
+
+/* OK with finite outputs, or NON_FINITE with the outputs untouched (7s). */
+static void ok_and_finite_or_refused(sinew_result r, float *out, size_t n)
+{
+    if (r == SINEW_OK) {
+        if (!all_finite(out, n)) fail_msg("OK with a non-finite output");
+        return;
+    }
+    expect(r, SINEW_ERROR_NON_FINITE, "float range");
+    for (size_t i = 0; i < n; ++i) assert_true(out[i] == 7.0f);
+}
+
+/* Fills out with 7s for the next call. */
+static float *sevens(float *out, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) out[i] = 7.0f;
+    return out;
+}
+
+static void finite_inputs_finite_outputs(void **state)
+{
+    (void)state;
+    sinew_lattice_desc d;
+    sinew_lattice *lat = (sinew_lattice *)(uintptr_t)1;
+    /* A box reaching past the float range. */
+    memset(&d, 0, sizeof d);
+    d.extents[0] = d.extents[1] = d.extents[2] = 3e38f;
+    d.origin[0] = 3e38f;
+    expect(sinew_lattice_create(NULL, &d, &lat), SINEW_ERROR_NON_FINITE, "beyond the float range");
+    assert_true(lat == (sinew_lattice *)(uintptr_t)1);
+
+    float out[12];
+    /* A tiny box: parameters of a far point overflow. */
+    memset(&d, 0, sizeof d);
+    d.extents[0] = d.extents[1] = d.extents[2] = 1e-30f;
+    assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
+    float far[3] = {1e38f, 0, 0};
+    sinew_points fv = {far, 1, 0};
+    for (int i = 0; i < 12; ++i) out[i] = 7.0f;
+    expect(sinew_lattice_parameters(lat, &fv, out, 0, 0, 1), SINEW_ERROR_NON_FINITE, "world point 0");
+    ok_and_finite_or_refused(SINEW_ERROR_NON_FINITE, out, 3);
+    sinew_lattice_destroy(lat);
+
+    /* A long box: a displacement that puts a control point past the float range. */
+    memset(&d, 0, sizeof d);
+    d.extents[0] = 3e38f, d.extents[1] = d.extents[2] = 1.0f;
+    d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
+    assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
+    float push[3] = {3e38f, 0, 0};
+    sinew_points pv = {push, 1, 0};
+    expect(sinew_lattice_set_displacements(lat, &pv, 63), SINEW_ERROR_NON_FINITE, "control point 63");
+    float all[64 * 3];
+    assert_int_equal(sinew_lattice_get_points(lat, all, 0, 0, 64), SINEW_OK);
+    assert_true(all_finite(all, 64 * 3));
+    sinew_lattice_destroy(lat);
+
+    /* EXTEND: huge displacements, points far outside, an untouched lattice. */
+    lat = unit_lattice(4, 4);
+    sinew_lattice_destroy(lat);
+    memset(&d, 0, sizeof d);
+    d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
+    assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
+    const float cases[4][3] = {{3e38f, 0.5f, 0.5f}, {-1e30f, 0.5f, 0.5f}, {1e20f, 1e20f, 1e20f}, {0.5f, 0.5f, 0.5f}};
+    sinew_lattice_bind_desc bd;
+    memset(&bd, 0, sizeof bd);
+    for (int lift = 0; lift < 2; ++lift) {
+        if (lift) {
+            float big[3] = {1e38f, 0, 0};
+            sinew_points bv = {big, 1, 0};
+            assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+        }
+        for (int c = 0; c < 4; ++c) {
+            sinew_points v = {cases[c], 1, 0};
+            ok_and_finite_or_refused(sinew_lattice_deform(lat, &v, NULL, sevens(out, 12), 0, NULL, 0, 0, 1), out, 3);
+            ok_and_finite_or_refused(sinew_lattice_evaluate(lat, &v, sevens(out, 12), 0, out + 3, 0, 0, 1), out, 12);
+            ok_and_finite_or_refused(sinew_lattice_parameters(lat, &v, sevens(out, 12), 0, 0, 1), out, 3);
+            bd.points = v;
+            sinew_lattice_binding *b = NULL;
+            sinew_result r = sinew_lattice_bind(NULL, lat, &bd, &b);
+            if (r == SINEW_OK) {
+                ok_and_finite_or_refused(sinew_lattice_deform_bound(b, lat, sevens(out, 12), 0, NULL, 0, 0, 1), out,
+                                         3);
+                sinew_lattice_binding_destroy(b);
+            } else {
+                expect(r, SINEW_ERROR_NON_FINITE, "bound point 0");
+            }
+        }
+        /* The far point is refused with displacements, a point inside is not. */
+        sinew_points v0 = {cases[1], 1, 0}, v3 = {cases[3], 1, 0};
+        if (lift) {
+            expect(sinew_lattice_deform(lat, &v0, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "point 0");
+        }
+        assert_int_equal(sinew_lattice_deform(lat, &v3, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
+    }
+    /* A binding made before the displacement grew refuses to deform. */
+    sinew_lattice_reset(lat);
+    const float outside[3] = {1e10f, 0.5f, 0.5f};
+    bd.points = (sinew_points){outside, 1, 0};
+    sinew_lattice_binding *b = NULL;
+    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+    float big[3] = {1e38f, 0, 0};
+    sinew_points bv = {big, 1, 0};
+    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+    for (int i = 0; i < 12; ++i) out[i] = 7.0f;
+    expect(sinew_lattice_deform_bound(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
+    sinew_lattice_binding_destroy(b);
+    /* The fold report stays finite. */
+    sinew_lattice_fold_report rep;
+    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    assert_true(isfinite(rep.min_coefficient) && isfinite(rep.min_sampled_det));
+    sinew_lattice_destroy(lat);
+
+    /* Placement: a map that sends model point 0 past the float range (u = 1.5e38) and point 1 to an
+     * infinite parameter. */
+    sinew_placement *p = flat_placement();
+    sinew_placement_map map = {{3e38f, 1, 1}, {0, 0, 0}};
+    float model[6] = {0.5f, 0.5f, 0.5f, 10.0f, 0.5f, 0.5f};
+    sinew_points mv = {model, 2, 0};
+    for (int i = 0; i < 12; ++i) out[i] = 7.0f;
+    expect(sinew_placement_deform(p, &map, &mv, out, 0, 0, 2), SINEW_ERROR_NON_FINITE, "model point 0 would give a position");
+    ok_and_finite_or_refused(SINEW_ERROR_NON_FINITE, out, 6);
+    expect(sinew_placement_deform(p, &map, &mv, out, 0, 1, 1), SINEW_ERROR_NON_FINITE,
+           "model point 1 maps to a parameter u beyond the float range");
+    ok_and_finite_or_refused(SINEW_ERROR_NON_FINITE, out, 6);
+    sinew_placement_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +477,7 @@ int main(void)
         cmocka_unit_test(misaligned_lattice_pointers),
         cmocka_unit_test(misaligned_placement_pointers),
         cmocka_unit_test(fold_check_high_orders),
+        cmocka_unit_test(finite_inputs_finite_outputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

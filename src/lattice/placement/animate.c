@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_internal.h"
 #include "lattice/placement/placement_internal.h"
 
 /* Points handled per lattice call; the parameters live on the stack so the
@@ -76,15 +77,20 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
      * fail half-way through the output. */
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(model, i);
+        double param[3];
         for (int a = 0; a < 3; ++a) {
             if (!isfinite(q[a]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "model point %zu has a non-finite coordinate %c (%g)", i,
                                "xyz"[a], (double)q[a]);
             float u = map->offset[a] + map->scale[a] * q[a];
             if (!isfinite(u))
-                return sn_fail(SINEW_ERROR_NON_FINITE, "model point %zu maps to a non-finite parameter %c (%g)", i,
-                               "uvw"[a], (double)u);
+                return sn_fail(SINEW_ERROR_NON_FINITE,
+                               "model point %zu maps to a parameter %c beyond the float range (%g)", i, "uvw"[a],
+                               (double)u);
+            param[a] = u;
         }
+        if ((r = sn_lat_check_point_fits(placement->lattice, param, false, false, "model point", i)) != SINEW_OK)
+            return r;
     }
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     float params[3 * SN_PLACE_CHUNK];
