@@ -74,7 +74,8 @@ typedef struct sinew_lattice_info {
 
 /* Creates a lattice at rest (every displacement zero). Returns
  * SINEW_ERROR_INVALID_ARGUMENT (NULL desc/out, order outside 2..8, a count
- * smaller than its order, an unknown outside policy), SINEW_ERROR_NON_FINITE,
+ * smaller than its order, an unknown outside policy), SINEW_ERROR_NON_FINITE
+ * (also a box reaching beyond the float range),
  * SINEW_ERROR_DEGENERATE (zero/negative extent, dependent axes),
  * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY.
  * ctx: allocator and progress, NULL = defaults. desc: see sinew_lattice_desc.
@@ -109,7 +110,8 @@ SINEW_API sinew_result sinew_lattice_get_displacements(const sinew_lattice *latt
                                                        size_t first, size_t count);
 /* Moves control points [first, first + positions->count) to arbitrary world
  * positions (a lattice fitted over terrain, say). Returns
- * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the point),
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the point; also
+ * a displacement or position beyond the float range),
  * SINEW_ERROR_INDEX_OUT_OF_RANGE; on failure nothing is changed. Modifies the
  * lattice: not thread-safe with any other call on it. */
 SINEW_API sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions,
@@ -127,8 +129,12 @@ SINEW_API void sinew_lattice_reset(sinew_lattice *lattice);
  * element i at byte offset i * out_stride of the output pointer (the same
  * index as the input, so jobs can share whole buffers), for i in
  * [first, first + count). They never allocate and are thread-safe with other
- * const calls. Failures (NULL, bad stride, range past the view's count,
- * non-finite input) are found before anything is written. */
+ * const calls. Failures (NULL, a pointer not aligned to 4 bytes, bad stride,
+ * range past the view's count, non-finite input, SINEW_ERROR_NON_FINITE for a
+ * point whose output could leave the float range: far outside an EXTEND
+ * lattice, under huge displacements, or past a tiny box) are found before
+ * anything is written. The proof is a bound: displacements up to the largest
+ * ever set (exact after a whole-lattice set or a reset) times the basis. */
 
 /* World points to box parameters (u, v, w) through the box map; points outside
  * the box get parameters outside [0, 1]. out_stride 0 = 3 packed floats. */
@@ -193,7 +199,10 @@ SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *bindin
  * normal likewise. Returns SINEW_ERROR_MISMATCH when the lattice's structure
  * differs from the bound one, SINEW_ERROR_INVALID_STATE when normals are asked
  * of a binding without them, SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past
- * the bound count. Never allocates; thread-safe with other const calls. */
+ * the bound count, SINEW_ERROR_NON_FINITE when the bound points' largest
+ * coordinate plus the displacement bound times their largest basis sum could
+ * leave the float range (bind itself refuses points whose basis values would).
+ * Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding,
                                                   const sinew_lattice *lattice, float *out_points,
                                                   size_t out_stride, float *out_normals, size_t out_normal_stride,
@@ -217,8 +226,15 @@ typedef struct sinew_lattice_fold_report {
  * sampled minimum (0 = 4; at most 64). cell_flags: optional, cell_flag_count
  * bytes (must be >= the cell count when given), set to 1 for cells that may
  * fold, 0 otherwise; cell (a, b, c) has index a + cells[0] * (b + cells[1] * c).
- * report: required. Allocates scratch from the lattice's allocator
- * (SINEW_ERROR_OUT_OF_MEMORY); thread-safe with other const calls. */
+ * report: required (its values are clamped to the float range). Cost per
+ * cell, with degrees p = order - 1: det J has degrees 3p - 1 and is formed as
+ * F_u . (F_v x F_w) by convolutions of about 6 |F_v| |F_w| + 3 |F_u| |F_v x F_w|
+ * multiply-adds (|F_u| = p_u (p_v+1) (p_w+1), ...): some 5e4 for cubic cells,
+ * 3.5e5 for orders (6,5,5), 5e6 for order 8 (docs/lattice.md has timings).
+ * Reports progress ("lattice: fold-over check") once per cell and returns
+ * SINEW_ERROR_CANCELLED (cell_flags untouched) when the callback asks.
+ * Allocates scratch from the lattice's allocator (SINEW_ERROR_OUT_OF_MEMORY);
+ * thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
                                                  uint8_t *cell_flags, size_t cell_flag_count,
                                                  sinew_lattice_fold_report *report);

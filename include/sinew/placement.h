@@ -297,7 +297,9 @@ SINEW_API sinew_result sinew_placement_map_model(const sinew_placement *placemen
 /* Lays model points [first, first + count) onto the scene: maps each through
  * `map` and evaluates the lattice there; writes point i at byte offset
  * i * out_stride of out (0 = 3 packed floats). Returns
- * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE,
+ * SINEW_ERROR_INVALID_ARGUMENT (also a pointer not aligned to 4 bytes),
+ * SINEW_ERROR_NON_FINITE (also a point mapped to a parameter or a position
+ * beyond the float range),
  * SINEW_ERROR_INDEX_OUT_OF_RANGE (range past the view); nothing is written on
  * failure. Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_placement_deform(const sinew_placement *placement, const sinew_placement_map *map,

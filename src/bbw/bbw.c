@@ -38,6 +38,9 @@ static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joints is NULL", d->bone_count);
     if (d->cage_count && !d->cages)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu cages but cages is NULL", d->cage_count);
+    sinew_result r = sn_check_float_array(d->points, 0, 3, d->point_count, "point handles");
+    if (r == SINEW_OK && d->bone_count) r = sn_check_float_array(d->joints, 0, 3, d->joint_count, "joints");
+    if (r != SINEW_OK) return r;
     size_t total = d->point_count;
     if (!sn_add_size(total, d->bone_count, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many handles");
     for (size_t c = 0; c < d->cage_count; ++c)
@@ -124,10 +127,9 @@ sinew_result sinew_bbw_domain_vertices(const sinew_bbw *b, float *out, size_t st
     sn_clear_error();
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->vertex_count, "domain vertex");
+    if (r == SINEW_OK) r = sn_check_float_array(out, stride, 3, count, "domain vertex output");
     if (r != SINEW_OK) return r;
     size_t step = sn_stride(stride, 3 * sizeof(float));
-    if (step < 3 * sizeof(float))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "stride %zu is smaller than 3 floats", stride);
     for (size_t i = 0; i < count; ++i) {
         float *p = (float *)((char *)out + i * step);
         for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * (first + i) + a];
@@ -140,6 +142,8 @@ sinew_result sinew_bbw_domain_elements(const sinew_bbw *b, uint32_t *out, size_t
     sn_clear_error();
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->element_count, "domain element");
+    /* uint32_t shares float's size and alignment: the same check applies. */
+    if (r == SINEW_OK) r = sn_check_float_array(out, 0, b->per, count, "domain element output");
     if (r != SINEW_OK) return r;
     memcpy(out, b->elements + first * b->per, count * b->per * sizeof(uint32_t));
     return SINEW_OK;

@@ -42,10 +42,9 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
     if (pts->count > UINT32_MAX) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "more than 2^32 domain vertices");
     sinew_result r = sn_check_points(pts, "domain vertex");
     if (r != SINEW_OK) return r;
-    size_t total;
-    if (!sn_mul_size(ec, b->per, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many %ss", noun);
     r = sn_check_indices(idx, ec, b->per, pts->count, noun);
     if (r != SINEW_OK) return r;
+    const size_t total = ec * b->per; /* fits: checked with its byte size above */
     b->positions = sn_alloc_array(&b->env, pts->count, 3 * sizeof(double), "domain positions");
     b->elements = sn_alloc_array(&b->env, total, sizeof(uint32_t), "domain elements");
     if (!b->positions || !b->elements) return sn_alloc_failure();
@@ -117,9 +116,6 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surfa
     if (resolution == 0) resolution = 32;
     sinew_result r = sn_check_points(&surface->positions, "surface vertex");
     if (r != SINEW_OK) return r;
-    size_t total;
-    if (!sn_mul_size(surface->triangle_count, 3, &total))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many surface triangles");
     r = sn_check_indices(surface->indices, surface->triangle_count, 3, surface->positions.count, "surface triangle");
     if (r != SINEW_OK) return r;
 

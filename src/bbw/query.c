@@ -24,6 +24,7 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     if (first > b->vertex_count || count > b->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);
+    if ((r = sn_check_float_array(out, 0, b->handle_count, count, "vertex weight output")) != SINEW_OK) return r;
     memcpy(out, b->weights + first * b->handle_count, count * b->handle_count * sizeof(float));
     return SINEW_OK;
 }
@@ -48,14 +49,10 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
 static sinew_result check_points_view(const sinew_points *pts, size_t first, size_t count)
 {
     if (!pts) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points is NULL");
-    if (!pts->data && pts->count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points data is NULL");
-    if (pts->stride && (pts->stride < 3 * sizeof(float) || pts->stride % sizeof(float)))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points stride %zu is not a multiple of 4 bytes >= 12",
-                       pts->stride);
     if (first > pts->count || count > pts->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point range [%zu, %zu + %zu) exceeds the %zu points", first,
                        first, count, pts->count);
-    return SINEW_OK;
+    return sn_check_float_array(pts->data, pts->stride, 3, pts->count, "points");
 }
 
 sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count,
@@ -66,6 +63,7 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
     if (r != SINEW_OK) return r;
     if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if ((r = sn_check_float_array(out, 0, b->handle_count, count, "point weight output")) != SINEW_OK) return r;
     /* Locate everything first, so a failure leaves out untouched. */
     for (size_t i = first; i < first + count; ++i) {
         size_t e;
@@ -143,6 +141,9 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
     if (k < 1 || k > 64) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "k = %u is outside 1 .. 64", k);
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
+    if ((r = sn_check_float_array(joints, 0, k, count, "top-k joint output")) != SINEW_OK ||
+        (r = sn_check_float_array(weights, 0, k, count, "top-k weight output")) != SINEW_OK)
+        return r;
     if (pts) {
         if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
         for (size_t i = first; i < first + count; ++i) {

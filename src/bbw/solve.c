@@ -156,6 +156,8 @@ static sinew_result check_options(const sinew_bbw *b, const sinew_bbw_solve_desc
         if (d->shape_mask_count != b->element_count)
             return sn_fail(SINEW_ERROR_MISMATCH, "shape mask has %zu entries, the domain has %zu elements",
                            d->shape_mask_count, b->element_count);
+        sinew_result r = sn_check_float_array(d->shape_mask, 0, 1, d->shape_mask_count, "shape mask");
+        if (r != SINEW_OK) return r;
         for (size_t e = 0; e < b->element_count; ++e)
             if (!(d->shape_mask[e] >= 0.0f) || !isfinite(d->shape_mask[e]))
                 return sn_fail(isfinite(d->shape_mask[e]) ? SINEW_ERROR_INVALID_ARGUMENT : SINEW_ERROR_NON_FINITE,

@@ -98,11 +98,24 @@ static inline const float *sn_point(const sinew_points *p, size_t i)
  * Each returns SINEW_OK or a failure with a message naming the element, with
  * `what` as the noun ("driver vertex", "skin point"). */
 
-/* data non-NULL when count > 0, stride 0 or >= 3 floats, stride a multiple of
- * sizeof(float), every coordinate finite. */
+/* True when count elements of elem_bytes at byte stride `stride` fit in one
+ * object: (count - 1) * stride + elem_bytes neither overflows nor exceeds
+ * PTRDIFF_MAX (count 0 always fits). */
+bool sn_span_fits(size_t count, size_t stride, size_t elem_bytes);
+/* A caller's float array of count elements of `floats` floats at byte stride
+ * `stride` (0 = packed), input or output: non-NULL when count > 0, aligned to
+ * 4 bytes, stride 0 or a multiple of 4 at least floats * 4, and a span that
+ * fits (SINEW_ERROR_SIZE_OVERFLOW). `what` names the argument ("lattice
+ * output points"). Nothing is read. */
+sinew_result sn_check_float_array(const void *ptr, size_t stride, size_t floats, size_t count, const char *what);
+/* data non-NULL and aligned to 4 bytes when count > 0, stride 0 or >= 3
+ * floats, stride a multiple of sizeof(float), a span that fits, every
+ * coordinate finite. */
 sinew_result sn_check_points(const sinew_points *p, const char *what);
 /* Checks count owners ("triangle", named by `what`) of `per` indices each
- * (3 for triangles, so idx holds count * per entries): every index < limit. */
+ * (3 for triangles, so idx holds count * per entries): a byte size that fits
+ * (SINEW_ERROR_SIZE_OVERFLOW, before anything is read), idx non-NULL and
+ * aligned, every index < limit. */
 sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
                               const char *what);
 /* value finite, else fails naming it. */

@@ -5,6 +5,7 @@
  * load per coordinate; a plain loop for everything else and for normals.
  * One-shot deformation of positions reuses them on records built on the
  * stack. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -32,6 +33,10 @@ struct sinew_lattice_binding {
     float *records;
     float *normals; /* 3 per point, or NULL */
     uint32_t *cells; /* cubic lattices: each point's cell, for packed kernels */
+    /* Largest |base coordinate| and largest product over the axes of the
+     * sums of |basis values| of any bound point: with the lattice's
+     * displacement bound they prove the outputs fit a float. */
+    double base_bound, basis_bound;
 };
 
 static size_t record_floats(const uint32_t order[3], bool normals)
@@ -141,8 +146,24 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
             sinew_lattice_binding_destroy(b);
             return r;
         }
-        fill_record(lattice, sn_point(&desc->points, i), desc->space, with_normals, b->records + i * rec,
-                    cubic ? &b->cells[i] : NULL);
+        const float *q = sn_point(&desc->points, i);
+        double p[3] = {q[0], q[1], q[2]}, u[3];
+        if (desc->space == SINEW_LATTICE_SPACE_WORLD) sn_lat_params(lattice, p, u);
+        else memcpy(u, p, sizeof u);
+        double value, deriv, basis, base = 0.0;
+        sn_lat_disp_bounds(lattice, u, &value, &deriv, &basis);
+        float *record = b->records + i * rec;
+        fill_record(lattice, q, desc->space, with_normals, record, cubic ? &b->cells[i] : NULL);
+        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)record[c]));
+        /* Far outside an EXTEND lattice the basis values themselves leave
+         * the float range. */
+        if ((r = sn_lat_check_fits(base, "bound point", i, "base position")) != SINEW_OK ||
+            (r = sn_lat_check_fits(basis, "bound point", i, "basis value")) != SINEW_OK) {
+            sinew_lattice_binding_destroy(b);
+            return r;
+        }
+        b->base_bound = fmax(b->base_bound, base);
+        b->basis_bound = fmax(b->basis_bound, basis);
         if (with_normals) memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
     }
     *out = b;
@@ -316,21 +337,24 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
     if (!binding || !lattice || !out_points)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL",
                        !binding ? "binding" : !lattice ? "lattice" : "point output");
-    if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point output stride %zu bytes: must be 0 or a multiple of 4 "
-                       "that is at least 12", out_stride);
-    if (out_normals && out_normal_stride != 0 &&
-        (out_normal_stride < 3 * sizeof(float) || out_normal_stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output stride %zu bytes: must be 0 or a multiple of 4 "
-                       "that is at least 12", out_normal_stride);
     if (first > binding->count || count > binding->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu bound points", first,
                        count, binding->count);
+    sinew_result r = sn_check_float_array(out_points, out_stride, 3, first + count, "point output");
+    if (r == SINEW_OK && out_normals)
+        r = sn_check_float_array(out_normals, out_normal_stride, 3, first + count, "normal output");
+    if (r != SINEW_OK) return r;
     if (!same_structure(binding, lattice))
         return sn_fail(SINEW_ERROR_MISMATCH, "the lattice's counts, orders, box or outside policy differ from "
                        "the ones bound");
     if (out_normals && !binding->normals)
         return sn_fail(SINEW_ERROR_INVALID_STATE, "normals asked of a binding made without normals");
+    /* O(1) proof that no output (nor partial sum) leaves the float range. */
+    const double reach = binding->base_bound + lattice->disp_bound * binding->basis_bound;
+    if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+        return sn_fail(SINEW_ERROR_NON_FINITE,
+                       "bound points (coordinates up to %g) under displacements up to %g could deform beyond the "
+                       "float range", binding->base_bound, lattice->disp_bound);
     const size_t stride = sn_stride(out_stride, 3 * sizeof(float));
     const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
 

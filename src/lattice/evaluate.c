@@ -1,5 +1,6 @@
 /* One-shot evaluation: world to parameters, F and its Jacobian at parameter
  * points, and deformation of world points with their normals. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -36,7 +37,8 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
-/* Validates a range over an input view and an output pointer. */
+/* Validates a range [first, first + count) over an input view: the view
+ * itself (pointer, alignment, stride, span) and the range's coordinates. */
 static sinew_result check_range(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
@@ -44,10 +46,8 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu %ss", first, count,
                        in->count, what);
     if (count == 0) return SINEW_OK;
-    if (!in->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s data is NULL", what);
-    if (in->stride != 0 && (in->stride < 3 * sizeof(float) || in->stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, in->stride);
+    sinew_result r = sn_check_float_array(in->data, in->stride, 3, in->count, what);
+    if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         for (int c = 0; c < 3; ++c)
@@ -58,13 +58,68 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
     return SINEW_OK;
 }
 
-static sinew_result check_out(const float *out, size_t stride, size_t floats, const char *what)
+/* An output written at element indices [0, end): see sn_check_float_array. */
+static sinew_result check_out(const float *out, size_t stride, size_t floats, size_t end, const char *what)
 {
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
-    if (stride != 0 && (stride < floats * sizeof(float) || stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s output stride %zu bytes: must be 0 or a multiple of 4 that is at least %zu", what,
-                       stride, floats * sizeof(float));
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
+    return sn_check_float_array(out, stride, floats, end, what);
+}
+
+/* Largest |coordinate| of a box point: |origin| + |frame u| per world axis. */
+static double box_reach(const sinew_lattice *lat, const double u[3])
+{
+    double reach = 0.0;
+    for (int c = 0; c < 3; ++c)
+        reach = fmax(reach, fabs(lat->origin[c]) + fabs(lat->frame[c] * u[0]) + fabs(lat->frame[3 + c] * u[1]) +
+                                fabs(lat->frame[6 + c] * u[2]));
+    return reach;
+}
+
+static double max_abs3(const double x[3])
+{
+    return fmax(fabs(x[0]), fmax(fabs(x[1]), fabs(x[2])));
+}
+
+sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
+                                     const char *what, size_t i)
+{
+    double u[3];
+    if (world) sn_lat_params(lat, p, u);
+    else memcpy(u, p, sizeof u);
+    double value, deriv, basis;
+    sn_lat_disp_bounds(lat, u, &value, &deriv, &basis);
+    /* The deform kernels keep parameters, basis values and derivatives as
+     * floats. */
+    sinew_result r = sn_lat_check_fits(max_abs3(u), what, i, "parameter");
+    if (r == SINEW_OK) r = sn_lat_check_fits(basis, what, i, "basis value");
+    if (r == SINEW_OK) r = sn_lat_check_fits((world ? max_abs3(p) : box_reach(lat, u)) + value, what, i, "position");
+    if (r == SINEW_OK && jacobian) {
+        double frame = 0.0;
+        for (int e = 0; e < 9; ++e) frame = fmax(frame, fabs(lat->frame[e]));
+        r = sn_lat_check_fits(frame + deriv, what, i, "jacobian");
+    }
+    return r;
+}
+
+/* Proves every output of points [first, first + count) fits a float before
+ * anything is written. want: 0 = parameters only, 1 = positions, 2 = positions
+ * and jacobians. */
+static sinew_result check_outputs_fit(const sinew_lattice *lat, const sinew_points *in, bool world, int want,
+                                      size_t first, size_t count, const char *what)
+{
+    for (size_t i = first; i < first + count; ++i) {
+        const float *q = sn_point(in, i);
+        double p[3] = {q[0], q[1], q[2]};
+        sinew_result r;
+        if (want == 0) {
+            double u[3];
+            sn_lat_params(lat, p, u);
+            r = sn_lat_check_fits(max_abs3(u), what, i, "parameter");
+        } else {
+            r = sn_lat_check_point_fits(lat, p, world, want == 2, what, i);
+        }
+        if (r != SINEW_OK) return r;
+    }
     return SINEW_OK;
 }
 
@@ -79,7 +134,8 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(world, "world point", first, count);
-    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, "parameter");
+    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, first + count, "parameter output");
+    if (r == SINEW_OK) r = check_outputs_fit(lattice, world, true, 0, first, count, "world point");
     if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(world, i);
@@ -119,8 +175,12 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
     if (r != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
-    if (positions && (r = check_out(positions, position_stride, 3, "position")) != SINEW_OK) return r;
-    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, "jacobian")) != SINEW_OK) return r;
+    if (positions && (r = check_out(positions, position_stride, 3, first + count, "position output")) != SINEW_OK)
+        return r;
+    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian output")) != SINEW_OK)
+        return r;
+    r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
+    if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -180,15 +240,16 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(points, "point", first, count);
     if (r != SINEW_OK) return r;
-    if ((r = check_out(out_points, out_stride, 3, "point")) != SINEW_OK) return r;
+    if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
             return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", normals->count, points->count);
         if ((r = check_range(normals, "normal", first, count)) != SINEW_OK) return r;
-        if ((r = check_out(out_normals, out_normal_stride, 3, "normal")) != SINEW_OK) return r;
+        if ((r = check_out(out_normals, out_normal_stride, 3, first + count, "normal output")) != SINEW_OK) return r;
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }
+    if ((r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
     if (!normals) {
         sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
         return SINEW_OK;
@@ -216,4 +277,32 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
         }
     }
     return SINEW_OK;
+}
+
+void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *value, double *deriv, double *basis)
+{
+    /* Inside [0, 1] the basis is a nonnegative partition of unity and
+     * sum |B_i'| <= 2 p cells (each B_i' is p times a difference of two
+     * lower-degree functions over supports at least one knot span long). A
+     * LEAVE point outside gets no displacement, CLAMP reads the boundary,
+     * EXTEND continues each basis along its tangent, adding dist * 2 p cells. */
+    double sum = 1.0, dsum = 0.0;
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        const double slope = 2.0 * lat->axis[a].degree * lat->axis[a].cells;
+        const double dist = fmax(0.0, fmax(u[a] - 1.0, -u[a]));
+        if (dist > 0.0 && lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE) leave = true;
+        sum *= lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND ? 1.0 + slope * dist : 1.0;
+        dsum = fmax(dsum, slope);
+    }
+    *basis = leave ? 0.0 : sum * fmax(1.0, dsum);
+    *value = leave ? 0.0 : lat->disp_bound * sum;
+    *deriv = leave ? 0.0 : lat->disp_bound * sum * dsum;
+}
+
+sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output)
+{
+    if (bound * (1.0 + 1e-6) <= (double)FLT_MAX) return SINEW_OK;
+    return sn_fail(SINEW_ERROR_NON_FINITE, "%s %zu would give a %s beyond the float range (bound %g)", what, i,
+                   output, bound);
 }

@@ -2,13 +2,17 @@
  * Bezier coefficients, all positive, prove det J > 0 over the cell (convex
  * hull property). The smallest det J found by sampling tells how bad a
  * flagged cell really is. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "lattice/lattice_internal.h"
 
-/* A trivariate Bezier tensor of degrees deg[3]: (deg+1) coefficients per
- * axis, index (a * (deg[1]+1) + b) * (deg[2]+1) + d. */
+/* A trivariate Bezier tensor of degrees deg[3] in scaled form: coefficient
+ * (a, b, d) times C(deg0, a) C(deg1, b) C(deg2, d), so it multiplies the
+ * monomials u^a (1-u)^(deg0-a) ... and a product of two tensors is a plain
+ * 3-D convolution of their arrays. (deg+1) coefficients per axis, index
+ * (a * (deg[1]+1) + b) * (deg[2]+1) + d. */
 typedef struct bez3 {
     uint32_t deg[3];
     double *c;
@@ -19,36 +23,44 @@ static size_t bez3_size(const uint32_t deg[3])
     return (size_t)(deg[0] + 1) * (deg[1] + 1) * (deg[2] + 1);
 }
 
-/* h += sign * f * g, with h's degrees the sums of f's and g's. */
+/* h += sign * f * g (scaled form), with h's degrees the sums of f's and g's.
+ * |f| * |g| multiply-adds; the innermost loop runs along the last axis, where
+ * f's, g's and h's coefficients are contiguous. */
 static void bez3_mul_add(const bez3 *f, const bez3 *g, double sign, bez3 *h)
 {
-    const uint32_t *fd = f->deg, *gd = g->deg, *hd = h->deg;
-    for (uint32_t a = 0; a <= fd[0]; ++a)
-        for (uint32_t b = 0; b <= fd[1]; ++b)
-            for (uint32_t d = 0; d <= fd[2]; ++d) {
-                double fv = f->c[(a * (fd[1] + 1) + b) * (fd[2] + 1) + d];
-                if (fv == 0.0) continue;
-                double fw = sign * fv * sn_lat_binom(fd[0], a) * sn_lat_binom(fd[1], b) * sn_lat_binom(fd[2], d);
-                for (uint32_t a2 = 0; a2 <= gd[0]; ++a2)
-                    for (uint32_t b2 = 0; b2 <= gd[1]; ++b2)
-                        for (uint32_t d2 = 0; d2 <= gd[2]; ++d2) {
-                            double gv = g->c[(a2 * (gd[1] + 1) + b2) * (gd[2] + 1) + d2];
-                            double w = sn_lat_binom(gd[0], a2) * sn_lat_binom(gd[1], b2) * sn_lat_binom(gd[2], d2);
-                            h->c[((a + a2) * (hd[1] + 1) + (b + b2)) * (hd[2] + 1) + (d + d2)] += fw * gv * w;
-                        }
-            }
+    const size_t f1 = f->deg[1] + 1, f2 = f->deg[2] + 1;
+    const size_t g1 = g->deg[1] + 1, g2 = g->deg[2] + 1;
+    const size_t h1 = h->deg[1] + 1, h2 = h->deg[2] + 1;
+    for (size_t a = 0; a <= f->deg[0]; ++a)
+        for (size_t b = 0; b < f1; ++b) {
+            const double *fr = f->c + (a * f1 + b) * f2;
+            for (size_t a2 = 0; a2 <= g->deg[0]; ++a2)
+                for (size_t b2 = 0; b2 < g1; ++b2) {
+                    const double *gr = g->c + (a2 * g1 + b2) * g2;
+                    double *hr = h->c + ((a + a2) * h1 + (b + b2)) * h2;
+                    for (size_t d = 0; d < f2; ++d) {
+                        const double fv = sign * fr[d];
+                        if (fv == 0.0) continue;
+                        for (size_t d2 = 0; d2 < g2; ++d2) hr[d + d2] += fv * gr[d2];
+                    }
+                }
+        }
 }
 
-/* Divides every coefficient by the binomials of its own degree, finishing
- * products accumulated by bez3_mul_add. */
-static void bez3_normalise(bez3 *h)
+/* Multiplies (to scaled form) or divides (back to plain Bernstein
+ * coefficients) every coefficient by the binomials of its degrees. */
+static void bez3_scale(bez3 *h, bool divide)
 {
     const uint32_t *hd = h->deg;
+    double bin[3][3 * SN_LAT_MAX_ORDER];
+    for (int e = 0; e < 3; ++e)
+        for (uint32_t i = 0; i <= hd[e]; ++i) bin[e][i] = sn_lat_binom(hd[e], i);
+    double *c = h->c;
     for (uint32_t a = 0; a <= hd[0]; ++a)
-        for (uint32_t b = 0; b <= hd[1]; ++b)
-            for (uint32_t d = 0; d <= hd[2]; ++d)
-                h->c[(a * (hd[1] + 1) + b) * (hd[2] + 1) + d] /=
-                    sn_lat_binom(hd[0], a) * sn_lat_binom(hd[1], b) * sn_lat_binom(hd[2], d);
+        for (uint32_t b = 0; b <= hd[1]; ++b) {
+            const double w = bin[0][a] * bin[1][b];
+            for (uint32_t d = 0; d <= hd[2]; ++d, ++c) *c = divide ? *c / (w * bin[2][d]) : *c * (w * bin[2][d]);
+        }
 }
 
 /* Scratch for one cell, sized for the lattice's orders. */
@@ -134,17 +146,19 @@ static void cell_det(const sinew_lattice *lat, const uint32_t cell[3], fold_scra
                         double x0 = s->net[((a * o[1] + b) * o[2] + d) * 3 + c];
                         dv->c[(a * (dv->deg[1] + 1) + b) * (dv->deg[2] + 1) + d] = (double)p[ax] * (x1 - x0);
                     }
+            bez3_scale(dv, false);
         }
+    /* det = dF/du . (dF/dv x dF/dw), all in scaled form; only det goes back
+     * to plain Bernstein coefficients. */
     for (int c = 0; c < 3; ++c) {
         memset(s->cross[c].c, 0, bez3_size(s->cross[c].deg) * sizeof(double));
         int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
         bez3_mul_add(&s->deriv[1][c1], &s->deriv[2][c2], 1.0, &s->cross[c]);
         bez3_mul_add(&s->deriv[1][c2], &s->deriv[2][c1], -1.0, &s->cross[c]);
-        bez3_normalise(&s->cross[c]);
     }
     memset(s->det.c, 0, bez3_size(s->det.deg) * sizeof(double));
     for (int c = 0; c < 3; ++c) bez3_mul_add(&s->deriv[0][c], &s->cross[c], 1.0, &s->det);
-    bez3_normalise(&s->det);
+    bez3_scale(&s->det, true);
 }
 
 /* det of the world Jacobian at parameters u. */
@@ -158,6 +172,11 @@ static double sampled_det(const sinew_lattice *lat, const double u[3])
     double det = j[0] * (j[4] * j[8] - j[7] * j[5]) - j[3] * (j[1] * j[8] - j[7] * j[2]) +
                  j[6] * (j[1] * j[5] - j[4] * j[2]);
     return det / lat->frame_det;
+}
+
+static float to_float_range(double x)
+{
+    return (float)fmax(-(double)FLT_MAX, fmin((double)FLT_MAX, x));
 }
 
 sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
@@ -199,8 +218,9 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
     for (uint32_t cw = 0; cw < ax[2].cells && r == SINEW_OK; ++cw)
         for (uint32_t cv = 0; cv < ax[1].cells && r == SINEW_OK; ++cv)
             for (uint32_t cu = 0; cu < ax[0].cells; ++cu, ++index) {
-                if ((index & 63) == 0 &&
-                    (r = sn_progress(&lattice->env, "lattice: fold-over check",
+                /* A cell of order 8 costs millions of operations (see
+                 * lattice.h), so every cell reports and may cancel. */
+                if ((r = sn_progress(&lattice->env, "lattice: fold-over check",
                                      (float)index / (float)lattice->cell_count)) != SINEW_OK)
                     break;
                 const uint32_t cell[3] = {cu, cv, cw};
@@ -241,8 +261,10 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
     if (r == SINEW_OK && flags) memcpy(cell_flags, flags, lattice->cell_count);
     sn_free(&lattice->env, flags);
     if (r != SINEW_OK) return r;
-    rep.min_coefficient = (float)min_coef;
-    rep.min_sampled_det = (float)min_det;
+    /* det J of huge displacements can pass the float range: the report
+     * keeps the sign and the largest float magnitude. */
+    rep.min_coefficient = to_float_range(min_coef);
+    rep.min_sampled_det = to_float_range(min_det);
     for (int a = 0; a < 3; ++a) rep.min_sampled_at[a] = (float)min_at[a];
     *report = rep;
     return SINEW_OK;

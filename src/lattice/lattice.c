@@ -1,5 +1,6 @@
 /* The lattice handle: creation from a desc (knots, box frame), the rest
  * lattice at the Greville abscissae, and control point access. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -85,6 +86,15 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
     double volume = cross[0] * axes[2][0] + cross[1] * axes[2][1] + cross[2] * axes[2][2];
     if (!(fabs(volume) > 1e-6))
         return sn_fail(SINEW_ERROR_DEGENERATE, "lattice axes are linearly dependent (unit volume %g)", volume);
+    /* Every point of the box (its rest control points among them) must be a
+     * float, or an untouched lattice would report infinite positions. */
+    for (int c = 0; c < 3; ++c) {
+        double reach = fabs((double)d->origin[c]);
+        for (int a = 0; a < 3; ++a) reach += extents[a] * fabs(axes[a][c]);
+        if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+            return sn_fail(SINEW_ERROR_NON_FINITE,
+                           "the lattice box reaches %g along world %c, beyond the float range", reach, "xyz"[c]);
+    }
     return SINEW_OK;
 }
 
@@ -230,15 +240,12 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
 {
     if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     if (count == 0) return SINEW_OK;
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
-    if (stride != 0 && (stride < 3 * sizeof(float) || stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, stride);
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
     if (first > lat->point_count || count > lat->point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
-    return SINEW_OK;
+    return sn_check_float_array(out, stride, 3, count, what);
 }
 
 /* Copies control point `index`'s displacement into every packed cell that
@@ -269,7 +276,7 @@ static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stri
                                enum block_kind kind)
 {
     sn_clear_error();
-    sinew_result r = check_block(lat, out, stride, first, count, "control point");
+    sinew_result r = check_block(lat, out, stride, first, count, "control point output");
     if (r != SINEW_OK) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
     for (size_t n = 0; n < count; ++n) {
@@ -314,23 +321,35 @@ static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%zu %ss from index %zu, but the lattice has %zu", in->count,
                        what, first, lat->point_count);
     /* Convert everything before writing, so a value that overflows float
-     * leaves the lattice as it was. */
+     * leaves the lattice as it was. A set of the whole lattice makes the
+     * displacement bound exact again. */
+    const bool whole = first == 0 && in->count == lat->point_count;
+    double bound = whole ? 0.0 : lat->disp_bound;
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t n = 0; n < in->count; ++n) {
             size_t index = first + n;
             const float *q = sn_point(in, n);
-            double rest[3] = {0.0, 0.0, 0.0};
-            if (positions) rest_of_index(lat, index, rest);
+            double rest[3];
+            rest_of_index(lat, index, rest);
             for (int c = 0; c < 3; ++c) {
-                float d = (float)((double)q[c] - rest[c]);
+                float d = (float)((double)q[c] - (positions ? rest[c] : 0.0));
                 if (pass == 0 && !isfinite(d))
                     return sn_fail(SINEW_ERROR_NON_FINITE,
                                    "%s %zu gives a displacement %c that overflows a float", what, n, "xyz"[c]);
-                if (pass == 1) lat->disp[c][index] = d;
+                /* get_points reports rest + displacement as a float. */
+                if (pass == 0 && !isfinite((float)(rest[c] + (double)d)))
+                    return sn_fail(SINEW_ERROR_NON_FINITE,
+                                   "%s %zu puts control point %zu at a position %c beyond the float range", what, n,
+                                   index, "xyz"[c]);
+                if (pass == 1) {
+                    lat->disp[c][index] = d;
+                    bound = fmax(bound, fabs((double)d));
+                }
             }
             if (pass == 1 && lat->packed) pack_point(lat, index);
         }
     }
+    lat->disp_bound = bound;
     return SINEW_OK;
 }
 
@@ -349,5 +368,6 @@ void sinew_lattice_reset(sinew_lattice *lattice)
 {
     if (!lattice) return;
     for (int c = 0; c < 3; ++c) memset(lattice->disp[c], 0, lattice->point_count * sizeof(float));
+    lattice->disp_bound = 0.0;
     if (lattice->packed) memset(lattice->packed, 0, lattice->cell_count * SN_LAT_PACKED_CELL * sizeof(float));
 }

@@ -40,6 +40,10 @@ struct sinew_lattice {
     /* Displacements from the rest lattice, one array per coordinate so the
      * deform kernels read four neighbours along u with one load. */
     float *disp[3];
+    /* Upper bound of every |displacement coordinate| (raised by each setter,
+     * exact after a whole-lattice set, 0 after a reset): lets pose-time calls
+     * prove their outputs fit a float without evaluating twice. */
+    double disp_bound;
     void *block;        /* the one allocation holding knots and displacements */
     /* Cubic lattices on CPUs with the AVX2 kernel: the displacements again,
      * packed per cell (deform_kernels.h), kept in step by every setter. */
@@ -100,6 +104,22 @@ void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], doubl
  * kernels (records built on the stack); point i written at i * stride. */
 void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
                          size_t first, size_t count);
+
+/* Bounds at parameters u, under the outside policy, of |D_c(u)| (*value),
+ * of |dD_c/du_a| (*deriv), and of the products of basis values and
+ * derivatives the kernels store (*basis): sums of absolute terms, so every
+ * partial sum a float kernel forms is bounded as well. */
+void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *value, double *deriv, double *basis);
+/* SINEW_OK when |bound| (times a rounding margin) fits a float; otherwise
+ * SINEW_ERROR_NON_FINITE naming element i of `what` and the output. */
+sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output);
+
+/* Proves the outputs for one point (world position p, or parameters p when
+ * !world) fit a float: its parameters, the kernels' basis values, its
+ * deformed position and (jacobian) its Jacobian; else SINEW_ERROR_NON_FINITE
+ * naming element i of `what`. */
+sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
+                                     const char *what, size_t i);
 
 /* ---- Bezier helpers --------------------------------------------------------- */
 

@@ -203,6 +203,12 @@ sinew_result sinew_lattice_segment_bound(const sinew_lattice *lattice, const flo
     sn_clear_error();
     if (!lattice || !a || !b)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : !a ? "a" : "b");
+    sinew_result r = sn_check_float_array(a, 0, 3, 1, "segment start a");
+    if (r == SINEW_OK) r = sn_check_float_array(b, 0, 3, 1, "segment end b");
+    if (r != SINEW_OK) return r;
+    if ((bound && (uintptr_t)bound % _Alignof(double)) || (split_t && (uintptr_t)split_t % _Alignof(double)))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "segment %s output pointer is not aligned to %zu bytes",
+                       bound && (uintptr_t)bound % _Alignof(double) ? "bound" : "split_t", _Alignof(double));
     for (int c = 0; c < 3; ++c) {
         if (!isfinite(a[c]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "segment start %c is not finite (%g)", "xyz"[c], (double)a[c]);

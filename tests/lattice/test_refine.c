@@ -97,6 +97,20 @@ typedef struct test_mesh {
     size_t nv, nt;
 } test_mesh;
 
+/* Writes triangle *t of m and advances *t; refuses (fails the test) to write
+ * past m->nt, which also shows the compiler every write is in bounds. */
+static void put_triangle(test_mesh *m, size_t *t, uint32_t a, uint32_t b, uint32_t c)
+{
+    if (*t >= m->nt) {
+        fail_msg("triangle %zu past the %zu allotted", *t, m->nt);
+        return;
+    }
+    m->t[3 * *t] = a;
+    m->t[3 * *t + 1] = b;
+    m->t[3 * *t + 2] = c;
+    ++*t;
+}
+
 static test_mesh uv_sphere(int rings, int segments, const double c[3], double r)
 {
     test_mesh m;
@@ -118,21 +132,14 @@ static test_mesh uv_sphere(int rings, int segments, const double c[3], double r)
     uint32_t south = (uint32_t)n;
     size_t t = 0;
 #define RING(i, j) (uint32_t)(1 + (size_t)((i) - 1) * segments + (size_t)(((j) + segments) % segments))
-    for (int j = 0; j < segments; ++j) {
-        uint32_t tri[3] = {0, RING(1, j), RING(1, j + 1)};
-        memcpy(m.t + 3 * t++, tri, sizeof tri);
-    }
+    for (int j = 0; j < segments; ++j) put_triangle(&m, &t, 0, RING(1, j), RING(1, j + 1));
     for (int i = 1; i < rings - 1; ++i)
         for (int j = 0; j < segments; ++j) {
             uint32_t a = RING(i, j), b = RING(i, j + 1), cc = RING(i + 1, j), d = RING(i + 1, j + 1);
-            uint32_t t1[3] = {a, cc, d}, t2[3] = {a, d, b};
-            memcpy(m.t + 3 * t++, t1, sizeof t1);
-            memcpy(m.t + 3 * t++, t2, sizeof t2);
+            put_triangle(&m, &t, a, cc, d);
+            put_triangle(&m, &t, a, d, b);
         }
-    for (int j = 0; j < segments; ++j) {
-        uint32_t tri[3] = {RING(rings - 1, j), south, RING(rings - 1, j + 1)};
-        memcpy(m.t + 3 * t++, tri, sizeof tri);
-    }
+    for (int j = 0; j < segments; ++j) put_triangle(&m, &t, RING(rings - 1, j), south, RING(rings - 1, j + 1));
 #undef RING
     assert_int_equal(t, m.nt);
     return m;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_internal.h"
 #include "lattice/placement/placement_internal.h"
 
 /* Points handled per lattice call; the parameters live on the stack so the
@@ -61,26 +62,35 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
     if (!map) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "map is NULL");
     if (!model) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "model points view is NULL");
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "output is NULL");
-    if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "output stride %zu bytes: must be 0 or a multiple of 4 >= 12",
-                       out_stride);
-    if (model->stride != 0 && (model->stride < 3 * sizeof(float) || model->stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "model stride %zu bytes: must be 0 or a multiple of 4 >= 12",
-                       model->stride);
     if (first > model->count || count > model->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range [%zu, %zu + %zu) is past the %zu model points", first,
                        first, count, model->count);
-    if (count && !model->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "model point data is NULL");
+    if (count == 0) return SINEW_OK;
+    sinew_result r = sn_check_float_array(model->data, model->stride, 3, model->count, "model points");
+    if (r == SINEW_OK) r = sn_check_float_array(out, out_stride, 3, first + count, "output");
+    if (r != SINEW_OK) return r;
     for (int a = 0; a < 3; ++a)
         if (!isfinite(map->scale[a]) || !isfinite(map->offset[a]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "map axis %c is not finite (scale %g, offset %g)", "uvw"[a],
                            (double)map->scale[a], (double)map->offset[a]);
+    /* Every parameter is checked here, so the lattice's own checks cannot
+     * fail half-way through the output. */
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(model, i);
-        for (int a = 0; a < 3; ++a)
+        double param[3];
+        for (int a = 0; a < 3; ++a) {
             if (!isfinite(q[a]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "model point %zu has a non-finite coordinate %c (%g)", i,
                                "xyz"[a], (double)q[a]);
+            float u = map->offset[a] + map->scale[a] * q[a];
+            if (!isfinite(u))
+                return sn_fail(SINEW_ERROR_NON_FINITE,
+                               "model point %zu maps to a parameter %c beyond the float range (%g)", i, "uvw"[a],
+                               (double)u);
+            param[a] = u;
+        }
+        if ((r = sn_lat_check_point_fits(placement->lattice, param, false, false, "model point", i)) != SINEW_OK)
+            return r;
     }
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     float params[3 * SN_PLACE_CHUNK];
@@ -91,7 +101,7 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
             for (int a = 0; a < 3; ++a) params[3 * i + a] = map->offset[a] + map->scale[a] * q[a];
         }
         sinew_points view = {params, n, 0};
-        sinew_result r = sinew_lattice_evaluate(placement->lattice, &view, (float *)((char *)out + b * out_stride),
+        r = sinew_lattice_evaluate(placement->lattice, &view, (float *)((char *)out + b * out_stride),
                                                 out_stride, NULL, 0, 0, n);
         if (r) return r;
     }

@@ -73,6 +73,8 @@ sinew_result sn_place_check_scalar(const sinew_placement_scalar *f, const char *
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s has %u x %zu values; at most 256 per axis", what,
                        f->count[0], nv);
     if (!f->values) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s values are NULL", what);
+    sinew_result r = sn_check_float_array(f->values, 0, 1, f->count[0] * nv, what);
+    if (r != SINEW_OK) return r;
     for (size_t b = 0; b < nv; ++b)
         for (size_t a = 0; a < f->count[0]; ++a) {
             float x = f->values[a + f->count[0] * b];

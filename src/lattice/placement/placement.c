@@ -1,6 +1,7 @@
 /* The placement handle: queries, and rebuilding the lattice's control points
  * from the contact columns and the heights above them. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lattice/placement/placement_internal.h"
@@ -78,14 +79,13 @@ static sinew_result check_columns(const sinew_placement *p, const float *out, si
 {
     if (!p) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
-    if (stride != 0 && (stride < packed || stride % sizeof(float) != 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s stride %zu bytes: must be 0 or a multiple of 4 >= %zu",
-                       what, stride, packed);
     size_t columns = (size_t)p->count[0] * p->count[1];
     if (first > columns || count > columns - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%s range [%zu, %zu + %zu) is past the %zu contact columns",
                        what, first, first, count, columns);
-    return SINEW_OK;
+    char name[32];
+    snprintf(name, sizeof name, "%s output", what);
+    return sn_check_float_array(out, stride, packed / sizeof(float), count, name);
 }
 
 sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride, size_t first,

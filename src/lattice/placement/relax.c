@@ -231,8 +231,9 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
         report->max_lift = (float)max_lift;
     }
     r = candidates ? sn_fail(SINEW_ERROR_NOT_CONVERGED,
-                             "relaxation stopped after %u steps with %zu masses still failing the angle criterion",
-                             step, candidates)
+                             "relaxation stopped at its cap of %u steps with %zu masses still failing the angle "
+                             "criterion (normals more than %g degrees apart); largest lift %g",
+                             step, candidates, acos(cos_limit) * 180.0 / 3.14159265358979323846, max_lift)
                    : SINEW_OK;
 done:
     sn_free(e, s.lift);

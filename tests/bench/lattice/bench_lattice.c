@@ -330,9 +330,40 @@ static void bench_refine(const char *relative, const char *name, double relative
     support_mesh_free(&sm);
 }
 
+/* ---- Fold-over check: seconds per check of lattices at rest ----------------------- */
+
+/* before_ms: the check before issue 10 (three binomials per multiply-add),
+ * measured at -O2 on the shared build machine. */
+static void bench_fold(const char *name, uint32_t order_u, uint32_t order_vw, uint32_t count_u, uint32_t count_vw,
+                       double before_ms)
+{
+    sinew_lattice_desc d;
+    memset(&d, 0, sizeof d);
+    d.order[0] = order_u, d.order[1] = d.order[2] = order_vw;
+    d.count[0] = count_u, d.count[1] = d.count[2] = count_vw;
+    sinew_lattice *lat = NULL;
+    if (sinew_lattice_create(NULL, &d, &lat) != SINEW_OK) {
+        fprintf(stderr, "create: %s\n", sinew_last_error());
+        exit(1);
+    }
+    sinew_lattice_fold_report rep;
+    double best = INFINITY;
+    for (int rep_i = 0; rep_i < 3; ++rep_i) {
+        double t0 = support_now();
+        sinew_lattice_check_folds(lat, 4, NULL, 0, &rep);
+        double t = support_now() - t0;
+        if (t < best) best = t;
+    }
+    printf("# %s: %zu cells\n", name, rep.cell_count);
+    support_bench_line(name, best * 1e3, "ms", "before issue 10, -O2", before_ms);
+    sinew_lattice_destroy(lat);
+}
+
 int main(void)
 {
     bench_bound_deform();
+    bench_fold("lattice/fold-check-orders-6x5x5-counts-12x8x8", 6, 5, 12, 8, 940.0);
+    bench_fold("lattice/fold-check-cubic-counts-8x8x8", 4, 4, 8, 8, 108.0);
     /* the issue's case: armadillo at 1e-3 of the diagonal */
     bench_refine("libigl-tutorial-data/armadillo.obj", "armadillo-1e-3", 1e-3);
     /* tighter, and a coarser mesh, where edges need several splits */

@@ -1038,6 +1038,9 @@ static void step_cap_reports_not_converged(void **state)
     rd.neighbourhood = 4;
     sinew_placement_relax_report rep;
     expect_error(sinew_placement_relax(p, &rd, &rep), SINEW_ERROR_NOT_CONVERGED, "3 steps");
+    /* The message names the cap and the criterion's bound (the default 10 degrees). */
+    assert_non_null(strstr(sinew_last_error(), "cap of 3 steps"));
+    assert_non_null(strstr(sinew_last_error(), "more than 10 degrees apart"));
     assert_int_equal(rep.steps, 3);
     assert_true(rep.candidates > 0);
     assert_true(rep.max_lift > 0.0f);
