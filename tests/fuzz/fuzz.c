@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,10 +292,15 @@ void fz_end(void)
 
 /* ---- Contract ------------------------------------------------------------- */
 
-void fz_require(bool cond, const char *call, const char *what)
+void fz_require(bool cond, const char *call, const char *what, ...)
 {
     if (cond) return;
-    fprintf(stderr, "sinew contract violated: %s: %s (last error: '%s')\n", call, what, sinew_last_error());
+    fprintf(stderr, "sinew contract violated: %s: ", call);
+    va_list args;
+    va_start(args, what);
+    vfprintf(stderr, what, args);
+    va_end(args);
+    fprintf(stderr, " (last error: '%s')\n", sinew_last_error());
     abort();
 }
 

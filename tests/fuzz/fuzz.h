@@ -123,8 +123,13 @@ void fz_call_inout(fz_call *c, void *data, size_t bytes, bool floats);
  * returns res. */
 sinew_result fz_call_end(fz_call *c, sinew_result res, unsigned flags);
 
-/* Aborts with a message naming the call when cond is false. */
-void fz_require(bool cond, const char *call, const char *what);
+/* Aborts with a message naming the call when cond is false; `what` is a
+ * printf format for the rest of the message. */
+void fz_require(bool cond, const char *call, const char *what, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* The sentinel a handle pointer holds before a create call; it must still
  * hold it when the call fails. */

@@ -20,7 +20,8 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
     desc.falloff = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.5f, 4.0f);
     desc.radius_quantile = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.1f, 1.1f);
     desc.unbound = (sinew_unbound_policy)fz_enum(r, 2);
-    size_t k = desc.max_influences ? desc.max_influences : 4;
+    const sinew_capsule_bind_desc *given = fz_u8(r) < 240 ? &desc : NULL;
+    size_t k = given && desc.max_influences ? desc.max_influences : 4;
     if (k > 64) return;   /* outputs too large to build; the call would be judged on sizes only */
     uint32_t *joints = fz_alloc(positions->count * k * sizeof *joints);
     float *weights = fz_alloc(positions->count * k * sizeof *weights);
@@ -34,14 +35,16 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
     fz_call_out(&c, joints, positions->count * k * sizeof *joints, false);
     fz_call_out(&c, weights, positions->count * k * sizeof *weights, true);
     sinew_result res = sinew_skin_bind_capsules(ctx, positions, capsules, capsule_count,
-                                                fz_u8(r) < 240 ? &desc : NULL, joints, weights,
+                                                given, joints, weights,
                                                 with_report ? &report : NULL);
     fz_call_end(&c, res, fz_finite(r));
     if (res == SINEW_OK) {
         for (size_t v = 0; v < positions->count; v++) {
             float sum = 0.0f;
             for (size_t s = 0; s < k; s++) sum += weights[v * k + s];
-            fz_require(sum > 0.999f && sum < 1.001f, "sinew_skin_bind_capsules", "a weight row not summing to 1");
+            fz_require(sum > 0.999f && sum < 1.001f, "sinew_skin_bind_capsules",
+                       "weight row of vertex %zu sums to %g, not 1 (first weight %g)", v, (double)sum,
+                       (double)weights[v * k]);
         }
     }
 }
@@ -59,11 +62,12 @@ static void check_rows(const char *call, const float *weights, size_t vertex_cou
     for (size_t v = 0; v < vertex_count; v++) {
         float sum = 0.0f;
         for (size_t s = 0; s < k; s++) {
-            fz_require(weights[v * k + s] >= 0.0f, call, "a negative weight written");
-            if (s > 0) fz_require(weights[v * k + s] <= weights[v * k + s - 1], call, "weights not sorted");
+            fz_require(weights[v * k + s] >= 0.0f, call, "vertex %zu slot %zu has weight %g", v, s,
+                       (double)weights[v * k + s]);
+            if (s > 0) fz_require(weights[v * k + s] <= weights[v * k + s - 1], call, "vertex %zu weights not sorted", v);
             sum += weights[v * k + s];
         }
-        fz_require(sum > 0.999f && sum < 1.001f, call, "a weight row not summing to 1");
+        fz_require(sum > 0.999f && sum < 1.001f, call, "weight row of vertex %zu sums to %g, not 1", v, (double)sum);
     }
 }
 

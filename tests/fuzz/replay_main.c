@@ -6,6 +6,8 @@
  * A folder that does not exist is skipped (a target may have no regressions
  * yet); the seed corpus must give at least one input. Contract violations
  * abort, so the test fails with the message and the file being replayed.
+ * With SINEW_FUZZ_DUMP=<file> set, each random input is written to that file
+ * before it runs, so the one that aborted can be replayed and minimised.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -81,6 +83,7 @@ static void replay_random(size_t n)
     uint64_t s = 0x9e3779b97f4a7c15u;
     uint8_t *data = malloc(2048);
     if (!data) exit(1);
+    const char *dump = getenv("SINEW_FUZZ_DUMP");
     for (size_t i = 0; i < n; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
         size_t size = (size_t)(s % 2048);
@@ -89,6 +92,10 @@ static void replay_random(size_t n)
             data[b] = (uint8_t)((s >> 32) & ((s & 3u) ? 0x3fu : 0xffu));
         }
         fprintf(stderr, "replay: random input %zu (%zu bytes)\n", i, size);
+        if (dump) {   /* the input about to run, kept as a file should it abort */
+            FILE *f = fopen(dump, "wb");
+            if (f) fwrite(data, 1, size, f), fclose(f);
+        }
         LLVMFuzzerTestOneInput(data, size);
         replayed++;
     }
