@@ -128,7 +128,8 @@ static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice
 
 static void folds(fz_reader *r, const sinew_lattice *lattice, size_t cell_count)
 {
-    uint32_t samples = fz_u8(r) < 200 ? fz_range(r, 0, 6) : fz_range(r, 60, 70);
+    /* 64 samples per axis (the limit) only on one cell: 64^3 samples a cell is slow. */
+    uint32_t samples = fz_u8(r) < 200 || cell_count > 1 ? fz_range(r, 0, 6) : fz_range(r, 60, 70);
     size_t flag_count = fz_u8(r) < 230 ? cell_count : fz_range(r, 0, 8);
     uint8_t *flags = fz_bool(r) ? fz_alloc(flag_count + 1) : NULL;
     sinew_lattice_fold_report report;
