@@ -203,6 +203,18 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world
                            "world matrix of joint %zu is not affine: last row is (%g %g %g %g), not (0 0 0 1)", j,
                            (double)w[3], (double)w[7], (double)w[11], (double)w[15]);
     }
+    /* Finite matrices can still overflow float in W_j * B_j^-1 (elements near
+     * 1e38): every record is computed and checked before any is written. */
+    for (size_t j = 0; j < skin->joint_count; ++j) {
+        float record[SN_SKIN_RECORD_DQ];
+        sn_skin_record(joint_world + 16 * j, skin->inverse_bind + 16 * j, skin->record_floats, record);
+        for (size_t e = 0; e < skin->record_floats; ++e)
+            if (!isfinite(record[e]))
+                return sn_fail(SINEW_ERROR_NON_FINITE,
+                               "skinning matrix of joint %zu (world x inverse bind) overflows float: palette "
+                               "element %zu is %g",
+                               j, e, (double)record[e]);
+    }
     for (size_t j = 0; j < skin->joint_count; ++j)
         sn_skin_record(joint_world + 16 * j, skin->inverse_bind + 16 * j, skin->record_floats,
                        palette + skin->record_floats * j);

@@ -233,8 +233,11 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         }
         if (!reserve_entries(env, &reg, &cap, need)) goto oom;
         size_t at = reg.entry_count;
-        double kept_w = sn_soffd_write_entries(h, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at],
-                                      &reg.bary[3 * at]);
+        /* A point with no element kept (max_distance) may come before any
+         * entry exists, when the arrays are still NULL: nothing to write. */
+        double kept_w = g.count ? sn_soffd_write_entries(h, p, g.items, g.count, &reg.element[at],
+                                                         &reg.coeff[4 * at], &reg.bary[3 * at])
+                                : 0.0;
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
         if (g.count > reg.max_set) reg.max_set = g.count;

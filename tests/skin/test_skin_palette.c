@@ -193,6 +193,29 @@ static void bad_world_matrices_are_named(void **state)
     sinew_skin_destroy(skin);
 }
 
+/* Finite world and inverse bind matrices whose product overflows float: the
+ * palette call fails NON_FINITE naming the joint and leaves the palette as it
+ * was (found by tests/fuzz/fuzz_skin). */
+static void overflowing_product_is_non_finite(void **state)
+{
+    (void)state;
+    float inverse_bind[32] = {0}, world[32] = {0};
+    for (int j = 0; j < 2; ++j)
+        for (int d = 0; d < 4; ++d) inverse_bind[16 * j + 5 * d] = world[16 * j + 5 * d] = 1.0f;
+    inverse_bind[16 + 0] = 1e20f;   /* joint 1: scale 1e20 in x ... */
+    world[16 + 0] = 1e20f;          /* ... times 1e20 = 1e40 > FLT_MAX */
+    for (int blend = 0; blend < 2; ++blend) {
+        sinew_skin *skin = make_skin(2, inverse_bind, (sinew_skin_blend)blend);
+        size_t n = sinew_skin_palette_size(skin);
+        float palette[96], before[96];
+        for (size_t i = 0; i < n; ++i) palette[i] = before[i] = 7.0f;
+        assert_int_equal(sinew_skin_palette(skin, world, 2, palette, n), SINEW_ERROR_NON_FINITE);
+        assert_non_null(strstr(sinew_last_error(), "joint 1"));
+        assert_memory_equal(palette, before, n * sizeof(float));
+        sinew_skin_destroy(skin);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +223,7 @@ int main(void)
         cmocka_unit_test(dual_quaternion_split_reproduces_the_matrix),
         cmocka_unit_test(precision_far_from_the_origin),
         cmocka_unit_test(bad_world_matrices_are_named),
+        cmocka_unit_test(overflowing_product_is_non_finite),
     };
     return cmocka_run_group_tests_name("skin palette", tests, NULL, NULL);
 }
