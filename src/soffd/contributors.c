@@ -99,6 +99,15 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
+    size_t bytes;
+    if (!sn_mul_size(count, sizeof(uint32_t), &bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "a new set of %zu elements for skin point %zu overflows its array size",
+                       count, point);
+    /* More entries than elements means one repeats: say so before reading past the ones there are. */
+    if (count > h->element_count)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "the new set of skin point %zu lists %zu elements, but there are only %zu, so one repeats",
+                       point, count, h->element_count);
     for (size_t i = 0; i < count; ++i)
         if (elements[i] >= h->element_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "entry %zu of the new set is element %u, but there are only %zu",

@@ -62,6 +62,12 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
                        first, count, h->reg.point_count);
+    /* Point i is written at out + i * out_stride: the last one must be addressable. */
+    size_t span;
+    if (count > 0 && (!sn_mul_size(first + count - 1, sn_stride(out_stride, 3 * sizeof(float)), &span) ||
+                      !sn_add_size(span, 3 * sizeof(float), &span)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point %zu at out_stride %zu bytes lies past the address space",
+                       first + count - 1, out_stride);
     return SINEW_OK;
 }
 
