@@ -30,18 +30,6 @@ bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double 
     return false;
 }
 
-double sn_soffd_falloff(const sinew_soffd *h, double dist2)
-{
-    /* (d / L)^local computed from the squared distance: integer exponents
-     * (the default 4) avoid pow, which dominates registration otherwise. */
-    double s = dist2 / (h->length_scale * h->length_scale), t;
-    if (h->local == 4) t = s * s;
-    else if (h->local == 2) t = s;
-    else if (h->local == 8) t = (s * s) * (s * s);
-    else t = pow(s, 0.5 * h->local);
-    return 1.0 / (1.0 + t);
-}
-
 void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3])
 {
     const float *a = &h->reference[3 * (size_t)h->elements[3 * k]];
@@ -156,6 +144,7 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be finite and >= 0 (0 = mean edge), got %g",
                        (double)options.length_scale);
     sinew_result r = sn_check_points(&driver->positions, "driver vertex");
+    if (r == SINEW_OK) r = sn_soffd_check_domain(&driver->positions, "driver vertex");
     if (r != SINEW_OK) return r;
     if (driver->positions.count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no vertices");
     if (driver->positions.count >= UINT32_MAX)

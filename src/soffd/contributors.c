@@ -89,8 +89,8 @@ static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elem
         out[i].element = elements[i];
         out[i].dist2 = sn_closest_point_triangle(p, &h->reference[3 * (size_t)t[0]], &h->reference[3 * (size_t)t[1]],
                                                  &h->reference[3 * (size_t)t[2]], NULL, out[i].bary);
-        out[i].weight = sn_soffd_falloff(h, out[i].dist2);
     }
+    sn_soffd_weigh(h, out, n);
 }
 
 sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
@@ -127,6 +127,10 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of skin point %zu",
                            twice, point);
         }
+    if ((r = sn_soffd_check_reach(h, point, p, items, count)) != SINEW_OK) {
+        sn_free(env, items);
+        return r;
+    }
     size_t s = reg->offsets[point], old = reg->offsets[point + 1] - s;
     size_t total = reg->entry_count - old + count;
     uint32_t *e = reg->element;
@@ -157,7 +161,8 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
         for (size_t i = point + 1; i <= reg->point_count; ++i) reg->offsets[i] = reg->offsets[i] - old + count;
         reg->entry_count = total;
     }
-    sn_soffd_write_entries(h, p, items, count, e + s, c + 4 * s, b + 3 * s);
+    /* Cannot fail: the reach was checked above. */
+    sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
     reg->dropped[point] = 0;
     recount_max_set(reg);
     sn_free(env, items);
@@ -203,8 +208,9 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t c
                 if (!excluded[reg->element[j]]) kept_elements[kept++] = reg->element[j];
             if (kept != n) {
                 measure(h, &reg->rest[3 * i], kept_elements, kept, items);
-                sn_soffd_write_entries(h, &reg->rest[3 * i], items, kept, reg->element + write,
-                                       reg->coeff + 4 * write, reg->bary + 3 * write);
+                /* A subset of a registered set: its local coordinates were in reach already. */
+                sn_soffd_write_entries(h, i, &reg->rest[3 * i], items, kept, reg->element + write,
+                                       reg->coeff + 4 * write, reg->bary + 3 * write, NULL);
                 reg->dropped[i] = 0;
                 write += kept;
                 continue;

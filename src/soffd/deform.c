@@ -13,6 +13,7 @@ sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *dri
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
     sinew_result r = sn_check_points(driver_now, "driver vertex");
+    if (r == SINEW_OK) r = sn_soffd_check_domain(driver_now, "driver vertex");
     if (r != SINEW_OK) return r;
     if (driver_now->count != h->vertex_count)
         return sn_fail(SINEW_ERROR_MISMATCH, "the driver has %zu vertices now, but %zu were bound", driver_now->count,
@@ -112,11 +113,31 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
 }
 #endif
 
+/* The frames must lie in the domain that keeps the kernel finite (see
+ * soffd_internal.h): element_frames' output always does, frames from elsewhere
+ * are checked, O(element_count). */
+static sinew_result check_element_frames(const sinew_soffd *h, const float *frames)
+{
+    for (size_t k = 0; k < h->element_count; ++k) {
+        const float *q = &frames[16 * k];
+        bool ok = true;
+        for (int i = 0; i < 3; ++i)
+            ok &= fabsf(q[i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[4 + i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[8 + i]) <= 2.0f &&
+                  fabsf(q[12 + i]) <= SN_SOFFD_MAX_COORD;
+        if (!ok)
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
+                           "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
+    }
+    return SINEW_OK;
+}
+
 sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float *out, size_t out_stride,
                                 size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, frames, out, out_stride, first, count);
+    if (r == SINEW_OK && count > 0) r = check_element_frames(h, frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     const sn_soffd_reg *reg = &h->reg;

@@ -7,9 +7,11 @@
 
 #include "soffd/soffd_internal.h"
 
-/* Fills the 4x4 column-major affine map of vertex v: M = C G^-1 with C the
- * current-against-reference normal equations of its one-ring. */
-static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
+/* The 4x4 column-major affine map of vertex v, M = C G^-1 with C the
+ * current-against-reference normal equations of its one-ring, written to m
+ * when m is not NULL. Returns false, writing nothing, when the map leaves the
+ * domain that keeps the kernel finite (see soffd_internal.h). */
+static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
 {
     const sn_soffd_ring *ring = &h->ring;
     const float *rv = &h->reference[3 * v], *dv = sn_point(d, v);
@@ -52,16 +54,30 @@ static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
     double id = ring->identity_weight[v];
     for (int k = 0; k < 3; ++k) c[4 * k] += id;
     const double *gi = &ring->inverse[9 * v];
-    double lin[9];
+    float lin[9];
+    double t[3];
+    bool ok = true;
     for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k)
-            lin[3 * r + k] = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+        for (int k = 0; k < 3; ++k) {
+            double x = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+            ok &= fabs(x) <= SN_SOFFD_MAX_LINEAR;
+            lin[3 * r + k] = (float)x;
+        }
+    /* The translation from the rounded linear part, so M R_v = D_v holds to
+     * the translation's own rounding even where coordinates are large. */
     for (int r = 0; r < 3; ++r) {
-        for (int k = 0; k < 3; ++k) m[4 * k + r] = (float)lin[3 * r + k];
-        m[12 + r] = (float)(dv[r] - (lin[3 * r] * rv[0] + lin[3 * r + 1] * rv[1] + lin[3 * r + 2] * rv[2]));
+        t[r] = dv[r] - ((double)lin[3 * r] * rv[0] + (double)lin[3 * r + 1] * rv[1] + (double)lin[3 * r + 2] * rv[2]);
+        ok &= fabs(t[r]) <= SN_SOFFD_MAX_TRANSLATION;
+    }
+    if (!ok) return false;
+    if (!m) return true;
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) m[4 * k + r] = lin[3 * r + k];
+        m[12 + r] = (float)t[r];
     }
     m[3] = m[7] = m[11] = 0.0f;
     m[15] = 1.0f;
+    return true;
 }
 
 sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
@@ -69,7 +85,31 @@ sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points 
     sn_clear_error();
     sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
     if (r != SINEW_OK) return r;
+    /* Check every map before writing any, so a failure leaves frames untouched. */
+    for (size_t v = 0; v < h->vertex_count; ++v)
+        if (!vertex_frame(h, driver_now, v, NULL))
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the one-ring map of driver vertex %zu stretches the reference beyond 2^62 (or moves it "
+                           "beyond 2^126): its frame would not stay finite", v);
     for (size_t v = 0; v < h->vertex_count; ++v) vertex_frame(h, driver_now, v, &frames[16 * v]);
+    return SINEW_OK;
+}
+
+/* Caller-supplied maps must lie in the domain that keeps the kernel finite
+ * (see soffd_internal.h); O(vertex_count). */
+static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frames)
+{
+    for (size_t v = 0; v < h->vertex_count; ++v) {
+        const float *m = &frames[16 * v];
+        bool ok = true;
+        for (int i = 0; i < 3; ++i)
+            ok &= fabsf(m[i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[4 + i]) <= SN_SOFFD_MAX_LINEAR &&
+                  fabsf(m[8 + i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[12 + i]) <= SN_SOFFD_MAX_TRANSLATION;
+        if (!ok)
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
+                           "or a non-finite entry", v);
+    }
     return SINEW_OK;
 }
 
@@ -125,6 +165,7 @@ sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vert
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, vertex_frames, out, out_stride, first, count);
+    if (r == SINEW_OK && count > 0) r = check_vertex_frames(h, vertex_frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     const sn_soffd_reg *reg = &h->reg;

@@ -26,9 +26,35 @@ typedef struct gather {
     size_t keep;          /* contributor cap, SIZE_MAX = none */
     float max_dist2;      /* INFINITY = none */
     float threshold_r2;   /* radius of the relative threshold for the current min_dist2 */
-    double dropped_w;     /* weight (unnormalised) of elements not kept, bound */
+    sn_soffd_drop *drops; /* elements and subtrees not kept, weighed once the nearest is known */
+    size_t drop_count, drop_cap;
     bool failed;          /* out of memory inside a callback */
 } gather;
+
+/* Grows *items (elem bytes each, *cap of them) to hold one more; false when out of memory. */
+static bool grow(const sn_env *env, void **items, size_t *cap, size_t count, size_t elem, const char *what)
+{
+    if (count < *cap) return true;
+    size_t want = *cap ? 2 * *cap : 64;
+    void *next = sn_alloc_array(env, want, elem, what);
+    if (!next) return false;
+    if (count) memcpy(next, *items, count * elem);
+    sn_free(env, *items);
+    *items = next;
+    *cap = want;
+    return true;
+}
+
+/* Records `count` elements at squared distance >= dist2 as dropped. */
+static void drop(gather *g, float dist2, size_t count)
+{
+    if (g->failed) return;
+    if (!grow(g->env, (void **)&g->drops, &g->drop_cap, g->drop_count, sizeof(sn_soffd_drop), "soffd dropped elements")) {
+        g->failed = true;
+        return;
+    }
+    g->drops[g->drop_count++] = (sn_soffd_drop){dist2, count};
+}
 
 static int by_distance(const void *a, const void *b)
 {
@@ -43,26 +69,22 @@ int sn_soffd_by_element(const void *a, const void *b)
     return x->element < y->element ? -1 : x->element > y->element;
 }
 
-/* Squared radius of the relative threshold: w(d) >= eps * w(d_min) with
- * w = 1 / (1 + (d/L)^local)  <=>  (d/L)^local <= (1 + (d_min/L)^local) / eps - 1. */
+/* Squared radius of the relative threshold for the current nearest element. */
 static float threshold_radius2(const gather *g)
 {
-    if (!(g->eps > 0)) return INFINITY;
-    const sinew_soffd *h = g->h;
-    double w_max = sn_soffd_falloff(h, g->min_dist2);
-    double t = 1.0 / (g->eps * w_max) - 1.0;
-    if (t <= 0) return g->min_dist2;
-    double r = h->length_scale * pow(t, 1.0 / h->local);
+    sn_soffd_scale scale;
+    sn_soffd_scale_init(g->h, g->min_dist2, &scale);
+    double r = sn_soffd_threshold_radius(g->h, &scale, g->eps);
     /* A little slack: the final keep test is on weights, so the traversal must
      * not lose an element that rounding puts on the boundary. */
-    return (float)(r * r * (1 + 1e-4));
+    return (float)fmax(r * r * (1 + 1e-4), g->min_dist2);
 }
 
-/* Keeps the `keep` nearest candidates, dropping the rest into the bound. */
+/* Keeps the `keep` nearest candidates, dropping the rest. */
 static void cap_candidates(gather *g)
 {
     qsort(g->items, g->count, sizeof(candidate), by_distance);
-    for (size_t i = g->keep; i < g->count; ++i) g->dropped_w += g->items[i].weight;
+    for (size_t i = g->keep; i < g->count; ++i) drop(g, g->items[i].dist2, 1);
     g->count = g->keep;
 }
 
@@ -86,24 +108,16 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
 {
     (void)radius2;
     gather *g = (gather *)user;
-    if (g->failed) return -1.0f;
-    if (g->count == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 64;
-        candidate *items = (candidate *)sn_alloc_array(g->env, cap, sizeof(candidate), "soffd candidates");
-        if (!items) {
-            g->failed = true;
-            return -1.0f; /* prunes everything; the caller sees `failed` */
-        }
-        if (g->count) memcpy(items, g->items, g->count * sizeof(candidate));
-        sn_free(g->env, g->items);
-        g->items = items;
-        g->cap = cap;
+    if (g->failed ||
+        !grow(g->env, (void **)&g->items, &g->cap, g->count, sizeof(candidate), "soffd candidates")) {
+        g->failed = true;
+        return -1.0f; /* prunes everything; the caller sees `failed` */
     }
     candidate *c = &g->items[g->count++];
     c->dist2 = hit->dist2;
     c->element = hit->triangle;
     memcpy(c->bary, hit->bary, sizeof c->bary);
-    c->weight = sn_soffd_falloff(g->h, hit->dist2);
+    c->weight = 0; /* weighed once the nearest element is known */
     if (hit->dist2 < g->min_dist2) {
         g->min_dist2 = hit->dist2;
         g->threshold_r2 = threshold_radius2(g); /* pow only when the nearest changes */
@@ -113,8 +127,7 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
 
 static void on_culled(void *user, float dist2, size_t count)
 {
-    gather *g = (gather *)user;
-    g->dropped_w += (double)count * sn_soffd_falloff(g->h, dist2);
+    drop((gather *)user, dist2, count);
 }
 
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
@@ -161,14 +174,19 @@ static bool reserve_entries(const sn_env *env, sn_soffd_reg *reg, size_t *cap, s
     return true;
 }
 
-double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const candidate *items, size_t n,
-                            uint32_t *element, float *coeff, float *bary)
+sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
+                                    size_t n, uint32_t *element, float *coeff, float *bary, double *kept_weight)
 {
     double total = 0;
     for (size_t i = 0; i < n; ++i) total += items[i].weight;
     for (size_t i = 0; i < n; ++i) {
         double u = items[i].weight / total, xyz[3];
         sn_soffd_local_coords(h, items[i].element, p, xyz);
+        for (int k = 0; k < 3; ++k)
+            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
+                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                               "finite", point, fabs(xyz[k]), items[i].element);
         element[i] = items[i].element;
         coeff[4 * i + 0] = (float)(u * xyz[0]);
         coeff[4 * i + 1] = (float)(u * xyz[1]);
@@ -176,7 +194,43 @@ double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const cand
         coeff[4 * i + 3] = (float)u;
         for (int k = 0; k < 3; ++k) bary[3 * i + k] = (float)(u * items[i].bary[k]);
     }
-    return total;
+    if (kept_weight) *kept_weight = total;
+    return SINEW_OK;
+}
+
+sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
+                                  size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        double xyz[3];
+        sn_soffd_local_coords(h, items[i].element, p, xyz);
+        for (int k = 0; k < 3; ++k)
+            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
+                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                               "finite", point, fabs(xyz[k]), items[i].element);
+    }
+    return SINEW_OK;
+}
+
+void sn_soffd_weigh(const sinew_soffd *h, candidate *items, size_t n)
+{
+    if (n == 0) return;
+    float d2 = items[0].dist2;
+    for (size_t i = 1; i < n; ++i) d2 = fminf(d2, items[i].dist2);
+    sn_soffd_scale scale;
+    sn_soffd_scale_init(h, d2, &scale);
+    for (size_t i = 0; i < n; ++i) items[i].weight = sn_soffd_scaled_weight(h, &scale, items[i].dist2);
+}
+
+/* Weight of the elements recorded as dropped: exact for single elements,
+ * the count times the weight at the subtree's box distance for culled ones. */
+static double dropped_weight(const sinew_soffd *h, const sn_soffd_scale *scale, const sn_soffd_drop *drops,
+                             size_t n)
+{
+    double w = 0;
+    for (size_t i = 0; i < n; ++i) w += (double)drops[i].count * sn_soffd_scaled_weight(h, scale, drops[i].dist2);
+    return w;
 }
 
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
@@ -208,22 +262,31 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         const float *p = (const float *)((const char *)skin + i * stride);
         memcpy(&reg.rest[3 * i], p, 3 * sizeof(float));
         g.count = 0;
+        g.drop_count = 0;
         g.min_dist2 = INFINITY;
         g.threshold_r2 = INFINITY;
-        g.dropped_w = 0;
         sn_bvh_visit(&h->bvh, p, g.max_dist2, &visitor);
         if (g.failed) goto oom;
-        /* Final keep test on the weights themselves, then the cap. */
+        /* Weights relative to the nearest element (so they never all
+         * underflow), then the final keep test on them, then the cap. */
+        sn_soffd_scale scale;
+        sn_soffd_scale_init(h, g.min_dist2, &scale);
         double w_max = 0;
-        for (size_t j = 0; j < g.count; ++j) w_max = fmax(w_max, g.items[j].weight);
+        for (size_t j = 0; j < g.count; ++j) {
+            g.items[j].weight = sn_soffd_scaled_weight(h, &scale, g.items[j].dist2);
+            w_max = fmax(w_max, g.items[j].weight);
+        }
         size_t kept = 0;
+        double dropped_w = 0;
         for (size_t j = 0; j < g.count; ++j) {
             double w = g.items[j].weight;
             if (w >= g.eps * w_max && g.items[j].dist2 <= g.max_dist2) g.items[kept++] = g.items[j];
-            else g.dropped_w += w;
+            else dropped_w += w;
         }
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
+        if (g.failed) goto oom;
+        dropped_w += dropped_weight(h, &scale, g.drops, g.drop_count);
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_get_contributors sorts what it hands out. */
         size_t need;
@@ -233,21 +296,25 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         }
         if (!reserve_entries(env, &reg, &cap, need)) goto oom;
         size_t at = reg.entry_count;
-        double kept_w = sn_soffd_write_entries(h, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at],
-                                      &reg.bary[3 * at]);
+        double kept_w = 0;
+        r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at], &reg.bary[3 * at],
+                                   &kept_w);
+        if (r != SINEW_OK) goto fail;
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
         if (g.count > reg.max_set) reg.max_set = g.count;
-        reg.dropped[i] = g.dropped_w > 0 ? (float)(g.dropped_w / (kept_w + g.dropped_w)) : 0.0f;
+        reg.dropped[i] = dropped_w > 0 ? (float)(dropped_w / (kept_w + dropped_w)) : 0.0f;
     }
     if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
+    sn_free(env, g.drops);
     *out = reg;
     return SINEW_OK;
 oom:
     r = sn_alloc_failure();
 fail:
     sn_free(env, g.items);
+    sn_free(env, g.drops);
     sn_soffd_reg_free(env, &reg);
     return r;
 }
@@ -279,6 +346,7 @@ sinew_result sinew_soffd_register(sinew_soffd *h, const sinew_points *skin, cons
     sinew_result r = check_policy(&p);
     if (r != SINEW_OK) return r;
     if ((r = sn_check_points(skin, "skin point")) != SINEW_OK) return r;
+    if ((r = sn_soffd_check_domain(skin, "skin point")) != SINEW_OK) return r;
     sn_soffd_reg reg;
     if ((r = sn_soffd_register_points(h, skin->data, skin->stride, skin->count, &p, &reg)) != SINEW_OK) return r;
     commit(h, &reg);
