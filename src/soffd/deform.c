@@ -72,6 +72,14 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     return SINEW_OK;
 }
 
+/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3), with D0 the
+ * origin of the point's first (nearest) element's frame. In exact arithmetic
+ * this is the paper's sum (the u_k sum to one); in float the world-sized
+ * coordinate D0 is added once, after the sum of local-sized terms, so models
+ * far from the origin keep their precision (the frames' A_k - D0 is a
+ * difference of nearby floats, exact or nearly). */
+enum { SUM_BLOCK = 32 };
+
 #if defined(__GNUC__) || defined(__clang__)
 /* Four-lane vectors (GCC/Clang extension; plain SSE2/NEON code, no ISA flags):
  * one column of a frame per register, the coefficient broadcast to all lanes. */
@@ -87,29 +95,41 @@ static inline sn_v4 load4(const float *p)
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
-    sn_v4 acc = {0, 0, 0, 0};
-    for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]];
-        const float *c = &coeff[4 * j];
-        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * load4(q + 12);
+    const float *d0 = &frames[16 * (size_t)element[0] + 12];
+    sn_v4 anchor = load4(d0);
+    double sum[3] = {0, 0, 0};
+    for (size_t j = 0; j < n;) {
+        /* Blocks of float sums flushed into double: an unpruned set of
+         * thousands of terms would otherwise lose digits in one float sum. */
+        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
+        sn_v4 acc = {0, 0, 0, 0};
+        for (; j < end; ++j) {
+            const float *q = &frames[16 * (size_t)element[j]];
+            const float *c = &coeff[4 * j];
+            acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
+        }
+        for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
 }
 #else
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
-    float acc[3] = {0, 0, 0};
-    for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]];
-        const float *c = &coeff[4 * j];
-        for (int l = 0; l < 3; ++l) acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * q[12 + l];
+    const float *anchor = &frames[16 * (size_t)element[0] + 12];
+    double sum[3] = {0, 0, 0};
+    for (size_t j = 0; j < n;) {
+        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
+        float acc[3] = {0, 0, 0};
+        for (; j < end; ++j) {
+            const float *q = &frames[16 * (size_t)element[j]];
+            const float *c = &coeff[4 * j];
+            for (int l = 0; l < 3; ++l)
+                acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * (q[12 + l] - anchor[l]);
+        }
+        for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + anchor[l]);
 }
 #endif
 

@@ -113,50 +113,53 @@ static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frame
     return SINEW_OK;
 }
 
-/* Each corner's map is applied to P and the results blended: 3 x 4 columns per
- * corner, cheaper than blending the 16-float matrices first. */
+/* The corner maps are blended first, in double, and the blend applied to P
+ * once: P's world-sized coordinates meet the maps' entries in double, and the
+ * blend is divided by its weight sum, so float weights that do not sum to
+ * exactly one do not shift far points. */
 #if defined(__GNUC__) || defined(__clang__)
-typedef float sn_v4x __attribute__((vector_size(16)));
-
-static inline sn_v4x load4x(const float *p)
-{
-    sn_v4x v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
+/* Two-lane doubles (SSE2/NEON; wider vectors would need ISA flags): a 4x4
+ * frame is eight pairs of consecutive floats, pair 2c holding rows 0-1 and
+ * pair 2c + 1 rows 2-3 of column c (row 3 is carried along and ignored). */
+typedef double sn_d2 __attribute__((vector_size(16)));
 
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    sn_v4x acc = {0, 0, 0, 0};
+    sn_d2 m[8] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    double wsum = 0;
     for (size_t j = 0; j < n; ++j) {
-        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)t[c]];
-            sn_v4x v = p[0] * load4x(f) + p[1] * load4x(f + 4) + p[2] * load4x(f + 8) + load4x(f + 12);
-            acc += ubary[3 * j + c] * v;
+            const float *f = &frames[16 * (size_t)tri[c]];
+            double w = ubary[3 * j + c];
+            for (int k = 0; k < 8; ++k) m[k] += w * (sn_d2){f[2 * k], f[2 * k + 1]};
+            wsum += w;
         }
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    double x = p[0], y = p[1], z = p[2];
+    sn_d2 lo = (m[0] * x + m[2] * y + m[4] * z + m[6]) / wsum;
+    sn_d2 hi = (m[1] * x + m[3] * y + m[5] * z + m[7]) / wsum;
+    o[0] = (float)lo[0];
+    o[1] = (float)lo[1];
+    o[2] = (float)hi[0];
 }
 #else
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    float acc[3] = {0, 0, 0};
+    double m[12] = {0}, wsum = 0;
     for (size_t j = 0; j < n; ++j) {
-        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)t[c]];
-            for (int l = 0; l < 3; ++l)
-                acc[l] += ubary[3 * j + c] * (f[l] * p[0] + f[4 + l] * p[1] + f[8 + l] * p[2] + f[12 + l]);
+            const float *f = &frames[16 * (size_t)tri[c]];
+            double w = ubary[3 * j + c];
+            for (int l = 0; l < 12; ++l) m[l] += w * f[l + l / 3];
+            wsum += w;
         }
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l)
+        o[l] = (float)((m[l] * p[0] + m[3 + l] * p[1] + m[6 + l] * p[2] + m[9 + l]) / wsum);
 }
 #endif
 

@@ -178,8 +178,16 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
                                     size_t n, uint32_t *element, float *coeff, float *bary, double *kept_weight)
 {
     double total = 0;
-    for (size_t i = 0; i < n; ++i) total += items[i].weight;
+    size_t nearest = 0;
     for (size_t i = 0; i < n; ++i) {
+        total += items[i].weight;
+        if (items[i].dist2 < items[nearest].dist2) nearest = i;
+    }
+    /* The nearest element goes first: the deform kernel measures every
+     * contribution from its frame origin (the point's anchor), so world-sized
+     * coordinates cancel before the sum. The rest keep their order. */
+    for (size_t j = 0; j < n; ++j) {
+        size_t i = j == 0 ? nearest : j <= nearest ? j - 1 : j;
         double u = items[i].weight / total, xyz[3];
         sn_soffd_local_coords(h, items[i].element, p, xyz);
         for (int k = 0; k < 3; ++k)
@@ -187,12 +195,12 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
                 return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
                                "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
                                "finite", point, fabs(xyz[k]), items[i].element);
-        element[i] = items[i].element;
-        coeff[4 * i + 0] = (float)(u * xyz[0]);
-        coeff[4 * i + 1] = (float)(u * xyz[1]);
-        coeff[4 * i + 2] = (float)(u * xyz[2]);
-        coeff[4 * i + 3] = (float)u;
-        for (int k = 0; k < 3; ++k) bary[3 * i + k] = (float)(u * items[i].bary[k]);
+        element[j] = items[i].element;
+        coeff[4 * j + 0] = (float)(u * xyz[0]);
+        coeff[4 * j + 1] = (float)(u * xyz[1]);
+        coeff[4 * j + 2] = (float)(u * xyz[2]);
+        coeff[4 * j + 3] = (float)u;
+        for (int k = 0; k < 3; ++k) bary[3 * j + k] = (float)(u * items[i].bary[k]);
     }
     if (kept_weight) *kept_weight = total;
     return SINEW_OK;

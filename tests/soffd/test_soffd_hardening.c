@@ -246,12 +246,173 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     sinew_soffd_destroy(h);
 }
 
+/* ---- Item 10: precision away from the origin --------------------------- */
+
+/* Half a float ulp of x: the rounding any float output of x carries. */
+static double half_ulp(double x)
+{
+    float f = (float)fabs(x);
+    return 0.5 * ((double)nextafterf(f, INFINITY) - f);
+}
+
+/* The paper's formula in double on the same float inputs and the library's
+ * own contributing sets and weights (renormalised in double). */
+static void reference_basic(const sinew_soffd *h, const float *rest, const float *now, const uint32_t *tris,
+                            const float *p, size_t point, double out[3], uint32_t *e, float *w, size_t cap)
+{
+    size_t n;
+    assert_int_equal(sinew_soffd_contributor_count(h, point, &n), SINEW_OK);
+    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap), SINEW_OK);
+    double acc[3] = {0, 0, 0}, total = 0, pd[3];
+    bf_load(p, pd);
+    for (size_t j = 0; j < n; ++j) {
+        const uint32_t *t = &tris[3 * e[j]];
+        double a[3], b[3], c[3], fr[4][3], fd[4][3], x[3];
+        bf_load(&rest[3 * t[0]], a), bf_load(&rest[3 * t[1]], b), bf_load(&rest[3 * t[2]], c);
+        bf_frame(a, b, c, fr);
+        bf_local(fr, pd, x);
+        bf_load(&now[3 * t[0]], a), bf_load(&now[3 * t[1]], b), bf_load(&now[3 * t[2]], c);
+        bf_frame(a, b, c, fd);
+        for (int i = 0; i < 3; ++i) acc[i] += w[j] * (fd[3][i] + x[0] * fd[0][i] + x[1] * fd[1][i] + x[2] * fd[2][i]);
+        total += w[j];
+    }
+    for (int i = 0; i < 3; ++i) out[i] = acc[i] / total;
+}
+
+/* Largest |out - ref| beyond the output's own rounding, in units of size. */
+static double excess_error(const float *out, const double ref[3], double size)
+{
+    double e = 0;
+    for (int i = 0; i < 3; ++i) e = fmax(e, fmax(fabs(out[i] - ref[i]) - half_ulp(ref[i]), 0) / size);
+    return e;
+}
+
+/* Largest |out - ref| in units of size, output rounding included (for the printed table). */
+static double raw_error(const float *out, const double ref[3], double size)
+{
+    double e = 0;
+    for (int i = 0; i < 3; ++i) e = fmax(e, fabs(out[i] - ref[i]) / size);
+    return e;
+}
+
+static void precision_holds_far_from_the_origin(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    cage c = make_cube_cage(24, 0); /* 6,912 triangles, like the drivers of issue 10 */
+    const double diag = 2 * sqrt(3.0), dir[3] = {0.74, 0.52, 0.42};
+    float *rest = malloc(3 * c.nv * sizeof(float)), *now = malloc(3 * c.nv * sizeof(float));
+    float *skin0 = random_points(21, N, -1.3f, 1.3f), *skin = malloc(3 * N * sizeof(float));
+    float *out = malloc(3 * N * sizeof(float)), *ef = malloc(16 * c.nt * sizeof(float));
+    float *vf = malloc(16 * c.nv * sizeof(float));
+    uint32_t *e = malloc(c.nt * sizeof(uint32_t));
+    float *w = malloc(c.nt * sizeof(float));
+    const double offsets[] = {0, 10, 100, 1000};
+    double worst = 0;
+    print_message("offset  policy  pose   basic      extended   (excess error / diagonal)\n");
+    for (int oi = 0; oi < 4; ++oi) {
+        double o[3];
+        for (int k = 0; k < 3; ++k) o[k] = offsets[oi] * diag * dir[k];
+        for (size_t v = 0; v < c.nv; ++v)
+            for (int k = 0; k < 3; ++k) rest[3 * v + k] = (float)(c.pos[3 * v + k] + o[k]);
+        for (size_t i = 0; i < N; ++i)
+            for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
+        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt};
+        sinew_soffd *h = NULL;
+        assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+        for (int exact = 1; exact >= 0; --exact) {
+            sinew_points s = {skin, N, 0};
+            sinew_soffd_register_desc pol = {exact ? 0.0f : 1e-3f, 0, 0, 0};
+            assert_int_equal(sinew_soffd_register(h, &s, &pol), SINEW_OK);
+            for (int pose = 0; pose < 2; ++pose) {
+                /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */
+                float mtx[16];
+                double rot[3][3];
+                {
+                    double ax[3] = {0.3, -0.8, 0.5}, l = sqrt(0.98), an = pose ? 1.1 : 0, cs = cos(an), sn = sin(an);
+                    for (int k = 0; k < 3; ++k) ax[k] /= l;
+                    for (int i = 0; i < 3; ++i)
+                        for (int j = 0; j < 3; ++j) {
+                            double cross = 0;
+                            if (i != j) {
+                                int kk = 3 - i - j;
+                                double sign = ((i + 1) % 3 == j) ? -1 : 1;
+                                cross = sign * ax[kk];
+                            }
+                            rot[i][j] = (i == j ? cs : 0) + (1 - cs) * ax[i] * ax[j] + sn * cross;
+                        }
+                }
+                const double shift[3] = {pose ? 0.3 * diag : 0, pose ? -0.2 * diag : 0, pose ? 0.1 * diag : 0};
+                memset(mtx, 0, sizeof mtx);
+                for (int i = 0; i < 3; ++i) {
+                    double t = o[i] + shift[i];
+                    for (int j = 0; j < 3; ++j) {
+                        mtx[4 * j + i] = (float)rot[i][j];
+                        t -= (double)(float)rot[i][j] * o[j];
+                    }
+                    mtx[12 + i] = (float)t;
+                }
+                mtx[15] = 1;
+                for (size_t v = 0; v < c.nv; ++v)
+                    for (int i = 0; i < 3; ++i) {
+                        double x = shift[i] + o[i];
+                        for (int j = 0; j < 3; ++j) x += rot[i][j] * ((double)rest[3 * v + j] - o[j]);
+                        now[3 * v + i] = (float)x;
+                    }
+                sinew_points d = {now, c.nv, 0};
+                assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform(h, ef, out, 0, 0, N), SINEW_OK);
+                double err_basic = 0, err_ext = 0, raw_basic = 0, raw_ext = 0;
+                for (size_t i = 0; i < N; ++i) {
+                    double ref[3];
+                    reference_basic(h, rest, now, c.tris, &skin[3 * i], i, ref, e, w, c.nt);
+                    err_basic = fmax(err_basic, excess_error(&out[3 * i], ref, diag));
+                    raw_basic = fmax(raw_basic, raw_error(&out[3 * i], ref, diag));
+                }
+                /* Extended: the same float map at every driver vertex (as a rigidly
+                 * skinned driver hands in), so the formula gives M P exactly. */
+                for (size_t v = 0; v < c.nv; ++v) memcpy(&vf[16 * v], mtx, sizeof mtx);
+                assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                for (size_t i = 0; i < N; ++i) {
+                    double ref[3];
+                    const float *p = &skin[3 * i];
+                    for (int r = 0; r < 3; ++r)
+                        ref[r] = (double)mtx[r] * p[0] + (double)mtx[4 + r] * p[1] + (double)mtx[8 + r] * p[2] +
+                                 mtx[12 + r];
+                    err_ext = fmax(err_ext, excess_error(&out[3 * i], ref, diag));
+                    raw_ext = fmax(raw_ext, raw_error(&out[3 * i], ref, diag));
+                }
+                if (pose == 0) {
+                    /* The library's own one-ring maps at rest: identity to rounding. */
+                    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+                    assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                    for (size_t i = 0; i < N; ++i) {
+                        double ref[3];
+                        bf_load(&skin[3 * i], ref);
+                        err_ext = fmax(err_ext, excess_error(&out[3 * i], ref, diag));
+                        raw_ext = fmax(raw_ext, raw_error(&out[3 * i], ref, diag));
+                    }
+                }
+                print_message("%6g  %-6s  %-5s  %.2e   %.2e   (with output rounding: %.2e, %.2e)\n", offsets[oi],
+                              exact ? "exact" : "1e-3", pose ? "rigid" : "rest", err_basic, err_ext, raw_basic,
+                              raw_ext);
+                worst = fmax(worst, fmax(err_basic, err_ext));
+            }
+        }
+        sinew_soffd_destroy(h);
+    }
+    assert_true(worst <= 1e-6);
+    free(rest), free(now), free(skin0), free(skin), free(out), free(ef), free(vf), free(e), free(w);
+    cage_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(huge_counts_fail_before_reading),
         cmocka_unit_test(far_points_keep_finite_weights),
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
+        cmocka_unit_test(precision_holds_far_from_the_origin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
