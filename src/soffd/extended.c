@@ -113,53 +113,67 @@ static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frame
     return SINEW_OK;
 }
 
-/* The corner maps are blended first, in double, and the blend applied to P
- * once: P's world-sized coordinates meet the maps' entries in double, and the
- * blend is divided by its weight sum, so float weights that do not sum to
- * exactly one do not shift far points. */
+/* The corner maps are blended first and the blend applied to P once, in
+ * double, so P's world-sized coordinates never meet a float product. The
+ * blend is taken relative to the first corner's map M_0 (the nearest
+ * element's): M = M_0 + sum w_j (M_j - M_0) / sum w_j. Float subtraction is
+ * correctly rounded, so each M_j - M_0 carries an error relative to the
+ * difference, not to the maps: identical maps (a rigidly moving driver) give
+ * M_0 exactly, and float weights that do not sum to exactly one do not shift
+ * far points. */
 #if defined(__GNUC__) || defined(__clang__)
-/* Two-lane doubles (SSE2/NEON; wider vectors would need ISA flags): a 4x4
- * frame is eight pairs of consecutive floats, pair 2c holding rows 0-1 and
- * pair 2c + 1 rows 2-3 of column c (row 3 is carried along and ignored). */
-typedef double sn_d2 __attribute__((vector_size(16)));
+typedef float sn_v4x __attribute__((vector_size(16)));
+
+static inline sn_v4x load4x(const float *p)
+{
+    sn_v4x v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
 
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    sn_d2 m[8] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
+    sn_v4x a0 = load4x(f0), a1 = load4x(f0 + 4), a2 = load4x(f0 + 8), a3 = load4x(f0 + 12);
+    sn_v4x d0 = {0, 0, 0, 0}, d1 = d0, d2 = d0, d3 = d0;
     double wsum = 0;
     for (size_t j = 0; j < n; ++j) {
         const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
             const float *f = &frames[16 * (size_t)tri[c]];
-            double w = ubary[3 * j + c];
-            for (int k = 0; k < 8; ++k) m[k] += w * (sn_d2){f[2 * k], f[2 * k + 1]};
+            float w = ubary[3 * j + c];
+            d0 += w * (load4x(f) - a0);
+            d1 += w * (load4x(f + 4) - a1);
+            d2 += w * (load4x(f + 8) - a2);
+            d3 += w * (load4x(f + 12) - a3);
             wsum += w;
         }
     }
     double x = p[0], y = p[1], z = p[2];
-    sn_d2 lo = (m[0] * x + m[2] * y + m[4] * z + m[6]) / wsum;
-    sn_d2 hi = (m[1] * x + m[3] * y + m[5] * z + m[7]) / wsum;
-    o[0] = (float)lo[0];
-    o[1] = (float)lo[1];
-    o[2] = (float)hi[0];
+    for (int l = 0; l < 3; ++l)
+        o[l] = (float)((a0[l] + d0[l] / wsum) * x + (a1[l] + d1[l] / wsum) * y + (a2[l] + d2[l] / wsum) * z +
+                       (a3[l] + d3[l] / wsum));
 }
 #else
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    double m[12] = {0}, wsum = 0;
+    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
+    float d[16] = {0};
+    double wsum = 0;
     for (size_t j = 0; j < n; ++j) {
         const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
             const float *f = &frames[16 * (size_t)tri[c]];
-            double w = ubary[3 * j + c];
-            for (int l = 0; l < 12; ++l) m[l] += w * f[l + l / 3];
+            float w = ubary[3 * j + c];
+            for (int l = 0; l < 16; ++l) d[l] += w * (f[l] - f0[l]);
             wsum += w;
         }
     }
     for (int l = 0; l < 3; ++l)
-        o[l] = (float)((m[l] * p[0] + m[3 + l] * p[1] + m[6 + l] * p[2] + m[9 + l]) / wsum);
+        o[l] = (float)((f0[l] + d[l] / wsum) * p[0] + (f0[4 + l] + d[4 + l] / wsum) * p[1] +
+                       (f0[8 + l] + d[8 + l] / wsum) * p[2] + (f0[12 + l] + d[12 + l] / wsum));
 }
 #endif
 
