@@ -45,15 +45,15 @@ static bool grow(const sn_env *env, void **items, size_t *cap, size_t count, siz
     return true;
 }
 
-/* Records `count` elements at squared distance >= dist2 as dropped. */
-static void drop(gather *g, float dist2, size_t count)
+/* Records one element at dist2 (node SN_BVH_ONE_TRIANGLE) or a culled subtree as dropped. */
+static void drop(gather *g, uint32_t node, float dist2, size_t count)
 {
     if (g->failed) return;
     if (!grow(g->env, (void **)&g->drops, &g->drop_cap, g->drop_count, sizeof(sn_soffd_drop), "soffd dropped elements")) {
         g->failed = true;
         return;
     }
-    g->drops[g->drop_count++] = (sn_soffd_drop){dist2, count};
+    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count};
 }
 
 static int by_distance(const void *a, const void *b)
@@ -84,7 +84,7 @@ static float threshold_radius2(const gather *g)
 static void cap_candidates(gather *g)
 {
     qsort(g->items, g->count, sizeof(candidate), by_distance);
-    for (size_t i = g->keep; i < g->count; ++i) drop(g, g->items[i].dist2, 1);
+    for (size_t i = g->keep; i < g->count; ++i) drop(g, SN_BVH_ONE_TRIANGLE, g->items[i].dist2, 1);
     g->count = g->keep;
 }
 
@@ -125,9 +125,9 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
     return current_radius2(g);
 }
 
-static void on_culled(void *user, float dist2, size_t count)
+static void on_culled(void *user, uint32_t node, float dist2, size_t count)
 {
-    drop((gather *)user, dist2, count);
+    drop((gather *)user, node, dist2, count);
 }
 
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
@@ -231,14 +231,84 @@ void sn_soffd_weigh(const sinew_soffd *h, candidate *items, size_t n)
     for (size_t i = 0; i < n; ++i) items[i].weight = sn_soffd_scaled_weight(h, &scale, items[i].dist2);
 }
 
-/* Weight of the elements recorded as dropped: exact for single elements,
- * the count times the weight at the subtree's box distance for culled ones. */
-static double dropped_weight(const sinew_soffd *h, const sn_soffd_scale *scale, const sn_soffd_drop *drops,
-                             size_t n)
+/* Relative slack on box distances, so float rounding of a box corner cannot
+ * turn the bounds below into non-bounds. */
+#define BOX_SLACK 1e-6
+
+/* Lower and upper bounds on the weight of one recorded drop. */
+static void drop_bounds(const gather *g, const sn_soffd_scale *scale, const float p[3], const sn_soffd_drop *d,
+                        double *lower, double *upper)
 {
-    double w = 0;
-    for (size_t i = 0; i < n; ++i) w += (double)drops[i].count * sn_soffd_scaled_weight(h, scale, drops[i].dist2);
-    return w;
+    const sinew_soffd *h = g->h;
+    if (d->node == SN_BVH_ONE_TRIANGLE) {
+        *lower = *upper = sn_soffd_scaled_weight(h, scale, d->dist2);
+        return;
+    }
+    double near2 = d->dist2 * (1 - BOX_SLACK), far2 = sn_bvh_box_far2(&h->bvh, d->node, p) * (1 + BOX_SLACK);
+    *upper = (double)d->count * sn_soffd_scaled_weight(h, scale, near2);
+    *lower = (double)d->count * sn_soffd_scaled_weight(h, scale, far2);
+}
+
+/* Replaces drop i by its children (or, for a leaf, by its elements at their
+ * exact distances). False when out of memory. */
+static bool split_drop(gather *g, const float p[3], size_t i)
+{
+    const sn_bvh *bvh = &g->h->bvh;
+    sn_soffd_drop d = g->drops[i];
+    const sn_bvh_node *n = &bvh->nodes[d.node];
+    g->drops[i] = g->drops[--g->drop_count];
+    if (n->right == 0) {
+        for (uint32_t s = n->first; s < n->first + n->count; ++s) {
+            const float *c = &bvh->corners[9 * (size_t)s];
+            drop(g, SN_BVH_ONE_TRIANGLE, sn_closest_point_triangle(p, c, c + 3, c + 6, NULL, NULL), 1);
+        }
+    } else {
+        uint32_t kids[2] = {d.node + 1, n->right};
+        for (int k = 0; k < 2; ++k)
+            drop(g, kids[k], sn_bvh_box_near2(bvh, kids[k], p), bvh->nodes[kids[k]].count);
+    }
+    return !g->failed;
+}
+
+/* Weight of everything dropped for point p, as an upper bound U tight to a
+ * quarter of the lower bound: subtrees are split (down to exact elements)
+ * until U - L <= DROP_TOLERANCE * L + 1e-9 * kept_w, so the reported mass is
+ * at most 1.25 times the true one (plus 1e-9). False when out of memory. */
+#define DROP_TOLERANCE 0.25
+static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p[3], double kept_w, double exact_w,
+                           double *out)
+{
+    if (!(kept_w > 0)) { /* nothing kept: the whole mass is dropped, however it is split */
+        *out = g->drop_count || exact_w > 0 ? 1.0 : 0.0;
+        return true;
+    }
+    for (;;) {
+        double lower = exact_w, upper = exact_w;
+        size_t inexact = 0;
+        for (size_t i = 0; i < g->drop_count; ++i) {
+            double lo, hi;
+            drop_bounds(g, scale, p, &g->drops[i], &lo, &hi);
+            lower += lo, upper += hi;
+            inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
+        }
+        double target = DROP_TOLERANCE * lower + 1e-9 * kept_w;
+        if (upper - lower <= target || inexact == 0) {
+            *out = upper;
+            return true;
+        }
+        /* Split every subtree whose own gap is above its share of the target;
+         * at least one is, since the gaps add up to more than the target. */
+        double share = target / (double)inexact;
+        for (size_t i = 0; i < g->drop_count;) {
+            double lo, hi;
+            drop_bounds(g, scale, p, &g->drops[i], &lo, &hi);
+            if (g->drops[i].node != SN_BVH_ONE_TRIANGLE && hi - lo > share) {
+                if (!split_drop(g, p, i)) return false;
+                continue; /* slot i now holds another drop */
+            }
+            ++i;
+        }
+    }
 }
 
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
@@ -294,7 +364,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
         if (g.failed) goto oom;
-        dropped_w += dropped_weight(h, &scale, g.drops, g.drop_count);
+
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_get_contributors sorts what it hands out. */
         size_t need;
@@ -311,6 +381,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
         if (g.count > reg.max_set) reg.max_set = g.count;
+        if (!dropped_weight(&g, &scale, p, kept_w, dropped_w, &dropped_w)) goto oom;
         reg.dropped[i] = dropped_w > 0 ? (float)(dropped_w / (kept_w + dropped_w)) : 0.0f;
     }
     if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;

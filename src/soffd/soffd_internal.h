@@ -104,8 +104,11 @@ typedef struct sn_soffd_candidate {
     float bary[3];
 } sn_soffd_candidate;
 
-/* `count` elements at squared distance >= dist2 that registration left out. */
+/* Elements registration left out: one element at squared distance dist2
+ * (node SN_BVH_ONE_TRIANGLE), or the `count` elements below a BVH node whose
+ * box lies at squared distance dist2. */
 typedef struct sn_soffd_drop {
+    uint32_t node;
     float dist2;
     size_t count;
 } sn_soffd_drop;
