@@ -53,7 +53,7 @@ static void drop(gather *g, uint32_t node, float dist2, size_t count)
         g->failed = true;
         return;
     }
-    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count};
+    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count, 0, 0};
 }
 
 static int by_distance(const void *a, const void *b)
@@ -235,28 +235,31 @@ void sn_soffd_weigh(const sinew_soffd *h, candidate *items, size_t n)
  * turn the bounds below into non-bounds. */
 #define BOX_SLACK 1e-6
 
-/* Lower and upper bounds on the weight of one recorded drop. */
-static void drop_bounds(const gather *g, const sn_soffd_scale *scale, const float p[3], const sn_soffd_drop *d,
-                        double *lower, double *upper)
+/* Lower and upper bounds on the weight of one recorded drop, stored in it. */
+static void drop_bounds(const gather *g, const sn_soffd_scale *scale, const float p[3], sn_soffd_drop *d)
 {
     const sinew_soffd *h = g->h;
     if (d->node == SN_BVH_ONE_TRIANGLE) {
-        *lower = *upper = sn_soffd_scaled_weight(h, scale, d->dist2);
+        d->lower = d->upper = sn_soffd_scaled_weight(h, scale, d->dist2);
         return;
     }
     double near2 = d->dist2 * (1 - BOX_SLACK), far2 = sn_bvh_box_far2(&h->bvh, d->node, p) * (1 + BOX_SLACK);
-    *upper = (double)d->count * sn_soffd_scaled_weight(h, scale, near2);
-    *lower = (double)d->count * sn_soffd_scaled_weight(h, scale, far2);
+    d->upper = (double)d->count * sn_soffd_scaled_weight(h, scale, near2);
+    d->lower = (double)d->count * sn_soffd_scaled_weight(h, scale, far2);
 }
 
 /* Replaces drop i by its children (or, for a leaf, by its elements at their
- * exact distances). False when out of memory. */
-static bool split_drop(gather *g, const float p[3], size_t i)
+ * exact distances), with their bounds, updating *lower, *upper and *inexact.
+ * False when out of memory. */
+static bool split_drop(gather *g, const sn_soffd_scale *scale, const float p[3], size_t i, double *lower,
+                       double *upper, size_t *inexact)
 {
     const sn_bvh *bvh = &g->h->bvh;
     sn_soffd_drop d = g->drops[i];
     const sn_bvh_node *n = &bvh->nodes[d.node];
     g->drops[i] = g->drops[--g->drop_count];
+    *lower -= d.lower, *upper -= d.upper, --*inexact;
+    size_t from = g->drop_count;
     if (n->right == 0) {
         for (uint32_t s = n->first; s < n->first + n->count; ++s) {
             const float *c = &bvh->corners[9 * (size_t)s];
@@ -267,14 +270,21 @@ static bool split_drop(gather *g, const float p[3], size_t i)
         for (int k = 0; k < 2; ++k)
             drop(g, kids[k], sn_bvh_box_near2(bvh, kids[k], p), bvh->nodes[kids[k]].count);
     }
-    return !g->failed;
+    if (g->failed) return false;
+    for (size_t j = from; j < g->drop_count; ++j) {
+        drop_bounds(g, scale, p, &g->drops[j]);
+        *lower += g->drops[j].lower, *upper += g->drops[j].upper;
+        *inexact += g->drops[j].node != SN_BVH_ONE_TRIANGLE;
+    }
+    return true;
 }
 
-/* Weight of everything dropped for point p, as an upper bound U tight to a
- * quarter of the lower bound: subtrees are split (down to exact elements)
- * until U - L <= DROP_TOLERANCE * L + 1e-9 * kept_w, so the reported mass is
- * at most 1.25 times the true one (plus 1e-9). False when out of memory. */
-#define DROP_TOLERANCE 0.25
+/* Weight of everything dropped for point p, as an upper bound U within
+ * DROP_TOLERANCE of the lower bound L: subtrees are split (down to exact
+ * elements) until U - L <= DROP_TOLERANCE * L + 1e-9 * kept_w, so the reported
+ * mass is at most 1 + DROP_TOLERANCE times the true one (plus 1e-9). False
+ * when out of memory. */
+#define DROP_TOLERANCE 0.5
 static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p[3], double kept_w, double exact_w,
                            double *out)
 {
@@ -282,33 +292,30 @@ static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p
         *out = g->drop_count || exact_w > 0 ? 1.0 : 0.0;
         return true;
     }
+    double lower = exact_w, upper = exact_w;
+    size_t inexact = 0;
+    for (size_t i = 0; i < g->drop_count; ++i) {
+        drop_bounds(g, scale, p, &g->drops[i]);
+        lower += g->drops[i].lower, upper += g->drops[i].upper;
+        inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
+    }
     for (;;) {
-        double lower = exact_w, upper = exact_w;
-        size_t inexact = 0;
-        for (size_t i = 0; i < g->drop_count; ++i) {
-            double lo, hi;
-            drop_bounds(g, scale, p, &g->drops[i], &lo, &hi);
-            lower += lo, upper += hi;
-            inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
-        }
         double target = DROP_TOLERANCE * lower + 1e-9 * kept_w;
-        if (upper - lower <= target || inexact == 0) {
-            *out = upper;
-            return true;
-        }
+        if (upper - lower <= target || inexact == 0) break;
         /* Split every subtree whose own gap is above its share of the target;
          * at least one is, since the gaps add up to more than the target. */
         double share = target / (double)inexact;
         for (size_t i = 0; i < g->drop_count;) {
-            double lo, hi;
-            drop_bounds(g, scale, p, &g->drops[i], &lo, &hi);
-            if (g->drops[i].node != SN_BVH_ONE_TRIANGLE && hi - lo > share) {
-                if (!split_drop(g, p, i)) return false;
+            sn_soffd_drop *d = &g->drops[i];
+            if (d->node != SN_BVH_ONE_TRIANGLE && d->upper - d->lower > share) {
+                if (!split_drop(g, scale, p, i, &lower, &upper, &inexact)) return false;
                 continue; /* slot i now holds another drop */
             }
             ++i;
         }
     }
+    *out = upper;
+    return true;
 }
 
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,

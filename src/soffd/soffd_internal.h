@@ -111,6 +111,7 @@ typedef struct sn_soffd_drop {
     uint32_t node;
     float dist2;
     size_t count;
+    double lower, upper;  /* bounds on their weight, once the nearest element is known */
 } sn_soffd_drop;
 
 /* qsort comparator: ascending element. */
