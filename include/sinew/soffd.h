@@ -132,7 +132,7 @@ SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew
 
 /* Weight mass point `point` lost to pruning: an upper bound on the sum of
  * the exact normalised weights (over every element) of the elements outside
- * its contributing set, at most 1.5 times that sum plus 1e-9; 0 for exact
+ * its contributing set, at most 1.5 times that sum plus 1e-4; 0 for exact
  * registration and edited points, 1 for a point with no contributor. The
  * deformed point is then within mass * (spread of the per-element results
  * P_k^def) of the exact formula. Returns INDEX_OUT_OF_RANGE, INVALID_STATE

@@ -281,10 +281,12 @@ static bool split_drop(gather *g, const sn_soffd_scale *scale, const float p[3],
 
 /* Weight of everything dropped for point p, as an upper bound U within
  * DROP_TOLERANCE of the lower bound L: subtrees are split (down to exact
- * elements) until U - L <= DROP_TOLERANCE * L + 1e-9 * kept_w, so the reported
- * mass is at most 1 + DROP_TOLERANCE times the true one (plus 1e-9). False
- * when out of memory. */
+ * elements) until U - L <= DROP_TOLERANCE * L + DROP_FLOOR * kept_w, so the
+ * reported mass is at most 1 + DROP_TOLERANCE times the true one plus
+ * DROP_FLOOR. The floor spares the splitting of masses too small to matter
+ * (which would double the cost of registration). False when out of memory. */
 #define DROP_TOLERANCE 0.5
+#define DROP_FLOOR 1e-4
 static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p[3], double kept_w, double exact_w,
                            double *out)
 {
@@ -300,7 +302,7 @@ static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p
         inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
     }
     for (;;) {
-        double target = DROP_TOLERANCE * lower + 1e-9 * kept_w;
+        double target = DROP_TOLERANCE * lower + DROP_FLOOR * kept_w;
         if (upper - lower <= target || inexact == 0) break;
         /* Split every subtree whose own gap is above its share of the target;
          * at least one is, since the gaps add up to more than the target. */
