@@ -108,6 +108,12 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
             const float *c = &coeff[4 * j];
             acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
         }
+        if (n <= SUM_BLOCK) {
+            /* One block (pruned sets): a float add rounds as well as a double one would. */
+            acc += anchor;
+            o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+            return;
+        }
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
     for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
