@@ -384,9 +384,11 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         if (!reserve_entries(env, &reg, &cap, need)) goto oom;
         size_t at = reg.entry_count;
         double kept_w = 0;
-        r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at], &reg.bary[3 * at],
-                                   &kept_w);
-        if (r != SINEW_OK) goto fail;
+        if (g.count > 0) { /* the entry arrays are still NULL while every set so far is empty */
+            r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at],
+                                       &reg.bary[3 * at], &kept_w);
+            if (r != SINEW_OK) goto fail;
+        }
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
         if (g.count > reg.max_set) reg.max_set = g.count;
