@@ -81,7 +81,8 @@ typedef struct sinew_soffd_info {
 /* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,
  * so concave faces work), keeps the reference copy R and builds a BVH over it.
  * Returns SINEW_OK and *out, or: INVALID_ARGUMENT (NULL, no faces, face size
- * < 3, bad stride or option), NON_FINITE (names the vertex), INDEX_OUT_OF_RANGE
+ * < 3, bad stride or option), NON_FINITE (names the vertex), OUTSIDE_DOMAIN (a
+ * coordinate beyond 2^60, names the vertex; see docs/soffd.md), INDEX_OUT_OF_RANGE
  * (names the face), INVALID_TOPOLOGY (a face that cannot be triangulated,
  * named), DEGENERATE (a zero-area triangle, named, unless skip_degenerate; or
  * every triangle degenerate), OUT_OF_MEMORY, SIZE_OVERFLOW, CANCELLED.
@@ -112,8 +113,10 @@ SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_
  * weights, contributing sets and local coordinates, using the BVH over R.
  * Reports progress ("soffd: register") and stops with CANCELLED when asked,
  * the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
- * point), OUT_OF_MEMORY, SIZE_OVERFLOW (exact registration needs points x
- * elements entries), CANCELLED.
+ * point), OUTSIDE_DOMAIN (a coordinate beyond 2^60, or a point more than 2^62
+ * element sizes from a kept element; names the point), OUT_OF_MEMORY,
+ * SIZE_OVERFLOW (exact registration needs points x elements entries),
+ * CANCELLED. Weights are finite and sum to one for every accepted point.
  * skin: points (any stride), copied; count may be 0. policy: NULL = exact.
  * Modifies the handle: not thread-safe with other calls on it. */
 SINEW_API sinew_result sinew_soffd_register(sinew_soffd *soffd, const sinew_points *skin,
@@ -122,14 +125,15 @@ SINEW_API sinew_result sinew_soffd_register(sinew_soffd *soffd, const sinew_poin
 /* Re-registration: moves the reference surface R (same vertex count; the
  * triangulation is kept) and registers the same skin points again with the
  * same policy, without rebuilding the handle. Edits to contributing sets are
- * reset. Returns MISMATCH (vertex count), NON_FINITE, DEGENERATE (a triangle
+ * reset. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
  * that was used loses its area), OUT_OF_MEMORY, CANCELLED; on failure the
  * handle is unchanged. Modifies the handle: not thread-safe. */
 SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew_points *reference);
 
-/* Weight mass point `point` lost to pruning: an upper bound on
- * (sum of the exact normalised weights of the dropped elements), tight to the
- * BVH's node granularity; 0 for exact registration and edited points. The
+/* Weight mass point `point` lost to pruning: an upper bound on the sum of
+ * the exact normalised weights (over every element) of the elements outside
+ * its contributing set, at most 1.5 times that sum plus 1e-4; 0 for exact
+ * registration and edited points, 1 for a point with no contributor. The
  * deformed point is then within mass * (spread of the per-element results
  * P_k^def) of the exact formula. Returns INDEX_OUT_OF_RANGE, INVALID_STATE
  * (not registered). Reads the handle only. */
@@ -149,8 +153,9 @@ SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, si
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are
  * recomputed from the paper's formula normalised over the new set. count 0
  * pins the point at its rest position. Returns INDEX_OUT_OF_RANGE (point or an
- * element, named), INVALID_ARGUMENT (an element listed twice), INVALID_STATE,
- * OUT_OF_MEMORY. Modifies the handle: not thread-safe. */
+ * element, named), INVALID_ARGUMENT (an element listed twice), OUTSIDE_DOMAIN
+ * (the point lies more than 2^62 element sizes from one), SIZE_OVERFLOW,
+ * INVALID_STATE, OUT_OF_MEMORY; the handle unchanged on failure. Modifies the handle: not thread-safe. */
 SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t point, const uint32_t *elements,
                                                     size_t count);
 
@@ -168,7 +173,8 @@ SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t f
  * e3 = unit normal, origin A). frames: 16 * element_count floats. A deformed
  * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
  * (vertex count differs from the bind, both named), NON_FINITE (names the
- * vertex), INVALID_ARGUMENT. No allocation; const; thread-safe. */
+ * vertex), OUTSIDE_DOMAIN (a coordinate beyond 2^60, names the vertex; frames
+ * untouched), INVALID_ARGUMENT. No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
                                                   float *frames);
 
@@ -177,7 +183,10 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
  * rest. Returns INVALID_ARGUMENT (NULL, bad stride), INDEX_OUT_OF_RANGE (range
- * past the registered points), INVALID_STATE. No allocation; const; safe from
+ * past the registered points), SIZE_OVERFLOW (the last point's address),
+ * OUTSIDE_DOMAIN (a frame that could overflow the kernel, named; checked in
+ * O(element_count), never true of element_frames' output), INVALID_STATE;
+ * out untouched on failure. Finite outputs for every accepted input. No allocation; const; safe from
  * many threads at once on disjoint or equal ranges of different buffers. */
 SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, float *out,
                                           size_t out_stride, size_t first, size_t count);
@@ -190,7 +199,9 @@ SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float 
  * current one. Exact for every affine map of the driver at vertices whose
  * one-ring spans 3D. frames: 16 * vertex_count floats. Callers with better
  * frames (the blended skinning matrix of each driver vertex) pass those to
- * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames.
+ * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames,
+ * and OUTSIDE_DOMAIN (names the vertex; frames untouched) when a map would
+ * stretch beyond 2^62 or translate beyond 2^126.
  * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
                                                  float *frames);
@@ -200,7 +211,9 @@ SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const
  * M_j the affine map of driver vertex j (column-major 4x4, 16 floats per
  * vertex; bottom row ignored), so every affine map of the driver is
  * reproduced exactly when every M_j is that map. out, out_stride, first, count
- * as sinew_soffd_deform. No allocation; const; thread-safe. */
+ * as sinew_soffd_deform; maps with a linear entry beyond 2^62 or a translation
+ * beyond 2^126 fail with OUTSIDE_DOMAIN naming the vertex (checked in
+ * O(vertex_count)). No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
                                                    float *out, size_t out_stride, size_t first, size_t count);
 

@@ -119,6 +119,22 @@ static float box_dist2(const sn_bvh_node *n, const float p[3])
     return d2;
 }
 
+float sn_bvh_box_near2(const sn_bvh *bvh, uint32_t node, const float p[3])
+{
+    return box_dist2(&bvh->nodes[node], p);
+}
+
+float sn_bvh_box_far2(const sn_bvh *bvh, uint32_t node, const float p[3])
+{
+    const sn_bvh_node *n = &bvh->nodes[node];
+    float d2 = 0;
+    for (int k = 0; k < 3; ++k) {
+        float d = fmaxf(fabsf(p[k] - n->lo[k]), fabsf(n->hi[k] - p[k]));
+        d2 += d * d;
+    }
+    return d2;
+}
+
 typedef struct visit_item {
     uint32_t node;
     float dist2;
@@ -134,7 +150,7 @@ void sn_bvh_visit(const sn_bvh *bvh, const float p[3], float radius2, const sn_b
         visit_item item = stack[--top];
         const sn_bvh_node *n = &bvh->nodes[item.node];
         if (item.dist2 > radius2) {
-            if (v->culled) v->culled(v->user, item.dist2, n->count);
+            if (v->culled) v->culled(v->user, item.node, item.dist2, n->count);
             continue;
         }
         if (n->right == 0) {
@@ -147,7 +163,7 @@ void sn_bvh_visit(const sn_bvh *bvh, const float p[3], float radius2, const sn_b
                     hit.t = 0;
                     radius2 = v->hit(v->user, &hit, radius2);
                 } else if (v->culled) {
-                    v->culled(v->user, hit.dist2, 1);
+                    v->culled(v->user, SN_BVH_ONE_TRIANGLE, hit.dist2, 1);
                 }
             }
             continue;

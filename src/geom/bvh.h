@@ -67,13 +67,20 @@ bool sn_bvh_raycast(const sn_bvh *bvh, const float origin[3], const float dir[3]
  * (return the argument's radius unchanged to gather all; return a smaller one
  * to prune, as k-nearest and relative-threshold searches do). Every triangle not
  * passed to `hit` is accounted for exactly once through `culled` (optional):
- * `count` triangles all at squared distance >= dist2 from p. Children are
- * visited nearest first. */
+ * the `count` triangles below `node`, all at squared distance >= dist2 from p
+ * (its box distance), or, with node == SN_BVH_ONE_TRIANGLE, one triangle at
+ * exactly dist2. Children are visited nearest first. */
+#define SN_BVH_ONE_TRIANGLE UINT32_MAX
 typedef struct sn_bvh_visitor {
     float (*hit)(void *user, const sn_bvh_hit *hit, float radius2);
-    void (*culled)(void *user, float dist2, size_t count);
+    void (*culled)(void *user, uint32_t node, float dist2, size_t count);
     void *user;
 } sn_bvh_visitor;
 void sn_bvh_visit(const sn_bvh *bvh, const float p[3], float radius2, const sn_bvh_visitor *visitor);
+
+/* Squared distances from p to the nearest and the farthest point of a node's
+ * box: every triangle below the node lies between the two. */
+float sn_bvh_box_near2(const sn_bvh *bvh, uint32_t node, const float p[3]);
+float sn_bvh_box_far2(const sn_bvh *bvh, uint32_t node, const float p[3]);
 
 #endif /* SINEW_GEOM_BVH_H */

@@ -30,18 +30,6 @@ bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double 
     return false;
 }
 
-double sn_soffd_falloff(const sinew_soffd *h, double dist2)
-{
-    /* (d / L)^local computed from the squared distance: integer exponents
-     * (the default 4) avoid pow, which dominates registration otherwise. */
-    double s = dist2 / (h->length_scale * h->length_scale), t;
-    if (h->local == 4) t = s * s;
-    else if (h->local == 2) t = s;
-    else if (h->local == 8) t = (s * s) * (s * s);
-    else t = pow(s, 0.5 * h->local);
-    return 1.0 / (1.0 + t);
-}
-
 void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3])
 {
     const float *a = &h->reference[3 * (size_t)h->elements[3 * k]];
@@ -80,21 +68,32 @@ void sinew_soffd_destroy(sinew_soffd *h)
     sn_free(&env, h);
 }
 
-/* Checks the faces and returns the number of indices and the largest face. */
+/* Checks the faces and returns the number of indices and the largest face.
+ * Every array size (face_sizes, indices, the triangles they make) is checked
+ * in bytes before anything is read, so a huge face_count fails with
+ * SIZE_OVERFLOW instead of reading past the caller's arrays. */
 static sinew_result check_faces(const sinew_polymesh *d, size_t *index_count, size_t *max_face,
                                 size_t *triangle_bound)
 {
-    size_t n_idx = 0, largest = 3, tris = 0;
+    size_t n_idx = 0, largest = 3, tris = 0, bytes;
+    /* The largest index count whose byte size (and triangle index size, at
+     * most three per index) still fits in size_t. */
+    const size_t max_indices = SIZE_MAX / (3 * sizeof(uint32_t));
     if (!d->face_sizes) {
-        if (!sn_mul_size(d->face_count, 3, &n_idx))
-            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver faces overflow", d->face_count);
+        if (!sn_mul_size(d->face_count, 3, &n_idx) || n_idx > max_indices)
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver triangles overflow the index array size",
+                           d->face_count);
         tris = d->face_count;
     } else {
+        if (!sn_mul_size(d->face_count, sizeof(uint32_t), &bytes))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver face sizes overflow the face_sizes array size",
+                           d->face_count);
         for (size_t f = 0; f < d->face_count; ++f) {
             uint32_t n = d->face_sizes[f];
             if (n < 3) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "driver face %zu has %u vertices (needs 3)", f, n);
-            if (!sn_add_size(n_idx, n, &n_idx))
-                return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "driver face sizes overflow at face %zu", f);
+            if (!sn_add_size(n_idx, n, &n_idx) || n_idx > max_indices)
+                return sn_fail(SINEW_ERROR_SIZE_OVERFLOW,
+                               "driver face sizes overflow the index array size at face %zu", f);
             tris += n - 2;
             if (n > largest) largest = n;
         }
@@ -145,14 +144,19 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be finite and >= 0 (0 = mean edge), got %g",
                        (double)options.length_scale);
     sinew_result r = sn_check_points(&driver->positions, "driver vertex");
+    if (r == SINEW_OK) r = sn_soffd_check_domain(&driver->positions, "driver vertex");
     if (r != SINEW_OK) return r;
     if (driver->positions.count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no vertices");
     if (driver->positions.count >= UINT32_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "the driver has %zu vertices; at most 2^32 - 2 are supported",
                        driver->positions.count);
     if (driver->face_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no faces");
-    size_t index_count = 0, max_face = 3, tri_bound = 0;
+    size_t index_count = 0, max_face = 3, tri_bound = 0, frame_bytes;
     if ((r = check_faces(driver, &index_count, &max_face, &tri_bound)) != SINEW_OK) return r;
+    /* sinew_soffd_element_frames hands out 16 floats per element: that array must be addressable. */
+    if (!sn_mul_size(tri_bound, 16 * sizeof(float), &frame_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver triangles overflow the element frame array size",
+                       tri_bound);
 
     sn_env env;
     sn_env_from_context(&env, ctx);

@@ -89,8 +89,8 @@ static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elem
         out[i].element = elements[i];
         out[i].dist2 = sn_closest_point_triangle(p, &h->reference[3 * (size_t)t[0]], &h->reference[3 * (size_t)t[1]],
                                                  &h->reference[3 * (size_t)t[2]], NULL, out[i].bary);
-        out[i].weight = sn_soffd_falloff(h, out[i].dist2);
     }
+    sn_soffd_weigh(h, out, n);
 }
 
 sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
@@ -99,6 +99,15 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
+    size_t bytes;
+    if (!sn_mul_size(count, sizeof(uint32_t), &bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "a new set of %zu elements for skin point %zu overflows its array size",
+                       count, point);
+    /* More entries than elements means one repeats: say so before reading past the ones there are. */
+    if (count > h->element_count)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "the new set of skin point %zu lists %zu elements, but there are only %zu, so one repeats",
+                       point, count, h->element_count);
     for (size_t i = 0; i < count; ++i)
         if (elements[i] >= h->element_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "entry %zu of the new set is element %u, but there are only %zu",
@@ -118,6 +127,10 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of skin point %zu",
                            twice, point);
         }
+    if ((r = sn_soffd_check_reach(h, point, p, items, count)) != SINEW_OK) {
+        sn_free(env, items);
+        return r;
+    }
     size_t s = reg->offsets[point], old = reg->offsets[point + 1] - s;
     size_t total = reg->entry_count - old + count;
     uint32_t *e = reg->element;
@@ -148,7 +161,8 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
         for (size_t i = point + 1; i <= reg->point_count; ++i) reg->offsets[i] = reg->offsets[i] - old + count;
         reg->entry_count = total;
     }
-    sn_soffd_write_entries(h, p, items, count, e + s, c + 4 * s, b + 3 * s);
+    /* Cannot fail: the reach was checked above. */
+    sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
     reg->dropped[point] = 0;
     recount_max_set(reg);
     sn_free(env, items);
@@ -194,8 +208,9 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t c
                 if (!excluded[reg->element[j]]) kept_elements[kept++] = reg->element[j];
             if (kept != n) {
                 measure(h, &reg->rest[3 * i], kept_elements, kept, items);
-                sn_soffd_write_entries(h, &reg->rest[3 * i], items, kept, reg->element + write,
-                                       reg->coeff + 4 * write, reg->bary + 3 * write);
+                /* A subset of a registered set: its local coordinates were in reach already. */
+                sn_soffd_write_entries(h, i, &reg->rest[3 * i], items, kept, reg->element + write,
+                                       reg->coeff + 4 * write, reg->bary + 3 * write, NULL);
                 reg->dropped[i] = 0;
                 write += kept;
                 continue;

@@ -13,6 +13,7 @@ sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *dri
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
     sinew_result r = sn_check_points(driver_now, "driver vertex");
+    if (r == SINEW_OK) r = sn_soffd_check_domain(driver_now, "driver vertex");
     if (r != SINEW_OK) return r;
     if (driver_now->count != h->vertex_count)
         return sn_fail(SINEW_ERROR_MISMATCH, "the driver has %zu vertices now, but %zu were bound", driver_now->count,
@@ -62,8 +63,22 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
                        first, count, h->reg.point_count);
+    /* Point i is written at out + i * out_stride: the last one must be addressable. */
+    size_t span;
+    if (count > 0 && (!sn_mul_size(first + count - 1, sn_stride(out_stride, 3 * sizeof(float)), &span) ||
+                      !sn_add_size(span, 3 * sizeof(float), &span)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point %zu at out_stride %zu bytes lies past the address space",
+                       first + count - 1, out_stride);
     return SINEW_OK;
 }
+
+/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3), with D0 the
+ * origin of the point's first (nearest) element's frame. In exact arithmetic
+ * this is the paper's sum (the u_k sum to one); in float the world-sized
+ * coordinate D0 is added once, after the sum of local-sized terms, so models
+ * far from the origin keep their precision (the frames' A_k - D0 is a
+ * difference of nearby floats, exact or nearly). */
+enum { SUM_BLOCK = 32 };
 
 #if defined(__GNUC__) || defined(__clang__)
 /* Four-lane vectors (GCC/Clang extension; plain SSE2/NEON code, no ISA flags):
@@ -80,37 +95,75 @@ static inline sn_v4 load4(const float *p)
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
-    sn_v4 acc = {0, 0, 0, 0};
-    for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]];
-        const float *c = &coeff[4 * j];
-        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * load4(q + 12);
+    const float *d0 = &frames[16 * (size_t)element[0] + 12];
+    sn_v4 anchor = load4(d0);
+    double sum[3] = {0, 0, 0};
+    for (size_t j = 0; j < n;) {
+        /* Blocks of float sums flushed into double: an unpruned set of
+         * thousands of terms would otherwise lose digits in one float sum. */
+        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
+        sn_v4 acc = {0, 0, 0, 0};
+        for (; j < end; ++j) {
+            const float *q = &frames[16 * (size_t)element[j]];
+            const float *c = &coeff[4 * j];
+            acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
+        }
+        if (n <= SUM_BLOCK) {
+            /* One block (pruned sets): a float add rounds as well as a double one would. */
+            acc += anchor;
+            o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+            return;
+        }
+        for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
 }
 #else
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
-    float acc[3] = {0, 0, 0};
-    for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]];
-        const float *c = &coeff[4 * j];
-        for (int l = 0; l < 3; ++l) acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * q[12 + l];
+    const float *anchor = &frames[16 * (size_t)element[0] + 12];
+    double sum[3] = {0, 0, 0};
+    for (size_t j = 0; j < n;) {
+        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
+        float acc[3] = {0, 0, 0};
+        for (; j < end; ++j) {
+            const float *q = &frames[16 * (size_t)element[j]];
+            const float *c = &coeff[4 * j];
+            for (int l = 0; l < 3; ++l)
+                acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * (q[12 + l] - anchor[l]);
+        }
+        for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + anchor[l]);
 }
 #endif
+
+/* The frames must lie in the domain that keeps the kernel finite (see
+ * soffd_internal.h): element_frames' output always does, frames from elsewhere
+ * are checked, O(element_count). */
+static sinew_result check_element_frames(const sinew_soffd *h, const float *frames)
+{
+    for (size_t k = 0; k < h->element_count; ++k) {
+        const float *q = &frames[16 * k];
+        bool ok = true;
+        for (int i = 0; i < 3; ++i)
+            ok &= fabsf(q[i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[4 + i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[8 + i]) <= 2.0f &&
+                  fabsf(q[12 + i]) <= SN_SOFFD_MAX_COORD;
+        if (!ok)
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
+                           "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
+    }
+    return SINEW_OK;
+}
 
 sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float *out, size_t out_stride,
                                 size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, frames, out, out_stride, first, count);
+    if (r == SINEW_OK && count > 0) r = check_element_frames(h, frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     const sn_soffd_reg *reg = &h->reg;

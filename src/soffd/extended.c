@@ -7,9 +7,11 @@
 
 #include "soffd/soffd_internal.h"
 
-/* Fills the 4x4 column-major affine map of vertex v: M = C G^-1 with C the
- * current-against-reference normal equations of its one-ring. */
-static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
+/* The 4x4 column-major affine map of vertex v, M = C G^-1 with C the
+ * current-against-reference normal equations of its one-ring, written to m
+ * when m is not NULL. Returns false, writing nothing, when the map leaves the
+ * domain that keeps the kernel finite (see soffd_internal.h). */
+static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
 {
     const sn_soffd_ring *ring = &h->ring;
     const float *rv = &h->reference[3 * v], *dv = sn_point(d, v);
@@ -52,16 +54,30 @@ static void vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
     double id = ring->identity_weight[v];
     for (int k = 0; k < 3; ++k) c[4 * k] += id;
     const double *gi = &ring->inverse[9 * v];
-    double lin[9];
+    float lin[9];
+    double t[3];
+    bool ok = true;
     for (int r = 0; r < 3; ++r)
-        for (int k = 0; k < 3; ++k)
-            lin[3 * r + k] = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+        for (int k = 0; k < 3; ++k) {
+            double x = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+            ok &= fabs(x) <= SN_SOFFD_MAX_LINEAR;
+            lin[3 * r + k] = (float)x;
+        }
+    /* The translation from the rounded linear part, so M R_v = D_v holds to
+     * the translation's own rounding even where coordinates are large. */
     for (int r = 0; r < 3; ++r) {
-        for (int k = 0; k < 3; ++k) m[4 * k + r] = (float)lin[3 * r + k];
-        m[12 + r] = (float)(dv[r] - (lin[3 * r] * rv[0] + lin[3 * r + 1] * rv[1] + lin[3 * r + 2] * rv[2]));
+        t[r] = dv[r] - ((double)lin[3 * r] * rv[0] + (double)lin[3 * r + 1] * rv[1] + (double)lin[3 * r + 2] * rv[2]);
+        ok &= fabs(t[r]) <= SN_SOFFD_MAX_TRANSLATION;
+    }
+    if (!ok) return false;
+    if (!m) return true;
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) m[4 * k + r] = lin[3 * r + k];
+        m[12 + r] = (float)t[r];
     }
     m[3] = m[7] = m[11] = 0.0f;
     m[15] = 1.0f;
+    return true;
 }
 
 sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
@@ -69,12 +85,42 @@ sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points 
     sn_clear_error();
     sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
     if (r != SINEW_OK) return r;
+    /* Check every map before writing any, so a failure leaves frames untouched. */
+    for (size_t v = 0; v < h->vertex_count; ++v)
+        if (!vertex_frame(h, driver_now, v, NULL))
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the one-ring map of driver vertex %zu stretches the reference beyond 2^62 (or moves it "
+                           "beyond 2^126): its frame would not stay finite", v);
     for (size_t v = 0; v < h->vertex_count; ++v) vertex_frame(h, driver_now, v, &frames[16 * v]);
     return SINEW_OK;
 }
 
-/* Each corner's map is applied to P and the results blended: 3 x 4 columns per
- * corner, cheaper than blending the 16-float matrices first. */
+/* Caller-supplied maps must lie in the domain that keeps the kernel finite
+ * (see soffd_internal.h); O(vertex_count). */
+static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frames)
+{
+    for (size_t v = 0; v < h->vertex_count; ++v) {
+        const float *m = &frames[16 * v];
+        bool ok = true;
+        for (int i = 0; i < 3; ++i)
+            ok &= fabsf(m[i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[4 + i]) <= SN_SOFFD_MAX_LINEAR &&
+                  fabsf(m[8 + i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[12 + i]) <= SN_SOFFD_MAX_TRANSLATION;
+        if (!ok)
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
+                           "or a non-finite entry", v);
+    }
+    return SINEW_OK;
+}
+
+/* The corner maps are blended first and the blend applied to P once, in
+ * double, so P's world-sized coordinates never meet a float product. The
+ * blend is taken relative to the first corner's map M_0 (the nearest
+ * element's): M = M_0 + sum w_j (M_j - M_0) / sum w_j. Float subtraction is
+ * correctly rounded, so each M_j - M_0 carries an error relative to the
+ * difference, not to the maps: identical maps (a rigidly moving driver) give
+ * M_0 exactly, and float weights that do not sum to exactly one do not shift
+ * far points. */
 #if defined(__GNUC__) || defined(__clang__)
 typedef float sn_v4x __attribute__((vector_size(16)));
 
@@ -88,35 +134,46 @@ static inline sn_v4x load4x(const float *p)
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    sn_v4x acc = {0, 0, 0, 0};
+    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
+    sn_v4x a0 = load4x(f0), a1 = load4x(f0 + 4), a2 = load4x(f0 + 8), a3 = load4x(f0 + 12);
+    sn_v4x d0 = {0, 0, 0, 0}, d1 = d0, d2 = d0, d3 = d0;
+    double wsum = 0;
     for (size_t j = 0; j < n; ++j) {
-        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)t[c]];
-            sn_v4x v = p[0] * load4x(f) + p[1] * load4x(f + 4) + p[2] * load4x(f + 8) + load4x(f + 12);
-            acc += ubary[3 * j + c] * v;
+            const float *f = &frames[16 * (size_t)tri[c]];
+            float w = ubary[3 * j + c];
+            d0 += w * (load4x(f) - a0);
+            d1 += w * (load4x(f + 4) - a1);
+            d2 += w * (load4x(f + 8) - a2);
+            d3 += w * (load4x(f + 12) - a3);
+            wsum += w;
         }
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    double x = p[0], y = p[1], z = p[2];
+    for (int l = 0; l < 3; ++l)
+        o[l] = (float)((a0[l] + d0[l] / wsum) * x + (a1[l] + d1[l] / wsum) * y + (a2[l] + d2[l] / wsum) * z +
+                       (a3[l] + d3[l] / wsum));
 }
 #else
 static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
                                   const float *ubary, size_t n, const float *p, float *o)
 {
-    float acc[3] = {0, 0, 0};
+    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
+    float d[16] = {0};
+    double wsum = 0;
     for (size_t j = 0; j < n; ++j) {
-        const uint32_t *t = &elements[3 * (size_t)element[j]];
+        const uint32_t *tri = &elements[3 * (size_t)element[j]];
         for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)t[c]];
-            for (int l = 0; l < 3; ++l)
-                acc[l] += ubary[3 * j + c] * (f[l] * p[0] + f[4 + l] * p[1] + f[8 + l] * p[2] + f[12 + l]);
+            const float *f = &frames[16 * (size_t)tri[c]];
+            float w = ubary[3 * j + c];
+            for (int l = 0; l < 16; ++l) d[l] += w * (f[l] - f0[l]);
+            wsum += w;
         }
     }
-    o[0] = acc[0];
-    o[1] = acc[1];
-    o[2] = acc[2];
+    for (int l = 0; l < 3; ++l)
+        o[l] = (float)((f0[l] + d[l] / wsum) * p[0] + (f0[4 + l] + d[4 + l] / wsum) * p[1] +
+                       (f0[8 + l] + d[8 + l] / wsum) * p[2] + (f0[12 + l] + d[12 + l] / wsum));
 }
 #endif
 
@@ -125,6 +182,7 @@ sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vert
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, vertex_frames, out, out_stride, first, count);
+    if (r == SINEW_OK && count > 0) r = check_vertex_frames(h, vertex_frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     const sn_soffd_reg *reg = &h->reg;

@@ -11,6 +11,7 @@ sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *refer
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     sinew_result r = sn_check_points(reference, "reference vertex");
+    if (r == SINEW_OK) r = sn_soffd_check_domain(reference, "reference vertex");
     if (r != SINEW_OK) return r;
     if (reference->count != h->vertex_count)
         return sn_fail(SINEW_ERROR_MISMATCH, "the reference has %zu vertices, but the driver was bound with %zu",

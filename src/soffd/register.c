@@ -26,9 +26,35 @@ typedef struct gather {
     size_t keep;          /* contributor cap, SIZE_MAX = none */
     float max_dist2;      /* INFINITY = none */
     float threshold_r2;   /* radius of the relative threshold for the current min_dist2 */
-    double dropped_w;     /* weight (unnormalised) of elements not kept, bound */
+    sn_soffd_drop *drops; /* elements and subtrees not kept, weighed once the nearest is known */
+    size_t drop_count, drop_cap;
     bool failed;          /* out of memory inside a callback */
 } gather;
+
+/* Grows *items (elem bytes each, *cap of them) to hold one more; false when out of memory. */
+static bool grow(const sn_env *env, void **items, size_t *cap, size_t count, size_t elem, const char *what)
+{
+    if (count < *cap) return true;
+    size_t want = *cap ? 2 * *cap : 64;
+    void *next = sn_alloc_array(env, want, elem, what);
+    if (!next) return false;
+    if (count) memcpy(next, *items, count * elem);
+    sn_free(env, *items);
+    *items = next;
+    *cap = want;
+    return true;
+}
+
+/* Records one element at dist2 (node SN_BVH_ONE_TRIANGLE) or a culled subtree as dropped. */
+static void drop(gather *g, uint32_t node, float dist2, size_t count)
+{
+    if (g->failed) return;
+    if (!grow(g->env, (void **)&g->drops, &g->drop_cap, g->drop_count, sizeof(sn_soffd_drop), "soffd dropped elements")) {
+        g->failed = true;
+        return;
+    }
+    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count, 0, 0};
+}
 
 static int by_distance(const void *a, const void *b)
 {
@@ -43,26 +69,22 @@ int sn_soffd_by_element(const void *a, const void *b)
     return x->element < y->element ? -1 : x->element > y->element;
 }
 
-/* Squared radius of the relative threshold: w(d) >= eps * w(d_min) with
- * w = 1 / (1 + (d/L)^local)  <=>  (d/L)^local <= (1 + (d_min/L)^local) / eps - 1. */
+/* Squared radius of the relative threshold for the current nearest element. */
 static float threshold_radius2(const gather *g)
 {
-    if (!(g->eps > 0)) return INFINITY;
-    const sinew_soffd *h = g->h;
-    double w_max = sn_soffd_falloff(h, g->min_dist2);
-    double t = 1.0 / (g->eps * w_max) - 1.0;
-    if (t <= 0) return g->min_dist2;
-    double r = h->length_scale * pow(t, 1.0 / h->local);
+    sn_soffd_scale scale;
+    sn_soffd_scale_init(g->h, g->min_dist2, &scale);
+    double r = sn_soffd_threshold_radius(g->h, &scale, g->eps);
     /* A little slack: the final keep test is on weights, so the traversal must
      * not lose an element that rounding puts on the boundary. */
-    return (float)(r * r * (1 + 1e-4));
+    return (float)fmax(r * r * (1 + 1e-4), g->min_dist2);
 }
 
-/* Keeps the `keep` nearest candidates, dropping the rest into the bound. */
+/* Keeps the `keep` nearest candidates, dropping the rest. */
 static void cap_candidates(gather *g)
 {
     qsort(g->items, g->count, sizeof(candidate), by_distance);
-    for (size_t i = g->keep; i < g->count; ++i) g->dropped_w += g->items[i].weight;
+    for (size_t i = g->keep; i < g->count; ++i) drop(g, SN_BVH_ONE_TRIANGLE, g->items[i].dist2, 1);
     g->count = g->keep;
 }
 
@@ -86,24 +108,16 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
 {
     (void)radius2;
     gather *g = (gather *)user;
-    if (g->failed) return -1.0f;
-    if (g->count == g->cap) {
-        size_t cap = g->cap ? 2 * g->cap : 64;
-        candidate *items = (candidate *)sn_alloc_array(g->env, cap, sizeof(candidate), "soffd candidates");
-        if (!items) {
-            g->failed = true;
-            return -1.0f; /* prunes everything; the caller sees `failed` */
-        }
-        if (g->count) memcpy(items, g->items, g->count * sizeof(candidate));
-        sn_free(g->env, g->items);
-        g->items = items;
-        g->cap = cap;
+    if (g->failed ||
+        !grow(g->env, (void **)&g->items, &g->cap, g->count, sizeof(candidate), "soffd candidates")) {
+        g->failed = true;
+        return -1.0f; /* prunes everything; the caller sees `failed` */
     }
     candidate *c = &g->items[g->count++];
     c->dist2 = hit->dist2;
     c->element = hit->triangle;
     memcpy(c->bary, hit->bary, sizeof c->bary);
-    c->weight = sn_soffd_falloff(g->h, hit->dist2);
+    c->weight = 0; /* weighed once the nearest element is known */
     if (hit->dist2 < g->min_dist2) {
         g->min_dist2 = hit->dist2;
         g->threshold_r2 = threshold_radius2(g); /* pow only when the nearest changes */
@@ -111,10 +125,9 @@ static float on_hit(void *user, const sn_bvh_hit *hit, float radius2)
     return current_radius2(g);
 }
 
-static void on_culled(void *user, float dist2, size_t count)
+static void on_culled(void *user, uint32_t node, float dist2, size_t count)
 {
-    gather *g = (gather *)user;
-    g->dropped_w += (double)count * sn_soffd_falloff(g->h, dist2);
+    drop((gather *)user, node, dist2, count);
 }
 
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
@@ -161,22 +174,150 @@ static bool reserve_entries(const sn_env *env, sn_soffd_reg *reg, size_t *cap, s
     return true;
 }
 
-double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const candidate *items, size_t n,
-                            uint32_t *element, float *coeff, float *bary)
+sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
+                                    size_t n, uint32_t *element, float *coeff, float *bary, double *kept_weight)
 {
     double total = 0;
-    for (size_t i = 0; i < n; ++i) total += items[i].weight;
+    size_t nearest = 0;
     for (size_t i = 0; i < n; ++i) {
+        total += items[i].weight;
+        if (items[i].dist2 < items[nearest].dist2) nearest = i;
+    }
+    /* The nearest element goes first: the deform kernel measures every
+     * contribution from its frame origin (the point's anchor), so world-sized
+     * coordinates cancel before the sum. The rest keep their order. */
+    for (size_t j = 0; j < n; ++j) {
+        size_t i = j == 0 ? nearest : j <= nearest ? j - 1 : j;
         double u = items[i].weight / total, xyz[3];
         sn_soffd_local_coords(h, items[i].element, p, xyz);
-        element[i] = items[i].element;
-        coeff[4 * i + 0] = (float)(u * xyz[0]);
-        coeff[4 * i + 1] = (float)(u * xyz[1]);
-        coeff[4 * i + 2] = (float)(u * xyz[2]);
-        coeff[4 * i + 3] = (float)u;
-        for (int k = 0; k < 3; ++k) bary[3 * i + k] = (float)(u * items[i].bary[k]);
+        for (int k = 0; k < 3; ++k)
+            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
+                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                               "finite", point, fabs(xyz[k]), items[i].element);
+        element[j] = items[i].element;
+        coeff[4 * j + 0] = (float)(u * xyz[0]);
+        coeff[4 * j + 1] = (float)(u * xyz[1]);
+        coeff[4 * j + 2] = (float)(u * xyz[2]);
+        coeff[4 * j + 3] = (float)u;
+        for (int k = 0; k < 3; ++k) bary[3 * j + k] = (float)(u * items[i].bary[k]);
     }
-    return total;
+    if (kept_weight) *kept_weight = total;
+    return SINEW_OK;
+}
+
+sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
+                                  size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        double xyz[3];
+        sn_soffd_local_coords(h, items[i].element, p, xyz);
+        for (int k = 0; k < 3; ++k)
+            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
+                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                               "finite", point, fabs(xyz[k]), items[i].element);
+    }
+    return SINEW_OK;
+}
+
+void sn_soffd_weigh(const sinew_soffd *h, candidate *items, size_t n)
+{
+    if (n == 0) return;
+    float d2 = items[0].dist2;
+    for (size_t i = 1; i < n; ++i) d2 = fminf(d2, items[i].dist2);
+    sn_soffd_scale scale;
+    sn_soffd_scale_init(h, d2, &scale);
+    for (size_t i = 0; i < n; ++i) items[i].weight = sn_soffd_scaled_weight(h, &scale, items[i].dist2);
+}
+
+/* Relative slack on box distances, so float rounding of a box corner cannot
+ * turn the bounds below into non-bounds. */
+#define BOX_SLACK 1e-6
+
+/* Lower and upper bounds on the weight of one recorded drop, stored in it. */
+static void drop_bounds(const gather *g, const sn_soffd_scale *scale, const float p[3], sn_soffd_drop *d)
+{
+    const sinew_soffd *h = g->h;
+    if (d->node == SN_BVH_ONE_TRIANGLE) {
+        d->lower = d->upper = sn_soffd_scaled_weight(h, scale, d->dist2);
+        return;
+    }
+    double near2 = d->dist2 * (1 - BOX_SLACK), far2 = sn_bvh_box_far2(&h->bvh, d->node, p) * (1 + BOX_SLACK);
+    d->upper = (double)d->count * sn_soffd_scaled_weight(h, scale, near2);
+    d->lower = (double)d->count * sn_soffd_scaled_weight(h, scale, far2);
+}
+
+/* Replaces drop i by its children (or, for a leaf, by its elements at their
+ * exact distances), with their bounds, updating *lower, *upper and *inexact.
+ * False when out of memory. */
+static bool split_drop(gather *g, const sn_soffd_scale *scale, const float p[3], size_t i, double *lower,
+                       double *upper, size_t *inexact)
+{
+    const sn_bvh *bvh = &g->h->bvh;
+    sn_soffd_drop d = g->drops[i];
+    const sn_bvh_node *n = &bvh->nodes[d.node];
+    g->drops[i] = g->drops[--g->drop_count];
+    *lower -= d.lower, *upper -= d.upper, --*inexact;
+    size_t from = g->drop_count;
+    if (n->right == 0) {
+        for (uint32_t s = n->first; s < n->first + n->count; ++s) {
+            const float *c = &bvh->corners[9 * (size_t)s];
+            drop(g, SN_BVH_ONE_TRIANGLE, sn_closest_point_triangle(p, c, c + 3, c + 6, NULL, NULL), 1);
+        }
+    } else {
+        uint32_t kids[2] = {d.node + 1, n->right};
+        for (int k = 0; k < 2; ++k)
+            drop(g, kids[k], sn_bvh_box_near2(bvh, kids[k], p), bvh->nodes[kids[k]].count);
+    }
+    if (g->failed) return false;
+    for (size_t j = from; j < g->drop_count; ++j) {
+        drop_bounds(g, scale, p, &g->drops[j]);
+        *lower += g->drops[j].lower, *upper += g->drops[j].upper;
+        *inexact += g->drops[j].node != SN_BVH_ONE_TRIANGLE;
+    }
+    return true;
+}
+
+/* Weight of everything dropped for point p, as an upper bound U within
+ * DROP_TOLERANCE of the lower bound L: subtrees are split (down to exact
+ * elements) until U - L <= DROP_TOLERANCE * L + DROP_FLOOR * kept_w, so the
+ * reported mass is at most 1 + DROP_TOLERANCE times the true one plus
+ * DROP_FLOOR. The floor spares the splitting of masses too small to matter
+ * (which would double the cost of registration). False when out of memory. */
+#define DROP_TOLERANCE 0.5
+#define DROP_FLOOR 1e-4
+static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p[3], double kept_w, double exact_w,
+                           double *out)
+{
+    if (!(kept_w > 0)) { /* nothing kept: the whole mass is dropped, however it is split */
+        *out = g->drop_count || exact_w > 0 ? 1.0 : 0.0;
+        return true;
+    }
+    double lower = exact_w, upper = exact_w;
+    size_t inexact = 0;
+    for (size_t i = 0; i < g->drop_count; ++i) {
+        drop_bounds(g, scale, p, &g->drops[i]);
+        lower += g->drops[i].lower, upper += g->drops[i].upper;
+        inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
+    }
+    for (;;) {
+        double target = DROP_TOLERANCE * lower + DROP_FLOOR * kept_w;
+        if (upper - lower <= target || inexact == 0) break;
+        /* Split every subtree whose own gap is above its share of the target;
+         * at least one is, since the gaps add up to more than the target. */
+        double share = target / (double)inexact;
+        for (size_t i = 0; i < g->drop_count;) {
+            sn_soffd_drop *d = &g->drops[i];
+            if (d->node != SN_BVH_ONE_TRIANGLE && d->upper - d->lower > share) {
+                if (!split_drop(g, scale, p, i, &lower, &upper, &inexact)) return false;
+                continue; /* slot i now holds another drop */
+            }
+            ++i;
+        }
+    }
+    *out = upper;
+    return true;
 }
 
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
@@ -208,22 +349,31 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         const float *p = (const float *)((const char *)skin + i * stride);
         memcpy(&reg.rest[3 * i], p, 3 * sizeof(float));
         g.count = 0;
+        g.drop_count = 0;
         g.min_dist2 = INFINITY;
         g.threshold_r2 = INFINITY;
-        g.dropped_w = 0;
         sn_bvh_visit(&h->bvh, p, g.max_dist2, &visitor);
         if (g.failed) goto oom;
-        /* Final keep test on the weights themselves, then the cap. */
+        /* Weights relative to the nearest element (so they never all
+         * underflow), then the final keep test on them, then the cap. */
+        sn_soffd_scale scale;
+        sn_soffd_scale_init(h, g.min_dist2, &scale);
         double w_max = 0;
-        for (size_t j = 0; j < g.count; ++j) w_max = fmax(w_max, g.items[j].weight);
+        for (size_t j = 0; j < g.count; ++j) {
+            g.items[j].weight = sn_soffd_scaled_weight(h, &scale, g.items[j].dist2);
+            w_max = fmax(w_max, g.items[j].weight);
+        }
         size_t kept = 0;
+        double dropped_w = 0;
         for (size_t j = 0; j < g.count; ++j) {
             double w = g.items[j].weight;
             if (w >= g.eps * w_max && g.items[j].dist2 <= g.max_dist2) g.items[kept++] = g.items[j];
-            else g.dropped_w += w;
+            else dropped_w += w;
         }
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
+        if (g.failed) goto oom;
+
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_get_contributors sorts what it hands out. */
         size_t need;
@@ -233,24 +383,28 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         }
         if (!reserve_entries(env, &reg, &cap, need)) goto oom;
         size_t at = reg.entry_count;
-        /* A point with no element kept (max_distance) may come before any
-         * entry exists, when the arrays are still NULL: nothing to write. */
-        double kept_w = g.count ? sn_soffd_write_entries(h, p, g.items, g.count, &reg.element[at],
-                                                         &reg.coeff[4 * at], &reg.bary[3 * at])
-                                : 0.0;
+        double kept_w = 0;
+        if (g.count > 0) { /* the entry arrays are still NULL while every set so far is empty */
+            r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at],
+                                       &reg.bary[3 * at], &kept_w);
+            if (r != SINEW_OK) goto fail;
+        }
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
         if (g.count > reg.max_set) reg.max_set = g.count;
-        reg.dropped[i] = g.dropped_w > 0 ? (float)(g.dropped_w / (kept_w + g.dropped_w)) : 0.0f;
+        if (!dropped_weight(&g, &scale, p, kept_w, dropped_w, &dropped_w)) goto oom;
+        reg.dropped[i] = dropped_w > 0 ? (float)(dropped_w / (kept_w + dropped_w)) : 0.0f;
     }
     if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
+    sn_free(env, g.drops);
     *out = reg;
     return SINEW_OK;
 oom:
     r = sn_alloc_failure();
 fail:
     sn_free(env, g.items);
+    sn_free(env, g.drops);
     sn_soffd_reg_free(env, &reg);
     return r;
 }
@@ -282,6 +436,7 @@ sinew_result sinew_soffd_register(sinew_soffd *h, const sinew_points *skin, cons
     sinew_result r = check_policy(&p);
     if (r != SINEW_OK) return r;
     if ((r = sn_check_points(skin, "skin point")) != SINEW_OK) return r;
+    if ((r = sn_soffd_check_domain(skin, "skin point")) != SINEW_OK) return r;
     sn_soffd_reg reg;
     if ((r = sn_soffd_register_points(h, skin->data, skin->stride, skin->count, &p, &reg)) != SINEW_OK) return r;
     commit(h, &reg);

@@ -51,8 +51,35 @@ struct sinew_soffd {
     sn_soffd_reg reg;
 };
 
-/* The weight f(d / L, local) from a squared world distance. */
-double sn_soffd_falloff(const sinew_soffd *h, double dist2);
+/* The numeric domain. Coordinates of the driver, the reference and the skin
+ * points are at most 2^60 in magnitude; registered local coordinates at most
+ * 2^62; pose-time element frames have |e1|, |e2| <= 2^61 (differences of
+ * in-domain vertices), |e3| <= 2 and origins <= 2^60; vertex maps have linear
+ * entries <= 2^62 and translations <= 2^126. With those bounds every product
+ * and sum of the deform kernels stays below 2^127 < FLT_MAX, so finite inputs
+ * never give non-finite outputs. Beyond them calls fail with OUTSIDE_DOMAIN. */
+#define SN_SOFFD_MAX_COORD 1152921504606846976.0          /* 2^60 */
+#define SN_SOFFD_MAX_LOCAL 4611686018427387904.0          /* 2^62 */
+#define SN_SOFFD_MAX_EDGE 2305843009213693952.0           /* 2^61 */
+#define SN_SOFFD_MAX_LINEAR SN_SOFFD_MAX_LOCAL            /* 2^62 */
+#define SN_SOFFD_MAX_TRANSLATION 8.507059173023462e37     /* 2^126 */
+
+/* Fails with OUTSIDE_DOMAIN naming the first point (noun `what`) with a
+ * coordinate beyond SN_SOFFD_MAX_COORD. The points must be finite already. */
+sinew_result sn_soffd_check_domain(const sinew_points *p, const char *what);
+
+/* Weights of one point's elements relative to its nearest one (see weights.c):
+ * the paper's f(d / L, local) times a per-point factor that keeps the nearest
+ * element's weight in [1/2, 1], so weights never all underflow. */
+typedef struct sn_soffd_scale {
+    double dist2_min; /* squared distance of the nearest element */
+    double t_min;     /* (d_min / L)^local, possibly infinite */
+} sn_soffd_scale;
+void sn_soffd_scale_init(const sinew_soffd *h, double dist2_min, sn_soffd_scale *scale);
+/* Scaled weight of an element at squared distance dist2 >= dist2_min: finite, in [0, 1]. */
+double sn_soffd_scaled_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double dist2);
+/* Distance within which w >= eps * w(d_min); INFINITY when eps is 0. */
+double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps);
 
 /* Local coordinates (x, y, z) of p in element k's reference frame
  * (p = A + x e1 + y e2 + z n). */
@@ -71,20 +98,39 @@ void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring);
 
 /* An element near a skin point, before it becomes an entry. */
 typedef struct sn_soffd_candidate {
-    double weight;        /* f(d / L, local) */
+    double weight;        /* scaled weight (sn_soffd_scaled_weight) */
     float dist2;
     uint32_t element;
     float bary[3];
 } sn_soffd_candidate;
 
+/* Elements registration left out: one element at squared distance dist2
+ * (node SN_BVH_ONE_TRIANGLE), or the `count` elements below a BVH node whose
+ * box lies at squared distance dist2. */
+typedef struct sn_soffd_drop {
+    uint32_t node;
+    float dist2;
+    size_t count;
+    double lower, upper;  /* bounds on their weight, once the nearest element is known */
+} sn_soffd_drop;
+
 /* qsort comparator: ascending element. */
 int sn_soffd_by_element(const void *a, const void *b);
 
-/* Writes the entries of one point p from its kept candidates (in the order
- * given, weights filled), normalising the weights over them. Returns the kept
- * weight sum. */
-double sn_soffd_write_entries(const sinew_soffd *h, const float p[3], const sn_soffd_candidate *items, size_t n,
-                              uint32_t *element, float *coeff, float *bary);
+/* Fills the weights of n candidates (distances set), relative to the nearest of them. */
+void sn_soffd_weigh(const sinew_soffd *h, sn_soffd_candidate *items, size_t n);
+
+/* Writes the entries of skin point `point` (at p) from its kept candidates (in
+ * the order given, weights filled), normalising the weights over them, and
+ * the kept weight sum to *kept_weight (may be NULL). Fails with
+ * OUTSIDE_DOMAIN naming the point and element when a local coordinate exceeds
+ * SN_SOFFD_MAX_LOCAL; the destination is then partly written. */
+sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3],
+                                    const sn_soffd_candidate *items, size_t n, uint32_t *element, float *coeff,
+                                    float *bary, double *kept_weight);
+/* The check of sn_soffd_write_entries alone, for edits that write in place. */
+sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
+                                  const sn_soffd_candidate *items, size_t n);
 
 /* Registers `skin` (count points, stride bytes, 0 = packed) into *reg. */
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,

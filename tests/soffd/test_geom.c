@@ -106,9 +106,9 @@ static float collect_hit(void *user, const sn_bvh_hit *hit, float radius2)
     return radius2;
 }
 
-static void collect_culled(void *user, float dist2, size_t count)
+static void collect_culled(void *user, uint32_t node, float dist2, size_t count)
 {
-    (void)dist2;
+    (void)dist2, (void)node;
     ((collect *)user)->culled += count;
 }
 

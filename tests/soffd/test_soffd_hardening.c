@@ -1,0 +1,418 @@
+/* Regression tests of issue 10 (hardening) for surface-oriented FFD: size
+ * products checked before anything is read, far points, precision away from
+ * the origin, and the reported dropped mass. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "brute.h"
+#include "fixtures.h"
+
+/* One triangle in the z = 0 plane, unit legs. */
+static const float tri_pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+static const uint32_t tri_idx[] = {0, 1, 2};
+
+static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
+{
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
+    return h;
+}
+
+/* ---- Item 4: size products -------------------------------------------- */
+
+static void huge_counts_fail_before_reading(void **state)
+{
+    (void)state;
+    sinew_soffd *h = (sinew_soffd *)&h, *const sentinel = h;
+    /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3};
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "driver triangles overflow"));
+    m.face_count = SIZE_MAX / 12 + 1;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    /* face_sizes of SIZE_MAX / 2 entries cannot exist either. */
+    const uint32_t sizes[] = {3};
+    m.face_sizes = sizes;
+    m.face_count = SIZE_MAX / 2;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "face_sizes"));
+    assert_ptr_equal(h, sentinel);
+
+    h = bind_triangle(NULL);
+    const float skin[] = {0.2f, 0.2f, 0.1f, 0.3f, 0.3f, 0.2f, 0.1f, 0.5f, -0.2f};
+    sinew_points s = {skin, 3, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    /* A set longer than the element count is read no further than needed. */
+    const uint32_t one = 0;
+    assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    /* An output stride whose last point lies past the address space. */
+    float frames[16], out[9];
+    sinew_points d = {tri_pos, 3, 0};
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    size_t stride = (SIZE_MAX / 8) * 4;
+    assert_int_equal(sinew_soffd_deform(h, frames, out, stride, 0, 3), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "point 2"));
+    assert_int_equal(sinew_soffd_deform_extended(h, frames, out, stride, 1, 2), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_deform(h, frames, out, stride, 0, 1), SINEW_OK); /* point 0 is at out */
+    sinew_soffd_destroy(h);
+}
+
+/* ---- Item 3: far points and the numeric domain ------------------------- */
+
+/* A regular octahedron with vertices at distance r from c. */
+static void octahedron(float r, const float c[3], float pos[18], uint32_t idx[24])
+{
+    static const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    static const uint32_t faces[24] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    for (int v = 0; v < 6; ++v)
+        for (int k = 0; k < 3; ++k) pos[3 * v + k] = c[k] + r * (float)dirs[v][k];
+    memcpy(idx, faces, sizeof faces);
+}
+
+/* Weights of every point are finite, non-negative and sum to one. */
+static void assert_weights_sum_to_one(const sinew_soffd *h, size_t points)
+{
+    for (size_t i = 0; i < points; ++i) {
+        uint32_t e[8];
+        float w[8];
+        size_t n;
+        assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
+        assert_true(n >= 1 && n <= 8);
+        assert_int_equal(sinew_soffd_get_contributors(h, i, e, w, 8), SINEW_OK);
+        double sum = 0;
+        for (size_t j = 0; j < n; ++j) {
+            assert_true(isfinite(w[j]) && w[j] >= 0);
+            sum += w[j];
+        }
+        assert_float_equal(sum, 1.0, 1e-6);
+    }
+}
+
+/* Each output within 1e-6 of its point's distance from the origin. */
+static void assert_close_to_points(const float *out, const float *pts, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const float *p = &pts[3 * i];
+        double size = sqrt((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]);
+        for (int k = 0; k < 3; ++k) assert_true(fabs(out[3 * i + k] - p[k]) <= 1e-6 * size);
+    }
+}
+
+static void far_points_keep_finite_weights(void **state)
+{
+    (void)state;
+    /* One triangle, local = 100: (d / L)^100 overflows double for a point a
+     * million units away, and every weight used to become 0, then 0 / 0. */
+    sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){100, 0, 0});
+    const float far[] = {1e6f, 0, 0, 0.25f, 0.25f, 3e5f, -4e5f, 2e5f, 1};
+    sinew_points s = {far, 3, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_weights_sum_to_one(h, 3);
+    float moved[9], frames[16], out[9];
+    for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
+    sinew_points d = {moved, 3, 0};
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 3), SINEW_OK);
+    for (int i = 0; i < 9; ++i) assert_float_equal(out[i], far[i] + (i % 3 == 1 ? 2.0f : 0.0f), 0.07);
+    sinew_soffd_destroy(h);
+
+    /* An octahedron at local = 40 and points 1e15 away (t = 1e600), pruned and exact. */
+    float pos[18];
+    uint32_t idx[24];
+    octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){40, 0, 0}, &h), SINEW_OK);
+    const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
+    s = (sinew_points){pts, 3, 0};
+    const sinew_soffd_register_desc policies[] = {{0}, {1e-3f, 0, 0, 0}, {0, 2, 0, 0}};
+    for (int k = 0; k < 3; ++k) {
+        assert_int_equal(sinew_soffd_register(h, &s, &policies[k]), SINEW_OK);
+        assert_weights_sum_to_one(h, 3);
+        float of[16 * 8], vf[16 * 6], o[9];
+        d = (sinew_points){pos, 6, 0};
+        assert_int_equal(sinew_soffd_element_frames(h, &d, of), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, of, o, 0, 0, 3), SINEW_OK);
+        assert_close_to_points(o, pts, 3);
+        assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, vf, o, 0, 0, 3), SINEW_OK);
+        assert_close_to_points(o, pts, 3);
+        float dm;
+        assert_int_equal(sinew_soffd_dropped_mass(h, 0, &dm), SINEW_OK);
+        assert_true(isfinite(dm) && dm >= 0 && dm < 1);
+    }
+    sinew_soffd_destroy(h);
+}
+
+static void coordinates_beyond_the_domain_are_named(void **state)
+{
+    (void)state;
+    float pos[18];
+    uint32_t idx[24];
+    octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    /* Skin points far beyond 2^60: named, and the earlier registration kept. */
+    const float ok_pts[] = {0.1f, 0.2f, 2};
+    sinew_points s = {ok_pts, 1, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    const float far[] = {0, 0, 0, 1e38f, 0, 0};
+    s = (sinew_points){far, 2, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
+    const float far2[] = {2e19f, 0, 0};
+    s = (sinew_points){far2, 1, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}),
+                     SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "skin point 0"));
+    sinew_soffd_info info;
+    assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
+    assert_int_equal(info.point_count, 1);
+
+    /* A pose near FLT_MAX: e1 = B - A would overflow float. */
+    float pose[18], frames[16 * 8], vframes[16 * 6], out[3];
+    memcpy(pose, pos, sizeof pose);
+    pose[0] = 3e38f, pose[3] = -3e38f;
+    sinew_points d = {pose, 6, 0};
+    memset(frames, 0x5a, sizeof frames);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_OUTSIDE_DOMAIN);
+    for (size_t i = 0; i < sizeof frames / 4; ++i) assert_int_equal(((uint32_t *)frames)[i], 0x5a5a5a5au);
+    /* A driver bound near FLT_MAX. */
+    sinew_soffd *h2 = NULL;
+    sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8};
+    assert_int_equal(sinew_soffd_bind(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
+    sinew_points refp = {pose, 6, 0};
+    assert_int_equal(sinew_soffd_set_reference(h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "reference vertex 0"));
+
+    /* Finite frames from elsewhere whose products overflow: named, output untouched. */
+    d = (sinew_points){pos, 6, 0};
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    frames[16 * 3 + 0] = 1e30f;
+    memset(out, 0x5a, sizeof out);
+    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "element 3"));
+    for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    vframes[16 * 4 + 5] = 1e30f;
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "driver vertex 4"));
+    vframes[16 * 4 + 5] = 1;
+    vframes[16 * 2 + 13] = 3e38f;
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
+    sinew_soffd_destroy(h);
+
+    /* A tiny driver and a point far from it: local coordinates beyond 2^62
+     * (with a float of them, u * x, overflowing). */
+    float tiny[18];
+    octahedron(1e-30f, (const float[3]){0, 0, 0}, tiny, idx);
+    sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8};
+    assert_int_equal(sinew_soffd_bind(NULL, &tm, NULL, &h), SINEW_OK);
+    const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
+    s = (sinew_points){away, 2, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "skin point 1 lies"));
+    s.count = 1;
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);
+    /* A pose stretching the tiny one-rings by 1e48: the vertex maps would overflow. */
+    float stretched[18];
+    octahedron(1e18f, (const float[3]){0, 0, 0}, stretched, idx);
+    d = (sinew_points){stretched, 6, 0};
+    memset(vframes, 0x5a, sizeof vframes);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
+    for (size_t i = 0; i < sizeof vframes / 4; ++i) assert_int_equal(((uint32_t *)vframes)[i], 0x5a5a5a5au);
+    /* Element frames of that pose stay finite, and so does the deformation. */
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_OK);
+    for (int i = 0; i < 3; ++i) assert_true(isfinite(out[i]));
+    sinew_soffd_destroy(h);
+}
+
+/* ---- Item 10: precision away from the origin --------------------------- */
+
+/* Half a float ulp of x: the rounding any float output of x carries. */
+static double half_ulp(double x)
+{
+    float f = (float)fabs(x);
+    return 0.5 * ((double)nextafterf(f, INFINITY) - f);
+}
+
+/* The paper's formula in double on the same float inputs and the library's
+ * own contributing sets and weights (renormalised in double). */
+static void reference_basic(const sinew_soffd *h, const float *rest, const float *now, const uint32_t *tris,
+                            const float *p, size_t point, double out[3], uint32_t *e, float *w, size_t cap)
+{
+    size_t n;
+    assert_int_equal(sinew_soffd_contributor_count(h, point, &n), SINEW_OK);
+    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap), SINEW_OK);
+    double acc[3] = {0, 0, 0}, total = 0, pd[3];
+    bf_load(p, pd);
+    for (size_t j = 0; j < n; ++j) {
+        const uint32_t *t = &tris[3 * e[j]];
+        double a[3], b[3], c[3], fr[4][3], fd[4][3], x[3];
+        bf_load(&rest[3 * t[0]], a), bf_load(&rest[3 * t[1]], b), bf_load(&rest[3 * t[2]], c);
+        bf_frame(a, b, c, fr);
+        bf_local(fr, pd, x);
+        bf_load(&now[3 * t[0]], a), bf_load(&now[3 * t[1]], b), bf_load(&now[3 * t[2]], c);
+        bf_frame(a, b, c, fd);
+        for (int i = 0; i < 3; ++i) acc[i] += w[j] * (fd[3][i] + x[0] * fd[0][i] + x[1] * fd[1][i] + x[2] * fd[2][i]);
+        total += w[j];
+    }
+    for (int i = 0; i < 3; ++i) out[i] = acc[i] / total;
+}
+
+/* Largest |out - ref| beyond the output's own rounding, in units of size. */
+static double excess_error(const float *out, const double ref[3], double size)
+{
+    double e = 0;
+    for (int i = 0; i < 3; ++i) e = fmax(e, fmax(fabs(out[i] - ref[i]) - half_ulp(ref[i]), 0) / size);
+    return e;
+}
+
+/* Largest |out - ref| in units of size, output rounding included (for the printed table). */
+static double raw_error(const float *out, const double ref[3], double size)
+{
+    double e = 0;
+    for (int i = 0; i < 3; ++i) e = fmax(e, fabs(out[i] - ref[i]) / size);
+    return e;
+}
+
+static void precision_holds_far_from_the_origin(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    cage c = make_cube_cage(24, 0); /* 6,912 triangles, like the drivers of issue 10 */
+    const double diag = 2 * sqrt(3.0), dir[3] = {0.74, 0.52, 0.42};
+    float *rest = malloc(3 * c.nv * sizeof(float)), *now = malloc(3 * c.nv * sizeof(float));
+    float *skin0 = random_points(21, N, -1.3f, 1.3f), *skin = malloc(3 * N * sizeof(float));
+    float *out = malloc(3 * N * sizeof(float)), *ef = malloc(16 * c.nt * sizeof(float));
+    float *vf = malloc(16 * c.nv * sizeof(float));
+    uint32_t *e = malloc(c.nt * sizeof(uint32_t));
+    float *w = malloc(c.nt * sizeof(float));
+    const double offsets[] = {0, 10, 100, 1000};
+    double worst = 0;
+    print_message("offset  policy  pose   basic      extended   (excess error / diagonal)\n");
+    for (int oi = 0; oi < 4; ++oi) {
+        double o[3];
+        for (int k = 0; k < 3; ++k) o[k] = offsets[oi] * diag * dir[k];
+        for (size_t v = 0; v < c.nv; ++v)
+            for (int k = 0; k < 3; ++k) rest[3 * v + k] = (float)(c.pos[3 * v + k] + o[k]);
+        for (size_t i = 0; i < N; ++i)
+            for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
+        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt};
+        sinew_soffd *h = NULL;
+        assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+        for (int exact = 1; exact >= 0; --exact) {
+            sinew_points s = {skin, N, 0};
+            sinew_soffd_register_desc pol = {exact ? 0.0f : 1e-3f, 0, 0, 0};
+            assert_int_equal(sinew_soffd_register(h, &s, &pol), SINEW_OK);
+            for (int pose = 0; pose < 2; ++pose) {
+                /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */
+                float mtx[16];
+                double rot[3][3];
+                {
+                    double ax[3] = {0.3, -0.8, 0.5}, l = sqrt(0.98), an = pose ? 1.1 : 0, cs = cos(an), sn = sin(an);
+                    for (int k = 0; k < 3; ++k) ax[k] /= l;
+                    for (int i = 0; i < 3; ++i)
+                        for (int j = 0; j < 3; ++j) {
+                            double cross = 0;
+                            if (i != j) {
+                                int kk = 3 - i - j;
+                                double sign = ((i + 1) % 3 == j) ? -1 : 1;
+                                cross = sign * ax[kk];
+                            }
+                            rot[i][j] = (i == j ? cs : 0) + (1 - cs) * ax[i] * ax[j] + sn * cross;
+                        }
+                }
+                const double shift[3] = {pose ? 0.3 * diag : 0, pose ? -0.2 * diag : 0, pose ? 0.1 * diag : 0};
+                memset(mtx, 0, sizeof mtx);
+                for (int i = 0; i < 3; ++i) {
+                    double t = o[i] + shift[i];
+                    for (int j = 0; j < 3; ++j) {
+                        mtx[4 * j + i] = (float)rot[i][j];
+                        t -= (double)(float)rot[i][j] * o[j];
+                    }
+                    mtx[12 + i] = (float)t;
+                }
+                mtx[15] = 1;
+                for (size_t v = 0; v < c.nv; ++v)
+                    for (int i = 0; i < 3; ++i) {
+                        double x = shift[i] + o[i];
+                        for (int j = 0; j < 3; ++j) x += rot[i][j] * ((double)rest[3 * v + j] - o[j]);
+                        now[3 * v + i] = (float)x;
+                    }
+                sinew_points d = {now, c.nv, 0};
+                assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform(h, ef, out, 0, 0, N), SINEW_OK);
+                double err_basic = 0, err_ext = 0, raw_basic = 0, raw_ext = 0;
+                for (size_t i = 0; i < N; ++i) {
+                    double ref[3];
+                    reference_basic(h, rest, now, c.tris, &skin[3 * i], i, ref, e, w, c.nt);
+                    err_basic = fmax(err_basic, excess_error(&out[3 * i], ref, diag));
+                    raw_basic = fmax(raw_basic, raw_error(&out[3 * i], ref, diag));
+                }
+                /* Extended: the same float map at every driver vertex (as a rigidly
+                 * skinned driver hands in), so the formula gives M P exactly. */
+                for (size_t v = 0; v < c.nv; ++v) memcpy(&vf[16 * v], mtx, sizeof mtx);
+                assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                for (size_t i = 0; i < N; ++i) {
+                    double ref[3];
+                    const float *p = &skin[3 * i];
+                    for (int r = 0; r < 3; ++r)
+                        ref[r] = (double)mtx[r] * p[0] + (double)mtx[4 + r] * p[1] + (double)mtx[8 + r] * p[2] +
+                                 mtx[12 + r];
+                    err_ext = fmax(err_ext, excess_error(&out[3 * i], ref, diag));
+                    raw_ext = fmax(raw_ext, raw_error(&out[3 * i], ref, diag));
+                }
+                if (pose == 0) {
+                    /* The library's own one-ring maps at rest: identity to rounding. */
+                    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+                    assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                    for (size_t i = 0; i < N; ++i) {
+                        double ref[3];
+                        bf_load(&skin[3 * i], ref);
+                        err_ext = fmax(err_ext, excess_error(&out[3 * i], ref, diag));
+                        raw_ext = fmax(raw_ext, raw_error(&out[3 * i], ref, diag));
+                    }
+                }
+                print_message("%6g  %-6s  %-5s  %.2e   %.2e   (with output rounding: %.2e, %.2e)\n", offsets[oi],
+                              exact ? "exact" : "1e-3", pose ? "rigid" : "rest", err_basic, err_ext, raw_basic,
+                              raw_ext);
+                worst = fmax(worst, fmax(err_basic, err_ext));
+            }
+        }
+        sinew_soffd_destroy(h);
+    }
+    assert_true(worst <= 1e-6);
+    free(rest), free(now), free(skin0), free(skin), free(out), free(ef), free(vf), free(e), free(w);
+    cage_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(huge_counts_fail_before_reading),
+        cmocka_unit_test(far_points_keep_finite_weights),
+        cmocka_unit_test(coordinates_beyond_the_domain_are_named),
+        cmocka_unit_test(precision_holds_far_from_the_origin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
