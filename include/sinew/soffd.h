@@ -150,7 +150,7 @@ SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, si
  * recomputed from the paper's formula normalised over the new set. count 0
  * pins the point at its rest position. Returns INDEX_OUT_OF_RANGE (point or an
  * element, named), INVALID_ARGUMENT (an element listed twice), INVALID_STATE,
- * OUT_OF_MEMORY. Modifies the handle: not thread-safe. */
+ * SIZE_OVERFLOW (count * 4 bytes overflows), OUT_OF_MEMORY. Modifies the handle: not thread-safe. */
 SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t point, const uint32_t *elements,
                                                     size_t count);
 
@@ -168,7 +168,8 @@ SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t f
  * e3 = unit normal, origin A). frames: 16 * element_count floats. A deformed
  * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
  * (vertex count differs from the bind, both named), NON_FINITE (names the
- * vertex), INVALID_ARGUMENT. No allocation; const; thread-safe. */
+ * vertex), INVALID_ARGUMENT (NULL, bad stride, frames not 4-byte aligned). No
+ * allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
                                                   float *frames);
 
@@ -176,8 +177,9 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * points [first, first + count). frames: from sinew_soffd_element_frames.
  * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
- * rest. Returns INVALID_ARGUMENT (NULL, bad stride), INDEX_OUT_OF_RANGE (range
- * past the registered points), INVALID_STATE. No allocation; const; safe from
+ * rest. Returns INVALID_ARGUMENT (NULL, bad stride, frames or out not 4-byte
+ * aligned), INDEX_OUT_OF_RANGE (range past the registered points),
+ * SIZE_OVERFLOW (the last point's offset overflows), INVALID_STATE. No allocation; const; safe from
  * many threads at once on disjoint or equal ranges of different buffers. */
 SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, float *out,
                                           size_t out_stride, size_t first, size_t count);

@@ -99,6 +99,9 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
+    size_t bytes;
+    if (!sn_mul_size(count, sizeof *elements, &bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "elements: %zu entries overflow", count);
     for (size_t i = 0; i < count; ++i)
         if (elements[i] >= h->element_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "entry %zu of the new set is element %u, but there are only %zu",
