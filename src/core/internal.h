@@ -88,6 +88,13 @@ static inline size_t sn_stride(size_t stride, size_t packed)
 {
     return stride ? stride : packed;
 }
+/* True when `end` elements of `elem` bytes, `stride` bytes apart (0 = packed),
+ * span a size that fits size_t: the last one ends at (end - 1) * stride + elem. */
+static inline bool sn_span_fits(size_t end, size_t stride, size_t elem)
+{
+    size_t last;
+    return end == 0 || (sn_mul_size(end - 1, sn_stride(stride, elem), &last) && sn_add_size(last, elem, &last));
+}
 /* Pointer to the i-th float triple of a points view. */
 static inline const float *sn_point(const sinew_points *p, size_t i)
 {

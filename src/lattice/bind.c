@@ -326,6 +326,10 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
     if (first > binding->count || count > binding->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu bound points", first,
                        count, binding->count);
+    if (!sn_span_fits(first + count, out_stride, 3 * sizeof(float)) ||
+        (out_normals && !sn_span_fits(first + count, out_normal_stride, 3 * sizeof(float))))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "output stride %zu / normal stride %zu bytes: point %zu overflows the "
+                       "address space", out_stride, out_normal_stride, first + count - 1);
     if (!same_structure(binding, lattice))
         return sn_fail(SINEW_ERROR_MISMATCH, "the lattice's counts, orders, box or outside policy differ from "
                        "the ones bound");

@@ -48,6 +48,9 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
     if (in->stride != 0 && (in->stride < 3 * sizeof(float) || in->stride % sizeof(float) != 0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                        "%s stride %zu bytes: must be 0 or a multiple of 4 that is at least 12", what, in->stride);
+    if (!sn_span_fits(first + count, in->stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s view: %zu points of stride %zu overflow the address space", what,
+                       first + count, in->stride);
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         for (int c = 0; c < 3; ++c)
@@ -58,13 +61,17 @@ static sinew_result check_range(const sinew_points *in, const char *what, size_t
     return SINEW_OK;
 }
 
-static sinew_result check_out(const float *out, size_t stride, size_t floats, const char *what)
+/* Output element i goes to out + i * stride for i < end. */
+static sinew_result check_out(const float *out, size_t stride, size_t floats, size_t end, const char *what)
 {
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output is NULL", what);
     if (stride != 0 && (stride < floats * sizeof(float) || stride % sizeof(float) != 0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                        "%s output stride %zu bytes: must be 0 or a multiple of 4 that is at least %zu", what,
                        stride, floats * sizeof(float));
+    if (!sn_span_fits(end, stride, floats * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s output stride %zu bytes: element %zu overflows the address space",
+                       what, stride, end - 1);
     return SINEW_OK;
 }
 
@@ -79,7 +86,7 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(world, "world point", first, count);
-    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, "parameter");
+    if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, first + count, "parameter");
     if (r != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(world, i);
@@ -119,8 +126,8 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
     if (r != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
-    if (positions && (r = check_out(positions, position_stride, 3, "position")) != SINEW_OK) return r;
-    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, "jacobian")) != SINEW_OK) return r;
+    if (positions && (r = check_out(positions, position_stride, 3, first + count, "position")) != SINEW_OK) return r;
+    if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian")) != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -180,12 +187,12 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = check_range(points, "point", first, count);
     if (r != SINEW_OK) return r;
-    if ((r = check_out(out_points, out_stride, 3, "point")) != SINEW_OK) return r;
+    if ((r = check_out(out_points, out_stride, 3, first + count, "point")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
             return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", normals->count, points->count);
         if ((r = check_range(normals, "normal", first, count)) != SINEW_OK) return r;
-        if ((r = check_out(out_normals, out_normal_stride, 3, "normal")) != SINEW_OK) return r;
+        if ((r = check_out(out_normals, out_normal_stride, 3, first + count, "normal")) != SINEW_OK) return r;
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }

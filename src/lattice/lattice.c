@@ -238,6 +238,9 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
+    if (!sn_span_fits(count, stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s stride %zu bytes: %zu points overflow the address space", what,
+                       stride, count);
     return SINEW_OK;
 }
 
