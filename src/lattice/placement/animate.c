@@ -71,6 +71,12 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range [%zu, %zu + %zu) is past the %zu model points", first,
                        first, count, model->count);
     if (count && !model->data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "model point data is NULL");
+    if (!sn_span_fits(first + count, out_stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "output stride %zu bytes: point %zu overflows the address space",
+                       out_stride, first + count - 1);
+    if (!sn_span_fits(first + count, model->stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "model view: %zu points of stride %zu overflow the address space",
+                       first + count, model->stride);
     for (int a = 0; a < 3; ++a)
         if (!isfinite(map->scale[a]) || !isfinite(map->offset[a]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "map axis %c is not finite (scale %g, offset %g)", "uvw"[a],

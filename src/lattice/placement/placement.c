@@ -81,10 +81,15 @@ static sinew_result check_columns(const sinew_placement *p, const float *out, si
     if (stride != 0 && (stride < packed || stride % sizeof(float) != 0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s stride %zu bytes: must be 0 or a multiple of 4 >= %zu",
                        what, stride, packed);
+    if ((uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s output %p is not aligned to 4 bytes", what, (const void *)out);
     size_t columns = (size_t)p->count[0] * p->count[1];
     if (first > columns || count > columns - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%s range [%zu, %zu + %zu) is past the %zu contact columns",
                        what, first, first, count, columns);
+    if (!sn_span_fits(count, stride, packed))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s stride %zu bytes: %zu columns overflow the address space", what,
+                       stride, count);
     return SINEW_OK;
 }
 
