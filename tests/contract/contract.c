@@ -55,6 +55,8 @@ static void check_case(void **state)
     if (message[0] == '\0') fail_msg("%s: failed with an empty message", c->name);
     if (c->needle && !strstr(message, c->needle))
         fail_msg("%s: message \"%s\" does not name \"%s\"", c->name, message, c->needle);
+    /* The one failure that still fills its outputs (api.md). */
+    if (c->expected == SINEW_ERROR_NOT_CONVERGED) return;
     for (size_t i = 0; i < CONTRACT_SCRATCH_BYTES; ++i)
         if (contract_scratch[i] != snapshot[i])
             fail_msg("%s: failed but wrote output byte %zu (0x%02x, was 0x%02x)", c->name, i, contract_scratch[i],

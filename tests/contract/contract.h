@@ -8,7 +8,8 @@
  *   X(name, RESULT, "needle", { body })
  * RESULT is a sinew_result without its SINEW_ERROR_ prefix (OK for success,
  * PLAIN for calls that report nothing and check themselves with cmocka
- * asserts), "needle" a substring the failure message must contain, and the
+ * asserts; NOT_CONVERGED keeps its outputs, so only its message is checked),
+ * "needle" a substring the failure message must contain, and the
  * body makes the call and returns its result. Everything a failing call could
  * write lives in the scratch buffer (see SCRATCH below): the runner fills it
  * with a sentinel before each case and checks, byte for byte, that a failing
