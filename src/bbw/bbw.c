@@ -38,6 +38,9 @@ static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joints is NULL", d->bone_count);
     if (d->cage_count && !d->cages)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu cages but cages is NULL", d->cage_count);
+    size_t cage_bytes;
+    if (!sn_mul_size(d->cage_count, sizeof *d->cages, &cage_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu cages overflow", d->cage_count);
     size_t total = d->point_count;
     if (!sn_add_size(total, d->bone_count, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many handles");
     for (size_t c = 0; c < d->cage_count; ++c)
@@ -126,8 +129,14 @@ sinew_result sinew_bbw_domain_vertices(const sinew_bbw *b, float *out, size_t st
     sinew_result r = check_range(first, count, b->vertex_count, "domain vertex");
     if (r != SINEW_OK) return r;
     size_t step = sn_stride(stride, 3 * sizeof(float));
-    if (step < 3 * sizeof(float))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "stride %zu is smaller than 3 floats", stride);
+    if (step < 3 * sizeof(float) || step % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "stride %zu bytes: must be 0 or a multiple of 4 that is at least 12",
+                       stride);
+    if ((uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out %p is not aligned to 4 bytes", (const void *)out);
+    if (!sn_span_fits(count, stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "stride %zu bytes: %zu vertices overflow the address space", stride,
+                       count);
     for (size_t i = 0; i < count; ++i) {
         float *p = (float *)((char *)out + i * step);
         for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * (first + i) + a];

@@ -8,6 +8,14 @@
 
 #include "bbw/bbw_internal.h"
 
+/* Outputs are written as floats (or uint32_t): they must be 4-byte aligned. */
+static sinew_result check_aligned(const void *out, const char *what)
+{
+    if ((uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s %p is not aligned to 4 bytes", what, out);
+    return SINEW_OK;
+}
+
 static sinew_result check_solved(const sinew_bbw *b)
 {
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
@@ -21,6 +29,7 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if ((r = check_aligned(out, "out")) != SINEW_OK) return r;
     if (first > b->vertex_count || count > b->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);
@@ -55,6 +64,9 @@ static sinew_result check_points_view(const sinew_points *pts, size_t first, siz
     if (first > pts->count || count > pts->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point range [%zu, %zu + %zu) exceeds the %zu points", first,
                        first, count, pts->count);
+    if (!sn_span_fits(first + count, pts->stride, 3 * sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "points view: %zu points of stride %zu overflow the address space",
+                       first + count, pts->stride);
     return SINEW_OK;
 }
 
@@ -66,6 +78,7 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
     if (r != SINEW_OK) return r;
     if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if ((r = check_aligned(out, "out")) != SINEW_OK) return r;
     /* Locate everything first, so a failure leaves out untouched. */
     for (size_t i = first; i < first + count; ++i) {
         size_t e;
@@ -143,6 +156,8 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
     if (k < 1 || k > 64) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "k = %u is outside 1 .. 64", k);
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
+    if ((r = check_aligned(joints, "joints")) != SINEW_OK || (r = check_aligned(weights, "weights")) != SINEW_OK)
+        return r;
     if (pts) {
         if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
         for (size_t i = first; i < first + count; ++i) {
