@@ -317,7 +317,7 @@ static sinew_result deform_map_nan(void)
     X(deform_model_nan, NON_FINITE, "model point 1", { return deform(&fx.map, model_nan, 4, 0, OUT_F, 0, 0, 4); }) \
     X(deform_map_nan, NON_FINITE, "map", { return deform_map_nan(); }) \
     X(deform_zero_count_ok, OK, NULL, { return deform(&fx.map, model, 4, 0, NULL, 0, 4, 0); }) \
-    X(deform_ok, OK, NULL, { return deform(&fx.map, model, 4, 16, OUT_F, 20, 1, 3); })
+    X(deform_ok, OK, NULL, { return deform(&fx.map, model, 4, 0, OUT_F, 20, 1, 3); })
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};
