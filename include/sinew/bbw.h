@@ -158,7 +158,10 @@ SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *
 
 /* Domain vertex positions (3 floats each; z = 0 in 2D) for [first, first+count)
  * into out (stride bytes, 0 = packed): lets callers draw the automatic volume.
- * INVALID_ARGUMENT on NULL, INDEX_OUT_OF_RANGE on a bad range. Thread-safe. */
+ * INVALID_ARGUMENT on NULL, a bad stride (0 or a multiple of 4 that is at
+ * least 12) or an out not aligned to 4 bytes, INDEX_OUT_OF_RANGE on a bad
+ * range, SIZE_OVERFLOW when count vertices at stride overflow size_t.
+ * Thread-safe. */
 SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t stride, size_t first,
                                                  size_t count);
 
@@ -169,7 +172,9 @@ SINEW_API sinew_result sinew_bbw_domain_elements(const sinew_bbw *bbw, uint32_t 
 
 /* Weights at domain vertices [first, first+count): handle_count floats per
  * vertex, vertex-major (out[(v - first) * handle_count + j]). INVALID_STATE
- * before a successful solve. Never allocates; thread-safe. */
+ * before a successful solve; INVALID_ARGUMENT for an out not aligned to 4
+ * bytes (as for every float or index output below). Never allocates;
+ * thread-safe. */
 SINEW_API sinew_result sinew_bbw_vertex_weights(const sinew_bbw *bbw, float *out, size_t first, size_t count);
 
 /* Weights at arbitrary points (handle_count floats per point, point-major) by

@@ -99,7 +99,8 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
 
 /* Writes the rest (Greville) positions of control points [first, first+count).
  * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad stride,
- * SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past the last point. */
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past the last point,
+ * SINEW_ERROR_SIZE_OVERFLOW when count elements at stride overflow size_t. */
 SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t stride,
                                                  size_t first, size_t count);
 /* Writes the current world positions (rest + displacement), same rules. */
@@ -130,11 +131,13 @@ SINEW_API void sinew_lattice_reset(sinew_lattice *lattice);
  * index as the input, so jobs can share whole buffers), for i in
  * [first, first + count). They never allocate and are thread-safe with other
  * const calls. Failures (NULL, a pointer not aligned to 4 bytes, bad stride,
- * range past the view's count, non-finite input, SINEW_ERROR_NON_FINITE for a
- * point whose output could leave the float range: far outside an EXTEND
- * lattice, under huge displacements, or past a tiny box) are found before
- * anything is written. The proof is a bound: displacements up to the largest
- * ever set (exact after a whole-lattice set or a reset) times the basis. */
+ * range past the view's count, non-finite input, SINEW_ERROR_SIZE_OVERFLOW
+ * when an element's offset at its stride overflows size_t,
+ * SINEW_ERROR_NON_FINITE for a point whose output could leave the float range:
+ * far outside an EXTEND lattice, under huge displacements, or past a tiny box)
+ * are found before anything is written. The proof is a bound: displacements up
+ * to the largest ever set (exact after a whole-lattice set or a reset) times
+ * the basis. */
 
 /* World points to box parameters (u, v, w) through the box map; points outside
  * the box get parameters outside [0, 1]. out_stride 0 = 3 packed floats. */
@@ -199,9 +202,10 @@ SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *bindin
  * normal likewise. Returns SINEW_ERROR_MISMATCH when the lattice's structure
  * differs from the bound one, SINEW_ERROR_INVALID_STATE when normals are asked
  * of a binding without them, SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past
- * the bound count, SINEW_ERROR_NON_FINITE when the bound points' largest
- * coordinate plus the displacement bound times their largest basis sum could
- * leave the float range (bind itself refuses points whose basis values would).
+ * the bound count, SINEW_ERROR_SIZE_OVERFLOW when an output offset overflows
+ * size_t, SINEW_ERROR_NON_FINITE when the bound points' largest coordinate
+ * plus the displacement bound times their largest basis sum could leave the
+ * float range (bind itself refuses points whose basis values would).
  * Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding,
                                                   const sinew_lattice *lattice, float *out_points,

@@ -173,8 +173,9 @@ SINEW_API const sinew_lattice *sinew_placement_lattice(const sinew_placement *pl
  * degree of freedom, unit vectors: up for F1, the contact surface's normal at
  * build time for F2) for columns [first, first + count), column (i, j) at index
  * i + count_u * j, element at byte offset (index - first) * stride (0 = packed).
- * Returns SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_INDEX_OUT_OF_RANGE.
- * Thread-safe with other const calls. */
+ * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad stride, out not 4-byte
+ * aligned), SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_SIZE_OVERFLOW (count
+ * elements at stride overflow size_t). Thread-safe with other const calls. */
 SINEW_API sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride,
                                                   size_t first, size_t count);
 
@@ -299,9 +300,10 @@ SINEW_API sinew_result sinew_placement_map_model(const sinew_placement *placemen
  * i * out_stride of out (0 = 3 packed floats). Returns
  * SINEW_ERROR_INVALID_ARGUMENT (also a pointer not aligned to 4 bytes),
  * SINEW_ERROR_NON_FINITE (also a point mapped to a parameter or a position
- * beyond the float range),
- * SINEW_ERROR_INDEX_OUT_OF_RANGE (range past the view); nothing is written on
- * failure. Never allocates; thread-safe with other const calls. */
+ * beyond the float range), SINEW_ERROR_INDEX_OUT_OF_RANGE (range past the
+ * view), SINEW_ERROR_SIZE_OVERFLOW (an input or output offset overflows
+ * size_t); nothing is written on failure. Never allocates; thread-safe with
+ * other const calls. */
 SINEW_API sinew_result sinew_placement_deform(const sinew_placement *placement, const sinew_placement_map *map,
                                               const sinew_points *model, float *out, size_t out_stride,
                                               size_t first, size_t count);

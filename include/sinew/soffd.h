@@ -154,8 +154,9 @@ SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, si
  * recomputed from the paper's formula normalised over the new set. count 0
  * pins the point at its rest position. Returns INDEX_OUT_OF_RANGE (point or an
  * element, named), INVALID_ARGUMENT (an element listed twice), OUTSIDE_DOMAIN
- * (the point lies more than 2^62 element sizes from one), SIZE_OVERFLOW,
- * INVALID_STATE, OUT_OF_MEMORY; the handle unchanged on failure. Modifies the handle: not thread-safe. */
+ * (the point lies more than 2^62 element sizes from one), SIZE_OVERFLOW
+ * (count * 4 bytes overflows), INVALID_STATE, OUT_OF_MEMORY; the handle
+ * unchanged on failure. Modifies the handle: not thread-safe. */
 SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t point, const uint32_t *elements,
                                                     size_t count);
 
@@ -174,7 +175,8 @@ SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t f
  * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
  * (vertex count differs from the bind, both named), NON_FINITE (names the
  * vertex), OUTSIDE_DOMAIN (a coordinate beyond 2^60, names the vertex; frames
- * untouched), INVALID_ARGUMENT. No allocation; const; thread-safe. */
+ * untouched), INVALID_ARGUMENT (NULL, bad stride, frames not 4-byte aligned).
+ * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
                                                   float *frames);
 
@@ -182,11 +184,12 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * points [first, first + count). frames: from sinew_soffd_element_frames.
  * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
- * rest. Returns INVALID_ARGUMENT (NULL, bad stride), INDEX_OUT_OF_RANGE (range
- * past the registered points), SIZE_OVERFLOW (the last point's address),
- * OUTSIDE_DOMAIN (a frame that could overflow the kernel, named; checked in
- * O(element_count), never true of element_frames' output), INVALID_STATE;
- * out untouched on failure. Finite outputs for every accepted input. No allocation; const; safe from
+ * rest. Returns INVALID_ARGUMENT (NULL, bad stride, frames or out not 4-byte
+ * aligned), INDEX_OUT_OF_RANGE (range past the registered points),
+ * SIZE_OVERFLOW (the last point's offset overflows), OUTSIDE_DOMAIN (a frame
+ * that could overflow the kernel, named; checked in O(element_count), never
+ * true of element_frames' output), INVALID_STATE; out untouched on failure.
+ * Finite outputs for every accepted input. No allocation; const; safe from
  * many threads at once on disjoint or equal ranges of different buffers. */
 SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, float *out,
                                           size_t out_stride, size_t first, size_t count);

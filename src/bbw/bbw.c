@@ -41,6 +41,9 @@ static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
     sinew_result r = sn_check_float_array(d->points, 0, 3, d->point_count, "point handles");
     if (r == SINEW_OK && d->bone_count) r = sn_check_float_array(d->joints, 0, 3, d->joint_count, "joints");
     if (r != SINEW_OK) return r;
+    size_t cage_bytes;
+    if (!sn_mul_size(d->cage_count, sizeof *d->cages, &cage_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu cages overflow", d->cage_count);
     size_t total = d->point_count;
     if (!sn_add_size(total, d->bone_count, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many handles");
     for (size_t c = 0; c < d->cage_count; ++c)

@@ -8,6 +8,14 @@
 
 #include "bbw/bbw_internal.h"
 
+/* Outputs are written as floats (or uint32_t): they must be 4-byte aligned. */
+static sinew_result check_aligned(const void *out, const char *what)
+{
+    if ((uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s %p is not aligned to 4 bytes", what, out);
+    return SINEW_OK;
+}
+
 static sinew_result check_solved(const sinew_bbw *b)
 {
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
@@ -21,6 +29,7 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if ((r = check_aligned(out, "out")) != SINEW_OK) return r;
     if (first > b->vertex_count || count > b->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);

@@ -12,6 +12,8 @@ sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *dri
 {
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
+    if ((uintptr_t)frames % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
     sinew_result r = sn_check_points(driver_now, "driver vertex");
     if (r == SINEW_OK) r = sn_soffd_check_domain(driver_now, "driver vertex");
     if (r != SINEW_OK) return r;
@@ -59,6 +61,10 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out_stride %zu bytes: must be 0 or a multiple of 4 that is at least 12",
                        out_stride);
+    if ((uintptr_t)frames % sizeof(float) != 0 || (uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s pointer %p is not aligned to 4 bytes",
+                       (uintptr_t)out % sizeof(float) ? "out" : "frames",
+                       (uintptr_t)out % sizeof(float) ? (const void *)out : (const void *)frames);
     if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,

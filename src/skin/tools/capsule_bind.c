@@ -77,7 +77,7 @@ static sinew_result check_inputs(const sinew_points *positions, const sinew_bone
     if (d->unbound != SINEW_UNBOUND_REPORT && d->unbound != SINEW_UNBOUND_NEAREST)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: unknown unbound policy %d", (int)d->unbound);
     if (!joints || !weights)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: an output array is NULL");
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: output %s is NULL", joints ? "weights" : "joints");
     return SINEW_OK;
 }
 

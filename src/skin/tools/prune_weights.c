@@ -13,7 +13,9 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
     sinew_result r = sn_skin_check_influences(vertex_count, in_per_vertex, in_joints, in_weights, "prune input");
     if (r != SINEW_OK) return r;
     if (out_per_vertex == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: 0 output slots per vertex");
-    if (!out_joints || !out_weights) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: an output array is NULL");
+    if (!out_joints || !out_weights)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: output array %s is NULL",
+                       out_joints ? "out_weights" : "out_joints");
     if (!isfinite(min_weight)) return sn_fail(SINEW_ERROR_NON_FINITE, "prune: min_weight is not finite (%g)", (double)min_weight);
     if (min_weight < 0.0f || min_weight >= 1.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: min_weight %g is not in [0, 1)", (double)min_weight);
