@@ -207,7 +207,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
             float score = (float)capsule_score(dist, radius[c], band);
             if (score > 0.0f) {   /* in float: a score that rounds to 0 does not bind */
                 row[m].joint = capsules[c].joint;
-                row[m].weight = score;
+                row[m].weight = (double)score;
                 ++m;
             }
             double s = radius[c] > 0.0 ? dist / radius[c] : (dist == 0.0 ? 0.0 : INFINITY);
@@ -222,7 +222,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
             is_unbound[v] = 1;
             ++unbound;
             row[0].joint = near_joint;
-            row[0].weight = 1.0f;
+            row[0].weight = 1.0;
             m = 1;
         }
         /* A joint with several capsules takes its best score, not their sum,

@@ -73,7 +73,7 @@ size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t p
         float w = weights[v * per_vertex + s];
         if (w > 0.0f) {
             out[n].joint = joints[v * per_vertex + s];
-            out[n].weight = w;
+            out[n].weight = (double)w;
             ++n;
         }
     }
@@ -93,6 +93,8 @@ void sn_skin_write_row(const sn_skin_entry *e, size_t n, size_t k, uint32_t *joi
         joints[s] = e[s].joint;
         weights[s] = (float)(e[s].weight / sum);
     }
+    /* A share below the smallest float (1e38 beside 1e-38) is padding too. */
+    while (kept > 1 && weights[kept - 1] == 0.0f) --kept;
     for (size_t s = kept; s < k; ++s) {
         joints[s] = 0;
         weights[s] = 0.0f;

@@ -27,6 +27,27 @@ static void keeps_the_k_largest_renormalised(void **state)
     assert_true(ow[2] == 1.0f && ow[3] == 0.0f && oj[3] == 0);
 }
 
+/* Issue 10: four slots of joint 0 at 1e38 used to merge to inf in float and
+ * renormalise to NaN, returned with SINEW_OK. Merged in double, the row is
+ * 4/5 on joint 0 and 1/5 on joint 1; a weight 1e-38 beside 1e38 rounds to 0
+ * and becomes padding (joint 0) rather than a zero-weight influence. */
+static void huge_duplicate_weights_stay_finite(void **state)
+{
+    (void)state;
+    const uint32_t j[] = {0, 0, 0, 0, 1, 2, 3, 2, 2, 2};
+    const float w[] = {1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e-38f, 0.0f, 0.0f, 0.0f};
+    uint32_t oj[6];
+    float ow[6];
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 5, j, w, 3, 0.0f, oj, ow), SINEW_OK);
+    assert_int_equal(first_bad_row(oj, ow, 2, 3), SIZE_MAX);
+    assert_true(oj[0] == 0 && ow[0] == 0.8f);
+    assert_true(oj[1] == 1 && ow[1] == 0.2f);
+    assert_true(oj[3] == 2 && ow[3] == 1.0f && oj[4] == 0 && ow[4] == 0.0f);
+    /* One output slot: all of the row on joint 0. */
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 5, j, w, 1, 0.0f, oj, ow), SINEW_OK);
+    assert_true(oj[0] == 0 && ow[0] == 1.0f && oj[1] == 2 && ow[1] == 1.0f);
+}
+
 static void ties_go_to_the_lower_joint_and_duplicates_merge(void **state)
 {
     (void)state;
@@ -184,6 +205,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keeps_the_k_largest_renormalised),
+        cmocka_unit_test(huge_duplicate_weights_stay_finite),
         cmocka_unit_test(ties_go_to_the_lower_joint_and_duplicates_merge),
         cmocka_unit_test(more_slots_than_given_pads),
         cmocka_unit_test(relative_threshold_drops_small_weights),

@@ -153,6 +153,35 @@ static void clean_binding_is_a_fixed_point(void **state)
     rig_free(&r);
 }
 
+/* Issue 10: rows of four 1e38 slots on one joint merged to inf in float and
+ * came back as NaN with SINEW_OK from smoothing and rogue removal. Merged in
+ * double they are rows of weight 1 (with a second joint: 4/5 and 1/5). */
+static void huge_duplicate_weights_stay_finite(void **state)
+{
+    (void)state;
+    const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint32_t tri[] = {0, 1, 2};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    const uint32_t j0[15] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    const float w0[15] = {1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f,
+                          1e38f, 1e38f, 1e38f, 1e38f, 1e38f};
+    for (int tool = 0; tool < 2; ++tool) {
+        uint32_t j[15];
+        float w[15];
+        memcpy(j, j0, sizeof j), memcpy(w, w0, sizeof w);
+        sinew_smooth_desc d = {2, 0.5f};
+        sinew_result r = tool ? sinew_skin_remove_rogues(NULL, &m, 5, j, w, NULL)
+                              : sinew_skin_smooth_weights(NULL, &m, 5, j, w, &d);
+        assert_int_equal(r, SINEW_OK);
+        assert_int_equal(first_bad_row(j, w, 3, 5), SIZE_MAX);
+        /* Every row is the same (4/5, 1/5), a fixed point of both tools. */
+        for (size_t v = 0; v < 3; ++v) {
+            assert_float_equal(row_weight(j, w, 5, v, 0), 0.8, 1e-6);
+            assert_float_equal(row_weight(j, w, 5, v, 1), 0.2, 1e-6);
+        }
+    }
+}
+
 /* ---- Smoothing ------------------------------------------------------------------ */
 
 static void one_sweep_on_a_triangle_is_closed_form(void **state)
@@ -497,6 +526,7 @@ int main(void)
         cmocka_unit_test(rogue_influences_and_islands_are_fixed),
         cmocka_unit_test(main_region_is_the_heaviest),
         cmocka_unit_test(clean_binding_is_a_fixed_point),
+        cmocka_unit_test(huge_duplicate_weights_stay_finite),
         cmocka_unit_test(one_sweep_on_a_triangle_is_closed_form),
         cmocka_unit_test(matches_dense_reference_and_reduces_roughness),
         cmocka_unit_test(truncation_keeps_rows_valid_and_constant_fields_fixed),
