@@ -31,8 +31,10 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
     if (d->vertex_count > UINT32_MAX - 1)
         return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin vertex_count %zu exceeds the supported 2^32 - 2",
                        d->vertex_count);
+    /* The joint and weight arrays hold slots 4-byte entries each: a product
+     * past SIZE_MAX describes arrays that cannot exist, so nothing is read. */
     size_t slots;
-    if (!sn_mul_size(d->vertex_count, d->influence_count, &slots))
+    if (!sn_mul_size(d->vertex_count, d->influence_count, &slots) || !sn_mul_size(slots, sizeof(float), &slots))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin: %zu vertices of %zu influences overflow", d->vertex_count,
                        d->influence_count);
     if (!d->joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joints array is NULL");

@@ -112,6 +112,32 @@ static void every_validation_path_names_the_element(void **state)
     sinew_skin_destroy(NULL);
 }
 
+/* Issue 10: vertices * influences fits in size_t but the arrays' bytes do
+ * not: SIZE_OVERFLOW before anything is allocated or read (the bind used to
+ * allocate its scratch and then read past the weights). */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    if (SIZE_MAX <= UINT32_MAX) skip();   /* needs a 64-bit size_t */
+    small s;
+    small_init(&s);
+    s.desc.vertex_count = (size_t)UINT32_MAX - 1;
+    s.desc.influence_count = (size_t)1 << 31;   /* slots < 2^63, bytes 2^65 */
+    support_allocator a = {0};
+    sinew_context_desc cd = {0};
+    cd.allocator = support_allocator_hooks(&a);
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+    const size_t before = a.calls;
+    a.fail_at = before + 1;   /* refuse the skin's first allocation: none may be tried */
+    sinew_skin *skin = (sinew_skin *)(uintptr_t)0x1;
+    assert_int_equal(sinew_skin_create(ctx, &s.desc, &skin), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "influences overflow"));
+    assert_true(skin == (sinew_skin *)(uintptr_t)0x1);
+    assert_int_equal(a.calls, before);
+    sinew_context_destroy(ctx);
+}
+
 static void read_vertex(const sinew_skin *skin, size_t v, size_t *k, uint32_t *j, float *w)
 {
     assert_int_equal(sinew_skin_vertex_influences(skin, v, j, w, 16, k), SINEW_OK);
@@ -478,6 +504,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_validation_path_names_the_element),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(duplicates_merge_and_sort),
         cmocka_unit_test(renormalisation_and_tolerance),
         cmocka_unit_test(huge_duplicate_weights_bind_finitely),

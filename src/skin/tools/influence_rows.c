@@ -10,7 +10,9 @@ sinew_result sn_skin_check_influences(size_t vertex_count, size_t per_vertex, co
     if (vertex_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: no vertices", what);
     if (per_vertex == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: 0 slots per vertex", what);
     size_t total;
-    if (!sn_mul_size(vertex_count, per_vertex, &total))
+    /* Checked in bytes: a layout whose arrays cannot exist is refused before
+     * anything is read. */
+    if (!sn_mul_size(vertex_count, per_vertex, &total) || !sn_mul_size(total, sizeof(float), &total))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: %zu vertices of %zu slots overflow", what, vertex_count,
                        per_vertex);
     if (!joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: joint array is NULL", what);

@@ -141,6 +141,24 @@ static void matches_reference_and_works_in_place(void **state)
     }
 }
 
+/* Issue 10: layouts whose arrays cannot exist (slots * 4 bytes past
+ * SIZE_MAX, though slots itself fits) are refused with SIZE_OVERFLOW before a
+ * weight is read. */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    const uint32_t j[] = {0, 1, 2, 3};
+    const float w[] = {0.5f, 0.5f, 0.2f, 0.8f};
+    uint32_t oj[4] = {9, 9, 9, 9};
+    float ow[4] = {9, 9, 9, 9};
+    const size_t slots = SIZE_MAX / 8 + 1;   /* 2 * slots fits in size_t, 8 * slots does not */
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, slots, j, w, 1, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune input: 2 vertices"));
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 2, j, w, slots, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune: 2 vertices"));
+    for (int i = 0; i < 4; ++i) assert_true(oj[i] == 9 && ow[i] == 9.0f);
+}
+
 static void invalid_inputs_are_named(void **state)
 {
     (void)state;
@@ -210,6 +228,7 @@ int main(void)
         cmocka_unit_test(more_slots_than_given_pads),
         cmocka_unit_test(relative_threshold_drops_small_weights),
         cmocka_unit_test(matches_reference_and_works_in_place),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
     };

@@ -398,6 +398,24 @@ static void arm_bind_clean_smooth_prune(void **state)
 
 /* ---- Errors, allocation failures, cancellation -------------------------------------- */
 
+/* Issue 10: per_vertex such that vertices * per_vertex fits but its bytes do
+ * not: SIZE_OVERFLOW before a weight is read, weights untouched. */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint32_t tri[] = {0, 1, 2};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    uint32_t j[3] = {0, 0, 0};
+    float w[3] = {1, 1, 1};
+    const size_t slots = SIZE_MAX / 12 + 1;   /* 3 * slots fits in size_t, 12 * slots does not */
+    assert_int_equal(sinew_skin_smooth_weights(NULL, &m, slots, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "smooth weights: 3 vertices"));
+    assert_int_equal(sinew_skin_remove_rogues(NULL, &m, slots, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "rogue removal: 3 vertices"));
+    for (int i = 0; i < 3; ++i) assert_true(j[i] == 0 && w[i] == 1.0f);
+}
+
 static void invalid_inputs_are_named(void **state)
 {
     (void)state;
@@ -531,6 +549,7 @@ int main(void)
         cmocka_unit_test(matches_dense_reference_and_reduces_roughness),
         cmocka_unit_test(truncation_keeps_rows_valid_and_constant_fields_fixed),
         cmocka_unit_test(arm_bind_clean_smooth_prune),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
         cmocka_unit_test(cancellation_leaves_weights_untouched),
