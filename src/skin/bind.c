@@ -43,7 +43,7 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin storage %d is not a sinew_skin_storage", (int)d->storage);
     if ((unsigned)d->blend > SINEW_SKIN_BLEND_MIXED)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin blend %d is not a sinew_skin_blend", (int)d->blend);
-    if ((unsigned)d->normals > SINEW_SKIN_NORMALS_LARGEST_WEIGHT)
+    if ((unsigned)d->normals > SINEW_SKIN_NORMALS_BLENDED_MATRIX)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin normals %d is not a sinew_skin_normals", (int)d->normals);
     if ((unsigned)d->unweighted > SINEW_SKIN_UNWEIGHTED_BIND)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin unweighted %d is not a sinew_skin_unweighted",

@@ -421,7 +421,7 @@ static void info_reports_the_binding(void **state)
     assert_int_equal(info.palette_floats, 48);
     assert_int_equal(sinew_skin_palette_size(skin), 48);
     assert_int_equal(info.blend, SINEW_SKIN_BLEND_LINEAR);
-    assert_int_equal(info.normals, SINEW_SKIN_NORMALS_EXACT);
+    assert_int_equal(info.normals, SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE);
     assert_int_equal(info.storage, SINEW_SKIN_STORAGE_FLOAT);
     assert_true(info.kernel != SINEW_SKIN_KERNEL_AUTO);
     assert_true(info.bind_bytes > 0);
