@@ -76,7 +76,8 @@ typedef enum sinew_skin_normals {
      * joints, so normals follow one bone across a blend. */
     SINEW_SKIN_NORMALS_LARGEST_WEIGHT = 1,
     /* n' = normalise(A n): the position's matrix, the cheapest (what many
-     * engines do) and the chapter's rule sum_i w_i M_i^-T n for rigid joints.
+     * engines do); equals the chapter's sum_i w_i M_i^-T n when the joints are
+     * rotations.
      * Wrong under non-uniform scale or shear: normals tilt away from the
      * surface. */
     SINEW_SKIN_NORMALS_BLENDED_MATRIX = 2
