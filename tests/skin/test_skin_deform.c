@@ -785,9 +785,10 @@ static void ranges_strides_and_in_place_blocks(size_t block)
     pose_random(&ps, &r, &rng, true);
     outputs whole;
     outputs_alloc(&whole, r.n);
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t cfg = 0; cfg < 9; ++cfg) {   /* every kernel, every normal mode */
+        const size_t k = cfg % 3;
         if (!kernel_runs(all_kernels[k])) continue;
-        sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, 0);
+        sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, all_normals[cfg / 3]);
         run(skin, &r, &ps, &whole, 7);
         float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
         assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
@@ -1049,13 +1050,15 @@ static void dual_quaternion_kernels_agree_with_scalar_blocks(size_t block)
         if (stretch)
             for (size_t j = 1; j < r.joints; j += 4)
                 for (int e = 0; e < 4; ++e) ps.world[16 * j + e] = -ps.world[16 * j + e];
-        for (int storage = 0; storage < 2; ++storage) {
-            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, 0);
+        for (int cfg = 0; cfg < 6; ++cfg) {   /* both storages, every normal mode */
+            const int storage = cfg % 2;
+            const sinew_skin_normals normals = all_normals[cfg / 2];
+            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, normals);
             run(scalar, &r, &ps, &ref, 7);
             for (size_t v = 0; v < r.n; ++v) mirrored += ref.t[4 * v + 3] != r.tan[4 * v + 3];
             for (size_t k = 1; k < 3; ++k) {
                 if (!kernel_runs(all_kernels[k])) continue;
-                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, 0);
+                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, normals);
                 float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
                 assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
                 for (unsigned mask = 1; mask < 8; ++mask) {
