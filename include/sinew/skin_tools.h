@@ -92,7 +92,8 @@ typedef struct sinew_bind_report {
  *
  * ctx: allocator and progress; NULL = defaults.
  * positions: the bind-pose mesh vertices (only positions are needed).
- * capsules, capsule_count: at least one capsule.
+ * capsules, capsule_count: at least one capsule, at most 2^32 - 1 (more, or a
+ *   count whose array would pass SIZE_MAX bytes, is SINEW_ERROR_SIZE_OVERFLOW).
  * desc: options; NULL = all defaults.
  * joints, weights: outputs of positions->count * k entries each.
  * report: optional (NULL = none); its count and list are filled on OK and on
