@@ -54,19 +54,33 @@ typedef enum sinew_skin_storage {
     SINEW_SKIN_STORAGE_COMPRESSED = 1
 } sinew_skin_storage;
 
-/* How normals are blended. Both renormalise and guard zero length: a blended
- * normal (or tangent) that vanishes falls back to the largest-weight joint's
- * transform of it, and to (0, 0, 0) when that vanishes too. */
+/* How normals are transformed. Every mode applies one formula whatever the
+ * joints hold (no switch on rigidity), so normals are continuous in the pose:
+ * animating a joint's scale from 1 to 1.01 moves them by O(0.01), never pops.
+ * Below, A is the vertex's blended linear part (linear blend: sum_i w_i M_i;
+ * dual quaternions: R(q) S, the blended rotation times the blended stretch),
+ * M_k the largest-weight joint's, and cof(X) = det(X) X^-T the cofactor matrix
+ * (defined, and continuous, even where X is singular). Every mode
+ * renormalises and guards zero length: a normal (or tangent) that vanishes
+ * falls back to the largest-weight joint's transform of it, and to (0, 0, 0)
+ * when that vanishes too. Tangents are always transformed by A (they lie in
+ * the surface), with w negated where det A < 0. */
 typedef enum sinew_skin_normals {
-    /* Blend with the same matrix as the position when every contributing joint
-     * is rigid (orthonormal up to a positive uniform scale); otherwise use the
-     * exact inverse transpose of the blended matrix, computed as its cofactor
-     * matrix times the sign of its determinant (so mirroring keeps the
-     * inverse-transpose convention glTF viewers use). */
-    SINEW_SKIN_NORMALS_EXACT = 0,
-    /* Transform the normal by the largest-weight joint only (the paper's
-     * cheap mode); exact inverse transpose when that joint is non-rigid. */
-    SINEW_SKIN_NORMALS_LARGEST_WEIGHT = 1
+    /* n' = normalise(sign(det A) cof(A) n): the inverse transpose of the
+     * blended matrix, the convention glTF viewers use, exact under any scale
+     * or shear. Continuous except where det A changes sign (a real mirror).
+     * Equals normalise(A n) when A is a rotation times a positive scale. */
+    SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE = 0,
+    /* n' = normalise(sign(det M_k) cof(M_k) n): the largest-weight joint's
+     * inverse transpose alone (the chapter's cheap mode); ignores the other
+     * joints, so normals follow one bone across a blend. */
+    SINEW_SKIN_NORMALS_LARGEST_WEIGHT = 1,
+    /* n' = normalise(A n): the position's matrix, the cheapest (what many
+     * engines do); equals the chapter's sum_i w_i M_i^-T n when the joints are
+     * rotations.
+     * Wrong under non-uniform scale or shear: normals tilt away from the
+     * surface. */
+    SINEW_SKIN_NORMALS_BLENDED_MATRIX = 2
 } sinew_skin_normals;
 
 /* What to do with a vertex whose weights are all zero. */
@@ -114,7 +128,7 @@ typedef struct sinew_skin_desc {
     /* SINEW_SKIN_BLEND_MIXED only: vertex_count factors in [0, 1], 0 = linear,
      * 1 = dual quaternion. Ignored (may be NULL) for the other blends. */
     const float *dq_blend;
-    sinew_skin_normals normals;        /* default: exact */
+    sinew_skin_normals normals;        /* default: inverse transpose */
     sinew_skin_kernel kernel;          /* default: auto */
 } sinew_skin_desc;
 
@@ -167,7 +181,8 @@ SINEW_API sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_in
  *            floats (x, y, z, spare): columns 0..2 the linear part, column 3 the
  *            translation. Spare of column 0 is the rigid flag: 0 when M_j's
  *            linear part is orthonormal up to a positive uniform scale, 1
- *            otherwise. Other spares are 0.
+ *            otherwise (for the caller's information: the deform never
+ *            branches on it). Other spares are 0.
  *   dual-quaternion and mixed blends only (48 floats per joint):
  *   [16..19] rotation quaternion (x, y, z, w) of the rigid part, w >= 0
  *   [20..23] dual part (x, y, z, w) = 0.5 * (t, 0) * rotation

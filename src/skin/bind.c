@@ -5,10 +5,12 @@
 
 #include "skin/skin_internal.h"
 
-/* One vertex's influences after cleaning. */
+/* One vertex's influences after cleaning. The weight is a double so that
+ * merging duplicates of weights near FLT_MAX cannot overflow: finite inputs
+ * always renormalise to finite weights (or fail the tolerance test). */
 typedef struct sn_skin_slot {
     uint32_t joint;
-    float weight;
+    double weight;
 } sn_skin_slot;
 
 /* What cleaning one vertex found. */
@@ -29,8 +31,10 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
     if (d->vertex_count > UINT32_MAX - 1)
         return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin vertex_count %zu exceeds the supported 2^32 - 2",
                        d->vertex_count);
+    /* The joint and weight arrays hold slots 4-byte entries each: a product
+     * past SIZE_MAX describes arrays that cannot exist, so nothing is read. */
     size_t slots;
-    if (!sn_mul_size(d->vertex_count, d->influence_count, &slots))
+    if (!sn_mul_size(d->vertex_count, d->influence_count, &slots) || !sn_mul_size(slots, sizeof(float), &slots))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin: %zu vertices of %zu influences overflow", d->vertex_count,
                        d->influence_count);
     if (!d->joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joints array is NULL");
@@ -39,7 +43,7 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin storage %d is not a sinew_skin_storage", (int)d->storage);
     if ((unsigned)d->blend > SINEW_SKIN_BLEND_MIXED)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin blend %d is not a sinew_skin_blend", (int)d->blend);
-    if ((unsigned)d->normals > SINEW_SKIN_NORMALS_LARGEST_WEIGHT)
+    if ((unsigned)d->normals > SINEW_SKIN_NORMALS_BLENDED_MATRIX)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin normals %d is not a sinew_skin_normals", (int)d->normals);
     if ((unsigned)d->unweighted > SINEW_SKIN_UNWEIGHTED_BIND)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin unweighted %d is not a sinew_skin_unweighted",
@@ -110,7 +114,7 @@ static size_t sn_skin_quantise(sn_skin_slot *s, size_t n)
     double rem[256];
     unsigned total = 0;
     for (size_t i = 0; i < n; ++i) {
-        double x = (double)s[i].weight * 255.0;
+        double x = s[i].weight * 255.0;
         double f = floor(x);
         q[i] = (unsigned)f;
         rem[i] = x - f;
@@ -127,7 +131,7 @@ static size_t sn_skin_quantise(sn_skin_slot *s, size_t n)
     for (size_t i = 0; i < n; ++i) {
         if (q[i] == 0) continue;
         s[kept].joint = s[i].joint;
-        s[kept].weight = (float)q[i] * (1.0f / 255.0f);
+        s[kept].weight = (double)((float)q[i] * (1.0f / 255.0f));
         ++kept;
     }
     sn_skin_sort_slots(s, kept);
@@ -160,12 +164,12 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, flo
         size_t m = 0;
         while (m < n && s[m].joint != joints[i]) ++m;
         if (m < n) {
-            s[m].weight += w;
+            s[m].weight += (double)w;
             c->merged += 1;
             continue;
         }
         s[n].joint = joints[i];
-        s[n].weight = w;
+        s[n].weight = (double)w;
         ++n;
     }
     if (n == 0) {
@@ -184,7 +188,9 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, flo
                        "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalize to scale them)", v, sum,
                        (double)tolerance);
     c->renormalized = fabs(sum - 1.0) > 1e-6;
-    for (size_t i = 0; i < n; ++i) s[i].weight = (float)((double)s[i].weight / sum);
+    /* Rounded to float here, as stored: the sort and the quantiser then see
+     * exactly the weights the kernels will. */
+    for (size_t i = 0; i < n; ++i) s[i].weight = (double)(float)(s[i].weight / sum);
     sn_skin_sort_slots(s, n);
     /* Quantisation needs at most 255 nonzero slots to round into 255 units;
      * more influences than that keep their float weights' order but the
@@ -192,8 +198,8 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, flo
     if (d->storage == SINEW_SKIN_STORAGE_COMPRESSED) {
         if (n > 255) n = 255;
         double kept = 0.0;
-        for (size_t i = 0; i < n; ++i) kept += (double)s[i].weight;
-        for (size_t i = 0; i < n; ++i) s[i].weight = (float)((double)s[i].weight / kept);
+        for (size_t i = 0; i < n; ++i) kept += s[i].weight;
+        for (size_t i = 0; i < n; ++i) s[i].weight = (double)(float)(s[i].weight / kept);
         n = sn_skin_quantise(s, n);
     }
     c->count = n;
@@ -354,8 +360,8 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
             if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)scratch[s].joint;
             else ((uint16_t *)g->joints)[slot] = (uint16_t)scratch[s].joint;
             if (c.count > 1) {
-                if (wsize == 4) ((float *)g->weights)[slot] = scratch[s].weight;
-                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf(scratch[s].weight * 255.0f);
+                if (wsize == 4) ((float *)g->weights)[slot] = (float)scratch[s].weight;
+                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf((float)scratch[s].weight * 255.0f);
             }
         }
         if (mixed) g->dq_blend[at] = desc->dq_blend[v];

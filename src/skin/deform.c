@@ -66,7 +66,7 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
                        skin->vertex_count, &io.tin, &io.tin_stride, &io.tout, &io.tout_stride);
     if (r != SINEW_OK) return r;
     io.mask = (out->positions ? SN_SKIN_P : 0u) | (out->normals ? SN_SKIN_N : 0u) | (out->tangents ? SN_SKIN_T : 0u);
-    io.largest_normals = skin->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT;
+    io.normals = skin->normals;
     io.format = skin->format;
     if (count == 0) return SINEW_OK;
 

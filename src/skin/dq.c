@@ -14,7 +14,6 @@
 typedef struct sn_dq_blend {
     float q[4], d[4];  /* normalised blended dual quaternion */
     float s[9];        /* blended stretch, column-major 3x3 */
-    bool nonrigid;     /* some contributing stretch is not a uniform scale */
 } sn_dq_blend;
 
 SN_SKIN_INLINE float sn_dot3(const float a[3], const float b[3])
@@ -72,7 +71,6 @@ static void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *pale
     const size_t k = g->influences, base = i * k;
     const float *q0 = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base) + SN_SKIN_DQ_ROTATION;
     memset(b, 0, sizeof *b);
-    float uniform = 0.0f;
     for (size_t s = 0; s < k; ++s) {
         const float *rec = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base + s);
         const float w = k == 1 ? 1.0f : sn_skin_weight(g->weights, format, base + s);
@@ -83,16 +81,11 @@ static void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *pale
             b->q[c] += sw * q[c];
             b->d[c] += sw * d[c];
         }
-        if (rec[3] != 0.0f) {
-            for (int c = 0; c < 3; ++c)
-                for (int r = 0; r < 3; ++r) b->s[3 * c + r] += w * st[4 * c + r];
-            b->nonrigid = true;
-        } else {
-            /* A rigid joint's stretch is a uniform scale: only its diagonal. */
-            uniform += w * st[0];
-        }
+        /* Every joint's full stretch, rigid or not: a shortcut for (nearly)
+         * uniform ones would jump where a joint crosses the rigid tolerance. */
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 3; ++r) b->s[3 * c + r] += w * st[4 * c + r];
     }
-    b->s[0] += uniform, b->s[4] += uniform, b->s[8] += uniform;
     /* Every term lies in q0's hemisphere, so |q| >= the largest weight > 0. */
     float inv = 1.0f / sqrtf(b->q[0] * b->q[0] + b->q[1] * b->q[1] + b->q[2] * b->q[2] + b->q[3] * b->q[3]);
     for (int c = 0; c < 4; ++c) {
@@ -124,15 +117,14 @@ static void sn_dq_vertex(const sn_skin_group *g, size_t i, const float *palette,
     float m[16];
     const bool linear = alpha < 1.0f;
     if (linear) sn_lbs_matrix(g, i, palette, format, m);
-    float det_s = 1.0f, det_m = 1.0f;
-    if (b.nonrigid) {
-        float x12[3];
-        sn_cross3(b.s + 3, b.s + 6, x12);
-        det_s = sn_dot3(b.s, x12);
-        if (linear) {
-            sn_cross3(m + 4, m + 8, x12);
-            det_m = sn_dot3(m, x12);
-        }
+    /* Determinants of the stretch and the linear blend: tangent handedness. */
+    float x12[3];
+    sn_cross3(b.s + 3, b.s + 6, x12);
+    const float det_s = sn_dot3(b.s, x12);
+    float det_m = 1.0f;
+    if (linear) {
+        sn_cross3(m + 4, m + 8, x12);
+        det_m = sn_dot3(m, x12);
     }
 
     if (io->mask & SN_SKIN_P) {
@@ -156,27 +148,32 @@ static void sn_dq_vertex(const sn_skin_group *g, size_t i, const float *palette,
         const float *n = (const float *)(io->nin + v * io->nin_stride);
         float *o = (float *)(io->nout + v * io->nout_stride);
         float ns[3], res[3];
-        if (io->largest_normals) {
-            const float *st = largest + SN_SKIN_DQ_STRETCH;
-            if (largest[3] != 0.0f) sn_cofactor_apply3(st, 4, n, ns);
-            else memcpy(ns, n, sizeof ns);
+        /* The dual-quaternion part's A is R(q) S; R(q) is a rotation, so the
+         * inverse transpose of A is R(q) times that of S, and the modes read
+         * (see sinew_skin_normals): R(q) sign(det S) cof(S) n, the largest
+         * joint's R_k sign(det S_k) cof(S_k) n, or R(q) S n. */
+        const bool largest_only = io->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT;
+        const bool cofactor = sn_skin_normals_cofactor(io->normals);
+        if (largest_only) {
+            sn_cofactor_apply3(largest + SN_SKIN_DQ_STRETCH, 4, n, ns);
             sn_rotate(largest + SN_SKIN_DQ_ROTATION, ns, res);
         } else {
-            if (b.nonrigid) sn_cofactor_apply3(b.s, 3, n, ns);
-            else memcpy(ns, n, sizeof ns);
+            if (cofactor) sn_cofactor_apply3(b.s, 3, n, ns);
+            else sn_apply3(b.s, 3, n, ns);
             sn_rotate(b.q, ns, res);
         }
         bool ok = sn_normalize3(res);
         if (linear) {
+            /* The linear part's normal in the same mode. */
             float l[3];
-            const float *src = io->largest_normals ? largest : m;
-            if (io->largest_normals ? largest[3] != 0.0f : b.nonrigid) sn_cofactor_apply3(src, 4, n, l);
+            const float *src = largest_only ? largest : m;
+            if (cofactor) sn_cofactor_apply3(src, 4, n, l);
             else sn_apply3(src, 4, n, l);
             bool lok = sn_normalize3(l);
             for (int c = 0; c < 3; ++c) res[c] = (1.0f - alpha) * (lok ? l[c] : 0.0f) + alpha * (ok ? res[c] : 0.0f);
             ok = sn_normalize3(res);
         }
-        if (!ok) sn_skin_fallback_direction(largest, n, true, res);
+        if (!ok) sn_skin_fallback_direction(largest, n, cofactor, res);
         o[0] = res[0], o[1] = res[1], o[2] = res[2];
     }
     if (io->mask & SN_SKIN_T) {

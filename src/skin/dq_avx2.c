@@ -4,7 +4,7 @@
  *
  * Each vertex blends its joints' (rotation | dual) quaternion pair in one
  * 256-bit register and its stretch in one and a half, with the antipodality
- * sign and the rigid joints' uniform scale handled exactly as dq.c does. The
+ * sign handled exactly as dq.c does. The
  * eight blends are then transposed, and normalisation, stretch, rotation,
  * translation and renormalisation run on eight vertices per instruction.
  * Built into the AVX2 static library and called after CPU detection only;
@@ -14,9 +14,8 @@
 #include "skin/kernel_wide_avx2.h"
 
 /* One vertex's blend, in registers: qd = (rotation | dual) unnormalised,
- * s01 = stretch (column 0 | column 1), s2 = column 2. Returns whether a
- * contributing joint is non-rigid. */
-SN_SKIN_INLINE bool sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, const float *palette,
+ * s01 = stretch (column 0 | column 1), s2 = column 2. */
+SN_SKIN_INLINE void sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, const float *palette,
                                             const sn_skin_format format, const unsigned K, __m256 *qd, __m256 *s01,
                                             __m128 *s2)
 {
@@ -26,8 +25,6 @@ SN_SKIN_INLINE bool sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, co
                                    SN_SKIN_DQ_ROTATION);
     __m256 aqd = _mm256_setzero_ps(), as01 = _mm256_setzero_ps();
     __m128 as2 = _mm_setzero_ps();
-    float uniform = 0.0f;
-    bool nonrigid = false;
     for (unsigned s = 0; s < k; ++s) {
         const float *rec = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base + s);
         const float w = K == 1 ? 1.0f : sn_skin_weight(g->weights, format, base + s);
@@ -35,29 +32,21 @@ SN_SKIN_INLINE bool sn_dq_blend_vertex_avx2(const sn_skin_group *g, size_t i, co
         /* Antipodality: q and -q are the same rotation; blend on q0's side. */
         const float dot = _mm_cvtss_f32(_mm_dp_ps(_mm256_castps256_ps128(pair), q0, 0xF1));
         aqd = _mm256_fmadd_ps(pair, _mm256_set1_ps(dot < 0.0f ? -w : w), aqd);
-        if (rec[3] != 0.0f) {
-            const __m256 ws = _mm256_set1_ps(w);
-            as01 = _mm256_fmadd_ps(_mm256_loadu_ps(rec + SN_SKIN_DQ_STRETCH), ws, as01);
-            as2 = _mm_fmadd_ps(_mm_loadu_ps(rec + SN_SKIN_DQ_STRETCH + 8), _mm256_castps256_ps128(ws), as2);
-            nonrigid = true;
-        } else {
-            /* A rigid joint's stretch is a uniform scale: only its diagonal. */
-            uniform += w * rec[SN_SKIN_DQ_STRETCH];
-        }
+        /* Every joint's full stretch, rigid or not (see dq.c). */
+        const __m256 ws = _mm256_set1_ps(w);
+        as01 = _mm256_fmadd_ps(_mm256_loadu_ps(rec + SN_SKIN_DQ_STRETCH), ws, as01);
+        as2 = _mm_fmadd_ps(_mm_loadu_ps(rec + SN_SKIN_DQ_STRETCH + 8), _mm256_castps256_ps128(ws), as2);
     }
     *qd = aqd;
-    *s01 = _mm256_add_ps(as01, _mm256_setr_ps(uniform, 0, 0, 0, 0, uniform, 0, 0));
-    *s2 = _mm_add_ps(as2, _mm_setr_ps(0, 0, uniform, 0));
-    return nonrigid;
+    *s01 = as01;
+    *s2 = as2;
 }
 
 /* Eight blends, transposed: unit rotation q and dual part d (both scaled by
- * 1 / |q|), stretch columns, and the non-rigid lanes as a mask. */
+ * 1 / |q|) and stretch columns. */
 typedef struct sn_dq8 {
     __m256 qx, qy, qz, qw, dx, dy, dz, dw;
-    sn_mv stretch;  /* columns a[0..2]; a[3] and flag unused */
-    __m256 nonrigid;
-    unsigned nonrigid_bits;
+    sn_mv stretch;  /* columns a[0..2]; a[3] unused */
 } sn_dq8;
 
 SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
@@ -65,11 +54,8 @@ SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsign
 {
     __m256 qd[8], s01[8];
     __m128 s2[8];
-    unsigned bits = 0;
     for (unsigned l = 0; l < 8; ++l)
-        bits |= (unsigned)sn_dq_blend_vertex_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &qd[l], &s01[l],
-                                                  &s2[l])
-                << l;
+        sn_dq_blend_vertex_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &qd[l], &s01[l], &s2[l]);
     __m256 rq[4], rd[4], r0[4], r1[4], r2[4];
     for (unsigned l = 0; l < 4; ++l) {
         rq[l] = _mm256_permute2f128_ps(qd[l], qd[l + 4], 0x20);
@@ -85,7 +71,7 @@ SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsign
     sn_transpose4_avx2(r0[0], r0[1], r0[2], r0[3], &b.stretch.a[0].x, &b.stretch.a[0].y, &b.stretch.a[0].z, &unused);
     sn_transpose4_avx2(r1[0], r1[1], r1[2], r1[3], &b.stretch.a[1].x, &b.stretch.a[1].y, &b.stretch.a[1].z, &unused);
     sn_transpose4_avx2(r2[0], r2[1], r2[2], r2[3], &b.stretch.a[2].x, &b.stretch.a[2].y, &b.stretch.a[2].z, &unused);
-    b.stretch.a[3].x = b.stretch.a[3].y = b.stretch.a[3].z = b.stretch.flag = _mm256_setzero_ps();
+    b.stretch.a[3].x = b.stretch.a[3].y = b.stretch.a[3].z = _mm256_setzero_ps();
     /* Every blended term lies in q0's hemisphere, so |q| >= the largest
      * weight > 0: no zero guard needed. */
     const __m256 n2 = _mm256_fmadd_ps(
@@ -97,10 +83,6 @@ SN_SKIN_INLINE sn_dq8 sn_dq_blend8_avx2(const sn_skin_group *g, size_t i, unsign
     b.qw = _mm256_mul_ps(b.qw, inv);
     b.dx = _mm256_mul_ps(b.dx, inv), b.dy = _mm256_mul_ps(b.dy, inv), b.dz = _mm256_mul_ps(b.dz, inv);
     b.dw = _mm256_mul_ps(b.dw, inv);
-    const __m256i lane_bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    b.nonrigid = _mm256_castsi256_ps(
-        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)bits), lane_bit), lane_bit));
-    b.nonrigid_bits = bits;
     return b;
 }
 
@@ -123,8 +105,10 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
                                      const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const sn_dq8 b = sn_dq_blend8_avx2(g, i, n, palette, format, K);
-    __m256 det = _mm256_set1_ps(1.0f);
-    if (b.nonrigid_bits) det = sn_dot_w(b.stretch.a[0], sn_cross_w(b.stretch.a[1], b.stretch.a[2]));
+    /* det of the stretch (tangent handedness); the inverse-transpose normal
+     * computes it on the way. */
+    __m256 det = _mm256_setzero_ps();
+    bool have_det = false;
 
     if (mask & SN_SKIN_P) {
         const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
@@ -139,32 +123,35 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         sn_store3_w(at->pout, io->pout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_N) {
-        sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
-        if (b.nonrigid_bits) {
-            /* Non-rigid lanes: inverse transpose of the stretch, sign(det) * cofactor. */
-            __m256 unused;
-            const sn_xv c = sn_cofactor_apply_w(&b.stretch, d, &unused);
-            d.x = _mm256_blendv_ps(d.x, c.x, b.nonrigid);
-            d.y = _mm256_blendv_ps(d.y, c.y, b.nonrigid);
-            d.z = _mm256_blendv_ps(d.z, c.z, b.nonrigid);
+        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        /* R(q) sign(det S) cof(S) n, or R(q) S n for blended-matrix normals
+         * (largest-weight normals run the portable kernel). */
+        const bool cofactor = sn_skin_normals_cofactor(io->normals);
+        sn_xv s;
+        if (cofactor) {
+            s = sn_cofactor_apply_w(&b.stretch, d, &det);
+            have_det = true;
+        } else {
+            s = sn_linear_w(&b.stretch, d);
         }
-        sn_xv r = sn_dq_rotate_avx2(&b, d);
+        sn_xv r = sn_dq_rotate_avx2(&b, s);
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
-                                true);
+                                cofactor);
         sn_store3_w(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
         __m256 w;
         const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
         sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, d));
+        if (!have_det) det = sn_dot_w(b.stretch.a[0], sn_cross_w(b.stretch.a[1], b.stretch.a[2]));
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
                                 false);
-        /* Handedness flips where a non-rigid stretch mirrors. */
-        const __m256 mirrored = _mm256_and_ps(b.nonrigid, _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ));
+        /* Handedness flips where the stretch mirrors. */
+        const __m256 mirrored = _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ);
         sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
     }
 }
@@ -202,7 +189,7 @@ SN_SKIN_INLINE void sn_dq_classes_avx2(const sn_skin_group *g, size_t begin, siz
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io)
 {
-    if (io->largest_normals && (io->mask & SN_SKIN_N)) {
+    if (io->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT && (io->mask & SN_SKIN_N)) {
         sn_skin_kernel_dq(g, begin, end, palette, io);
         return;
     }

@@ -62,10 +62,6 @@ SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, sn_v d)
     y = _mm_mul_ps(hy, _mm_fnmadd_ps(_mm_mul_ps(d, y), y, _mm_set1_ps(3.0f)));
     return _mm_mul_ps(v, y);
 }
-SN_SKIN_INLINE float sn_v_spare(sn_v v)
-{
-    return _mm_cvtss_f32(_mm_permute_ps(v, _MM_SHUFFLE(3, 3, 3, 3)));
-}
 SN_SKIN_INLINE void sn_v_store3(float *p, sn_v v)
 {
     _mm_storel_pi((__m64 *)(void *)p, v);

@@ -15,7 +15,6 @@
  *   sn_v_len2(v)             x^2 + y^2 + z^2 in lane 0 (at least)
  *   sn_v_first(v)            lane 0 as a float
  *   sn_v_scale_rsqrt(v, d)   v / sqrt(d[0]), to float precision
- *   sn_v_spare(v)            lane 3 as a float
  *   sn_v_store3(ptr, v)      x, y, z only (never touches ptr[3])
  *   SN_ISA(name)             name with the instruction set appended
  *   SN_SKIN_WIDE (optional)  a several-vertex kernel for the modes with
@@ -67,10 +66,9 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
     const float *largest;
     const sn_m m = SN_ISA(sn_blend)(g, i, palette, format, K, &largest);
     const sn_v c0 = sn_m_col(m, 0), c1 = sn_m_col(m, 1), c2 = sn_m_col(m, 2);
-    /* Spare lane of column 0 blends the rigid flags: > 0 when any contributing
-     * joint is non-rigid (weights are positive). */
-    const bool nonrigid = sn_v_spare(c0) > 0.0f;
-    float det = 1.0f;
+    /* det of the blended linear part: the tangent's handedness flips where it
+     * is negative. The inverse-transpose normal computes it on the way. */
+    float det = 0.0f;
     bool have_det = false;
 
     if (mask & SN_SKIN_P) {
@@ -83,24 +81,25 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
         const float *n = at->nin;
         const sn_v nx = sn_v_bcast(n), ny = sn_v_bcast(n + 1), nz = sn_v_bcast(n + 2);
         sn_v r;
-        if (K != 1 && io->largest_normals) {
+        /* One definition per mode, whatever the joints hold, so the normal is
+         * continuous in the pose (see sinew_skin_normals). With one joint the
+         * largest-weight mode is the inverse-transpose one. */
+        if (K != 1 && io->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT) {
             sn_m one = sn_m_load(largest);
-            sn_v a0 = sn_m_col(one, 0), a1 = sn_m_col(one, 1), a2 = sn_m_col(one, 2);
             float d;
-            r = largest[3] != 0.0f ? SN_ISA(sn_cofactor_apply)(a0, a1, a2, nx, ny, nz, &d)
-                                   : sn_v_madd(a2, nz, sn_v_madd(a1, ny, sn_v_mul(a0, nx)));
-        } else if (nonrigid) {
+            r = SN_ISA(sn_cofactor_apply)(sn_m_col(one, 0), sn_m_col(one, 1), sn_m_col(one, 2), nx, ny, nz, &d);
+        } else if (io->normals == SINEW_SKIN_NORMALS_BLENDED_MATRIX) {
+            r = sn_v_madd(c2, nz, sn_v_madd(c1, ny, sn_v_mul(c0, nx)));
+        } else {
             r = SN_ISA(sn_cofactor_apply)(c0, c1, c2, nx, ny, nz, &det);
             have_det = true;
-        } else {
-            r = sn_v_madd(c2, nz, sn_v_madd(c1, ny, sn_v_mul(c0, nx)));
         }
         float *o = at->nout;
         const sn_v d2 = sn_v_len2(r);
         if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
         else {
             float tmp[3];
-            sn_skin_fallback_direction(largest, n, true, tmp);
+            sn_skin_fallback_direction(largest, n, sn_skin_normals_cofactor(io->normals), tmp);
             o[0] = tmp[0], o[1] = tmp[1], o[2] = tmp[2];
         }
     }
@@ -108,7 +107,7 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
         const float *t = at->tin;
         sn_v r = sn_v_madd(c2, sn_v_bcast(t + 2), sn_v_madd(c1, sn_v_bcast(t + 1), sn_v_mul(c0, sn_v_bcast(t))));
         const float w = t[3];
-        if (nonrigid && !have_det) det = sn_v_dot3(c0, sn_v_cross(c1, c2));
+        if (!have_det) det = sn_v_dot3(c0, sn_v_cross(c1, c2));
         float *o = at->tout;
         const sn_v d2 = sn_v_len2(r);
         if (SN_LIKELY(sn_v_first(d2) > SN_SKIN_TINY)) sn_v_store3(o, sn_v_scale_rsqrt(r, d2));
@@ -168,7 +167,7 @@ SN_SKIN_INLINE void SN_ISA(sn_dispatch)(const sn_skin_group *g, size_t begin, si
      * normals. Positions alone stay one vertex at a time: they need no
      * renormalisation, so transposing the matrices would cost more than the
      * wide arithmetic saves. */
-    if (!io->largest_normals && io->mask != SN_SKIN_P) {
+    if (io->normals != SINEW_SKIN_NORMALS_LARGEST_WEIGHT && io->mask != SN_SKIN_P) {
         SN_SKIN_WIDE(g, begin, end, palette, io, format, K);
         return;
     }

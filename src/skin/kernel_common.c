@@ -30,11 +30,11 @@ size_t sn_skin_run_of(const sn_skin_group *g, size_t i)
     return lo;
 }
 
-void sn_skin_fallback_direction(const float *record, const float *dir, bool is_normal, float out[3])
+void sn_skin_fallback_direction(const float *record, const float *dir, bool cofactor, float out[3])
 {
     const float *a0 = record, *a1 = record + 4, *a2 = record + 8;
     double r[3];
-    if (is_normal && record[3] != 0.0f) {
+    if (cofactor) {
         /* sign(det) * cofactor(A) * n, columns of the cofactor being a1 x a2, a2 x a0, a0 x a1. */
         double x12[3] = {(double)a1[1] * a2[2] - (double)a1[2] * a2[1], (double)a1[2] * a2[0] - (double)a1[0] * a2[2],
                          (double)a1[0] * a2[1] - (double)a1[1] * a2[0]};

@@ -63,10 +63,6 @@ SN_SKIN_INLINE sn_v sn_v_scale_rsqrt(sn_v v, sn_v d2)
     sn_v r = {v.x * s, v.y * s, v.z * s, v.w * s};
     return r;
 }
-SN_SKIN_INLINE float sn_v_spare(sn_v v)
-{
-    return v.w;
-}
 SN_SKIN_INLINE void sn_v_store3(float *p, sn_v v)
 {
     p[0] = v.x, p[1] = v.y, p[2] = v.z;

@@ -27,7 +27,6 @@ typedef __m256 sn_w;
 #define sn_w_fnmadd _mm256_fnmadd_ps
 #define sn_w_gt(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
 #define sn_w_lt(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
-#define sn_w_blendv _mm256_blendv_ps
 #define sn_w_movemask _mm256_movemask_ps
 #define sn_w_load _mm256_load_ps
 #define sn_w_store _mm256_store_ps
@@ -92,7 +91,7 @@ SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n,
     }
     sn_mv m;
     __m256 unused;
-    sn_transpose4_avx2(col[0][0], col[0][1], col[0][2], col[0][3], &m.a[0].x, &m.a[0].y, &m.a[0].z, &m.flag);
+    sn_transpose4_avx2(col[0][0], col[0][1], col[0][2], col[0][3], &m.a[0].x, &m.a[0].y, &m.a[0].z, &unused);
     for (int c = 1; c < 4; ++c)
         sn_transpose4_avx2(col[c][0], col[c][1], col[c][2], col[c][3], &m.a[c].x, &m.a[c].y, &m.a[c].z, &unused);
     return m;

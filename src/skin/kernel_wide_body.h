@@ -7,7 +7,6 @@
  *   sn_w_add, sn_w_mul, sn_w_xor, sn_w_and, sn_w_set1, sn_w_zero, sn_w_rsqrt
  *   sn_w_fmadd(a, b, c) = a b + c, sn_w_fmsub = a b - c, sn_w_fnmadd = c - a b
  *   sn_w_gt, sn_w_lt             ordered comparisons, all-ones lanes
- *   sn_w_blendv(a, b, mask)      b where mask, else a
  *   sn_w_movemask, sn_w_load, sn_w_store (aligned)
  *
  * and, after including this file, the instruction-set pieces declared below
@@ -16,17 +15,16 @@
  *
  * Why: one vertex per iteration (kernel_body.h) spends most of its time on
  * horizontal work: broadcasting input components, rotating lanes for cross
- * products and lengths, and a branch per vertex for the rigid flag and the
- * zero-length guard. Here a block of vertices travels together:
+ * products and lengths, and a branch per vertex for the zero-length guard.
+ * Here a block of vertices travels together:
  *   1. each vertex's matrix is blended as in kernel_body.h;
  *   2. the blended matrices are transposed once, so that every matrix element
- *      (and the blended rigid flag) holds one vertex per lane;
+ *      holds one vertex per lane;
  *   3. the inputs are transposed from their per-vertex layout in registers,
  *      transformed, renormalised with rsqrt plus one Newton step, and
  *      transposed back on store.
- * Rigid/non-rigid and zero-length decisions are lane masks: a block pays for
- * the cofactor only when one of its vertices has a non-rigid joint, and the
- * slow fallback runs only for the lanes whose direction vanished.
+ * The zero-length decision is a lane mask: the slow fallback runs only for
+ * the lanes whose direction vanished.
  *
  * Every block, full or not, runs the same instructions per lane (a partial
  * block repeats its last vertex in the unused lanes and does not store them),
@@ -48,11 +46,9 @@ typedef struct sn_xv {
 } sn_xv;
 
 /* One blended 3x4 matrix per lane: a[c] is column c (column 3 the
- * translation), flag the blended rigid flags (> 0 where some joint is
- * non-rigid). */
+ * translation). */
 typedef struct sn_mv {
     sn_xv a[4];
-    sn_w flag;
 } sn_mv;
 
 /* Instruction-set pieces, defined by the including header after this file.
@@ -135,10 +131,11 @@ SN_SKIN_INLINE unsigned sn_normalise_w(sn_xv *v)
 
 /* Cold path: replaces the lanes of v outside `good` (below n) by the
  * largest-weight joint's transform of their input direction (palette records
- * of record_floats floats, the linear matrix first). */
+ * of record_floats floats, the linear matrix first; cofactor as in
+ * sn_skin_fallback_direction). */
 static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_skin_group *g, size_t i,
                                 const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
-                                size_t stride, bool is_normal)
+                                size_t stride, bool cofactor)
 {
     _Alignas(32) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
     sn_w_store(x, v->x), sn_w_store(y, v->y), sn_w_store(z, v->z);
@@ -146,7 +143,7 @@ static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_sk
         if (good & (1u << l)) continue;
         const float *record = palette + record_floats * sn_skin_joint(g->joints, format, (i + l) * g->influences);
         float out[3];
-        sn_skin_fallback_direction(record, (const float *)(const void *)(dir + l * stride), is_normal, out);
+        sn_skin_fallback_direction(record, (const float *)(const void *)(dir + l * stride), cofactor, out);
         x[l] = out[0], y[l] = out[1], z[l] = out[2];
     }
     v->x = sn_w_load(x), v->y = sn_w_load(y), v->z = sn_w_load(z);
@@ -165,9 +162,9 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
                                const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const sn_mv m = sn_matrices_w(g, i, n, palette, format, K);
-    const sn_w nonrigid = sn_w_gt(m.flag, sn_w_zero());
-    const unsigned nonrigid_bits = (unsigned)sn_w_movemask(nonrigid);
-    sn_w det = sn_w_set1(1.0f);
+    /* det of the blended linear part (tangent handedness); the
+     * inverse-transpose normal computes it on the way. */
+    sn_w det = sn_w_zero();
     bool have_det = false;
 
     if (mask & SN_SKIN_P) {
@@ -180,37 +177,32 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
     }
     if (mask & SN_SKIN_N) {
         const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        /* Largest-weight normals never come here (see sn_dispatch). */
+        const bool cofactor = sn_skin_normals_cofactor(io->normals);
         sn_xv r;
-        if (nonrigid_bits == 0) {
-            r = sn_linear_w(&m, d);
-        } else {
+        if (cofactor) {
             r = sn_cofactor_apply_w(&m, d, &det);
             have_det = true;
-            if (nonrigid_bits != SN_W_ALL) {
-                /* Rigid lanes blend with the position's matrix. */
-                const sn_xv s = sn_linear_w(&m, d);
-                r.x = sn_w_blendv(s.x, r.x, nonrigid);
-                r.y = sn_w_blendv(s.y, r.y, nonrigid);
-                r.z = sn_w_blendv(s.z, r.z, nonrigid);
-            }
+        } else {
+            r = sn_linear_w(&m, d);
         }
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride,
-                                true);
+                                cofactor);
         sn_store3_w(at->nout, io->nout_stride, n, r, stream);
     }
     if (mask & SN_SKIN_T) {
         sn_w w;
         const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
         sn_xv r = sn_linear_w(&m, d);
-        if (nonrigid_bits != 0 && !have_det) det = sn_dot_w(m.a[0], sn_cross_w(m.a[1], m.a[2]));
+        if (!have_det) det = sn_dot_w(m.a[0], sn_cross_w(m.a[1], m.a[2]));
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride,
                                 false);
-        /* Handedness flips where a non-rigid blend mirrors. */
-        const sn_w mirrored = sn_w_and(nonrigid, sn_w_lt(det, sn_w_zero()));
+        /* Handedness flips where the blend mirrors. */
+        const sn_w mirrored = sn_w_lt(det, sn_w_zero());
         sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
     }
 }

@@ -1,8 +1,7 @@
 /*
  * SSE2 vocabulary and pieces of the several-vertex linear-blend kernel
  * (kernel_wide_body.h): four vertices per block. Included by kernel_sse2.c
- * only. SSE2 has no FMA and no blendv: they are written as separate
- * multiplies and adds and as and/andnot/or.
+ * only. SSE2 has no FMA: it is written as separate multiplies and adds.
  */
 #ifndef SINEW_SKIN_KERNEL_WIDE_SSE2_H
 #define SINEW_SKIN_KERNEL_WIDE_SSE2_H
@@ -27,11 +26,6 @@ typedef __m128 sn_w;
 #define sn_w_movemask _mm_movemask_ps
 #define sn_w_load _mm_load_ps
 #define sn_w_store _mm_store_ps
-
-SN_SKIN_INLINE __m128 sn_w_blendv(__m128 a, __m128 b, __m128 mask)
-{
-    return _mm_or_ps(_mm_and_ps(mask, b), _mm_andnot_ps(mask, a));
-}
 
 #include "skin/kernel_wide_body.h"
 
@@ -76,7 +70,7 @@ SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n,
     for (unsigned l = 0; l < 4; ++l) sn_blend_wide_sse2(g, i + (l < n ? l : n - 1), palette, format, K, c[l]);
     sn_mv m;
     __m128 unused;
-    sn_transpose4_sse2(c[0][0], c[1][0], c[2][0], c[3][0], &m.a[0].x, &m.a[0].y, &m.a[0].z, &m.flag);
+    sn_transpose4_sse2(c[0][0], c[1][0], c[2][0], c[3][0], &m.a[0].x, &m.a[0].y, &m.a[0].z, &unused);
     for (int col = 1; col < 4; ++col)
         sn_transpose4_sse2(c[0][col], c[1][col], c[2][col], c[3][col], &m.a[col].x, &m.a[col].y, &m.a[col].z,
                            &unused);

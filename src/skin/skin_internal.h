@@ -76,7 +76,7 @@ typedef struct sn_skin_io {
     size_t pin_stride, nin_stride, tin_stride;
     size_t pout_stride, nout_stride, tout_stride;
     unsigned mask;          /* SN_SKIN_P | SN_SKIN_N | SN_SKIN_T subset, nonzero */
-    int largest_normals;    /* SINEW_SKIN_NORMALS_LARGEST_WEIGHT */
+    sinew_skin_normals normals;  /* the skin's normal mode */
     sn_skin_format format;  /* the skin's storage format */
 } sn_skin_io;
 
@@ -128,9 +128,17 @@ size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
 
 /* Slow path for a blended direction that vanished: transforms dir by the
- * largest-weight joint's record alone (inverse transpose when is_normal and
- * that joint is non-rigid), normalised, or (0, 0, 0) when that vanishes too. */
-void sn_skin_fallback_direction(const float *record, const float *dir, bool is_normal, float out[3]);
+ * largest-weight joint's record alone, by sign(det M) cofactor(M) when
+ * cofactor is set (normals in the inverse-transpose and largest-weight modes),
+ * else by M; normalised, or (0, 0, 0) when that vanishes too. */
+void sn_skin_fallback_direction(const float *record, const float *dir, bool cofactor, float out[3]);
+
+/* Whether a mode's normals go through sign(det) cofactor (every mode but the
+ * blended matrix): picks the fallback for a vanished normal. */
+SN_SKIN_INLINE bool sn_skin_normals_cofactor(sinew_skin_normals normals)
+{
+    return normals != SINEW_SKIN_NORMALS_BLENDED_MATRIX;
+}
 
 /* Joint index and weight access for a format; the format is a constant at
  * every call site, so the branch folds away. */

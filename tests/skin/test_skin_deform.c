@@ -242,11 +242,13 @@ typedef struct pose {
     bool *nonrigid;   /* per joint, as the test built it */
 } pose;
 
-static void ref_deform(const rig *r, const pose *ps, bool largest_normals, double *p, double *n, double *t)
+/* The normal modes as skin.h defines them: the inverse transpose of the
+ * blended matrix (explicit adjugate / det), of the largest-weight joint's, or
+ * the blended matrix itself; tangent w flips where det A < 0. */
+static void ref_deform(const rig *r, const pose *ps, sinew_skin_normals normals, double *p, double *n, double *t)
 {
     for (size_t v = 0; v < r->n; ++v) {
         double a[12] = {0}; /* 3x4 column-major */
-        bool nonrigid = false;
         double best = -1.0;
         size_t best_slot = 0;
         for (size_t s = 0; s < r->slots; ++s) {
@@ -254,7 +256,6 @@ static void ref_deform(const rig *r, const pose *ps, bool largest_normals, doubl
             if (w == 0.0) continue;
             uint32_t j = r->joint[v * r->slots + s];
             if (w > best || (w == best && j < r->joint[v * r->slots + best_slot])) best = w, best_slot = s;
-            nonrigid |= ps->nonrigid[j];
             const float *W = ps->world + 16 * j, *B = r->inverse_bind + 16 * j;
             for (int c = 0; c < 4; ++c)
                 for (int row = 0; row < 3; ++row) {
@@ -271,8 +272,7 @@ static void ref_deform(const rig *r, const pose *ps, bool largest_normals, doubl
         double nn[3];
         const double *L = a;
         double single[12];
-        bool nr = nonrigid;
-        if (largest_normals) {
+        if (normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT) {
             uint32_t j = r->joint[v * r->slots + best_slot];
             const float *W = ps->world + 16 * j, *B = r->inverse_bind + 16 * j;
             for (int c = 0; c < 3; ++c)
@@ -282,9 +282,8 @@ static void ref_deform(const rig *r, const pose *ps, bool largest_normals, doubl
                     single[3 * c + row] = m;
                 }
             L = single;
-            nr = ps->nonrigid[j];
         }
-        if (nr) {
+        if (normals != SINEW_SKIN_NORMALS_BLENDED_MATRIX) {
             /* Inverse transpose by explicit adjugate, times sign(det). */
             const double *c0 = L, *c1 = L + 3, *c2 = L + 6;
             double x12[3] = {c1[1] * c2[2] - c1[2] * c2[1], c1[2] * c2[0] - c1[0] * c2[2], c1[0] * c2[1] - c1[1] * c2[0]};
@@ -301,7 +300,7 @@ static void ref_deform(const rig *r, const pose *ps, bool largest_normals, doubl
         for (int i = 0; i < 3; ++i) tt[i] = a[i] * T[0] + a[3 + i] * T[1] + a[6 + i] * T[2];
         l = sqrt(tt[0] * tt[0] + tt[1] * tt[1] + tt[2] * tt[2]);
         for (int i = 0; i < 3; ++i) t[4 * v + i] = tt[i] / l;
-        t[4 * v + 3] = (nonrigid && det < 0.0) ? -T[3] : T[3];
+        t[4 * v + 3] = det < 0.0 ? -T[3] : T[3];
     }
 }
 
@@ -414,6 +413,16 @@ static bool kernel_runs(sinew_skin_kernel k)
     return r == SINEW_OK;
 }
 
+static const sinew_skin_normals all_normals[] = {SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE,
+                                                 SINEW_SKIN_NORMALS_LARGEST_WEIGHT,
+                                                 SINEW_SKIN_NORMALS_BLENDED_MATRIX};
+static const char *normals_name(sinew_skin_normals m)
+{
+    return m == SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE ? "inverse-transpose"
+           : m == SINEW_SKIN_NORMALS_LARGEST_WEIGHT  ? "largest-weight"
+                                                      : "blended-matrix";
+}
+
 /* ---- Tests -------------------------------------------------------------------------- */
 
 static void check_against_reference(const rig *r, sinew_skin_normals normals, bool stretch, double tol_p,
@@ -426,7 +435,7 @@ static void check_against_reference(const rig *r, sinew_skin_normals normals, bo
     pose_random(&ps, r, &rng, stretch);
     double *p = malloc(3 * r->n * sizeof(double)), *n = malloc(3 * r->n * sizeof(double)),
            *t = malloc(4 * r->n * sizeof(double));
-    ref_deform(r, &ps, normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT, p, n, t);
+    ref_deform(r, &ps, normals, p, n, t);
     outputs o;
     outputs_alloc(&o, r->n);
     for (size_t k = 0; k < 3; ++k) {
@@ -434,9 +443,9 @@ static void check_against_reference(const rig *r, sinew_skin_normals normals, bo
         sinew_skin *skin = rig_skin(r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, normals);
         run(skin, r, &ps, &o, 7);
         errors e = compare_ref(r, &o, p, n, t, r->radius);
-        print_message("  %s%s%s: max error vs double reference: position %.2e (relative), normal %.2e, tangent %.2e\n",
-                      kernel_name(all_kernels[k]), stretch ? " stretch" : "",
-                      normals ? " largest-weight normals" : "", e.p, e.n, e.t);
+        print_message("  %s%s %s normals: max error vs double reference: position %.2e (relative), normal %.2e, "
+                      "tangent %.2e\n",
+                      kernel_name(all_kernels[k]), stretch ? " stretch" : "", normals_name(normals), e.p, e.n, e.t);
         assert_true(e.p < tol_p);
         assert_true(e.n < tol_dir);
         assert_true(e.t < tol_dir);
@@ -453,9 +462,8 @@ static void arm_matches_double_reference(void **state)
     (void)state;
     rig r;
     if (!rig_arm(&r)) skip();
-    check_against_reference(&r, SINEW_SKIN_NORMALS_EXACT, false, 2e-6, 2e-5);
-    check_against_reference(&r, SINEW_SKIN_NORMALS_EXACT, true, 2e-6, 2e-5);
-    check_against_reference(&r, SINEW_SKIN_NORMALS_LARGEST_WEIGHT, true, 2e-6, 2e-5);
+    for (int m = 0; m < 3; ++m)
+        for (int stretch = 0; stretch < 2; ++stretch) check_against_reference(&r, all_normals[m], stretch, 2e-6, 2e-5);
     rig_free(&r);
 }
 
@@ -467,9 +475,8 @@ static void many_influences_match_double_reference(void **state)
     support_rng rng;
     support_rng_seed(&rng, 5);
     rig_random_weights(&r, &rng, 24, 8, 11);
-    check_against_reference(&r, SINEW_SKIN_NORMALS_EXACT, false, 2e-6, 2e-5);
-    check_against_reference(&r, SINEW_SKIN_NORMALS_EXACT, true, 2e-6, 2e-5);
-    check_against_reference(&r, SINEW_SKIN_NORMALS_LARGEST_WEIGHT, false, 2e-6, 2e-5);
+    for (int m = 0; m < 3; ++m)
+        for (int stretch = 0; stretch < 2; ++stretch) check_against_reference(&r, all_normals[m], stretch, 2e-6, 2e-5);
     rig_free(&r);
 }
 
@@ -491,12 +498,14 @@ static void kernels_agree_with_scalar_blocks(size_t block)
     int compared = 0;
     for (int stretch = 0; stretch < 2; ++stretch) {
         pose_random(&ps, &r, &rng, stretch);
-        for (int storage = 0; storage < 2; ++storage) {
-            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, 0);
+        for (int cfg = 0; cfg < 6; ++cfg) {
+            const int storage = cfg % 2;
+            const sinew_skin_normals normals = all_normals[cfg / 2];
+            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, normals);
             run(scalar, &r, &ps, &ref, 7);
             for (size_t k = 1; k < 3; ++k) {
                 if (!kernel_runs(all_kernels[k])) continue;
-                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, 0);
+                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, normals);
                 for (unsigned mask = 1; mask < 8; ++mask) {
                     memset(o.p, 0, 3 * r.n * sizeof(float));
                     memset(o.n, 0, 3 * r.n * sizeof(float));
@@ -621,6 +630,85 @@ static void rigid_motion_moves_everything_rigidly(void **state)
     rig_free(&r);
 }
 
+/* Issue 10: the normal used to switch from A n to the inverse transpose of A
+ * when a joint's scale crossed the rigidity tolerance (1e-4), a jump of up to
+ * 0.34 rad. Joints: identity and Rz(90 deg) stretched by diag(s, 1, 1), weights
+ * 1/2 each, normal (1, 0, 1). Sweeping s through 1 +- 1e-3 in steps of 1e-5,
+ * every mode, blend and kernel must move the normal by O(step) per step; at
+ * s = 1 the modes give their closed forms. Nine copies of the vertex reach the
+ * wide kernels' full and partial blocks. */
+static void normals_are_continuous_in_the_pose(void **state)
+{
+    (void)state;
+    enum { V = 9, STEPS = 200 };
+    const double step = 1e-5;
+    uint32_t joints[2 * V];
+    float weights[2 * V], p[3 * V], nrm[3 * V], tan[4 * V], alpha[V];
+    const float r2 = (float)(1.0 / sqrt(2.0));
+    for (size_t v = 0; v < V; ++v) {
+        joints[2 * v] = 0, joints[2 * v + 1] = 1;
+        weights[2 * v] = weights[2 * v + 1] = 0.5f;
+        p[3 * v] = 1.0f, p[3 * v + 1] = 0.5f, p[3 * v + 2] = 0.25f;
+        nrm[3 * v] = r2, nrm[3 * v + 1] = 0.0f, nrm[3 * v + 2] = r2;
+        tan[4 * v] = r2, tan[4 * v + 1] = 0.0f, tan[4 * v + 2] = -r2, tan[4 * v + 3] = 1.0f;
+        alpha[v] = 0.5f;
+    }
+    /* Closed forms at s = 1: [mode][blend linear / dual quaternion]. */
+    const double h = 1.0 / sqrt(2.0), t3 = 1.0 / sqrt(3.0), s6 = 1.0 / sqrt(6.0);
+    const double expect[3][2][3] = {{{t3, t3, t3}, {0.5, 0.5, h}},
+                                    {{h, 0.0, h}, {h, 0.0, h}},
+                                    {{s6, s6, 2.0 * s6}, {0.5, 0.5, h}}};
+    double worst_ratio = 0.0;
+    for (int blend = 0; blend < 3; ++blend)
+        for (int mode = 0; mode < 3; ++mode)
+            for (size_t k = 0; k < 3; ++k) {
+                if (!kernel_runs(all_kernels[k])) continue;
+                sinew_skin_desc d = {0};
+                d.vertex_count = V, d.joint_count = 2, d.influence_count = 2;
+                d.joints = joints, d.weights = weights, d.kernel = all_kernels[k];
+                d.blend = (sinew_skin_blend)blend, d.dq_blend = alpha, d.normals = all_normals[mode];
+                sinew_skin *skin = NULL;
+                assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
+                const size_t pf = sinew_skin_palette_size(skin);
+                float pal[96], on[3 * V], ot[4 * V], prev[3 * V];
+                assert_true(pf <= 96);
+                double max_change = 0.0;
+                for (int i = 0; i <= STEPS; ++i) {
+                    const double sc = 1.0 - 1e-3 + step * i;
+                    float world[32];
+                    const double zaxis[3] = {0, 0, 1}, zero[3] = {0, 0, 0}, one[3] = {1, 1, 1},
+                                 stretch[3] = {sc, 1, 1};
+                    skin_test_trs(zaxis, 0.0, zero, one, world);
+                    skin_test_trs(zaxis, 1.5707963267948966, zero, stretch, world + 16);
+                    assert_int_equal(sinew_skin_palette(skin, world, 2, pal, pf), SINEW_OK);
+                    sinew_skin_input in = {p, 0, nrm, 0, tan, 0};
+                    sinew_skin_output out = {NULL, 0, on, 0, ot, 0};
+                    assert_int_equal(sinew_skin_deform(skin, pal, pf, &in, &out, 0, V), SINEW_OK);
+                    for (size_t v = 0; v < V; ++v) {
+                        assert_true(ot[4 * v + 3] == 1.0f);   /* det A > 0 all along: no flip */
+                        if (i > 0) {
+                            double c2 = 0.0;
+                            for (int a = 0; a < 3; ++a) c2 += pow(on[3 * v + a] - prev[3 * v + a], 2.0);
+                            max_change = fmax(max_change, sqrt(c2));
+                        }
+                    }
+                    if (i == STEPS / 2 && blend < 2)
+                        for (size_t v = 0; v < V; ++v)
+                            for (int a = 0; a < 3; ++a)
+                                assert_true(fabs(on[3 * v + a] - expect[mode][blend][a]) < 2e-5);
+                    memcpy(prev, on, sizeof prev);
+                }
+                /* d n / d s is O(1) here: a step moves the normal by at most
+                 * a few times the step (the old switch jumped by ~0.2). */
+                worst_ratio = fmax(worst_ratio, max_change / step);
+                if (max_change > 5.0 * step)
+                    fail_msg("blend %d, %s normals, %s kernel: a step of %g moved the normal by %g", blend,
+                             normals_name(all_normals[mode]), kernel_name(all_kernels[k]), step, max_change);
+                sinew_skin_destroy(skin);
+            }
+    print_message("  largest normal change per scale step: %.3f x the step\n", worst_ratio);
+}
+
 /* One joint scaling by (2, 0.5, 1): a sphere's normal n becomes the analytic
  * inverse transpose (2 nx... no: nx / 2, ny / 0.5, nz), normalised. A mirror
  * diag(-1, 1, 1) keeps the inverse-transpose convention and flips tangent w. */
@@ -697,9 +785,10 @@ static void ranges_strides_and_in_place_blocks(size_t block)
     pose_random(&ps, &r, &rng, true);
     outputs whole;
     outputs_alloc(&whole, r.n);
-    for (size_t k = 0; k < 3; ++k) {
+    for (size_t cfg = 0; cfg < 9; ++cfg) {   /* every kernel, every normal mode */
+        const size_t k = cfg % 3;
         if (!kernel_runs(all_kernels[k])) continue;
-        sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, 0);
+        sinew_skin *skin = rig_skin(&r, all_kernels[k], SINEW_SKIN_STORAGE_FLOAT, all_normals[cfg / 3]);
         run(skin, &r, &ps, &whole, 7);
         float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
         assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
@@ -961,13 +1050,15 @@ static void dual_quaternion_kernels_agree_with_scalar_blocks(size_t block)
         if (stretch)
             for (size_t j = 1; j < r.joints; j += 4)
                 for (int e = 0; e < 4; ++e) ps.world[16 * j + e] = -ps.world[16 * j + e];
-        for (int storage = 0; storage < 2; ++storage) {
-            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, 0);
+        for (int cfg = 0; cfg < 6; ++cfg) {   /* both storages, every normal mode */
+            const int storage = cfg % 2;
+            const sinew_skin_normals normals = all_normals[cfg / 2];
+            sinew_skin *scalar = rig_skin(&r, SINEW_SKIN_KERNEL_SCALAR, (sinew_skin_storage)storage, normals);
             run(scalar, &r, &ps, &ref, 7);
             for (size_t v = 0; v < r.n; ++v) mirrored += ref.t[4 * v + 3] != r.tan[4 * v + 3];
             for (size_t k = 1; k < 3; ++k) {
                 if (!kernel_runs(all_kernels[k])) continue;
-                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, 0);
+                sinew_skin *skin = rig_skin(&r, all_kernels[k], (sinew_skin_storage)storage, normals);
                 float *pal = malloc(sinew_skin_palette_size(skin) * sizeof(float));
                 assert_int_equal(sinew_skin_palette(skin, ps.world, r.joints, pal, sinew_skin_palette_size(skin)), SINEW_OK);
                 for (unsigned mask = 1; mask < 8; ++mask) {
@@ -1149,6 +1240,7 @@ int main(void)
         cmocka_unit_test(identity_pose_reproduces_rest),
         cmocka_unit_test(rigid_motion_moves_everything_rigidly),
         cmocka_unit_test(nonuniform_scale_and_mirror_normals),
+        cmocka_unit_test(normals_are_continuous_in_the_pose),
         cmocka_unit_test(arm_matches_double_reference),
         cmocka_unit_test(many_influences_match_double_reference),
         cmocka_unit_test(kernels_agree_with_scalar),

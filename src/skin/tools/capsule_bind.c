@@ -52,6 +52,12 @@ static sinew_result check_inputs(const sinew_points *positions, const sinew_bone
     if (positions->count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: mesh has no vertices");
     if (!capsules || capsule_count == 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: no capsules given");
+    /* A count whose array cannot exist is refused before any capsule is read;
+     * capsules are numbered with 32 bits (as vertices are). */
+    size_t bytes;
+    if (!sn_mul_size(capsule_count, sizeof *capsules, &bytes) || capsule_count > UINT32_MAX)
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu capsules overflow (at most 2^32 - 1)",
+                       capsule_count);
     for (size_t c = 0; c < capsule_count; ++c) {
         const sinew_bone_capsule *cap = &capsules[c];
         for (int i = 0; i < 3; ++i) {
@@ -159,14 +165,18 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
     if (report && report->unbound_capacity > 0 && !report->unbound)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: report lists %zu entries but its array is NULL",
                        report->unbound_capacity);
+    size_t list_bytes;
+    if (report && !sn_mul_size(report->unbound_capacity, sizeof *report->unbound, &list_bytes))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: report capacity %zu overflows",
+                       report->unbound_capacity);
     size_t k = d.max_influences ? d.max_influences : 4;
     double band = d.falloff > 0.0f ? d.falloff : 0.5;
     double quantile = d.radius_quantile > 0.0f ? d.radius_quantile : 0.9;
     size_t n = positions->count;
     if (n > UINT32_MAX)   /* the report lists vertices as 32-bit indices, as the skin bind counts them */
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices exceed 32-bit indices", n);
-    size_t total;
-    if (!sn_mul_size(n, k, &total))
+    size_t total, out_bytes;
+    if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices of %zu slots overflow", n, k);
 
     sn_env env;
@@ -207,7 +217,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
             float score = (float)capsule_score(dist, radius[c], band);
             if (score > 0.0f) {   /* in float: a score that rounds to 0 does not bind */
                 row[m].joint = capsules[c].joint;
-                row[m].weight = score;
+                row[m].weight = (double)score;
                 ++m;
             }
             double s = radius[c] > 0.0 ? dist / radius[c] : (dist == 0.0 ? 0.0 : INFINITY);
@@ -222,7 +232,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
             is_unbound[v] = 1;
             ++unbound;
             row[0].joint = near_joint;
-            row[0].weight = 1.0f;
+            row[0].weight = 1.0;
             m = 1;
         }
         /* A joint with several capsules takes its best score, not their sum,

@@ -10,7 +10,9 @@ sinew_result sn_skin_check_influences(size_t vertex_count, size_t per_vertex, co
     if (vertex_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: no vertices", what);
     if (per_vertex == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: 0 slots per vertex", what);
     size_t total;
-    if (!sn_mul_size(vertex_count, per_vertex, &total))
+    /* Checked in bytes: a layout whose arrays cannot exist is refused before
+     * anything is read. */
+    if (!sn_mul_size(vertex_count, per_vertex, &total) || !sn_mul_size(total, sizeof(float), &total))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: %zu vertices of %zu slots overflow", what, vertex_count,
                        per_vertex);
     if (!joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: joint array is NULL", what);
@@ -73,7 +75,7 @@ size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t p
         float w = weights[v * per_vertex + s];
         if (w > 0.0f) {
             out[n].joint = joints[v * per_vertex + s];
-            out[n].weight = w;
+            out[n].weight = (double)w;
             ++n;
         }
     }
@@ -93,6 +95,8 @@ void sn_skin_write_row(const sn_skin_entry *e, size_t n, size_t k, uint32_t *joi
         joints[s] = e[s].joint;
         weights[s] = (float)(e[s].weight / sum);
     }
+    /* A share below the smallest float (1e38 beside 1e-38) is padding too. */
+    while (kept > 1 && weights[kept - 1] == 0.0f) --kept;
     for (size_t s = kept; s < k; ++s) {
         joints[s] = 0;
         weights[s] = 0.0f;

@@ -11,9 +11,12 @@
 
 #include "core/internal.h"
 
+/* A (joint, weight) influence. The weight is a double so that summing
+ * duplicate joints of weights near FLT_MAX stays finite: every row written
+ * from finite inputs is finite. */
 typedef struct sn_skin_entry {
     uint32_t joint;
-    float weight;
+    double weight;
 } sn_skin_entry;
 
 /* Checks a vertex-major influence layout: arrays non-NULL, per_vertex >= 1,
@@ -35,8 +38,9 @@ size_t sn_skin_merge_joints(sn_skin_entry *e, size_t n);
 void sn_skin_sort_by_weight(sn_skin_entry *e, size_t n);
 
 /* Writes the first min(n, k) entries (sorted by sn_skin_sort_by_weight)
- * renormalised to sum 1 into a k-slot row; unused slots get joint 0, weight 0.
- * n must be >= 1 with a positive first weight. */
+ * renormalised to sum 1 into a k-slot row; unused slots, and slots whose
+ * share rounds to 0 in float, get joint 0, weight 0. n must be >= 1 with a
+ * positive first weight. */
 void sn_skin_write_row(const sn_skin_entry *e, size_t n, size_t k, uint32_t *joints, float *weights);
 
 /* Cancellation is checked every this many vertices in the long loops. */

@@ -20,8 +20,8 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
 
     sn_env env;
     sn_env_from_context(&env, ctx);
-    size_t total;
-    if (!sn_mul_size(vertex_count, out_per_vertex, &total))
+    size_t total, bytes;
+    if (!sn_mul_size(vertex_count, out_per_vertex, &total) || !sn_mul_size(total, sizeof(float), &bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "prune: %zu vertices of %zu slots overflow", vertex_count,
                        out_per_vertex);
     /* Results go to scratch first: the outputs may alias the inputs with a
@@ -39,7 +39,7 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
         if (n > out_per_vertex) n = out_per_vertex;
         /* Threshold against the row's largest weight, so it means the same
          * whether or not the input rows summed to one. */
-        float cut = min_weight * row[0].weight;
+        const double cut = (double)min_weight * row[0].weight;
         while (n > 1 && row[n - 1].weight < cut) --n;
         sn_skin_write_row(row, n, out_per_vertex, joints + v * out_per_vertex, weights + v * out_per_vertex);
     }

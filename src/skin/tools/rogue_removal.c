@@ -154,7 +154,7 @@ sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *m
             if (!(cur_w[i] > 0.0f)) continue;
             if (w.main_root[find_root(w.parent, i)]) {
                 row[m].joint = cur_j[i];
-                row[m].weight = cur_w[i];
+                row[m].weight = (double)cur_w[i];
                 ++m;
             } else {
                 ++removed;

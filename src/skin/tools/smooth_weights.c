@@ -75,13 +75,13 @@ sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *
             /* Every input row sums to 1, so the blend does too: partition of
              * unity holds before truncation, which then renormalises. */
             size_t m = 0;
-            float keep = (float)(1.0 - lambda), share = (float)(lambda / (double)valence);
-            for (size_t s = 0; s < k && sw[v * k + s] > 0.0f && keep > 0.0f; ++s)
-                row[m++] = (sn_skin_entry){sj[v * k + s], keep * sw[v * k + s]};
+            const double keep = 1.0 - lambda, share = lambda / (double)valence;
+            for (size_t s = 0; s < k && sw[v * k + s] > 0.0f && keep > 0.0; ++s)
+                row[m++] = (sn_skin_entry){sj[v * k + s], keep * (double)sw[v * k + s]};
             for (size_t e = g.first[v]; e < g.first[v + 1]; ++e) {
                 size_t u = g.neighbours[e];
                 for (size_t s = 0; s < k && sw[u * k + s] > 0.0f; ++s)
-                    row[m++] = (sn_skin_entry){sj[u * k + s], share * sw[u * k + s]};
+                    row[m++] = (sn_skin_entry){sj[u * k + s], share * (double)sw[u * k + s]};
             }
             m = sn_skin_merge_joints(row, m);
             sn_skin_sort_by_weight(row, m);

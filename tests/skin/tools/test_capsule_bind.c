@@ -299,6 +299,32 @@ static void unbound_vertices_can_take_the_nearest_capsule(void **state)
     assert_string_equal(sinew_last_error(), "");
 }
 
+/* Issue 10: counts whose arrays cannot exist (count * element size past
+ * SIZE_MAX) are refused with SIZE_OVERFLOW before any element is read; the
+ * capsule loop used to walk SIZE_MAX / 3 capsules off a two-element array. */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    float p[] = {0, 0, 0, 1, 0, 0};
+    sinew_points pts = {p, 2, 0};
+    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
+    uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
+    float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
+    const size_t counts[] = {SIZE_MAX / 3, SIZE_MAX / sizeof(sinew_bone_capsule) + 1, SIZE_MAX,
+                             (size_t)UINT32_MAX + 1};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
+        if (counts[c] <= UINT32_MAX) continue;   /* 32-bit size_t: the last case is not a count */
+        assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, counts[c], NULL, j, w, NULL),
+                         SINEW_ERROR_SIZE_OVERFLOW);
+        assert_non_null(strstr(sinew_last_error(), "capsules overflow"));
+    }
+    sinew_bind_report rep = {j, SIZE_MAX / sizeof(uint32_t) + 1, 7};
+    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, &rep), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "report capacity"));
+    for (int i = 0; i < 8; ++i) assert_true(j[i] == 5 && w[i] == 3.0f);
+    assert_int_equal(rep.unbound_count, 7);
+}
+
 static void invalid_inputs_are_named(void **state)
 {
     (void)state;
@@ -365,11 +391,21 @@ typedef struct sweep_case {
     float *w;
 } sweep_case;
 
+/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+ * without the allocation named in the message becomes INVALID_STATE, which
+ * the sweep reports. */
+static sinew_result named_failure(sinew_result r)
+{
+    if (r == SINEW_ERROR_OUT_OF_MEMORY && !strstr(sinew_last_error(), "out of memory allocating "))
+        return SINEW_ERROR_INVALID_STATE;
+    return r;
+}
+
 static sinew_result bind_attempt(sinew_context *ctx, void *user)
 {
     sweep_case *c = (sweep_case *)user;
     sinew_points pts = {c->t.positions, c->t.vertex_count, 0};
-    return sinew_skin_bind_capsules(ctx, &pts, c->caps, 2, NULL, c->j, c->w, NULL);
+    return named_failure(sinew_skin_bind_capsules(ctx, &pts, c->caps, 2, NULL, c->j, c->w, NULL));
 }
 
 static void allocation_failures_are_clean(void **state)
@@ -434,6 +470,7 @@ int main(void)
         cmocka_unit_test(tube_binding_is_a_partition_of_unity),
         cmocka_unit_test(derived_radius_is_the_distance_quantile),
         cmocka_unit_test(unbound_vertices_can_take_the_nearest_capsule),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
         cmocka_unit_test(cancellation_leaves_outputs_untouched),

@@ -122,24 +122,6 @@ static void inverse_transpose3(const double *m, double *it)
     for (int k = 0; k < 9; ++k) it[k] = cof[k] / det;   /* row-major rows of M^-T */
 }
 
-static int is_rigid(const double *m)
-{
-    double g[9], tr = 0;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
-            double s = 0;
-            for (int k = 0; k < 3; ++k) s += m[4 * r + k] * m[4 * c + k];
-            g[3 * r + c] = s;
-        }
-    tr = (g[0] + g[4] + g[8]) / 3;
-    double dev = 0;
-    for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) dev = fmax(dev, fabs(g[3 * r + c] - (r == c ? tr : 0)));
-    double det = m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2]) +
-                 m[8] * (m[1] * m[6] - m[5] * m[2]);
-    return det > 0 && dev <= 1e-4 * tr;
-}
-
 static void mul4(const double *a, const double *b, double *out)
 {
     for (int c = 0; c < 4; ++c)
@@ -151,44 +133,32 @@ static void mul4(const double *a, const double *b, double *out)
 }
 
 /* Plain linear blend skinning in double: M_j = W_j B_j^-1, blended with the
- * normalised weights; normals by the blended matrix when every contributing
- * joint is rigid, else by its inverse transpose; unit length. */
+ * normalised weights; normals by the blended matrix's inverse transpose (the
+ * glTF viewers' convention, sinew's default), unit length. */
 static void reference_skin(const gltf_model *m, const double *world, double *pos, double *nrm)
 {
     size_t J = m->joint_count;
     double *skin = malloc(16 * J * sizeof *skin);
-    int *rigid = malloc(J * sizeof *rigid);
-    for (size_t j = 0; j < J; ++j) {
-        mul4(world + 16 * (size_t)m->joint_nodes[j], m->inverse_bind + 16 * j, skin + 16 * j);
-        rigid[j] = is_rigid(skin + 16 * j);
-    }
+    for (size_t j = 0; j < J; ++j) mul4(world + 16 * (size_t)m->joint_nodes[j], m->inverse_bind + 16 * j, skin + 16 * j);
     for (size_t v = 0; v < m->vertex_count; ++v) {
         double a[16] = {0}, sum = 0;
-        int all_rigid = 1;
         for (int s = 0; s < 4; ++s) sum += m->weights[4 * v + s];
         for (int s = 0; s < 4; ++s) {
             double w = m->weights[4 * v + s] / sum;
             if (w <= 0) continue;
             uint32_t j = m->joints[4 * v + s];
-            all_rigid &= rigid[j];
             for (int k = 0; k < 16; ++k) a[k] += w * skin[16 * j + k];
         }
         const double *p = m->positions + 3 * v, *n = m->normals + 3 * v;
         for (int r = 0; r < 3; ++r) pos[3 * v + r] = a[r] * p[0] + a[4 + r] * p[1] + a[8 + r] * p[2] + a[12 + r];
-        double out[3], len = 0;
-        if (all_rigid) {
-            for (int r = 0; r < 3; ++r) out[r] = a[r] * n[0] + a[4 + r] * n[1] + a[8 + r] * n[2];
-        } else {
-            double it[9];
-            inverse_transpose3(a, it);
-            for (int r = 0; r < 3; ++r) out[r] = it[3 * r] * n[0] + it[3 * r + 1] * n[1] + it[3 * r + 2] * n[2];
-        }
+        double out[3], len = 0, it[9];
+        inverse_transpose3(a, it);
+        for (int r = 0; r < 3; ++r) out[r] = it[3 * r] * n[0] + it[3 * r + 1] * n[1] + it[3 * r + 2] * n[2];
         for (int r = 0; r < 3; ++r) len += out[r] * out[r];
         len = sqrt(len);
         for (int r = 0; r < 3; ++r) nrm[3 * v + r] = out[r] / len;
     }
     free(skin);
-    free(rigid);
 }
 
 /* Skins the figure at time t with sinew (interleaved output, two ranges) and

@@ -27,6 +27,27 @@ static void keeps_the_k_largest_renormalised(void **state)
     assert_true(ow[2] == 1.0f && ow[3] == 0.0f && oj[3] == 0);
 }
 
+/* Issue 10: four slots of joint 0 at 1e38 used to merge to inf in float and
+ * renormalise to NaN, returned with SINEW_OK. Merged in double, the row is
+ * 4/5 on joint 0 and 1/5 on joint 1; a weight 1e-38 beside 1e38 rounds to 0
+ * and becomes padding (joint 0) rather than a zero-weight influence. */
+static void huge_duplicate_weights_stay_finite(void **state)
+{
+    (void)state;
+    const uint32_t j[] = {0, 0, 0, 0, 1, 2, 3, 2, 2, 2};
+    const float w[] = {1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e-38f, 0.0f, 0.0f, 0.0f};
+    uint32_t oj[6];
+    float ow[6];
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 5, j, w, 3, 0.0f, oj, ow), SINEW_OK);
+    assert_int_equal(first_bad_row(oj, ow, 2, 3), SIZE_MAX);
+    assert_true(oj[0] == 0 && ow[0] == 0.8f);
+    assert_true(oj[1] == 1 && ow[1] == 0.2f);
+    assert_true(oj[3] == 2 && ow[3] == 1.0f && oj[4] == 0 && ow[4] == 0.0f);
+    /* One output slot: all of the row on joint 0. */
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 5, j, w, 1, 0.0f, oj, ow), SINEW_OK);
+    assert_true(oj[0] == 0 && ow[0] == 1.0f && oj[1] == 2 && ow[1] == 1.0f);
+}
+
 static void ties_go_to_the_lower_joint_and_duplicates_merge(void **state)
 {
     (void)state;
@@ -120,6 +141,24 @@ static void matches_reference_and_works_in_place(void **state)
     }
 }
 
+/* Issue 10: layouts whose arrays cannot exist (slots * 4 bytes past
+ * SIZE_MAX, though slots itself fits) are refused with SIZE_OVERFLOW before a
+ * weight is read. */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    const uint32_t j[] = {0, 1, 2, 3};
+    const float w[] = {0.5f, 0.5f, 0.2f, 0.8f};
+    uint32_t oj[4] = {9, 9, 9, 9};
+    float ow[4] = {9, 9, 9, 9};
+    const size_t slots = SIZE_MAX / 8 + 1;   /* 2 * slots fits in size_t, 8 * slots does not */
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, slots, j, w, 1, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune input: 2 vertices"));
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 2, j, w, slots, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune: 2 vertices"));
+    for (int i = 0; i < 4; ++i) assert_true(oj[i] == 9 && ow[i] == 9.0f);
+}
+
 static void invalid_inputs_are_named(void **state)
 {
     (void)state;
@@ -163,10 +202,20 @@ typedef struct prune_case {
     float ow[8];
 } prune_case;
 
+/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+ * without the allocation named in the message becomes INVALID_STATE, which
+ * the sweep reports. */
+static sinew_result named_failure(sinew_result r)
+{
+    if (r == SINEW_ERROR_OUT_OF_MEMORY && !strstr(sinew_last_error(), "out of memory allocating "))
+        return SINEW_ERROR_INVALID_STATE;
+    return r;
+}
+
 static sinew_result prune_attempt(sinew_context *ctx, void *user)
 {
     prune_case *c = (prune_case *)user;
-    return sinew_skin_prune_weights(ctx, 4, 3, c->j, c->w, 2, 0.0f, c->oj, c->ow);
+    return named_failure(sinew_skin_prune_weights(ctx, 4, 3, c->j, c->w, 2, 0.0f, c->oj, c->ow));
 }
 
 static void allocation_failures_are_clean(void **state)
@@ -184,10 +233,12 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(keeps_the_k_largest_renormalised),
+        cmocka_unit_test(huge_duplicate_weights_stay_finite),
         cmocka_unit_test(ties_go_to_the_lower_joint_and_duplicates_merge),
         cmocka_unit_test(more_slots_than_given_pads),
         cmocka_unit_test(relative_threshold_drops_small_weights),
         cmocka_unit_test(matches_reference_and_works_in_place),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
     };

@@ -153,6 +153,35 @@ static void clean_binding_is_a_fixed_point(void **state)
     rig_free(&r);
 }
 
+/* Issue 10: rows of four 1e38 slots on one joint merged to inf in float and
+ * came back as NaN with SINEW_OK from smoothing and rogue removal. Merged in
+ * double they are rows of weight 1 (with a second joint: 4/5 and 1/5). */
+static void huge_duplicate_weights_stay_finite(void **state)
+{
+    (void)state;
+    const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint32_t tri[] = {0, 1, 2};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    const uint32_t j0[15] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    const float w0[15] = {1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f,
+                          1e38f, 1e38f, 1e38f, 1e38f, 1e38f};
+    for (int tool = 0; tool < 2; ++tool) {
+        uint32_t j[15];
+        float w[15];
+        memcpy(j, j0, sizeof j), memcpy(w, w0, sizeof w);
+        sinew_smooth_desc d = {2, 0.5f};
+        sinew_result r = tool ? sinew_skin_remove_rogues(NULL, &m, 5, j, w, NULL)
+                              : sinew_skin_smooth_weights(NULL, &m, 5, j, w, &d);
+        assert_int_equal(r, SINEW_OK);
+        assert_int_equal(first_bad_row(j, w, 3, 5), SIZE_MAX);
+        /* Every row is the same (4/5, 1/5), a fixed point of both tools. */
+        for (size_t v = 0; v < 3; ++v) {
+            assert_float_equal(row_weight(j, w, 5, v, 0), 0.8, 1e-6);
+            assert_float_equal(row_weight(j, w, 5, v, 1), 0.2, 1e-6);
+        }
+    }
+}
+
 /* ---- Smoothing ------------------------------------------------------------------ */
 
 static void one_sweep_on_a_triangle_is_closed_form(void **state)
@@ -369,6 +398,24 @@ static void arm_bind_clean_smooth_prune(void **state)
 
 /* ---- Errors, allocation failures, cancellation -------------------------------------- */
 
+/* Issue 10: per_vertex such that vertices * per_vertex fits but its bytes do
+ * not: SIZE_OVERFLOW before a weight is read, weights untouched. */
+static void impossible_counts_are_refused_before_reading(void **state)
+{
+    (void)state;
+    const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const uint32_t tri[] = {0, 1, 2};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    uint32_t j[3] = {0, 0, 0};
+    float w[3] = {1, 1, 1};
+    const size_t slots = SIZE_MAX / 12 + 1;   /* 3 * slots fits in size_t, 12 * slots does not */
+    assert_int_equal(sinew_skin_smooth_weights(NULL, &m, slots, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "smooth weights: 3 vertices"));
+    assert_int_equal(sinew_skin_remove_rogues(NULL, &m, slots, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "rogue removal: 3 vertices"));
+    for (int i = 0; i < 3; ++i) assert_true(j[i] == 0 && w[i] == 1.0f);
+}
+
 static void invalid_inputs_are_named(void **state)
 {
     (void)state;
@@ -432,6 +479,16 @@ typedef struct sweep_case {
     int smooth;
 } sweep_case;
 
+/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+ * without the allocation named in the message becomes INVALID_STATE, which
+ * the sweep reports. */
+static sinew_result named_failure(sinew_result r)
+{
+    if (r == SINEW_ERROR_OUT_OF_MEMORY && !strstr(sinew_last_error(), "out of memory allocating "))
+        return SINEW_ERROR_INVALID_STATE;
+    return r;
+}
+
 static sinew_result tools_attempt(sinew_context *ctx, void *user)
 {
     sweep_case *c = (sweep_case *)user;
@@ -441,7 +498,7 @@ static sinew_result tools_attempt(sinew_context *ctx, void *user)
     sinew_result r = c->smooth ? sinew_skin_smooth_weights(ctx, &m, K, fresh.j, fresh.w, NULL)
                                : sinew_skin_remove_rogues(ctx, &m, K, fresh.j, fresh.w, NULL);
     rig_free(&fresh);
-    return r;
+    return named_failure(r);
 }
 
 static void allocation_failures_are_clean(void **state)
@@ -497,10 +554,12 @@ int main(void)
         cmocka_unit_test(rogue_influences_and_islands_are_fixed),
         cmocka_unit_test(main_region_is_the_heaviest),
         cmocka_unit_test(clean_binding_is_a_fixed_point),
+        cmocka_unit_test(huge_duplicate_weights_stay_finite),
         cmocka_unit_test(one_sweep_on_a_triangle_is_closed_form),
         cmocka_unit_test(matches_dense_reference_and_reduces_roughness),
         cmocka_unit_test(truncation_keeps_rows_valid_and_constant_fields_fixed),
         cmocka_unit_test(arm_bind_clean_smooth_prune),
+        cmocka_unit_test(impossible_counts_are_refused_before_reading),
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
         cmocka_unit_test(cancellation_leaves_weights_untouched),
