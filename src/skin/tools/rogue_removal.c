@@ -196,8 +196,10 @@ sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *m
                     who = (uint32_t)u;
                 }
             }
-            /* Every joint keeps its main region, so some vertex kept influences. */
-            w.source[v] = who;
+            /* Every joint keeps its main region, so some vertex kept
+             * influences while the rows are finite; should none have, the
+             * vertex keeps its own (empty) row rather than a NONE source. */
+            w.source[v] = who == NONE ? (uint32_t)v : who;
         }
         if (w.source[v] != v) {
             memcpy(cur_j + v * k, cur_j + (size_t)w.source[v] * k, k * sizeof *cur_j);
