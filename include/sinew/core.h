@@ -78,7 +78,8 @@ typedef enum sinew_result {
 SINEW_API const char *sinew_result_string(sinew_result result);
 
 /* Message of the last failure on the calling thread, naming the offending
- * element ("triangle 17 has zero area"); "" when none. The pointer stays valid
+ * element ("triangle 17 has zero area"); "" when none. Every successful call
+ * clears it except the *_get_info queries, which leave it as it was. The pointer stays valid
  * until the next sinew call on this thread. Thread-local, so thread-safe. */
 SINEW_API const char *sinew_last_error(void);
 

@@ -170,7 +170,8 @@ typedef struct sinew_skin_info {
 } sinew_skin_info;
 
 /* Fills *info. Returns INVALID_ARGUMENT when skin or info is NULL.
- * Thread-safe (reads only). */
+ * Thread-safe (reads only). On success it leaves sinew_last_error() as it was, so a failure's message
+ * (a solve that did not converge) can still be read after the info. */
 SINEW_API sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info);
 
 /* Number of floats the palette buffer needs (joint_count * palette_joint_floats);

@@ -96,7 +96,9 @@ SINEW_API sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh
 /* Destroys a handle (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_soffd_destroy(sinew_soffd *soffd);
 
-/* Fills *info. Returns INVALID_ARGUMENT on NULL. Reads the handle only. */
+/* Fills *info. Returns INVALID_ARGUMENT on NULL. Reads the handle only.
+ *On success it leaves sinew_last_error() as it was, so a failure's message
+ * (a solve that did not converge) can still be read after the info. */
 SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soffd_info *info);
 
 /* Face of the driver that element `element` was cut from. Returns

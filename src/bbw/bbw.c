@@ -111,7 +111,7 @@ fail:
 
 sinew_result sinew_bbw_get_info(const sinew_bbw *b, sinew_bbw_info *info)
 {
-    sn_clear_error();
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!b || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "info" : "bbw");
     *info = b->info;
     return SINEW_OK;

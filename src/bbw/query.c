@@ -8,14 +8,6 @@
 
 #include "bbw/bbw_internal.h"
 
-/* Outputs are written as floats (or uint32_t): they must be 4-byte aligned. */
-static sinew_result check_aligned(const void *out, const char *what)
-{
-    if ((uintptr_t)out % sizeof(float) != 0)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s %p is not aligned to 4 bytes", what, out);
-    return SINEW_OK;
-}
-
 static sinew_result check_solved(const sinew_bbw *b)
 {
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
@@ -29,7 +21,6 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if ((r = check_aligned(out, "out")) != SINEW_OK) return r;
     if (first > b->vertex_count || count > b->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);
@@ -150,20 +141,23 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
     if (k < 1 || k > 64) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "k = %u is outside 1 .. 64", k);
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
+    /* The range first (a wrapped range is out of range, not an overflowing
+     * output), then the outputs, then the points' elements. */
+    if (pts) {
+        if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
+    } else if (first > b->vertex_count || count > b->vertex_count - first) {
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
+                       first, count, b->vertex_count);
+    }
     if ((r = sn_check_float_array(joints, 0, k, count, "top-k joint output")) != SINEW_OK ||
         (r = sn_check_float_array(weights, 0, k, count, "top-k weight output")) != SINEW_OK)
         return r;
-    if (pts) {
-        if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
+    if (pts)
         for (size_t i = first; i < first + count; ++i) {
             size_t e;
             double bary[4];
             if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
         }
-    } else if (first > b->vertex_count || count > b->vertex_count - first) {
-        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
-                       first, count, b->vertex_count);
-    }
     for (size_t i = 0; i < count; ++i) {
         uint32_t corners[4] = {0, 0, 0, 0};
         double bary[4] = {1.0, 0.0, 0.0, 0.0};

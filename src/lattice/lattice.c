@@ -191,7 +191,7 @@ void sinew_lattice_destroy(sinew_lattice *lattice)
 
 sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info)
 {
-    sn_clear_error();
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!lattice || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", lattice ? "info" : "lattice");
     memset(info, 0, sizeof *info);
     for (int a = 0; a < 3; ++a) {

@@ -17,7 +17,7 @@ size_t sinew_skin_palette_size(const sinew_skin *skin)
 
 sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
 {
-    sn_clear_error();
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
     if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin info pointer is NULL");
     sinew_skin_info i = {0};

@@ -81,7 +81,7 @@ static sinew_result check_faces(const sinew_polymesh *d, size_t *index_count, si
     const size_t max_indices = SIZE_MAX / (3 * sizeof(uint32_t));
     if (!d->face_sizes) {
         if (!sn_mul_size(d->face_count, 3, &n_idx) || n_idx > max_indices)
-            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver triangles overflow the index array size",
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver faces (triangles) overflow the index array size",
                            d->face_count);
         tris = d->face_count;
     } else {
@@ -244,7 +244,7 @@ fail:
 
 sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
 {
-    sn_clear_error();
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!h || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", h ? "info" : "soffd");
     memset(info, 0, sizeof *info);
     info->vertex_count = h->vertex_count;

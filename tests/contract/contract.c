@@ -1,6 +1,7 @@
 /* Runner of the contract tables (see contract.h). */
 #include "contract.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,11 @@ static void check_case(void **state)
         fail_msg("%s: returned %d (%s), expected %d (%s); message \"%s\"", c->name, (int)r, sinew_result_string(r),
                  (int)c->expected, sinew_result_string(c->expected), message);
     if (c->expected == SINEW_OK) {
-        if (message[0] != '\0') fail_msg("%s: succeeded but left the message \"%s\"", c->name, message);
+        /* The *_get_info queries keep a failure's message readable (api.md);
+         * every other successful call clears it. */
+        bool keeps = strstr(c->name, "get_info") != NULL;
+        if (keeps && message[0] == '\0') fail_msg("%s: succeeded but cleared the earlier message", c->name);
+        if (!keeps && message[0] != '\0') fail_msg("%s: succeeded but left the message \"%s\"", c->name, message);
         return;
     }
     if (message[0] == '\0') fail_msg("%s: failed with an empty message", c->name);

@@ -36,7 +36,7 @@ static void huge_counts_fail_before_reading(void **state)
     /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
     sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3};
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
-    assert_non_null(strstr(sinew_last_error(), "driver triangles overflow"));
+    assert_non_null(strstr(sinew_last_error(), "driver faces (triangles) overflow"));
     m.face_count = SIZE_MAX / 12 + 1;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     /* face_sizes of SIZE_MAX / 2 entries cannot exist either. */

@@ -52,7 +52,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
 
 sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info)
 {
-    sn_clear_error();
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
     if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement info pointer is NULL");
     memset(info, 0, sizeof *info);

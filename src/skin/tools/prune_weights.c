@@ -24,7 +24,7 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
     sn_env_from_context(&env, ctx);
     size_t total, bytes;
     if (!sn_mul_size(vertex_count, out_per_vertex, &total) || !sn_mul_size(total, sizeof(float), &bytes))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "prune: %zu vertices of %zu slots overflow", vertex_count,
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "prune: %zu vertices of %zu slots overflow the output joints and weights", vertex_count,
                        out_per_vertex);
     /* Results go to scratch first: the outputs may alias the inputs with a
      * different slot count, and must stay untouched on failure. */
