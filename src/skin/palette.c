@@ -169,6 +169,18 @@ static void sn_skin_record(const float *w, const float *ib, size_t record_floats
         }
 }
 
+/* max|w| * max|ib| over the 3x4 parts of one joint, in double. */
+static double sn_skin_record_bound(const float *w, const float *ib)
+{
+    double mw = 0.0, mb = 0.0;
+    for (int e = 0; e < 16; ++e) {
+        if (e % 4 == 3) continue;   /* the last row is 0 0 0 1 */
+        mw = fmax(mw, fabs((double)w[e]));
+        mb = fmax(mb, fabs((double)ib[e]));
+    }
+    return fmax(mw, 1.0) * fmax(mb, 1.0);
+}
+
 sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world, size_t joint_world_count,
                                 float *palette, size_t palette_floats)
 {
@@ -204,8 +216,13 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const float *joint_world
                            (double)w[3], (double)w[7], (double)w[11], (double)w[15]);
     }
     /* Finite matrices can still overflow float in W_j * B_j^-1 (elements near
-     * 1e38): every record is computed and checked before any is written. */
+     * 1e38). Every record entry is at most a small multiple of
+     * max|W_j| * max|B_j^-1| (products of 4-term sums; the dual-quaternion
+     * parts are unit, half the translation, or the stretch R^T M), so a joint
+     * whose bound is far below FLT_MAX needs no trial; the rare others are
+     * computed and checked before anything is written. */
     for (size_t j = 0; j < skin->joint_count; ++j) {
+        if (sn_skin_record_bound(joint_world + 16 * j, skin->inverse_bind + 16 * j) < 1e30) continue;
         float record[SN_SKIN_RECORD_DQ];
         sn_skin_record(joint_world + 16 * j, skin->inverse_bind + 16 * j, skin->record_floats, record);
         for (size_t e = 0; e < skin->record_floats; ++e)
