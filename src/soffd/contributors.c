@@ -23,7 +23,7 @@ sinew_result sinew_soffd_dropped_mass(const sinew_soffd *h, size_t point, float 
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (!mass) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "mass is NULL");
-    *mass = h->reg.dropped[point];
+    *mass = sn_soffd_tight_dropped_mass(h, point);
     return SINEW_OK;
 }
 

@@ -30,7 +30,7 @@ typedef struct sn_soffd_reg {
     uint32_t *element;    /* per entry: the element k */
     float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
     float *bary;          /* 3 per entry: u * barycentrics of P's closest point on k */
-    float *dropped;       /* per point: dropped weight mass bound */
+    float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
     size_t entry_count;
     size_t max_set;
 } sn_soffd_reg;
@@ -78,6 +78,12 @@ typedef struct sn_soffd_scale {
 void sn_soffd_scale_init(const sinew_soffd *h, double dist2_min, sn_soffd_scale *scale);
 /* Scaled weight of an element at squared distance dist2 >= dist2_min: finite, in [0, 1]. */
 double sn_soffd_scaled_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double dist2);
+/* Upper bound on the scaled weight of any element in a BVH box at squared
+ * distance near2 (its nearest point), with slack for the box's float rounding. */
+double sn_soffd_box_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double near2);
+/* Relative slack on box distances, so float rounding of a box corner cannot
+ * turn a box's weight bounds into non-bounds. */
+#define SN_SOFFD_BOX_SLACK 1e-6
 /* Distance within which w >= eps * w(d_min); INFINITY when eps is 0. */
 double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps);
 
@@ -111,7 +117,6 @@ typedef struct sn_soffd_drop {
     uint32_t node;
     float dist2;
     size_t count;
-    double lower, upper;  /* bounds on their weight, once the nearest element is known */
 } sn_soffd_drop;
 
 /* qsort comparator: ascending element. */
@@ -136,6 +141,11 @@ sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const floa
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
                                       const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
+
+/* Dropped mass of registered point `point` (sinew_soffd_dropped_mass): the
+ * registration's cheap bound tightened to within 1.5 times the truth plus
+ * 1e-4. No allocation; reads the handle only. */
+float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
  * finite) and a deform call's output and point range. */

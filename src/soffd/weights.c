@@ -39,6 +39,13 @@ double sn_soffd_scaled_weight(const sinew_soffd *h, const sn_soffd_scale *scale,
     return 1.0 / (1.0 / scale->t_min + power_half_local(h, dist2 / scale->dist2_min));
 }
 
+double sn_soffd_box_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double near2)
+{
+    /* No element lies nearer than the point's nearest: clamping there keeps
+     * the bound finite where (d / d_min)^local would underflow to 0. */
+    return sn_soffd_scaled_weight(h, scale, fmax(near2 * (1 - SN_SOFFD_BOX_SLACK), scale->dist2_min));
+}
+
 double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps)
 {
     if (!(eps > 0)) return INFINITY;
