@@ -30,6 +30,9 @@ typedef struct sn_soffd_reg {
     uint32_t *element;    /* per entry: the element k */
     float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
     float *bary;          /* 3 per entry: u * barycentrics of P's closest point on k */
+    size_t *corner_offsets; /* point_count + 1 into the two below; always built with the entries (corners.c) */
+    uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
+    float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
     float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
     size_t entry_count;
     size_t max_set;
@@ -146,6 +149,22 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
  * registration's cheap bound tightened to within 1.5 times the truth plus
  * 1e-4. No allocation; reads the handle only. */
 float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point);
+
+/* Corner lists of the extended kernel (corners.c). Build: from reg's entries,
+ * replacing any; false, reg unchanged, when out of memory. Edits reserve room
+ * (`capacity` merged corners, at least what the edited entries will need)
+ * before changing anything, then install (cannot fail) or release. */
+typedef struct sn_soffd_corners {
+    size_t *offsets;
+    uint32_t *vertex;
+    float *weight;
+    uint32_t *slot; /* merge scratch, one per driver vertex */
+} sn_soffd_corners;
+bool sn_soffd_corners_build(const sinew_soffd *h, sn_soffd_reg *reg);
+bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c);
+void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_corners *c);
+void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
+void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
  * finite) and a deform call's output and point range. */
