@@ -144,17 +144,13 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
  * are checked, O(element_count). */
 static sinew_result check_element_frames(const sinew_soffd *h, const float *frames)
 {
-    for (size_t k = 0; k < h->element_count; ++k) {
-        const float *q = &frames[16 * k];
-        bool ok = true;
-        for (int i = 0; i < 3; ++i)
-            ok &= fabsf(q[i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[4 + i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[8 + i]) <= 2.0f &&
-                  fabsf(q[12 + i]) <= SN_SOFFD_MAX_COORD;
-        if (!ok)
-            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                           "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
-                           "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
-    }
+    static const float e = (float)SN_SOFFD_MAX_EDGE, o = (float)SN_SOFFD_MAX_COORD;
+    const float limit[16] = {e, e, e, 0, e, e, e, 0, 2, 2, 2, 0, o, o, o, 0};
+    size_t k = sn_soffd_first_matrix_outside(frames, h->element_count, limit);
+    if (k < h->element_count)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                       "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
+                       "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
     return SINEW_OK;
 }
 

@@ -100,17 +100,13 @@ sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points 
  * (see soffd_internal.h); O(vertex_count). */
 static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frames)
 {
-    for (size_t v = 0; v < h->vertex_count; ++v) {
-        const float *m = &frames[16 * v];
-        bool ok = true;
-        for (int i = 0; i < 3; ++i)
-            ok &= fabsf(m[i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[4 + i]) <= SN_SOFFD_MAX_LINEAR &&
-                  fabsf(m[8 + i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[12 + i]) <= SN_SOFFD_MAX_TRANSLATION;
-        if (!ok)
-            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                           "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
-                           "or a non-finite entry", v);
-    }
+    static const float l = (float)SN_SOFFD_MAX_LINEAR, t = (float)SN_SOFFD_MAX_TRANSLATION;
+    const float limit[16] = {l, l, l, 0, l, l, l, 0, l, l, l, 0, t, t, t, 0};
+    size_t v = sn_soffd_first_matrix_outside(frames, h->vertex_count, limit);
+    if (v < h->vertex_count)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                       "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
+                       "or a non-finite entry", v);
     return SINEW_OK;
 }
 

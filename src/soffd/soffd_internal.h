@@ -71,6 +71,11 @@ struct sinew_soffd {
  * coordinate beyond SN_SOFFD_MAX_COORD. The points must be finite already. */
 sinew_result sn_soffd_check_domain(const sinew_points *p, const char *what);
 
+/* Index of the first of `count` column-major 4x4 matrices with an entry in
+ * rows 0-2 beyond +-limit[i] (i its index in the matrix) or not finite;
+ * count when there is none. Vectorised: the pose calls' O(F) frame checks. */
+size_t sn_soffd_first_matrix_outside(const float *m, size_t count, const float limit[16]);
+
 /* Weights of one point's elements relative to its nearest one (see weights.c):
  * the paper's f(d / L, local) times a per-point factor that keeps the nearest
  * element's weight in [1/2, 1], so weights never all underflow. */
