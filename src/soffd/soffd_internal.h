@@ -20,6 +20,11 @@ typedef struct sn_soffd_ring {
     double *normal;       /* 3 per vertex: unit reference normal */
     double *fan_area;     /* sum of |cross| over the fan in R (0: no normal), for the normal's scale */
     double *identity_weight; /* weight of the identity pairs that fix rings with no usable normal */
+    /* Every linear entry of every vertex map is at most
+     * stretch_per_extent * E + stretch_base for a current driver whose
+     * coordinates are at most E in magnitude (see ring.c), so vertex_frames
+     * can skip its separate domain pass when that stays well inside it. */
+    double stretch_per_extent, stretch_base;
 } sn_soffd_ring;
 
 /* One registration: contributing sets in compressed rows. */

@@ -464,6 +464,36 @@ static void frame_checks_name_every_entry(void **state)
     cage_free(&c);
 }
 
+/* sinew_soffd_vertex_frames skips its separate domain pass when a bind-time
+ * bound (linear entries at most a constant times the driver's extent) proves
+ * every map in range. A far unreferenced vertex makes the extent huge, so the
+ * bound no longer holds and the checked path runs: it succeeds, and the maps
+ * of the referenced vertices are bit for bit those of the shortcut. */
+static void vertex_frames_shortcut_matches_the_checked_path(void **state)
+{
+    (void)state;
+    cage c = make_cube_cage(2, 0);
+    size_t nv = c.nv + 1;
+    float *pos = malloc(3 * nv * sizeof(float)), *now = malloc(3 * nv * sizeof(float));
+    memcpy(pos, c.pos, 3 * c.nv * sizeof(float));
+    pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
+    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    bend_twist(pos, now, nv, 0.7f);
+    float *near = malloc(16 * nv * sizeof(float)), *far = malloc(16 * nv * sizeof(float));
+    sinew_points d = {now, nv, 0};
+    now[3 * c.nv] = now[3 * c.nv + 1] = now[3 * c.nv + 2] = 0;
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, near), SINEW_OK);
+    now[3 * c.nv] = 5e17f; /* 2^58.8: inside the domain, far beyond the bound's reach */
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, far), SINEW_OK);
+    assert_memory_equal(near, far, 16 * c.nv * sizeof(float));
+    for (int i = 0; i < 16; ++i) assert_true(isfinite(far[16 * c.nv + (size_t)i]));
+    sinew_soffd_destroy(h);
+    free(pos), free(now), free(near), free(far);
+    cage_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -472,6 +502,7 @@ int main(void)
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
         cmocka_unit_test(precision_holds_far_from_the_origin),
         cmocka_unit_test(frame_checks_name_every_entry),
+        cmocka_unit_test(vertex_frames_shortcut_matches_the_checked_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
