@@ -92,28 +92,34 @@ static inline sn_v4 load4(const float *p)
     return v;
 }
 
+/* Sum of u_k ((A_k - anchor) + x_k e1 + y_k e2 + z_k e3) over n contributions, in float. */
+static inline sn_v4 block_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n, sn_v4 anchor)
+{
+    sn_v4 acc = {0, 0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
+    }
+    return acc;
+}
+
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
     const float *d0 = &frames[16 * (size_t)element[0] + 12];
     sn_v4 anchor = load4(d0);
+    if (n <= SUM_BLOCK) {
+        /* One block (pruned sets): a float add rounds as well as a double one would. */
+        sn_v4 acc = block_sum(frames, element, coeff, n, anchor) + anchor;
+        o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+        return;
+    }
+    /* Blocks of float sums flushed into double: an unpruned set of thousands
+     * of terms would otherwise lose digits in one float sum. */
     double sum[3] = {0, 0, 0};
-    for (size_t j = 0; j < n;) {
-        /* Blocks of float sums flushed into double: an unpruned set of
-         * thousands of terms would otherwise lose digits in one float sum. */
-        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
-        sn_v4 acc = {0, 0, 0, 0};
-        for (; j < end; ++j) {
-            const float *q = &frames[16 * (size_t)element[j]];
-            const float *c = &coeff[4 * j];
-            acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
-        }
-        if (n <= SUM_BLOCK) {
-            /* One block (pruned sets): a float add rounds as well as a double one would. */
-            acc += anchor;
-            o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
-            return;
-        }
+    for (size_t j = 0; j < n; j += SUM_BLOCK) {
+        sn_v4 acc = block_sum(frames, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j, anchor);
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
     for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
