@@ -77,9 +77,12 @@ void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c)
 void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_corners *c)
 {
     c->offsets[0] = 0;
-    for (size_t i = 0; i < reg->point_count; ++i)
-        c->offsets[i + 1] =
-            c->offsets[i] + merge_point(h, reg, i, c->slot, &c->vertex[c->offsets[i]], &c->weight[c->offsets[i]]);
+    for (size_t i = 0; i < reg->point_count; ++i) {
+        /* No room reserved (every set empty): nothing to write, and no offset from NULL. */
+        size_t at = c->offsets[i];
+        c->offsets[i + 1] = at + merge_point(h, reg, i, c->slot, c->vertex ? &c->vertex[at] : NULL,
+                                             c->weight ? &c->weight[at] : NULL);
+    }
     sn_soffd_corners_free(&h->env, reg);
     reg->corner_offsets = c->offsets;
     reg->corner_vertex = c->vertex;
