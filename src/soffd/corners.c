@@ -18,10 +18,10 @@ void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg)
     reg->corner_weight = NULL;
 }
 
-/* Merges point i's corners into vertex/weight (when not NULL) and returns how
- * many distinct vertices there are. slot[v] is UINT32_MAX for every vertex on
- * entry and on return; the first corner of the first (nearest) element comes
- * first, since the kernel blends relative to its map. */
+/* Merges point i's corners into vertex/weight (room for three per element)
+ * and returns how many distinct vertices there are. slot[v] is UINT32_MAX for
+ * every vertex on entry and on return; the first corner of the first
+ * (nearest) element comes first, since the kernel blends relative to its map. */
 static size_t merge_point(const sinew_soffd *h, const sn_soffd_reg *reg, size_t i, uint32_t *slot, uint32_t *vertex,
                           float *weight)
 {
@@ -32,19 +32,44 @@ static size_t merge_point(const sinew_soffd *h, const sn_soffd_reg *reg, size_t 
             uint32_t v = t[c];
             if (slot[v] == UINT32_MAX) {
                 slot[v] = (uint32_t)n;
-                if (vertex) {
-                    vertex[n] = v;
-                    weight[n] = 0;
-                }
-                ++n;
+                vertex[n] = v;
+                weight[n++] = 0;
             }
-            if (weight) weight[slot[v]] += reg->bary[3 * j + c];
+            weight[slot[v]] += reg->bary[3 * j + c];
         }
     }
-    /* Reset the slots: walk the entries again (the list may not be written). */
-    for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j)
-        for (int c = 0; c < 3; ++c) slot[h->elements[3 * (size_t)reg->element[j] + c]] = UINT32_MAX;
+    for (size_t k = 0; k < n; ++k) slot[vertex[k]] = UINT32_MAX;
     return n;
+}
+
+bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, size_t *cap, uint32_t *slot)
+{
+    const sn_env *env = &h->env;
+    size_t at = reg->corner_offsets[i], n = reg->offsets[i + 1] - reg->offsets[i];
+    if (n == 0) {
+        reg->corner_offsets[i + 1] = at;
+        return true;
+    }
+    if (at + 3 * n > *cap) { /* amortised doubling, as the entries grow */
+        size_t want = *cap ? 2 * *cap : 4096;
+        while (want < at + 3 * n) want *= 2;
+        uint32_t *v = (uint32_t *)sn_alloc_array(env, want, sizeof(uint32_t), "soffd corner vertices");
+        float *w = v ? (float *)sn_alloc_array(env, want, sizeof(float), "soffd corner weights") : NULL;
+        if (!w) {
+            sn_free(env, v);
+            return false;
+        }
+        if (at) {
+            memcpy(v, reg->corner_vertex, at * sizeof(uint32_t));
+            memcpy(w, reg->corner_weight, at * sizeof(float));
+        }
+        sn_free(env, reg->corner_vertex);
+        sn_free(env, reg->corner_weight);
+        reg->corner_vertex = v, reg->corner_weight = w;
+        *cap = want;
+    }
+    reg->corner_offsets[i + 1] = at + merge_point(h, reg, i, slot, &reg->corner_vertex[at], &reg->corner_weight[at]);
+    return true;
 }
 
 bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c)
@@ -78,10 +103,11 @@ void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_
 {
     c->offsets[0] = 0;
     for (size_t i = 0; i < reg->point_count; ++i) {
-        /* No room reserved (every set empty): nothing to write, and no offset from NULL. */
+        /* An empty set writes nothing (and with no room reserved, forms no offset from NULL). */
         size_t at = c->offsets[i];
-        c->offsets[i + 1] = at + merge_point(h, reg, i, c->slot, c->vertex ? &c->vertex[at] : NULL,
-                                             c->weight ? &c->weight[at] : NULL);
+        c->offsets[i + 1] = reg->offsets[i] == reg->offsets[i + 1]
+                                ? at
+                                : at + merge_point(h, reg, i, c->slot, &c->vertex[at], &c->weight[at]);
     }
     sn_soffd_corners_free(&h->env, reg);
     reg->corner_offsets = c->offsets;
@@ -89,20 +115,4 @@ void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_
     reg->corner_weight = c->weight;
     sn_free(&h->env, c->slot);
     memset(c, 0, sizeof *c);
-}
-
-bool sn_soffd_corners_build(const sinew_soffd *h, sn_soffd_reg *reg)
-{
-    /* Count first (a scratch of one slot per vertex), so the lists take no
-     * more than they need. */
-    uint32_t *slot = (uint32_t *)sn_alloc_array(&h->env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
-    if (!slot) return false;
-    memset(slot, 0xff, h->vertex_count * sizeof(uint32_t));
-    size_t total = 0; /* at most 3 x entries: no overflow */
-    for (size_t i = 0; i < reg->point_count; ++i) total += merge_point(h, reg, i, slot, NULL, NULL);
-    sn_free(&h->env, slot);
-    sn_soffd_corners c;
-    if (!sn_soffd_corners_reserve(h, reg->point_count, total, &c)) return false;
-    sn_soffd_corners_install(h, reg, &c);
-    return true;
 }

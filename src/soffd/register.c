@@ -256,7 +256,8 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
     const sn_env *env = &h->env;
     stride = sn_stride(stride, 3 * sizeof(float));
     sn_soffd_reg reg = {0};
-    size_t cap = 0;
+    size_t cap = 0, corner_cap = 0;
+    uint32_t *slot = NULL; /* corner merge scratch, one per driver vertex */
     gather g = {0};
     g.h = h;
     g.env = env;
@@ -271,8 +272,12 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
     reg.rest = (float *)sn_alloc_array(env, count, 3 * sizeof(float), "soffd registered points");
     reg.offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd set offsets");
     reg.dropped = (float *)sn_alloc_array(env, count, sizeof(float), "soffd dropped mass");
-    if (!reg.rest || !reg.offsets || !reg.dropped) goto oom;
+    reg.corner_offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd corner offsets");
+    slot = (uint32_t *)sn_alloc_array(env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
+    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.corner_offsets || !slot) goto oom;
+    memset(slot, 0xff, h->vertex_count * sizeof(uint32_t));
     reg.offsets[0] = 0;
+    reg.corner_offsets[0] = 0;
     for (size_t i = 0; i < count; ++i) {
         if ((i & 1023) == 0 && (r = sn_progress(env, "soffd: register", (float)i / (float)count)) != SINEW_OK)
             goto fail;
@@ -321,16 +326,17 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         }
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
+        if (!sn_soffd_corners_append(h, &reg, i, &corner_cap, slot)) goto oom;
         if (g.count > reg.max_set) reg.max_set = g.count;
         /* The cheap bound; a point with nothing kept has lost all its mass. */
         dropped_w = dropped_weight_bound(&g, &scale, dropped_w);
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
         else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
     }
-    if (!sn_soffd_corners_build(h, &reg)) goto oom;
     if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
     sn_free(env, g.drops);
+    sn_free(env, slot);
     *out = reg;
     return SINEW_OK;
 oom:
@@ -338,6 +344,7 @@ oom:
 fail:
     sn_free(env, g.items);
     sn_free(env, g.drops);
+    sn_free(env, slot);
     sn_soffd_reg_free(env, &reg);
     return r;
 }

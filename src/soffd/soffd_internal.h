@@ -160,8 +160,10 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
  * 1e-4. No allocation; reads the handle only. */
 float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point);
 
-/* Corner lists of the extended kernel (corners.c). Build: from reg's entries,
- * replacing any; false, reg unchanged, when out of memory. Edits reserve room
+/* Corner lists of the extended kernel (corners.c). Append: registration
+ * merges point i (its entries and corner_offsets[i] in place) into lists
+ * grown by doubling (*cap corners; slot: one per vertex, all UINT32_MAX);
+ * false when out of memory. Edits reserve room
  * (`capacity` merged corners, at least what the edited entries will need)
  * before changing anything, then install (cannot fail) or release. */
 typedef struct sn_soffd_corners {
@@ -170,7 +172,7 @@ typedef struct sn_soffd_corners {
     float *weight;
     uint32_t *slot; /* merge scratch, one per driver vertex */
 } sn_soffd_corners;
-bool sn_soffd_corners_build(const sinew_soffd *h, sn_soffd_reg *reg);
+bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, size_t *cap, uint32_t *slot);
 bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c);
 void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_corners *c);
 void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
