@@ -75,7 +75,9 @@ typedef struct sinew_soffd_info {
     size_t contribution_count;  /* sum over points of |C_P| */
     size_t max_set_size;        /* largest |C_P| */
     size_t empty_points;        /* points with no contributing element (kept at rest) */
-    float max_dropped_mass;     /* largest sinew_soffd_dropped_mass over the points */
+    float max_dropped_mass;     /* an upper bound on every point's sinew_soffd_dropped_mass, kept by
+                                 * registration from box distances: cheap, but it can be far above
+                                 * the largest one (query the points for their tight figures) */
 } sinew_soffd_info;
 
 /* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,
@@ -137,8 +139,10 @@ SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew
  * its contributing set, at most 1.5 times that sum plus 1e-4; 0 for exact
  * registration and edited points, 1 for a point with no contributor. The
  * deformed point is then within mass * (spread of the per-element results
- * P_k^def) of the exact formula. Returns INDEX_OUT_OF_RANGE, INVALID_STATE
- * (not registered). Reads the handle only. */
+ * P_k^def) of the exact formula. Computed on each query (nothing is cached):
+ * about the cost of registering the point once more, a walk of the BVH over
+ * R. Returns INDEX_OUT_OF_RANGE, INVALID_STATE (not registered). No
+ * allocation; reads the handle only, so safe from many threads at once. */
 SINEW_API sinew_result sinew_soffd_dropped_mass(const sinew_soffd *soffd, size_t point, float *mass);
 
 /* Number of contributing elements |C_P| of a point. Returns

@@ -23,7 +23,7 @@ sinew_result sinew_soffd_dropped_mass(const sinew_soffd *h, size_t point, float 
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (!mass) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "mass is NULL");
-    *mass = h->reg.dropped[point];
+    *mass = sn_soffd_tight_dropped_mass(h, point);
     return SINEW_OK;
 }
 
@@ -133,6 +133,15 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     }
     size_t s = reg->offsets[point], old = reg->offsets[point + 1] - s;
     size_t total = reg->entry_count - old + count;
+    /* Room for the corner lists: the other points keep theirs, this one needs
+     * at most three per element. */
+    size_t old_corners = reg->corner_offsets[point + 1] - reg->corner_offsets[point];
+    sn_soffd_corners corners;
+    if (!sn_soffd_corners_reserve(h, reg->point_count, reg->corner_offsets[reg->point_count] - old_corners + 3 * count,
+                                  &corners)) {
+        sn_free(env, items);
+        return sn_alloc_failure();
+    }
     uint32_t *e = reg->element;
     float *c = reg->coeff, *b = reg->bary;
     if (count != old) {
@@ -145,6 +154,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
             sn_free(env, e);
             sn_free(env, c);
             sn_free(env, items);
+            sn_soffd_corners_release(h, &corners);
             return r;
         }
         size_t tail = reg->entry_count - s - old;
@@ -165,6 +175,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
     reg->dropped[point] = 0;
     recount_max_set(reg);
+    sn_soffd_corners_install(h, reg, &corners);
     sn_free(env, items);
     return SINEW_OK;
 }
@@ -191,7 +202,10 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t c
     sn_soffd_candidate *items =
         (sn_soffd_candidate *)sn_alloc_array(&h->env, largest, sizeof(sn_soffd_candidate), "soffd edit scratch");
     uint32_t *kept_elements = (uint32_t *)sn_alloc_array(&h->env, largest, sizeof(uint32_t), "soffd edit scratch");
-    if (!items || !kept_elements) {
+    /* Sets only shrink, and so do their corner lists. */
+    sn_soffd_corners corners = {0};
+    if (!items || !kept_elements ||
+        !sn_soffd_corners_reserve(h, reg->point_count, reg->corner_offsets[reg->point_count], &corners)) {
         sinew_result r = sn_alloc_failure();
         sn_free(&h->env, items);
         sn_free(&h->env, kept_elements);
@@ -224,6 +238,7 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t c
     reg->offsets[reg->point_count] = write;
     reg->entry_count = write;
     recount_max_set(reg);
+    sn_soffd_corners_install(h, reg, &corners);
     sn_free(&h->env, items);
     sn_free(&h->env, kept_elements);
     return SINEW_OK;

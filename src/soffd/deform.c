@@ -98,28 +98,34 @@ static inline sn_v4 load4(const float *p)
     return v;
 }
 
+/* Sum of u_k ((A_k - anchor) + x_k e1 + y_k e2 + z_k e3) over n contributions, in float. */
+static inline sn_v4 block_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n, sn_v4 anchor)
+{
+    sn_v4 acc = {0, 0, 0, 0};
+    for (size_t j = 0; j < n; ++j) {
+        const float *q = &frames[16 * (size_t)element[j]];
+        const float *c = &coeff[4 * j];
+        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
+    }
+    return acc;
+}
+
 static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
                                 float *o)
 {
     const float *d0 = &frames[16 * (size_t)element[0] + 12];
     sn_v4 anchor = load4(d0);
+    if (n <= SUM_BLOCK) {
+        /* One block (pruned sets): a float add rounds as well as a double one would. */
+        sn_v4 acc = block_sum(frames, element, coeff, n, anchor) + anchor;
+        o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+        return;
+    }
+    /* Blocks of float sums flushed into double: an unpruned set of thousands
+     * of terms would otherwise lose digits in one float sum. */
     double sum[3] = {0, 0, 0};
-    for (size_t j = 0; j < n;) {
-        /* Blocks of float sums flushed into double: an unpruned set of
-         * thousands of terms would otherwise lose digits in one float sum. */
-        size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
-        sn_v4 acc = {0, 0, 0, 0};
-        for (; j < end; ++j) {
-            const float *q = &frames[16 * (size_t)element[j]];
-            const float *c = &coeff[4 * j];
-            acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
-        }
-        if (n <= SUM_BLOCK) {
-            /* One block (pruned sets): a float add rounds as well as a double one would. */
-            acc += anchor;
-            o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
-            return;
-        }
+    for (size_t j = 0; j < n; j += SUM_BLOCK) {
+        sn_v4 acc = block_sum(frames, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j, anchor);
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
     for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
@@ -150,17 +156,13 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
  * are checked, O(element_count). */
 static sinew_result check_element_frames(const sinew_soffd *h, const float *frames)
 {
-    for (size_t k = 0; k < h->element_count; ++k) {
-        const float *q = &frames[16 * k];
-        bool ok = true;
-        for (int i = 0; i < 3; ++i)
-            ok &= fabsf(q[i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[4 + i]) <= SN_SOFFD_MAX_EDGE && fabsf(q[8 + i]) <= 2.0f &&
-                  fabsf(q[12 + i]) <= SN_SOFFD_MAX_COORD;
-        if (!ok)
-            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                           "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
-                           "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
-    }
+    static const float e = (float)SN_SOFFD_MAX_EDGE, o = (float)SN_SOFFD_MAX_COORD;
+    const float limit[16] = {e, e, e, 0, e, e, e, 0, 2, 2, 2, 0, o, o, o, 0};
+    size_t k = sn_soffd_first_matrix_outside(frames, h->element_count, limit);
+    if (k < h->element_count)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                       "the frame of element %zu has an edge beyond 2^61, a normal longer than 2, an origin beyond "
+                       "2^60 or a non-finite entry (frames come from sinew_soffd_element_frames)", k);
     return SINEW_OK;
 }
 

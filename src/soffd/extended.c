@@ -1,7 +1,8 @@
 /* Pose time, extended algorithm (paper section 4.2): one affine map per driver
  * vertex, blended inside each element by the barycentric coordinates of P's
- * closest point. Registration stored u_k * beta_j per entry, so a point is
- * sum over entries and corners of (u beta) M_j P, with P its rest position. */
+ * closest point. Registration stored u_k * beta_j per entry and merged them
+ * by driver vertex (corners.c), so a point is a sum over its distinct corner
+ * vertices of (sum u beta) M_j P, with P its rest position. */
 #include <math.h>
 #include <string.h>
 
@@ -85,7 +86,20 @@ sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points 
     sn_clear_error();
     sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
     if (r != SINEW_OK) return r;
-    /* Check every map before writing any, so a failure leaves frames untouched. */
+    /* When the bind-time bound keeps every map's linear entries below 2^61
+     * (half the domain's 2^62, so rounding cannot matter) for this driver's
+     * extent, no map can fail and each is computed once. The translations
+     * follow: |t| <= 2^60 + 3 * 2^61 * 2^60 < 2^126. */
+    double extent = 0;
+    for (size_t v = 0; v < h->vertex_count; ++v) {
+        const float *q = sn_point(driver_now, v);
+        extent = fmax(extent, fmax(fabs(q[0]), fmax(fabs(q[1]), fabs(q[2]))));
+    }
+    if (h->ring.stretch_per_extent * extent + h->ring.stretch_base <= SN_SOFFD_MAX_EDGE) {
+        for (size_t v = 0; v < h->vertex_count; ++v) vertex_frame(h, driver_now, v, &frames[16 * v]);
+        return SINEW_OK;
+    }
+    /* Otherwise check every map before writing any, so a failure leaves frames untouched. */
     for (size_t v = 0; v < h->vertex_count; ++v)
         if (!vertex_frame(h, driver_now, v, NULL))
             return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
@@ -99,28 +113,25 @@ sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points 
  * (see soffd_internal.h); O(vertex_count). */
 static sinew_result check_vertex_frames(const sinew_soffd *h, const float *frames)
 {
-    for (size_t v = 0; v < h->vertex_count; ++v) {
-        const float *m = &frames[16 * v];
-        bool ok = true;
-        for (int i = 0; i < 3; ++i)
-            ok &= fabsf(m[i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[4 + i]) <= SN_SOFFD_MAX_LINEAR &&
-                  fabsf(m[8 + i]) <= SN_SOFFD_MAX_LINEAR && fabsf(m[12 + i]) <= SN_SOFFD_MAX_TRANSLATION;
-        if (!ok)
-            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                           "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
-                           "or a non-finite entry", v);
-    }
+    static const float l = (float)SN_SOFFD_MAX_LINEAR, t = (float)SN_SOFFD_MAX_TRANSLATION;
+    const float limit[16] = {l, l, l, 0, l, l, l, 0, l, l, l, 0, t, t, t, 0};
+    size_t v = sn_soffd_first_matrix_outside(frames, h->vertex_count, limit);
+    if (v < h->vertex_count)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                       "the map of driver vertex %zu has a linear entry beyond 2^62, a translation beyond 2^126 "
+                       "or a non-finite entry", v);
     return SINEW_OK;
 }
 
-/* The corner maps are blended first and the blend applied to P once, in
- * double, so P's world-sized coordinates never meet a float product. The
- * blend is taken relative to the first corner's map M_0 (the nearest
- * element's): M = M_0 + sum w_j (M_j - M_0) / sum w_j. Float subtraction is
- * correctly rounded, so each M_j - M_0 carries an error relative to the
- * difference, not to the maps: identical maps (a rigidly moving driver) give
- * M_0 exactly, and float weights that do not sum to exactly one do not shift
- * far points. */
+/* The corner maps are blended relative to the first corner's map M_0 (the
+ * nearest element's): M = M_0 + D with D = sum w_j (M_j - M_0), then
+ * P_def = M_0 P + D P with M_0 P in double, so P's world-sized coordinates
+ * never meet a float product. Float subtraction is correctly rounded, so
+ * each M_j - M_0 carries an error relative to the difference, not to the
+ * maps: identical maps (a rigidly moving driver) give M_0 P exactly. D and
+ * D P stay in float, their error relative to D; the stored weights sum to one
+ * up to their own float rounding, which also only scales D, so there is no
+ * division by their sum. */
 #if defined(__GNUC__) || defined(__clang__)
 typedef float sn_v4x __attribute__((vector_size(16)));
 
@@ -131,49 +142,53 @@ static inline sn_v4x load4x(const float *p)
     return v;
 }
 
-static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
-                                  const float *ubary, size_t n, const float *p, float *o)
+/* P_def = M_0 P (double) + D P (float), D = (d0 d1 d2 d3) column by column. */
+static inline void finish_point(sn_v4x a0, sn_v4x a1, sn_v4x a2, sn_v4x a3, sn_v4x d0, sn_v4x d1, sn_v4x d2,
+                                sn_v4x d3, const float *p, float *o)
 {
-    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
-    sn_v4x a0 = load4x(f0), a1 = load4x(f0 + 4), a2 = load4x(f0 + 8), a3 = load4x(f0 + 12);
-    sn_v4x d0 = {0, 0, 0, 0}, d1 = d0, d2 = d0, d3 = d0;
-    double wsum = 0;
-    for (size_t j = 0; j < n; ++j) {
-        const uint32_t *tri = &elements[3 * (size_t)element[j]];
-        for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)tri[c]];
-            float w = ubary[3 * j + c];
-            d0 += w * (load4x(f) - a0);
-            d1 += w * (load4x(f + 4) - a1);
-            d2 += w * (load4x(f + 8) - a2);
-            d3 += w * (load4x(f + 12) - a3);
-            wsum += w;
-        }
-    }
+    sn_v4x dp = d0 * p[0] + d1 * p[1] + d2 * p[2] + d3;
     double x = p[0], y = p[1], z = p[2];
     for (int l = 0; l < 3; ++l)
-        o[l] = (float)((a0[l] + d0[l] / wsum) * x + (a1[l] + d1[l] / wsum) * y + (a2[l] + d2[l] / wsum) * z +
-                       (a3[l] + d3[l] / wsum));
+        o[l] = (float)((double)a0[l] * x + (double)a1[l] * y + (double)a2[l] * z + (double)a3[l] + dp[l]);
+}
+
+/* One point's sum over its merged corners (corners.c): each vertex map once. */
+static inline void merged_point(const float *frames, const uint32_t *vertex, const float *weight, size_t n,
+                                const float *p, float *o)
+{
+    const float *f0 = &frames[16 * (size_t)vertex[0]];
+    sn_v4x a0 = load4x(f0), a1 = load4x(f0 + 4), a2 = load4x(f0 + 8), a3 = load4x(f0 + 12);
+    sn_v4x d0 = {0, 0, 0, 0}, d1 = d0, d2 = d0, d3 = d0;
+    for (size_t j = 1; j < n; ++j) { /* the first vertex's difference is zero */
+        const float *f = &frames[16 * (size_t)vertex[j]];
+        float w = weight[j];
+        d0 += w * (load4x(f) - a0);
+        d1 += w * (load4x(f + 4) - a1);
+        d2 += w * (load4x(f + 8) - a2);
+        d3 += w * (load4x(f + 12) - a3);
+    }
+    finish_point(a0, a1, a2, a3, d0, d1, d2, d3, p, o);
 }
 #else
-static inline void extended_point(const uint32_t *elements, const float *frames, const uint32_t *element,
-                                  const float *ubary, size_t n, const float *p, float *o)
+static inline void finish_point(const float *f0, const float *d, const float *p, float *o)
 {
-    const float *f0 = &frames[16 * (size_t)elements[3 * (size_t)element[0]]];
-    float d[16] = {0};
-    double wsum = 0;
-    for (size_t j = 0; j < n; ++j) {
-        const uint32_t *tri = &elements[3 * (size_t)element[j]];
-        for (int c = 0; c < 3; ++c) {
-            const float *f = &frames[16 * (size_t)tri[c]];
-            float w = ubary[3 * j + c];
-            for (int l = 0; l < 16; ++l) d[l] += w * (f[l] - f0[l]);
-            wsum += w;
-        }
+    for (int l = 0; l < 3; ++l) {
+        float dp = d[l] * p[0] + d[4 + l] * p[1] + d[8 + l] * p[2] + d[12 + l];
+        o[l] = (float)((double)f0[l] * p[0] + (double)f0[4 + l] * p[1] + (double)f0[8 + l] * p[2] + (double)f0[12 + l] +
+                       dp);
     }
-    for (int l = 0; l < 3; ++l)
-        o[l] = (float)((f0[l] + d[l] / wsum) * p[0] + (f0[4 + l] + d[4 + l] / wsum) * p[1] +
-                       (f0[8 + l] + d[8 + l] / wsum) * p[2] + (f0[12 + l] + d[12 + l] / wsum));
+}
+
+static inline void merged_point(const float *frames, const uint32_t *vertex, const float *weight, size_t n,
+                                const float *p, float *o)
+{
+    const float *f0 = &frames[16 * (size_t)vertex[0]];
+    float d[16] = {0};
+    for (size_t j = 1; j < n; ++j) {
+        const float *f = &frames[16 * (size_t)vertex[j]];
+        for (int l = 0; l < 16; ++l) d[l] += weight[j] * (f[l] - f0[l]);
+    }
+    finish_point(f0, d, p, o);
 }
 #endif
 
@@ -189,12 +204,12 @@ sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vert
     for (size_t i = first; i < first + count; ++i) {
         float *o = (float *)((char *)out + i * out_stride);
         const float *p = &reg->rest[3 * i];
-        size_t s = reg->offsets[i], e = reg->offsets[i + 1];
-        if (s == e) {
+        if (reg->offsets[i] == reg->offsets[i + 1]) {
             memcpy(o, p, 3 * sizeof(float));
             continue;
         }
-        extended_point(h->elements, vertex_frames, &reg->element[s], &reg->bary[3 * s], e - s, p, o);
+        size_t cs = reg->corner_offsets[i], ce = reg->corner_offsets[i + 1];
+        merged_point(vertex_frames, &reg->corner_vertex[cs], &reg->corner_weight[cs], ce - cs, p, o);
     }
     return SINEW_OK;
 }

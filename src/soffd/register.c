@@ -6,7 +6,8 @@
  * as closer elements turn up; a contributor cap becomes the distance of the
  * current k-th nearest; max_distance is a radius already. Every element that
  * is not kept is accounted for, exactly or by its subtree's box distance, in
- * the dropped-mass bound. */
+ * the cheap dropped-mass bound kept per point (sinew_soffd_dropped_mass
+ * tightens it on query). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static void drop(gather *g, uint32_t node, float dist2, size_t count)
         g->failed = true;
         return;
     }
-    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count, 0, 0};
+    g->drops[g->drop_count++] = (sn_soffd_drop){node, dist2, count};
 }
 
 static int by_distance(const void *a, const void *b)
@@ -138,6 +139,7 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
     sn_free(env, reg->coeff);
     sn_free(env, reg->bary);
     sn_free(env, reg->dropped);
+    sn_soffd_corners_free(env, reg);
     memset(reg, 0, sizeof *reg);
 }
 
@@ -231,93 +233,21 @@ void sn_soffd_weigh(const sinew_soffd *h, candidate *items, size_t n)
     for (size_t i = 0; i < n; ++i) items[i].weight = sn_soffd_scaled_weight(h, &scale, items[i].dist2);
 }
 
-/* Relative slack on box distances, so float rounding of a box corner cannot
- * turn the bounds below into non-bounds. */
-#define BOX_SLACK 1e-6
-
-/* Lower and upper bounds on the weight of one recorded drop, stored in it. */
-static void drop_bounds(const gather *g, const sn_soffd_scale *scale, const float p[3], sn_soffd_drop *d)
+/* Upper bound on the weight of everything registration left out of a point's
+ * set: the elements weighed exactly (exact_w and single-element drops) plus,
+ * for each culled subtree, its count times the weight at its box's nearest
+ * point. One weight per drop, so registration stays cheap; it can be far
+ * above the truth for subtrees that reach far, which is why
+ * sinew_soffd_dropped_mass refines it on query (see dropped.c). */
+static double dropped_weight_bound(const gather *g, const sn_soffd_scale *scale, double exact_w)
 {
-    const sinew_soffd *h = g->h;
-    if (d->node == SN_BVH_ONE_TRIANGLE) {
-        d->lower = d->upper = sn_soffd_scaled_weight(h, scale, d->dist2);
-        return;
-    }
-    double near2 = d->dist2 * (1 - BOX_SLACK), far2 = sn_bvh_box_far2(&h->bvh, d->node, p) * (1 + BOX_SLACK);
-    d->upper = (double)d->count * sn_soffd_scaled_weight(h, scale, near2);
-    d->lower = (double)d->count * sn_soffd_scaled_weight(h, scale, far2);
-}
-
-/* Replaces drop i by its children (or, for a leaf, by its elements at their
- * exact distances), with their bounds, updating *lower, *upper and *inexact.
- * False when out of memory. */
-static bool split_drop(gather *g, const sn_soffd_scale *scale, const float p[3], size_t i, double *lower,
-                       double *upper, size_t *inexact)
-{
-    const sn_bvh *bvh = &g->h->bvh;
-    sn_soffd_drop d = g->drops[i];
-    const sn_bvh_node *n = &bvh->nodes[d.node];
-    g->drops[i] = g->drops[--g->drop_count];
-    *lower -= d.lower, *upper -= d.upper, --*inexact;
-    size_t from = g->drop_count;
-    if (n->right == 0) {
-        for (uint32_t s = n->first; s < n->first + n->count; ++s) {
-            const float *c = &bvh->corners[9 * (size_t)s];
-            drop(g, SN_BVH_ONE_TRIANGLE, sn_closest_point_triangle(p, c, c + 3, c + 6, NULL, NULL), 1);
-        }
-    } else {
-        uint32_t kids[2] = {d.node + 1, n->right};
-        for (int k = 0; k < 2; ++k)
-            drop(g, kids[k], sn_bvh_box_near2(bvh, kids[k], p), bvh->nodes[kids[k]].count);
-    }
-    if (g->failed) return false;
-    for (size_t j = from; j < g->drop_count; ++j) {
-        drop_bounds(g, scale, p, &g->drops[j]);
-        *lower += g->drops[j].lower, *upper += g->drops[j].upper;
-        *inexact += g->drops[j].node != SN_BVH_ONE_TRIANGLE;
-    }
-    return true;
-}
-
-/* Weight of everything dropped for point p, as an upper bound U within
- * DROP_TOLERANCE of the lower bound L: subtrees are split (down to exact
- * elements) until U - L <= DROP_TOLERANCE * L + DROP_FLOOR * kept_w, so the
- * reported mass is at most 1 + DROP_TOLERANCE times the true one plus
- * DROP_FLOOR. The floor spares the splitting of masses too small to matter
- * (which would double the cost of registration). False when out of memory. */
-#define DROP_TOLERANCE 0.5
-#define DROP_FLOOR 1e-4
-static bool dropped_weight(gather *g, const sn_soffd_scale *scale, const float p[3], double kept_w, double exact_w,
-                           double *out)
-{
-    if (!(kept_w > 0)) { /* nothing kept: the whole mass is dropped, however it is split */
-        *out = g->drop_count || exact_w > 0 ? 1.0 : 0.0;
-        return true;
-    }
-    double lower = exact_w, upper = exact_w;
-    size_t inexact = 0;
+    double upper = exact_w;
     for (size_t i = 0; i < g->drop_count; ++i) {
-        drop_bounds(g, scale, p, &g->drops[i]);
-        lower += g->drops[i].lower, upper += g->drops[i].upper;
-        inexact += g->drops[i].node != SN_BVH_ONE_TRIANGLE;
+        const sn_soffd_drop *d = &g->drops[i];
+        upper += d->node == SN_BVH_ONE_TRIANGLE ? sn_soffd_scaled_weight(g->h, scale, d->dist2)
+                                                : (double)d->count * sn_soffd_box_weight(g->h, scale, d->dist2);
     }
-    for (;;) {
-        double target = DROP_TOLERANCE * lower + DROP_FLOOR * kept_w;
-        if (upper - lower <= target || inexact == 0) break;
-        /* Split every subtree whose own gap is above its share of the target;
-         * at least one is, since the gaps add up to more than the target. */
-        double share = target / (double)inexact;
-        for (size_t i = 0; i < g->drop_count;) {
-            sn_soffd_drop *d = &g->drops[i];
-            if (d->node != SN_BVH_ONE_TRIANGLE && d->upper - d->lower > share) {
-                if (!split_drop(g, scale, p, i, &lower, &upper, &inexact)) return false;
-                continue; /* slot i now holds another drop */
-            }
-            ++i;
-        }
-    }
-    *out = upper;
-    return true;
+    return upper;
 }
 
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
@@ -326,7 +256,8 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
     const sn_env *env = &h->env;
     stride = sn_stride(stride, 3 * sizeof(float));
     sn_soffd_reg reg = {0};
-    size_t cap = 0;
+    size_t cap = 0, corner_cap = 0;
+    uint32_t *slot = NULL; /* corner merge scratch, one per driver vertex */
     gather g = {0};
     g.h = h;
     g.env = env;
@@ -341,8 +272,12 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
     reg.rest = (float *)sn_alloc_array(env, count, 3 * sizeof(float), "soffd registered points");
     reg.offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd set offsets");
     reg.dropped = (float *)sn_alloc_array(env, count, sizeof(float), "soffd dropped mass");
-    if (!reg.rest || !reg.offsets || !reg.dropped) goto oom;
+    reg.corner_offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd corner offsets");
+    slot = (uint32_t *)sn_alloc_array(env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
+    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.corner_offsets || !slot) goto oom;
+    memset(slot, 0xff, h->vertex_count * sizeof(uint32_t));
     reg.offsets[0] = 0;
+    reg.corner_offsets[0] = 0;
     for (size_t i = 0; i < count; ++i) {
         if ((i & 1023) == 0 && (r = sn_progress(env, "soffd: register", (float)i / (float)count)) != SINEW_OK)
             goto fail;
@@ -391,13 +326,17 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         }
         reg.entry_count = need;
         reg.offsets[i + 1] = need;
+        if (!sn_soffd_corners_append(h, &reg, i, &corner_cap, slot)) goto oom;
         if (g.count > reg.max_set) reg.max_set = g.count;
-        if (!dropped_weight(&g, &scale, p, kept_w, dropped_w, &dropped_w)) goto oom;
-        reg.dropped[i] = dropped_w > 0 ? (float)(dropped_w / (kept_w + dropped_w)) : 0.0f;
+        /* The cheap bound; a point with nothing kept has lost all its mass. */
+        dropped_w = dropped_weight_bound(&g, &scale, dropped_w);
+        if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
+        else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
     }
     if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
     sn_free(env, g.drops);
+    sn_free(env, slot);
     *out = reg;
     return SINEW_OK;
 oom:
@@ -405,6 +344,7 @@ oom:
 fail:
     sn_free(env, g.items);
     sn_free(env, g.drops);
+    sn_free(env, slot);
     sn_soffd_reg_free(env, &reg);
     return r;
 }

@@ -47,15 +47,16 @@ static void inverse3(const double m[9], double det, double out[9])
 }
 
 /* Normal equations of one vertex from its ring in h->reference. */
-static void vertex_fit(const sinew_soffd *h, const sn_soffd_ring *ring, size_t v)
+static void vertex_fit(const sinew_soffd *h, sn_soffd_ring *ring, size_t v)
 {
     const float *rv = &h->reference[3 * v];
-    double g[9] = {0};
+    double g[9] = {0}, edge_sum = 0;
     for (size_t i = ring->graph.first[v]; i < ring->graph.first[v + 1]; ++i) {
         const float *ru = &h->reference[3 * (size_t)ring->graph.neighbours[i]];
         double e[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) g[3 * r + c] += e[r] * e[c];
+        edge_sum += sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
     }
     double n[3] = {0, 0, 0}, area = 0;
     for (size_t i = ring->fan_offsets[v]; i < ring->fan_offsets[v + 1]; ++i) {
@@ -97,10 +98,27 @@ static void vertex_fit(const sinew_soffd *h, const sn_soffd_ring *ring, size_t v
         identity += lift;
         det = det3(g);
     }
+    const double *gi = &ring->inverse[9 * v];
     inverse3(g, det, &ring->inverse[9 * v]);
     ring->normal_weight[v] = mu;
     ring->fan_area[v] = area;
     ring->identity_weight[v] = identity;
+
+    /* Bound on the map's linear entries, |M| <= |C| |G^-1| (Frobenius norms),
+     * for current coordinates at most E: each current edge is at most
+     * 2 sqrt(3) E long, each current fan triangle's |ab x ac| at most 12 E^2,
+     * so the scaled normal is at most E sqrt(12 fans / fan_area) (or the unit
+     * reference normal, when the current fan collapses), and the identity
+     * pairs add sqrt(3) identity. */
+    double inv_norm = 0;
+    for (int k = 0; k < 9; ++k) inv_norm += gi[k] * gi[k];
+    inv_norm = sqrt(inv_norm);
+    double fans = (double)(ring->fan_offsets[v + 1] - ring->fan_offsets[v]);
+    double per_extent = 2 * sqrt(3.0) * edge_sum + (mu > 0 ? mu * sqrt(12 * fans / area) : 0);
+    double base = mu + sqrt(3.0) * identity, k1 = inv_norm * per_extent, k0 = inv_norm * base;
+    /* fmax would pass over a NaN: a vertex without a finite bound disables the shortcut. */
+    ring->stretch_per_extent = isnan(k1) || isnan(k0) ? INFINITY : fmax(ring->stretch_per_extent, k1);
+    ring->stretch_base = isnan(k0) ? INFINITY : fmax(ring->stretch_base, k0);
 }
 
 sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *out)

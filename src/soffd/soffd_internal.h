@@ -20,6 +20,11 @@ typedef struct sn_soffd_ring {
     double *normal;       /* 3 per vertex: unit reference normal */
     double *fan_area;     /* sum of |cross| over the fan in R (0: no normal), for the normal's scale */
     double *identity_weight; /* weight of the identity pairs that fix rings with no usable normal */
+    /* Every linear entry of every vertex map is at most
+     * stretch_per_extent * E + stretch_base for a current driver whose
+     * coordinates are at most E in magnitude (see ring.c), so vertex_frames
+     * can skip its separate domain pass when that stays well inside it. */
+    double stretch_per_extent, stretch_base;
 } sn_soffd_ring;
 
 /* One registration: contributing sets in compressed rows. */
@@ -30,7 +35,10 @@ typedef struct sn_soffd_reg {
     uint32_t *element;    /* per entry: the element k */
     float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
     float *bary;          /* 3 per entry: u * barycentrics of P's closest point on k */
-    float *dropped;       /* per point: dropped weight mass bound */
+    size_t *corner_offsets; /* point_count + 1 into the two below; always built with the entries (corners.c) */
+    uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
+    float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
+    float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
     size_t entry_count;
     size_t max_set;
 } sn_soffd_reg;
@@ -68,6 +76,11 @@ struct sinew_soffd {
  * coordinate beyond SN_SOFFD_MAX_COORD. The points must be finite already. */
 sinew_result sn_soffd_check_domain(const sinew_points *p, const char *what);
 
+/* Index of the first of `count` column-major 4x4 matrices with an entry in
+ * rows 0-2 beyond +-limit[i] (i its index in the matrix) or not finite;
+ * count when there is none. Vectorised: the pose calls' O(F) frame checks. */
+size_t sn_soffd_first_matrix_outside(const float *m, size_t count, const float limit[16]);
+
 /* Weights of one point's elements relative to its nearest one (see weights.c):
  * the paper's f(d / L, local) times a per-point factor that keeps the nearest
  * element's weight in [1/2, 1], so weights never all underflow. */
@@ -78,6 +91,12 @@ typedef struct sn_soffd_scale {
 void sn_soffd_scale_init(const sinew_soffd *h, double dist2_min, sn_soffd_scale *scale);
 /* Scaled weight of an element at squared distance dist2 >= dist2_min: finite, in [0, 1]. */
 double sn_soffd_scaled_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double dist2);
+/* Upper bound on the scaled weight of any element in a BVH box at squared
+ * distance near2 (its nearest point), with slack for the box's float rounding. */
+double sn_soffd_box_weight(const sinew_soffd *h, const sn_soffd_scale *scale, double near2);
+/* Relative slack on box distances, so float rounding of a box corner cannot
+ * turn a box's weight bounds into non-bounds. */
+#define SN_SOFFD_BOX_SLACK 1e-6
 /* Distance within which w >= eps * w(d_min); INFINITY when eps is 0. */
 double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps);
 
@@ -111,7 +130,6 @@ typedef struct sn_soffd_drop {
     uint32_t node;
     float dist2;
     size_t count;
-    double lower, upper;  /* bounds on their weight, once the nearest element is known */
 } sn_soffd_drop;
 
 /* qsort comparator: ascending element. */
@@ -136,6 +154,29 @@ sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const floa
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
                                       const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
+
+/* Dropped mass of registered point `point` (sinew_soffd_dropped_mass): the
+ * registration's cheap bound tightened to within 1.5 times the truth plus
+ * 1e-4. No allocation; reads the handle only. */
+float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point);
+
+/* Corner lists of the extended kernel (corners.c). Append: registration
+ * merges point i (its entries and corner_offsets[i] in place) into lists
+ * grown by doubling (*cap corners; slot: one per vertex, all UINT32_MAX);
+ * false when out of memory. Edits reserve room
+ * (`capacity` merged corners, at least what the edited entries will need)
+ * before changing anything, then install (cannot fail) or release. */
+typedef struct sn_soffd_corners {
+    size_t *offsets;
+    uint32_t *vertex;
+    float *weight;
+    uint32_t *slot; /* merge scratch, one per driver vertex */
+} sn_soffd_corners;
+bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, size_t *cap, uint32_t *slot);
+bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c);
+void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_corners *c);
+void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
+void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
  * finite) and a deform call's output and point range. */

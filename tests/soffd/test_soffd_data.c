@@ -197,6 +197,7 @@ static void dropped_mass_is_tight(void **state)
     }
     sinew_points s = {skin, N, 0};
     assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     uint32_t *e = malloc(d.triangle_count * sizeof(uint32_t));
     uint8_t *kept = calloc(d.triangle_count, 1);
     double max_true = 0, max_reported = 0, max_ratio = 0;
@@ -221,12 +222,18 @@ static void dropped_mass_is_tight(void **state)
         assert_int_equal(sinew_soffd_dropped_mass(h, i, &reported), SINEW_OK);
         assert_true(reported >= truth * (1 - 1e-4) - 1e-7);
         assert_true(reported <= 1.5 * truth * (1 + 1e-4) + 1e-4);
+        /* Computed on query, nothing cached: the same figure again, and the
+         * info's cheap bound (from registration) lies above it. */
+        float again;
+        assert_int_equal(sinew_soffd_dropped_mass(h, i, &again), SINEW_OK);
+        assert_true(again == reported);
+        assert_true(reported <= info.max_dropped_mass);
         max_true = fmax(max_true, truth);
         max_reported = fmax(max_reported, reported);
         if (truth > 1e-6) max_ratio = fmax(max_ratio, reported / truth);
     }
-    print_message("spot, eps 1e-3: largest true dropped mass %.3g, largest reported %.3g, largest ratio %.3f\n",
-                  max_true, max_reported, max_ratio);
+    print_message("spot, eps 1e-3: largest true dropped mass %.3g, largest reported %.3g, largest ratio %.3f, "
+                  "info's cheap bound %.3g\n", max_true, max_reported, max_ratio, (double)info.max_dropped_mass);
     sinew_soffd_destroy(h);
     free(skin), free(e), free(kept);
     support_mesh_free(&d);

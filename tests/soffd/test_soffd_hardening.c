@@ -406,6 +406,94 @@ static void precision_holds_far_from_the_origin(void **state)
     cage_free(&c);
 }
 
+/* The pose calls' frame checks (one vectorised pass over all frames) name the
+ * first frame with any entry of rows 0-2 out of range or not finite, for
+ * every entry and several frames, leave the output untouched, and ignore the
+ * bottom row, which the kernels never read. */
+static void frame_checks_name_every_entry(void **state)
+{
+    (void)state;
+    cage c = make_cube_cage(2, 0);
+    sinew_polymesh m = cage_polymesh(&c, NULL);
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    float p[3] = {0.1f, 0.2f, 1.3f};
+    sinew_points s = {p, 1, 0};
+    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    sinew_points d = {c.pos, c.nv, 0};
+    float *frames = malloc(16 * c.nt * sizeof(float)), *vframes = malloc(16 * c.nv * sizeof(float));
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    float out[3];
+    char want[64];
+    const size_t which[3] = {0, c.nt / 2, c.nt - 1};
+    for (int w = 0; w < 3; ++w)
+        for (int i = 0; i < 16; ++i) {
+            float *e = &frames[16 * which[w] + (size_t)i], *v = &vframes[16 * (which[w] % c.nv) + (size_t)i];
+            float keep_e = *e, keep_v = *v;
+            /* beyond each limit (edges 2^61, normal 2, origin 2^60; linear 2^62, translation 2^126), then NaN */
+            float big_e = i < 8 ? 5e18f : i < 12 ? 2.5f : 2e18f, big_v = i < 12 ? 1e19f : 1e38f;
+            for (int kind = 0; kind < 2; ++kind) {
+                *e = kind ? NAN : big_e;
+                *v = kind ? NAN : big_v;
+                memset(out, 0x5a, sizeof out);
+                sinew_result r = sinew_soffd_deform(h, frames, out, 0, 0, 1);
+                if (i % 4 == 3) {
+                    assert_int_equal(r, SINEW_OK);
+                } else {
+                    assert_int_equal(r, SINEW_ERROR_OUTSIDE_DOMAIN);
+                    snprintf(want, sizeof want, "element %zu ", which[w]);
+                    assert_non_null(strstr(sinew_last_error(), want));
+                    for (int k = 0; k < 3; ++k) assert_int_equal(((uint32_t *)out)[k], 0x5a5a5a5au);
+                }
+                r = sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1);
+                if (i % 4 == 3) {
+                    assert_int_equal(r, SINEW_OK);
+                } else {
+                    assert_int_equal(r, SINEW_ERROR_OUTSIDE_DOMAIN);
+                    snprintf(want, sizeof want, "driver vertex %zu ", which[w] % c.nv);
+                    assert_non_null(strstr(sinew_last_error(), want));
+                }
+            }
+            *e = keep_e, *v = keep_v;
+        }
+    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_OK);
+    free(frames), free(vframes);
+    sinew_soffd_destroy(h);
+    cage_free(&c);
+}
+
+/* sinew_soffd_vertex_frames skips its separate domain pass when a bind-time
+ * bound (linear entries at most a constant times the driver's extent) proves
+ * every map in range. A far unreferenced vertex makes the extent huge, so the
+ * bound no longer holds and the checked path runs: it succeeds, and the maps
+ * of the referenced vertices are bit for bit those of the shortcut. */
+static void vertex_frames_shortcut_matches_the_checked_path(void **state)
+{
+    (void)state;
+    cage c = make_cube_cage(2, 0);
+    size_t nv = c.nv + 1;
+    float *pos = malloc(3 * nv * sizeof(float)), *now = malloc(3 * nv * sizeof(float));
+    memcpy(pos, c.pos, 3 * c.nv * sizeof(float));
+    pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
+    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    bend_twist(pos, now, nv, 0.7f);
+    float *near = malloc(16 * nv * sizeof(float)), *far = malloc(16 * nv * sizeof(float));
+    sinew_points d = {now, nv, 0};
+    now[3 * c.nv] = now[3 * c.nv + 1] = now[3 * c.nv + 2] = 0;
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, near), SINEW_OK);
+    now[3 * c.nv] = 5e17f; /* 2^58.8: inside the domain, far beyond the bound's reach */
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, far), SINEW_OK);
+    assert_memory_equal(near, far, 16 * c.nv * sizeof(float));
+    for (int i = 0; i < 16; ++i) assert_true(isfinite(far[16 * c.nv + (size_t)i]));
+    sinew_soffd_destroy(h);
+    free(pos), free(now), free(near), free(far);
+    cage_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +501,8 @@ int main(void)
         cmocka_unit_test(far_points_keep_finite_weights),
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
         cmocka_unit_test(precision_holds_far_from_the_origin),
+        cmocka_unit_test(frame_checks_name_every_entry),
+        cmocka_unit_test(vertex_frames_shortcut_matches_the_checked_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
