@@ -230,9 +230,12 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t c
                 continue;
             }
         }
-        memmove(reg->element + write, reg->element + s, n * sizeof(uint32_t));
-        memmove(reg->coeff + 4 * write, reg->coeff + 4 * s, 4 * n * sizeof(float));
-        memmove(reg->bary + 3 * write, reg->bary + 3 * s, 3 * n * sizeof(float));
+        /* Empty sets move nothing, and the entry arrays may still be NULL then. */
+        if (n > 0 && write != s) {
+            memmove(reg->element + write, reg->element + s, n * sizeof(uint32_t));
+            memmove(reg->coeff + 4 * write, reg->coeff + 4 * s, 4 * n * sizeof(float));
+            memmove(reg->bary + 3 * write, reg->bary + 3 * s, 3 * n * sizeof(float));
+        }
         write += n;
     }
     reg->offsets[reg->point_count] = write;

@@ -52,6 +52,25 @@ static sinew_placement *flat_placement(void)
     return p;
 }
 
+/* Found by fuzzing: path points up to 3e38 apart make a path longer than a
+ * float holds; the placement was built with an infinite path_length. */
+static void path_longer_than_a_float_is_refused(void **state)
+{
+    (void)state;
+    static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
+    static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
+    static const float path[6] = {-3e38f, 0, 5, 3e38f, 0, 5};
+    sinew_placement_desc d;
+    memset(&d, 0, sizeof d);
+    d.path = (sinew_points){path, 2, 0};
+    d.width = 1.0f;
+    d.height = 1.0f;
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    sinew_placement *p = (sinew_placement *)(uintptr_t)1;
+    expect(sinew_placement_create(NULL, &d, &p), SINEW_ERROR_NON_FINITE, "beyond the float range");
+    assert_true(p == (sinew_placement *)(uintptr_t)1);
+}
+
 static const size_t top_bit = (size_t)1 << (sizeof(size_t) * 8 - 1);
 
 /* ---- Item 4: counts whose byte size overflows ---------------------------------- */
@@ -478,6 +497,7 @@ int main(void)
         cmocka_unit_test(misaligned_placement_pointers),
         cmocka_unit_test(fold_check_high_orders),
         cmocka_unit_test(finite_inputs_finite_outputs),
+        cmocka_unit_test(path_longer_than_a_float_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* The sketched path: projection onto the view plane, dense sampling by arc
  * length with in-plane normals, and the clamped uniform B-splines that describe
  * the path, the width d(u) and the height h(u, v). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -201,6 +202,13 @@ sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const s
         memcpy(&path->normal[3 * i], acc, sizeof acc);
     }
     path->length = path->arc[n - 1];
+    /* Finite points up to FLT_MAX apart can make a path longer than a float
+     * holds; its length is reported (and laid out) in floats. */
+    if (!(path->length * (1.0 + 1e-6) <= (double)FLT_MAX)) {
+        double length = path->length;
+        sn_place_path_free(path, env);
+        return sn_fail(SINEW_ERROR_NON_FINITE, "the path is %g long in the view plane, beyond the float range", length);
+    }
     return SINEW_OK;
 }
 
