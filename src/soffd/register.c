@@ -176,6 +176,20 @@ static bool reserve_entries(const sn_env *env, sn_soffd_reg *reg, size_t *cap, s
     return true;
 }
 
+/* Local coordinates of skin point `point` (at p) in element e's frame, which
+ * must lie within the 2^62 edge lengths that keep the kernels finite. */
+static sinew_result local_coords_in_reach(const sinew_soffd *h, size_t point, const float p[3], uint32_t e,
+                                          double xyz[3])
+{
+    sn_soffd_local_coords(h, e, p, xyz);
+    for (int k = 0; k < 3; ++k)
+        if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
+            return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
+                           "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                           "finite", point, fabs(xyz[k]), e);
+    return SINEW_OK;
+}
+
 sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
                                     size_t n, uint32_t *element, float *coeff, float *bary, double *kept_weight)
 {
@@ -191,12 +205,8 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
     for (size_t j = 0; j < n; ++j) {
         size_t i = j == 0 ? nearest : j <= nearest ? j - 1 : j;
         double u = items[i].weight / total, xyz[3];
-        sn_soffd_local_coords(h, items[i].element, p, xyz);
-        for (int k = 0; k < 3; ++k)
-            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
-                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
-                               "finite", point, fabs(xyz[k]), items[i].element);
+        sinew_result r = local_coords_in_reach(h, point, p, items[i].element, xyz);
+        if (r != SINEW_OK) return r;
         element[j] = items[i].element;
         coeff[4 * j + 0] = (float)(u * xyz[0]);
         coeff[4 * j + 1] = (float)(u * xyz[1]);
@@ -213,12 +223,8 @@ sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const floa
 {
     for (size_t i = 0; i < n; ++i) {
         double xyz[3];
-        sn_soffd_local_coords(h, items[i].element, p, xyz);
-        for (int k = 0; k < 3; ++k)
-            if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
-                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                               "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
-                               "finite", point, fabs(xyz[k]), items[i].element);
+        sinew_result r = local_coords_in_reach(h, point, p, items[i].element, xyz);
+        if (r != SINEW_OK) return r;
     }
     return SINEW_OK;
 }

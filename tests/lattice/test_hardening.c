@@ -35,20 +35,26 @@ static sinew_lattice *unit_lattice(uint32_t order, uint32_t count)
     return lat;
 }
 
-/* A floor z = 0 over [-10, 10]^2 and a path above it along x. */
-static sinew_placement *flat_placement(void)
+/* A floor z = 0 over [-10, 10]^2 and a two-point path (6 floats) above it. */
+static sinew_result placement_over_floor(const float *path, sinew_placement **out)
 {
     static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
     static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
-    static const float path[6] = {-4, 0, 5, 4, 0, 5};
     sinew_placement_desc d;
     memset(&d, 0, sizeof d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 1.0f;
     d.height = 1.0f;
     d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    return sinew_placement_create(NULL, &d, out);
+}
+
+/* The floor with a path along x, 5 above it. */
+static sinew_placement *flat_placement(void)
+{
+    static const float path[6] = {-4, 0, 5, 4, 0, 5};
     sinew_placement *p = NULL;
-    assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
+    assert_int_equal(placement_over_floor(path, &p), SINEW_OK);
     return p;
 }
 
@@ -57,17 +63,9 @@ static sinew_placement *flat_placement(void)
 static void path_longer_than_a_float_is_refused(void **state)
 {
     (void)state;
-    static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
-    static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
     static const float path[6] = {-3e38f, 0, 5, 3e38f, 0, 5};
-    sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
-    d.path = (sinew_points){path, 2, 0};
-    d.width = 1.0f;
-    d.height = 1.0f;
-    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
     sinew_placement *p = (sinew_placement *)(uintptr_t)1;
-    expect(sinew_placement_create(NULL, &d, &p), SINEW_ERROR_NON_FINITE, "beyond the float range");
+    expect(placement_over_floor(path, &p), SINEW_ERROR_NON_FINITE, "beyond the float range");
     assert_true(p == (sinew_placement *)(uintptr_t)1);
 }
 
