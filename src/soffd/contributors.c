@@ -93,6 +93,16 @@ static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elem
     sn_soffd_weigh(h, out, n);
 }
 
+/* Copies n entries of reg from entry `from` into the arrays e, c, b at entry
+ * `to`. Nothing is touched for n = 0: the arrays may then still be NULL. */
+static void copy_entries(const sn_soffd_reg *reg, size_t from, uint32_t *e, float *c, float *b, size_t to, size_t n)
+{
+    if (n == 0) return;
+    memcpy(e + to, reg->element + from, n * sizeof *e);
+    memcpy(c + 4 * to, reg->coeff + 4 * from, 4 * n * sizeof *c);
+    memcpy(b + 3 * to, reg->bary + 3 * from, 3 * n * sizeof *b);
+}
+
 sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
 {
     sn_clear_error();
@@ -158,12 +168,8 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
             return r;
         }
         size_t tail = reg->entry_count - s - old;
-        memcpy(e, reg->element, s * sizeof *e);
-        memcpy(c, reg->coeff, 4 * s * sizeof *c);
-        memcpy(b, reg->bary, 3 * s * sizeof *b);
-        memcpy(e + s + count, reg->element + s + old, tail * sizeof *e);
-        memcpy(c + 4 * (s + count), reg->coeff + 4 * (s + old), 4 * tail * sizeof *c);
-        memcpy(b + 3 * (s + count), reg->bary + 3 * (s + old), 3 * tail * sizeof *b);
+        copy_entries(reg, 0, e, c, b, 0, s);
+        copy_entries(reg, s + old, e, c, b, s + count, tail);
         sn_free(env, reg->element);
         sn_free(env, reg->coeff);
         sn_free(env, reg->bary);
@@ -171,8 +177,9 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
         for (size_t i = point + 1; i <= reg->point_count; ++i) reg->offsets[i] = reg->offsets[i] - old + count;
         reg->entry_count = total;
     }
-    /* Cannot fail: the reach was checked above. */
-    sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
+    /* Cannot fail: the reach was checked above. An empty set writes nothing
+     * (and the arrays may be NULL while every set is empty). */
+    if (count > 0) sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
     reg->dropped[point] = 0;
     recount_max_set(reg);
     sn_soffd_corners_install(h, reg, &corners);
