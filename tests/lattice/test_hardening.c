@@ -69,6 +69,32 @@ static void path_longer_than_a_float_is_refused(void **state)
     assert_true(p == (sinew_placement *)(uintptr_t)1);
 }
 
+/* Found by fuzzing: a B-spline path whose points differ by ~1e-13 leaves
+ * segments too short to have a direction after projection; the first point
+ * then looked for a segment before it (index -1). */
+static void path_without_a_direction_is_degenerate(void **state)
+{
+    (void)state;
+    static const float path[24] = {4.0935452e-34f, 4.0935452e-34f, 5, 4.0935452e-34f, 4.0935452e-34f, 5,
+                                   4.0935452e-34f, 4.0935452e-34f, 5, 4.0935452e-34f, 4.0935452e-34f, 5,
+                                   1.51136617e-13f, 1.51150495e-13f, 5, 1.51136617e-13f, 1.51136617e-13f, 5,
+                                   4.88257796e-22f, 5.51102295e-13f, 5, 2.37172764e-38f, 1.55671526e-22f, 5};
+    static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
+    static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
+    sinew_placement_desc d;
+    memset(&d, 0, sizeof d);
+    d.path = (sinew_points){path, 8, 0};
+    d.path_kind = SINEW_PLACEMENT_PATH_BSPLINE;
+    d.width = 0.25f;
+    d.height = 0.25f;
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    sinew_placement *p = (sinew_placement *)(uintptr_t)1;
+    sinew_result r = sinew_placement_create(NULL, &d, &p);
+    if (r != SINEW_OK) assert_true(p == (sinew_placement *)(uintptr_t)1);
+    else sinew_placement_destroy(p);
+    expect(r, SINEW_ERROR_DEGENERATE, "path");
+}
+
 static const size_t top_bit = (size_t)1 << (sizeof(size_t) * 8 - 1);
 
 /* ---- Item 4: counts whose byte size overflows ---------------------------------- */
@@ -496,6 +522,7 @@ int main(void)
         cmocka_unit_test(fold_check_high_orders),
         cmocka_unit_test(finite_inputs_finite_outputs),
         cmocka_unit_test(path_longer_than_a_float_is_refused),
+        cmocka_unit_test(path_without_a_direction_is_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

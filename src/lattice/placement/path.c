@@ -191,12 +191,22 @@ sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const s
             for (int c = 0; c < 3; ++c) acc[c] += nn[c];
         }
         if (!(normalize(acc) > 1e-9)) {
-            /* A full reversal: keep the incoming segment's normal. */
-            double t[3], nn[3];
-            for (int c = 0; c < 3; ++c) t[c] = path->pos[3 * i + c] - path->pos[3 * (i - 1) + c];
-            normalize(t);
-            cross(t, view, nn);
-            normalize(nn);
+            /* A full reversal: keep the incoming segment's normal. The first
+             * point has none, and a segment may have no normal at all (too
+             * short for its coordinates' rounding): then there is no path. */
+            double nn[3] = {0.0, 0.0, 0.0};
+            if (i > 0) {
+                double t[3];
+                for (int c = 0; c < 3; ++c) t[c] = path->pos[3 * i + c] - path->pos[3 * (i - 1) + c];
+                normalize(t);
+                cross(t, view, nn);
+            }
+            if (!(normalize(nn) > 1e-9)) {
+                sn_place_path_free(path, env);
+                return sn_fail(SINEW_ERROR_DEGENERATE,
+                               "the path has no direction across the view at path point %zu (of %zu after "
+                               "projection)", i, n);
+            }
             memcpy(acc, nn, sizeof nn);
         }
         memcpy(&path->normal[3 * i], acc, sizeof acc);
