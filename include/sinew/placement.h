@@ -291,7 +291,8 @@ typedef struct sinew_placement_map_desc {
 
 /* Maps the box onto u in [s, s + q], v in [0, 1], w in [0, 1]. Returns
  * SINEW_ERROR_INVALID_ARGUMENT (NULL, q or s out of range),
- * SINEW_ERROR_NON_FINITE, SINEW_ERROR_DEGENERATE (an empty box axis). Never
+ * SINEW_ERROR_NON_FINITE, SINEW_ERROR_DEGENERATE (an empty box axis, or one so
+ * thin that its scale would leave the float range). Never
  * allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_placement_map_model(const sinew_placement *placement,
                                                  const sinew_placement_map_desc *desc, sinew_placement_map *out);

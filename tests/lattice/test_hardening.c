@@ -95,6 +95,21 @@ static void path_without_a_direction_is_degenerate(void **state)
     expect(r, SINEW_ERROR_DEGENERATE, "path");
 }
 
+/* Found by fuzzing: a model box one denormal thin mapped with an infinite
+ * scale and returned OK. */
+static void thin_model_box_is_degenerate(void **state)
+{
+    (void)state;
+    sinew_placement *p = flat_placement();
+    sinew_placement_map_desc md = {{0, 0, 0}, {1, 1e-45f, 1}, 0.5f, 0};
+    sinew_placement_map map = {{7, 7, 7}, {7, 7, 7}};
+    expect(sinew_placement_map_model(p, &md, &map), SINEW_ERROR_DEGENERATE, "model box y is too thin");
+    for (int a = 0; a < 3; ++a) assert_true(map.scale[a] == 7.0f && map.offset[a] == 7.0f);
+    md.box_max[1] = 1.0f;
+    assert_int_equal(sinew_placement_map_model(p, &md, &map), SINEW_OK);
+    sinew_placement_destroy(p);
+}
+
 static const size_t top_bit = (size_t)1 << (sizeof(size_t) * 8 - 1);
 
 /* ---- Item 4: counts whose byte size overflows ---------------------------------- */
@@ -523,6 +538,7 @@ int main(void)
         cmocka_unit_test(finite_inputs_finite_outputs),
         cmocka_unit_test(path_longer_than_a_float_is_refused),
         cmocka_unit_test(path_without_a_direction_is_degenerate),
+        cmocka_unit_test(thin_model_box_is_degenerate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

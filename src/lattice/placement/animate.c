@@ -1,5 +1,6 @@
 /* Animation along the path (§4.3): a model's bounding box mapped to a span
  * [s, s + q] of the u domain, and the model laid onto the scene through it. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -45,10 +46,20 @@ sinew_result sinew_placement_map_model(const sinew_placement *placement, const s
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "map offset s = %g is outside [0, 1 - q] = [0, %g]",
                        (double)desc->offset, 1.0 - q);
     double s = fmin(fmax((double)desc->offset, 0.0), 1.0 - q);
-    double span[3] = {q, 1.0, 1.0}, start[3] = {s, 0.0, 0.0};
+    double span[3] = {q, 1.0, 1.0}, start[3] = {s, 0.0, 0.0}, scale[3], offset[3];
     for (int a = 0; a < 3; ++a) {
-        out->scale[a] = (float)(span[a] / ext[a]);
-        out->offset[a] = (float)(start[a] - desc->box_min[a] * span[a] / ext[a]);
+        scale[a] = span[a] / ext[a];
+        offset[a] = start[a] - desc->box_min[a] * scale[a];
+        /* A box axis thinner than the float range can invert (a denormal
+         * extent) maps with an infinite scale: refuse it before writing. */
+        if (!(fabs(scale[a]) <= (double)FLT_MAX && fabs(offset[a]) <= (double)FLT_MAX))
+            return sn_fail(SINEW_ERROR_DEGENERATE,
+                           "model box %c is too thin to map (extent %g): its scale %g or offset %g leaves the float "
+                           "range", "xyz"[a], ext[a], scale[a], offset[a]);
+    }
+    for (int a = 0; a < 3; ++a) {
+        out->scale[a] = (float)scale[a];
+        out->offset[a] = (float)offset[a];
     }
     return SINEW_OK;
 }
