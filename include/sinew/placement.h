@@ -262,8 +262,10 @@ typedef struct sinew_placement_press_desc {
 /* Presses the control points above the contact layer (w layers k >= 1) that lie
  * inside the tool's sphere (distance < radius, measured at their current
  * positions). Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, radius <= 0, unknown
- * falloff), SINEW_ERROR_NON_FINITE. pressed: optional, receives how many
- * control points moved. */
+ * falloff), SINEW_ERROR_NON_FINITE (also a press that would move the lattice
+ * beyond the float range), SINEW_ERROR_OUT_OF_MEMORY; the placement is
+ * unchanged on failure. pressed: optional, receives how many control points
+ * moved. Modifies the placement: not thread-safe. */
 SINEW_API sinew_result sinew_placement_press(sinew_placement *placement, const sinew_placement_press_desc *desc,
                                              size_t *pressed);
 

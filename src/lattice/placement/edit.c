@@ -26,7 +26,7 @@ sinew_result sinew_placement_push(sinew_placement *placement, uint32_t i, uint32
     sinew_result r = sn_place_update_lattice(placement, false);
     if (r) {
         placement->lift[c] = before;
-        sn_place_update_lattice(placement, false);
+        sn_place_restore_lattice(placement);
     }
     return r;
 }
@@ -65,7 +65,11 @@ sinew_result sinew_placement_press(sinew_placement *placement, const sinew_place
     sinew_placement *p = placement;
     const size_t columns = (size_t)p->count[0] * p->count[1];
     const size_t points = columns * p->count[2];
-    /* Decide every move from the positions before the press, then apply. */
+    /* Decide every move from the positions before the press, then apply;
+     * the heights before are kept so that a failed update can be undone. */
+    float *before = (float *)sn_alloc_array(&p->env, points, sizeof(float), "press heights");
+    if (!before) return sn_alloc_failure();
+    memcpy(before, p->height, points * sizeof(float));
     size_t moved = 0;
     for (size_t idx = columns; idx < points; ++idx) {
         const float *q = &p->points[3 * idx];
@@ -77,6 +81,13 @@ sinew_result sinew_placement_press(sinew_placement *placement, const sinew_place
         p->height[idx] = (float)fmax(h, 0.0);
         ++moved;
     }
-    if (pressed) *pressed = moved;
-    return moved ? sn_place_update_lattice(p, false) : SINEW_OK;
+    sinew_result r = moved ? sn_place_update_lattice(p, false) : SINEW_OK;
+    if (r != SINEW_OK) {
+        memcpy(p->height, before, points * sizeof(float));
+        sn_place_restore_lattice(p);
+    } else if (pressed) {
+        *pressed = moved;
+    }
+    sn_free(&p->env, before);
+    return r;
 }

@@ -6,6 +6,14 @@
 
 #include "lattice/placement/placement_internal.h"
 
+void sn_place_restore_lattice(sinew_placement *p)
+{
+    char kept[512];
+    snprintf(kept, sizeof kept, "%s", sinew_last_error());
+    sn_place_update_lattice(p, false);
+    sn_fail(SINEW_OK, "%s", kept);
+}
+
 sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
 {
     const uint32_t cu = p->count[0], cv = p->count[1], cw = p->count[2];

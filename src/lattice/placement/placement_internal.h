@@ -84,5 +84,9 @@ double sn_place_invert(const double *y, size_t n, double target);
  * recompute_normals, F2's layer directions are first set to the contact
  * surface's normals. */
 sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals);
+/* After a failed update whose inputs were put back: hands the restored points
+ * to the lattice again. That goes through public lattice calls, which clear
+ * the thread's message on success, so the failure's message is kept. */
+void sn_place_restore_lattice(sinew_placement *p);
 
 #endif /* SINEW_PLACEMENT_INTERNAL_H */

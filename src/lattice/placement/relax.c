@@ -221,7 +221,7 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
     }
     if ((r = sn_place_update_lattice(p, p->volume == SINEW_PLACEMENT_OFFSET))) {
         memcpy(p->lift, saved, columns * sizeof(float));
-        sn_place_update_lattice(p, false);
+        sn_place_restore_lattice(p);
         goto done;
     }
     if (report) {
