@@ -76,6 +76,11 @@ static inline bool sn_add_size(size_t a, size_t b, size_t *out)
 sinew_result sn_fail(sinew_result code, const char *fmt, ...) SN_PRINTF(2, 3);
 /* Clears the thread's message; successful public calls start with it. */
 void sn_clear_error(void);
+/* Room for one message, and a copy of the thread's message kept across calls
+ * that would clear it (a rollback through public calls after a failure). */
+#define SN_MESSAGE_CAPACITY 512
+void sn_save_error(char saved[SN_MESSAGE_CAPACITY]);
+void sn_restore_error(const char saved[SN_MESSAGE_CAPACITY]);
 
 /* Reports progress; returns SINEW_ERROR_CANCELLED (with a message naming the
  * stage) when the callback asks to stop, SINEW_OK otherwise. */

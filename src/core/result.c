@@ -1,13 +1,12 @@
 /* Result names and the thread-local failure message. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/internal.h"
 
-/* Long enough for a sentence naming an element and its values. */
-#define MESSAGE_CAPACITY 512
-
-static _Thread_local char message[MESSAGE_CAPACITY];
+/* SN_MESSAGE_CAPACITY: long enough for a sentence naming an element and its values. */
+static _Thread_local char message[SN_MESSAGE_CAPACITY];
 
 const char *sinew_result_string(sinew_result result)
 {
@@ -46,6 +45,16 @@ void sinew_clear_error(void)
 void sn_clear_error(void)
 {
     message[0] = '\0';
+}
+
+void sn_save_error(char saved[SN_MESSAGE_CAPACITY])
+{
+    memcpy(saved, message, SN_MESSAGE_CAPACITY);
+}
+
+void sn_restore_error(const char saved[SN_MESSAGE_CAPACITY])
+{
+    memcpy(message, saved, SN_MESSAGE_CAPACITY);
 }
 
 sinew_result sn_fail(sinew_result code, const char *fmt, ...)

@@ -61,18 +61,16 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     if (out_stride != 0 && (out_stride < 3 * sizeof(float) || out_stride % sizeof(float) != 0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out_stride %zu bytes: must be 0 or a multiple of 4 that is at least 12",
                        out_stride);
-    if ((uintptr_t)frames % sizeof(float) != 0 || (uintptr_t)out % sizeof(float) != 0)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s pointer %p is not aligned to 4 bytes",
-                       (uintptr_t)out % sizeof(float) ? "out" : "frames",
-                       (uintptr_t)out % sizeof(float) ? (const void *)out : (const void *)frames);
+    if ((uintptr_t)frames % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
+    if ((uintptr_t)out % sizeof(float) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out pointer %p is not aligned to 4 bytes", (const void *)out);
     if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
                        first, count, h->reg.point_count);
     /* Point i is written at out + i * out_stride: the last one must be addressable. */
-    size_t span;
-    if (count > 0 && (!sn_mul_size(first + count - 1, sn_stride(out_stride, 3 * sizeof(float)), &span) ||
-                      !sn_add_size(span, 3 * sizeof(float), &span)))
+    if (!sn_span_fits(first + count, sn_stride(out_stride, 3 * sizeof(float)), 3 * sizeof(float)))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point %zu at out_stride %zu bytes lies past the address space",
                        first + count - 1, out_stride);
     return SINEW_OK;

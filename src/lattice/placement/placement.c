@@ -8,10 +8,10 @@
 
 void sn_place_restore_lattice(sinew_placement *p)
 {
-    char kept[512];
-    snprintf(kept, sizeof kept, "%s", sinew_last_error());
+    char kept[SN_MESSAGE_CAPACITY];
+    sn_save_error(kept);
     sn_place_update_lattice(p, false);
-    sn_fail(SINEW_OK, "%s", kept);
+    sn_restore_error(kept);
 }
 
 sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
