@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- Version ----------------------------------------------------------- */
 
@@ -70,7 +71,9 @@ typedef enum sinew_result {
     SINEW_ERROR_OUTSIDE_DOMAIN = 13,    /* a point or handle lies outside the domain */
     SINEW_ERROR_INVALID_STATE = 14,     /* a call made before the phase it needs */
     SINEW_ERROR_UNSUPPORTED = 15,       /* an option combination this build does not support */
-    SINEW_ERROR_NO_RESULT = 16          /* the input produced nothing (e.g. no ray hit) */
+    SINEW_ERROR_NO_RESULT = 16,         /* the input produced nothing (e.g. no ray hit) */
+    SINEW_ERROR_BUFFER_TOO_SMALL = 17,  /* a capacity below what the call must write (needed size reported) */
+    SINEW_ERROR_INVALID_DATA = 18       /* saved data that is truncated, corrupted, or not sinew's */
 } sinew_result;
 
 /* Short English name of a result code ("out of memory"); never NULL, static
@@ -85,6 +88,32 @@ SINEW_API const char *sinew_last_error(void);
 
 /* Clears the calling thread's message. Thread-local, so thread-safe. */
 SINEW_API void sinew_clear_error(void);
+
+/* ---- Structs that grow ------------------------------------------------------
+ * Every desc, info and report struct begins with `size_t struct_size`: the
+ * size of the struct as the caller's header declared it. Set it, and zero the
+ * rest, with SINEW_INIT before filling the fields:
+ *
+ *     sinew_skin_desc desc;
+ *     SINEW_INIT(&desc);
+ *     desc.vertex_count = ...;
+ *
+ * Structs only ever grow by appending fields whose zero is the old behaviour.
+ * The library reads a desc's fields that lie within struct_size and takes
+ * every field past it as zero, so a program built against an older header
+ * keeps working with a newer library. It writes an info or report struct
+ * only within struct_size. A desc larger than the library knows is accepted
+ * when the bytes it does not know are all zero (the defaults of fields it
+ * lacks), else SINEW_ERROR_UNSUPPORTED names the first nonzero one. A
+ * struct_size below sizeof(size_t) (a struct zeroed without SINEW_INIT) or
+ * above 65536 is SINEW_ERROR_INVALID_ARGUMENT. Views (sinew_points and the
+ * mesh views) and records passed in arrays never change layout. */
+static inline void sinew_struct_init(void *s, size_t size)
+{
+    memset(s, 0, size);
+    memcpy(s, &size, sizeof size);
+}
+#define SINEW_INIT(ptr) sinew_struct_init((ptr), sizeof *(ptr))
 
 /* ---- Context ----------------------------------------------------------------
  * A context carries the allocator and the progress callback. Every handle is
@@ -122,6 +151,56 @@ SINEW_API sinew_result sinew_context_create(const sinew_context_desc *desc, sine
 
 /* Destroys a context (NULL is fine). Handles made from it stay valid. */
 SINEW_API void sinew_context_destroy(sinew_context *ctx);
+
+/* ---- Saved data ---------------------------------------------------------------
+ * Every handle that holds bind data saves into a caller buffer and loads from
+ * one: sinew_<kind>_save(handle, buffer, capacity, &size) and
+ * sinew_<kind>_load(ctx, data, size, &handle). The format (docs/serialization.md)
+ * is little-endian whatever the machine, starts with a magic, the format and
+ * library versions and the kind, holds a section table and a checksum, and is
+ * the same bytes for the same handle (so files can be compared and cached).
+ * Save: buffer NULL asks only for the size (SINEW_OK, *size = bytes needed);
+ * a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with *size = bytes
+ * needed and nothing written; else the buffer is filled and *size = bytes
+ * written. Load never trusts the data: every count, offset, index and float
+ * is checked, with SINEW_ERROR_INVALID_DATA for a buffer that is not a whole,
+ * intact sinew file, SINEW_ERROR_MISMATCH for another kind of handle,
+ * SINEW_ERROR_UNSUPPORTED for a newer format version, and create's own codes
+ * and messages for contents create would refuse. */
+
+/* What a saved buffer holds. Values are stable. */
+typedef enum sinew_kind {
+    SINEW_KIND_SKIN = 1,
+    SINEW_KIND_SOFFD = 2,
+    SINEW_KIND_LATTICE = 3,
+    SINEW_KIND_LATTICE_BINDING = 4,
+    SINEW_KIND_LATTICE_REFINEMENT = 5,
+    SINEW_KIND_BBW = 6,
+    SINEW_KIND_PLACEMENT = 7
+} sinew_kind;
+
+/* Format version this library writes; it reads every version up to it. */
+#define SINEW_FORMAT_VERSION 1
+
+typedef struct sinew_saved_info {
+    size_t struct_size;        /* SINEW_INIT */
+    sinew_kind kind;
+    uint32_t format_version;   /* of the data */
+    uint32_t library_version;  /* SINEW_VERSION_NUMBER of the library that wrote it */
+    uint32_t section_count;
+    uint64_t size;             /* bytes of the saved data (may be less than the buffer given) */
+} sinew_saved_info;
+
+/* Reads the header of saved data and checks the whole buffer (size, section
+ * table, checksum) without loading it. Returns SINEW_OK and *info,
+ * INVALID_ARGUMENT (NULL), INVALID_DATA (not sinew data, truncated, corrupted:
+ * the message says which), UNSUPPORTED (a format version newer than
+ * SINEW_FORMAT_VERSION; info is still filled). Thread-safe. */
+SINEW_API sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info);
+
+/* English name of a kind ("skin", "lattice binding"); "unknown kind" for
+ * other values. Static storage; thread-safe. */
+SINEW_API const char *sinew_kind_string(sinew_kind kind);
 
 /* ---- Geometry views -------------------------------------------------------
  * Inputs are pointer + count + byte stride; a stride of 0 means tightly packed.

@@ -123,6 +123,25 @@ sinew_result sn_check_points(const sinew_points *p, const char *what);
  * aligned, every index < limit. */
 sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
                               const char *what);
+/* ---- Structs that grow (see core.h) -------------------------------------- */
+
+/* Largest struct_size accepted: far above any struct, low enough that a
+ * garbage size cannot make the library read far past the caller's struct. */
+#define SN_STRUCT_MAX_SIZE 65536u
+
+/* Copies the caller's desc into `local` (the library's own struct of
+ * local_size bytes), zero-filling every field past the caller's struct_size,
+ * and sets local's struct_size to local_size. Fails with INVALID_ARGUMENT
+ * (NULL caller, struct_size out of range) or UNSUPPORTED (a nonzero byte past
+ * local_size), naming `what` ("desc"); local is then untouched. */
+sinew_result sn_read_struct(void *local, size_t local_size, const void *caller, const char *what);
+/* Checks an output struct's struct_size (non-NULL, in range), naming `what`,
+ * before the call computes anything. */
+sinew_result sn_check_struct_out(const void *caller, const char *what);
+/* Writes `local` into the caller's struct up to its struct_size (which it
+ * keeps), zeroing the bytes past local_size. Call after sn_check_struct_out. */
+void sn_write_struct(void *caller, const void *local, size_t local_size);
+
 /* value finite, else fails naming it. */
 sinew_result sn_check_finite(float value, const char *what);
 

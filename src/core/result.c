@@ -28,6 +28,8 @@ const char *sinew_result_string(sinew_result result)
     case SINEW_ERROR_INVALID_STATE: return "invalid state";
     case SINEW_ERROR_UNSUPPORTED: return "unsupported";
     case SINEW_ERROR_NO_RESULT: return "no result";
+    case SINEW_ERROR_BUFFER_TOO_SMALL: return "buffer too small";
+    case SINEW_ERROR_INVALID_DATA: return "invalid saved data";
     }
     return "unknown result";
 }
