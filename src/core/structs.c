@@ -7,7 +7,7 @@
 static sinew_result caller_size(const void *caller, const char *what, size_t *size)
 {
     if (!caller) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", what);
-    size_t s;
+    size_t s = 0;
     memcpy(&s, caller, sizeof s);
     if (s < sizeof(size_t))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
@@ -22,7 +22,7 @@ static sinew_result caller_size(const void *caller, const char *what, size_t *si
 
 sinew_result sn_read_struct(void *local, size_t local_size, const void *caller, const char *what)
 {
-    size_t s;
+    size_t s = 0;
     sinew_result r = caller_size(caller, what, &s);
     if (r != SINEW_OK) return r;
     const unsigned char *bytes = (const unsigned char *)caller;
@@ -41,13 +41,13 @@ sinew_result sn_read_struct(void *local, size_t local_size, const void *caller, 
 
 sinew_result sn_check_struct_out(const void *caller, const char *what)
 {
-    size_t s;
+    size_t s = 0;
     return caller_size(caller, what, &s);
 }
 
 void sn_write_struct(void *caller, const void *local, size_t local_size)
 {
-    size_t s;
+    size_t s = 0;
     memcpy(&s, caller, sizeof s);
     size_t known = s < local_size ? s : local_size;
     /* The caller's struct_size stays as it was: only the fields after it are written. */
