@@ -1,0 +1,280 @@
+/* Tests of the glTF example's loader: the JSON parser, buffers (data: URIs,
+ * external .bin, .glb), accessors with strides and normalised types, the
+ * node hierarchy and animation sampling, each on a small document built
+ * here, and the malformed documents the loader must refuse with a message
+ * naming what is wrong. Needs no shared data. Exit 0 = every check passed. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "animation.h"
+#include "gltf.h"
+#include "json.h"
+
+static int failures = 0;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+            ++failures;                                                          \
+        }                                                                        \
+    } while (0)
+
+/* base64 of 3 floats (1, 2, 3) then 3 floats (4, 5, 6): 24 bytes. */
+static const char TWO_VEC3[] = "AACAPwAAAEAAAEBAAACAQAAAoEAAAMBA";
+
+/* A document with one buffer (uri), one view and one accessor of the given
+ * fields, for the accessor checks. */
+static bool load_accessor_doc(const char *uri, size_t byte_length, const char *view_extra, const char *accessor,
+                              gltf_model *m, char *err, size_t err_size)
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":%zu,\"uri\":\"%s\"}],"
+             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu%s}],\"accessors\":[%s]}",
+             byte_length, uri, byte_length, view_extra, accessor);
+    return gltf_load_memory(doc, strlen(doc), NULL, m, err, err_size);
+}
+
+/* Loads a document that must fail, and checks the message holds `needle`. */
+static void expect_failure(const char *doc, const char *needle)
+{
+    gltf_model m;
+    char err[512] = "";
+    bool ok = gltf_load_memory(doc, strlen(doc), NULL, &m, err, sizeof err);
+    CHECK(!ok);
+    if (ok) gltf_free(&m);
+    if (!strstr(err, needle)) {
+        fprintf(stderr, "expected a message with \"%s\", got \"%s\"\n", needle, err);
+        ++failures;
+    }
+    CHECK(m.buffers == NULL && m.accessors == NULL); /* nothing left behind */
+}
+
+static void test_json(void)
+{
+    json_value v;
+    char err[256];
+    const char *good = " {\"a\": [1, -2.5e3, true, false, null], \"s\": \"\\u00e9\\ud83d\\ude00\\n\"} ";
+    CHECK(json_parse(good, strlen(good), &v, err, sizeof err));
+    const json_value *a = json_get(&v, "a"), *s = json_get(&v, "s");
+    CHECK(a && a->type == JSON_ARRAY && a->length == 5 && a->items[1].number == -2500.0 && a->items[4].type == JSON_NULL);
+    CHECK(s && s->length == 7 && memcmp(s->string, "\xc3\xa9\xf0\x9f\x98\x80\n", 7) == 0);
+    json_free(&v);
+    struct { const char *text, *needle; } bad[] = {
+        {"{\"a\": [1, 2", "line 1, column 12: expected ',' or ']'"},
+        {"{\"a\": 1,}", "expected a member name"},
+        {"{\"a\": 1, \"a\": 2}", "duplicate member \"a\""},
+        {"[01]", "leading zero"},
+        {"[1.]", "a fraction needs a digit"},
+        {"[\"tab\there\"]", "control character 0x09"},
+        {"[\"\\x\"]", "invalid escape"},
+        {"[\"\\ud800\"]", "high surrogate"},
+        {"[\"\xff\"]", "invalid UTF-8"},
+        {"[tru]", "expected true"},
+        {"{} {}", "after the top-level value"},
+        {"{\"a\":\n  nope}", "line 2, column 3"},
+        {"", "found end of input"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        bool ok = json_parse(bad[i].text, strlen(bad[i].text), &v, err, sizeof err);
+        CHECK(!ok && v.type == JSON_NULL);
+        if (!ok && !strstr(err, bad[i].needle)) {
+            fprintf(stderr, "json \"%s\": expected \"%s\", got \"%s\"\n", bad[i].text, bad[i].needle, err);
+            ++failures;
+        }
+    }
+    char deep[200];
+    memset(deep, '[', sizeof deep);
+    CHECK(!json_parse(deep, sizeof deep, &v, err, sizeof err) && strstr(err, "nested more than 64"));
+}
+
+static void test_accessors(void)
+{
+    gltf_model m;
+    char err[512] = "";
+    char uri[128];
+    snprintf(uri, sizeof uri, "data:application/octet-stream;base64,%s", TWO_VEC3);
+    /* Packed floats read back exactly. */
+    CHECK(load_accessor_doc(uri, 24, "", "{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}", &m, err,
+                            sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 1, 2) == 6.0f && m.accessors[0].stride == 12);
+        gltf_free(&m);
+    }
+    /* byteStride 12 with a 4-byte element: every third float, from byteOffset 4. */
+    CHECK(load_accessor_doc(uri, 24, ",\"byteStride\":12",
+                            "{\"bufferView\":0,\"byteOffset\":4,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}", &m, err,
+                            sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 0, 0) == 2.0f && gltf_read_float(&m.accessors[0], 1, 0) == 5.0f);
+        gltf_free(&m);
+    }
+    /* Normalised unsigned bytes and shorts map to [0, 1]: bytes 00 80 ff ff ... */
+    CHECK(load_accessor_doc("data:application/gltf-buffer;base64,AID//w==", 4, "",
+                            "{\"bufferView\":0,\"componentType\":5121,\"normalized\":true,\"count\":4,\"type\":\"SCALAR\"}", &m,
+                            err, sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 0, 0) == 0.0f && gltf_read_float(&m.accessors[0], 3, 0) == 1.0f);
+        CHECK(fabsf(gltf_read_float(&m.accessors[0], 1, 0) - 128.0f / 255.0f) < 1e-7f);
+        gltf_free(&m);
+    }
+    CHECK(load_accessor_doc("data:application/gltf-buffer;base64,AID//w==", 4, "",
+                            "{\"bufferView\":0,\"componentType\":5123,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"}", &m,
+                            err, sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 1, 0) == 1.0f && gltf_read_uint(&m.accessors[0], 0, 0) == 0x8000u);
+        gltf_free(&m);
+    }
+
+    /* The refusals, each naming the element. */
+    CHECK(!load_accessor_doc(uri, 24, "", "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}", &m, err,
+                             sizeof err));
+    CHECK(strstr(err, "accessors[0]: 3 elements from byte 0 (stride 12) run past the end of bufferViews[0] (24 bytes)") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, "", "{\"bufferView\":0,\"componentType\":5124,\"count\":1,\"type\":\"VEC3\"}", &m, err,
+                             sizeof err));
+    CHECK(strstr(err, "accessors[0].componentType 5124 is not a glTF component type") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, "", "{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"VEC5\"}", &m, err,
+                             sizeof err));
+    CHECK(strstr(err, "accessors[0].type is not SCALAR") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, "", "{\"bufferView\":0,\"byteOffset\":2,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}",
+                             &m, err, sizeof err));
+    CHECK(strstr(err, "not a multiple of its component size 4") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, ",\"byteStride\":6", "{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}",
+                             &m, err, sizeof err));
+    CHECK(strstr(err, "bufferViews[0].byteStride 6 is not a multiple of 4") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, "",
+                             "{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\",\"sparse\":{}}", &m,
+                             err, sizeof err));
+    CHECK(strstr(err, "accessors[0] is sparse: sparse accessors are not supported") != NULL);
+    CHECK(!load_accessor_doc(uri, 24, "", "{\"bufferView\":1,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}", &m, err,
+                             sizeof err));
+    CHECK(strstr(err, "accessors[0].bufferView is 1, past the 1 element(s) it indexes") != NULL);
+    CHECK(!load_accessor_doc(uri, 25, "", "{\"bufferView\":0,\"componentType\":5126,\"count\":1,\"type\":\"SCALAR\"}", &m, err,
+                             sizeof err));
+    CHECK(strstr(err, "buffers[0] holds 24 bytes, less than its byteLength 25") != NULL);
+    CHECK(!load_accessor_doc("data:application/octet-stream;base64,AA*A", 3, "",
+                             "{\"bufferView\":0,\"componentType\":5121,\"count\":1,\"type\":\"SCALAR\"}", &m, err, sizeof err));
+    CHECK(strstr(err, "buffers[0]: character 2 of the base64 data is not base64") != NULL);
+    CHECK(!load_accessor_doc("data:text/plain,abc", 3, "", "{\"bufferView\":0,\"componentType\":5121,\"count\":1,\"type\":\"SCALAR\"}",
+                             &m, err, sizeof err));
+    CHECK(strstr(err, "data uri is not base64") != NULL);
+    CHECK(!load_accessor_doc("model.bin", 3, "", "{\"bufferView\":0,\"componentType\":5121,\"count\":1,\"type\":\"SCALAR\"}", &m,
+                             err, sizeof err));
+    CHECK(strstr(err, "external buffer \"model.bin\" but the model was not loaded from a file") != NULL);
+
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":3,\"uri\":\"data:;base64,AAAA\"}],"
+                   "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":2,\"byteLength\":2}]}",
+                   "bufferViews[0] (bytes 2..4) runs past the end of buffers[0] (3 bytes)");
+    expect_failure("{\"asset\":{\"version\":\"1.0\"}}", "asset.version is not \"2.x\"");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_draco_mesh_compression\"]}",
+                   "requires extension KHR_draco_mesh_compression");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[2]},{\"children\":[2]},{}]}",
+                   "nodes[2] is a child of both nodes[0] and nodes[1]");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"children\":[0]}]}", "nodes[0] is its own ancestor");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1],\"scale\":[1,1,1]}]}",
+                   "nodes[0] has both a matrix and translation/rotation/scale");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"nodes\":[{\"rotation\":[0,0,0,0]}]}", "nodes[0].rotation has length 0");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"},\"skins\":[{\"joints\":[3]}],\"nodes\":[{}]}",
+                   "skins[0].joints[0] is not a node index below 1");
+    expect_failure("{\"asset\":{\"version\":\"2.0\"",
+                   "JSON: line 1, column 26: expected ',' or '}' after member \"version\", found end of input");
+}
+
+/* A .gltf with an external .bin beside it, and the same data as a .glb. */
+static void test_files(void)
+{
+    const char *folder = "gltf_load_test_files";
+    mkdir(folder, 0777);
+    float data[6] = {1, 2, 3, 4, 5, 6};
+    FILE *f = fopen("gltf_load_test_files/my data.bin", "wb");
+    CHECK(f && fwrite(data, sizeof data, 1, f) == 1);
+    if (f) fclose(f);
+    const char *doc = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":24,\"uri\":\"my%20data.bin\"}],"
+                      "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
+                      "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]}";
+    f = fopen("gltf_load_test_files/model.gltf", "wb");
+    CHECK(f && fwrite(doc, strlen(doc), 1, f) == 1);
+    if (f) fclose(f);
+    gltf_model m;
+    char err[512] = "";
+    CHECK(gltf_load_file("gltf_load_test_files/model.gltf", &m, err, sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 1, 0) == 4.0f);
+        gltf_free(&m);
+    } else {
+        fprintf(stderr, "external buffer: %s\n", err);
+    }
+
+    /* .glb: header, JSON chunk (padded with spaces), BIN chunk. */
+    const char *json = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":24}],"
+                       "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
+                       "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]}";
+    size_t json_len = (strlen(json) + 3) / 4 * 4, total = 12 + 8 + json_len + 8 + sizeof data;
+    unsigned char *glb = calloc(1, total);
+    if (!glb) { ++failures; return; }
+    uint32_t header[3] = {0x46546C67u, 2, (uint32_t)total}, chunk_json[2] = {(uint32_t)json_len, 0x4E4F534Au},
+             chunk_bin[2] = {(uint32_t)sizeof data, 0x004E4942u};
+    memcpy(glb, header, 12);
+    memcpy(glb + 12, chunk_json, 8);
+    memset(glb + 20, ' ', json_len);
+    memcpy(glb + 20, json, strlen(json));
+    memcpy(glb + 20 + json_len, chunk_bin, 8);
+    memcpy(glb + 28 + json_len, data, sizeof data);
+    CHECK(gltf_load_memory(glb, total, NULL, &m, err, sizeof err));
+    if (m.accessor_count == 1) {
+        CHECK(gltf_read_float(&m.accessors[0], 1, 2) == 6.0f);
+        gltf_free(&m);
+    } else {
+        fprintf(stderr, "glb: %s\n", err);
+    }
+    CHECK(!gltf_load_memory(glb, total - 4, NULL, &m, err, sizeof err) && strstr(err, "glb: header says"));
+    free(glb);
+}
+
+static void test_sampling(void)
+{
+    /* Rotation from identity to 90 degrees about z over one second: slerp at
+     * 0.5 is exactly 45 degrees (a normalised lerp would be too, but not at 0.25). */
+    float times[2] = {0, 1}, h = (float)sqrt(0.5);
+    float quats[8] = {0, 0, 0, 1, 0, 0, h, h};
+    gltf_sampler s = {GLTF_LINEAR, times, 2, quats, 4};
+    float q[4];
+    sampler_evaluate(&s, 0.25f, true, q);
+    double angle = 2 * atan2(q[2], q[3]) * 180 / 3.14159265358979323846;
+    CHECK(fabs(angle - 22.5) < 1e-4);
+    /* Clamped outside the keys. */
+    sampler_evaluate(&s, -1, true, q);
+    CHECK(q[3] == 1.0f);
+    sampler_evaluate(&s, 5, true, q);
+    CHECK(q[2] == h);
+    /* STEP holds the earlier key. */
+    float values[2] = {10, 20};
+    gltf_sampler step = {GLTF_STEP, times, 2, values, 1};
+    float x;
+    sampler_evaluate(&step, 0.99f, false, &x);
+    CHECK(x == 10.0f);
+    /* CUBICSPLINE (in-tangent, value, out-tangent per key) with tangents equal
+     * to the slope reproduces a line: p(t) = 10 + 10 t. */
+    float cubic[6] = {0, 10, 10, 10, 20, 0};
+    gltf_sampler spline = {GLTF_CUBICSPLINE, times, 2, cubic, 1};
+    sampler_evaluate(&spline, 0.3f, false, &x);
+    CHECK(fabsf(x - 13.0f) < 1e-5f);
+}
+
+int main(void)
+{
+    test_json();
+    test_accessors();
+    test_files();
+    test_sampling();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("all glTF loader checks passed\n");
+    return 0;
+}
