@@ -235,6 +235,99 @@ static void test_files(void)
     free(glb);
 }
 
+/* A whole skinned model: a triangle on two joints (u8 joints, normalised u8
+ * weights, u16 indices), a LINEAR rotation and a CUBICSPLINE translation. */
+static const char SKINNED_DOC[] =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"children\":[1,2]},{\"mesh"
+    "\":0,\"skin\":0},{\"children\":[3]},{\"translation\":[0,1,0]}],\"meshes\":[{\"primitives\":[{\"attributes\":{"
+    "\"POSITION\":0,\"NORMAL\":1,\"JOINTS_0\":2,\"WEIGHTS_0\":3},\"indices\":4}]}],\"skins\":[{\"joints\":[2,3],\"in"
+    "verseBindMatrices\":5,\"skeleton\":2}],\"animations\":[{\"samplers\":[{\"input\":6,\"output\":7},{\"input\":6"
+    ",\"output\":8,\"interpolation\":\"CUBICSPLINE\"}],\"channels\":[{\"sampler\":0,\"target\":{\"node\":3,\"path\":\""
+    "rotation\"}},{\"sampler\":1,\"target\":{\"node\":2,\"path\":\"translation\"}}]}],\"buffers\":[{\"byteLength\":3"
+    "44,\"uri\":\"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAEAAAAAAA"
+    "AAAAAAAAAAAAIA/AAAAAAAAAAAAAIA/AAAAAAAAAAAAAIA/AAEAAAABAAABAAAA/wAAAIB/AAD/AAAAAAABAAIAAAAAAIA/A"
+    "AAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAIA/AACAPwAAAAAAAAAAA"
+    "AAAAAAAAAAAAIA/AAAAAAAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgL8AAAAAAACAPwAAAAAAAIA/AAAAAAAAAAAAAAAAA"
+    "ACAPwAAAAAAAAAA8wQ1P/MENT8AAAAAAAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+    "ACAPwAAAAAAAAAAAAAAAAAAAAA=\"}],\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buff"
+    "er\":0,\"byteOffset\":36,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":72,\"byteLength\":12},{\"buffer\":0,"
+    "\"byteOffset\":84,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":96,\"byteLength\":8},{\"buffer\":0,\"byteOf"
+    "fset\":104,\"byteLength\":128},{\"buffer\":0,\"byteOffset\":232,\"byteLength\":8},{\"buffer\":0,\"byteOffset"
+    "\":240,\"byteLength\":32},{\"buffer\":0,\"byteOffset\":272,\"byteLength\":72}],\"accessors\":[{\"bufferView\""
+    ":0,\"componentType\":5126,\"type\":\"VEC3\",\"count\":3},{\"bufferView\":1,\"componentType\":5126,\"type\":\"VE"
+    "C3\",\"count\":3},{\"bufferView\":2,\"componentType\":5121,\"type\":\"VEC4\",\"count\":3},{\"bufferView\":3,\"co"
+    "mponentType\":5121,\"type\":\"VEC4\",\"count\":3,\"normalized\":true},{\"bufferView\":4,\"componentType\":512"
+    "3,\"type\":\"SCALAR\",\"count\":3},{\"bufferView\":5,\"componentType\":5126,\"type\":\"MAT4\",\"count\":2},{\"buf"
+    "ferView\":6,\"componentType\":5126,\"type\":\"SCALAR\",\"count\":2},{\"bufferView\":7,\"componentType\":5126,"
+    "\"type\":\"VEC4\",\"count\":2},{\"bufferView\":8,\"componentType\":5126,\"type\":\"VEC3\",\"count\":6}]}";
+
+/* Loads doc and, when it loads, poses it at a few times: must never crash or
+ * leak (the ASan build runs this), whatever the bytes. */
+static bool load_and_pose(const char *doc, size_t size)
+{
+    gltf_model m;
+    char err[512];
+    if (!gltf_load_memory(doc, size, NULL, &m, err, sizeof err)) {
+        if (err[0] == '\0') {
+            fprintf(stderr, "a failure without a message\n");
+            ++failures;
+        }
+        return false;
+    }
+    pose p;
+    if (pose_init(&p, &m)) {
+        for (size_t a = 0; a < m.animation_count; ++a)
+            for (int k = -1; k <= 3; ++k) pose_sample(&p, &m, &m.animations[a], 0.5f * (float)k);
+        pose_free(&p);
+    }
+    gltf_free(&m);
+    return true;
+}
+
+static void test_skinned_model(void)
+{
+    size_t size = strlen(SKINNED_DOC);
+    gltf_model m;
+    char err[512] = "";
+    CHECK(gltf_load_memory(SKINNED_DOC, size, NULL, &m, err, sizeof err));
+    if (m.node_count != 4) {
+        fprintf(stderr, "skinned model: %s\n", err);
+        ++failures;
+        return;
+    }
+    CHECK(m.skin_count == 1 && m.skins[0].joint_count == 2 && m.skins[0].inverse_bind[16 + 13] == -1.0f);
+    CHECK(m.nodes[3].parent == 2 && m.nodes[1].parent == 0);
+    const gltf_primitive *prim = &m.meshes[0].primitives[0];
+    CHECK(gltf_read_uint(&m.accessors[prim->joints], 2, 0) == 1 && gltf_read_float(&m.accessors[prim->weights], 0, 0) == 1.0f);
+    CHECK(gltf_read_uint(&m.accessors[prim->indices], 2, 0) == 2);
+    pose p;
+    CHECK(pose_init(&p, &m));
+    if (p.world) {
+        /* At t = 1: node 2 at (0, 1, 0) (the spline's value), node 3 one more up and turned 90 degrees about z. */
+        pose_sample(&p, &m, &m.animations[0], 1.0f);
+        const float *w = p.world + 16 * 3;
+        CHECK(fabsf(w[13] - 2.0f) < 1e-6f && fabsf(w[0]) < 1e-6f && fabsf(w[1] - 1.0f) < 1e-6f);
+        pose_free(&p);
+    }
+    gltf_free(&m);
+
+    /* Every prefix is refused (truncated), and every byte replaced by a few
+     * troublesome characters either loads or fails with a message. */
+    size_t loaded = 0;
+    for (size_t n = 0; n < size; ++n) CHECK(!load_and_pose(SKINNED_DOC, n));
+    char *copy = malloc(size);
+    if (!copy) { ++failures; return; }
+    const char replacements[] = "0 9-\"[}e.,";
+    for (size_t i = 0; i < size; ++i)
+        for (size_t r = 0; r < sizeof replacements - 1; ++r) {
+            memcpy(copy, SKINNED_DOC, size);
+            copy[i] = replacements[r];
+            loaded += load_and_pose(copy, size);
+        }
+    free(copy);
+    printf("corruption sweep: %zu of %zu altered documents still load\n", loaded, size * (sizeof replacements - 1));
+}
+
 static void test_sampling(void)
 {
     /* Rotation from identity to 90 degrees about z over one second: slerp at
@@ -271,6 +364,7 @@ int main(void)
     test_accessors();
     test_files();
     test_sampling();
+    test_skinned_model();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
