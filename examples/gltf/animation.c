@@ -74,7 +74,8 @@ static void slerp(const float *a, const float *b, float u, float *out)
     normalize4(out);
 }
 
-void sampler_evaluate(const gltf_sampler *s, float t, bool rotation, float *out)
+/* The sampler's value at t, before rotations are renormalised. */
+static void sampler_value(const gltf_sampler *s, float t, bool rotation, float *out)
 {
     size_t w = s->width, last = s->key_count - 1;
     bool cubic = s->interpolation == GLTF_CUBICSPLINE;
@@ -103,8 +104,15 @@ void sampler_evaluate(const gltf_sampler *s, float t, bool rotation, float *out)
         float u2 = u * u, u3 = u2 * u;
         float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
         for (size_t i = 0; i < w; ++i) out[i] = h00 * v0[i] + h10 * dt * b0[i] + h01 * v1[i] + h11 * dt * a1[i];
-        if (rotation) normalize4(out);
     }
+}
+
+void sampler_evaluate(const gltf_sampler *s, float t, bool rotation, float *out)
+{
+    sampler_value(s, t, rotation, out);
+    /* Keys should be unit quaternions but are stored rounded (or quantised):
+     * the matrix built from a rotation assumes unit length. */
+    if (rotation) normalize4(out);
 }
 
 /* Column-major T * R * S. */

@@ -344,6 +344,13 @@ static void test_sampling(void)
     CHECK(q[3] == 1.0f);
     sampler_evaluate(&s, 5, true, q);
     CHECK(q[2] == h);
+    /* Rotation keys that are not unit length (rounded, quantised) come out unit length. */
+    float long_quats[8] = {0, 0, 0, 2, 0, 0, 3, 0};
+    gltf_sampler held = {GLTF_STEP, times, 2, long_quats, 4};
+    sampler_evaluate(&held, 0.5f, true, q);
+    CHECK(q[3] == 1.0f && q[2] == 0.0f);
+    sampler_evaluate(&held, 1.5f, true, q);
+    CHECK(q[2] == 1.0f && q[3] == 0.0f);
     /* STEP holds the earlier key. */
     float values[2] = {10, 20};
     gltf_sampler step = {GLTF_STEP, times, 2, values, 1};
