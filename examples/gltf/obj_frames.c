@@ -7,7 +7,7 @@ bool obj_write_frame(const char *path, const character *c, float *const *positio
 {
     FILE *f = fopen(path, "w");
     if (!f) return false;
-    fprintf(f, "# sinew gltf_play: %zu vertices, %zu triangles, t = %.4f s\n", c->vertex_count, c->triangle_count, time);
+    fprintf(f, "# sinew gltf_play: %zu vertices, %zu triangles, t = %.9g s\n", c->vertex_count, c->triangle_count, time);
     for (size_t p = 0; p < c->part_count; ++p)
         for (size_t v = 0; v < c->parts[p].vertex_count; ++v) {
             const float *x = positions[p] + 3 * v;
