@@ -61,8 +61,16 @@ static sinew_bbw *load_ok(const saved *s)
     return b;
 }
 
-/* Points to query: every domain vertex, element centroids, and points just
- * outside the domain's box (the snapping reach). */
+static size_t lowest_x(const float *pos, size_t n)
+{
+    size_t best = 0;
+    for (size_t v = 1; v < n; ++v)
+        if (pos[3 * v] < pos[3 * best]) best = v;
+    return best;
+}
+
+/* Points to query: every domain vertex, element centroids, a point just
+ * outside the domain (within the snapping reach) and one far outside. */
 static float *query_points(const sinew_bbw *b, size_t *count)
 {
     sinew_bbw_info info;
@@ -88,7 +96,8 @@ static float *query_points(const sinew_bbw *b, size_t *count)
     for (size_t v = 0; v < n; ++v)
         for (int a = 0; a < 3; ++a) lo[a] = fminf(lo[a], pos[3 * v + a]);
     for (int a = 0; a < 3; ++a) {
-        q[3 * (n + ne) + a] = lo[a] - (a < 2 ? 1e-4f : 0.0f);
+        /* Next to the box's lowest vertex in x: possibly just outside, within reach. */
+        q[3 * (n + ne) + a] = pos[3 * lowest_x(pos, n) + a] - (a == 0 ? 1e-4f : 0.0f);
         q[3 * (n + ne + 1) + a] = lo[a] - 1e3f; /* far outside: OUTSIDE_DOMAIN for both */
     }
     free(pos);
@@ -424,6 +433,39 @@ static void test_round_trip_unreached(void **state)
     free(pos);
     free(tri);
     grid2d_free(&g);
+}
+
+/* libigl's hand (7,234 vertices, 29,998 tets, 20 bones), solved with the
+ * defaults: real data through the round trip. Skips without the data. */
+static void test_round_trip_hand(void **state)
+{
+    (void)state;
+    char mp[1024], tp[1024];
+    if (!support_data_path("libigl-tutorial-data/hand.mesh", mp, sizeof mp) ||
+        !support_data_path("libigl-tutorial-data/hand.tgf", tp, sizeof tp))
+        skip();
+    support_mesh mesh = {0};
+    float *joints;
+    uint32_t *bones;
+    size_t jc, bc;
+    assert_true(support_read_medit(mp, &mesh));
+    assert_true(support_read_tgf(tp, &joints, &jc, &bones, &bc));
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_bbw_desc d = {0};
+    d.tets = &tm;
+    d.joints = joints;
+    d.joint_count = jc;
+    d.bones = bones;
+    d.bone_count = bc;
+    sinew_bbw *b = create_ok(&d);
+    solve_expect(b, NULL, SINEW_OK);
+    saved s = round_trip(b);
+    printf("hand: %zu bytes saved\n", s.size);
+    free(s.bytes);
+    sinew_bbw_destroy(b);
+    free(joints);
+    free(bones);
+    support_mesh_free(&mesh);
 }
 
 /* ---- the golden file ------------------------------------------------------------- */
@@ -947,6 +989,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_cage_3d),
         cmocka_unit_test(test_round_trip_automatic_volume),
         cmocka_unit_test(test_round_trip_unreached),
+        cmocka_unit_test(test_round_trip_hand),
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_corruption_sweeps),
         cmocka_unit_test(test_contents_checked),
