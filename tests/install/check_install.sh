@@ -20,6 +20,8 @@ find "$stage/root" -name 'libsinew.so*' | grep -q . || { echo "shared library no
 export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR="$stage/root"
 pkg-config --cflags --libs sinew >/dev/null || { echo "pkg-config cannot read sinew.pc"; exit 1; }
 if grep -q cglm "$pc"; then echo "cglm leaks into sinew.pc"; exit 1; fi
+# sinew has no public home page yet: a URL line, if one comes, must be a real address.
+if grep -E -i '^URL:.*(example\.|\.invalid|\.test([/:]|$)|localhost)' "$pc"; then echo "sinew.pc names a placeholder URL"; exit 1; fi
 
 # A sanitized build needs the same runtime in the consumer.
 sanitize=$(meson introspect --buildoptions "$build" |
