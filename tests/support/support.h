@@ -47,6 +47,31 @@ typedef sinew_result (*support_attempt_fn)(sinew_context *ctx, void *user);
 bool support_sweep_allocation_failures(support_attempt_fn attempt, void *user, size_t *runs,
                                        char *report, size_t report_size);
 
+/* ---- Saved data -------------------------------------------------------------- */
+
+/* Rewrites the checksum of saved data (in place) with an independent
+ * implementation of the documented algorithm, so tests and fuzzers can hand a
+ * loader changed data that passes the checksum. false when the header's size
+ * field is unusable. */
+bool support_reseal(void *data, size_t size);
+
+/* Loads `size` bytes, runs any checks on the loaded handle, destroys it and
+ * returns the load's result. */
+typedef sinew_result (*support_load_fn)(const void *data, size_t size, void *user);
+
+/* Corruption sweeps over valid saved data (keep it small: a few KB):
+ *   every truncation must fail with SINEW_ERROR_INVALID_DATA;
+ *   every single-bit flip must fail with INVALID_DATA (UNSUPPORTED in the
+ *   format version field);
+ *   every byte changed by +1, +0x80 and +0xff with the checksum resealed must
+ *   load or fail with a known code and a message (never crash: run it under
+ *   AddressSanitizer).
+ * Each load gets a private copy of exactly the bytes given. *accepted counts
+ * the resealed changes that loaded. Returns true when every case passed;
+ * otherwise report describes the first failure. */
+bool support_sweep_saved_corruption(const void *data, size_t size, support_load_fn load, void *user,
+                                    size_t *accepted, char *report, size_t report_size);
+
 /* ---- Time and benchmark output ---------------------------------------------- */
 
 /* Monotonic seconds. */

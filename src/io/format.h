@@ -1,0 +1,123 @@
+/*
+ * The saved-data format shared by every handle's save and load (see
+ * docs/serialization.md): a 64-byte header, a section table, and typed
+ * sections of little-endian elements at 64-byte aligned offsets, covered by a
+ * checksum. Modules describe their state as sections; this layer does the
+ * bytes, the byte order, the bounds and the checksum, so each loader only
+ * validates meaning (counts, indices, ranges).
+ */
+#ifndef SINEW_IO_FORMAT_H
+#define SINEW_IO_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+/* A section tag from four characters, read as a little-endian u32. */
+#define SN_TAG(a, b, c, d) \
+    ((uint32_t)(uint8_t)(a) | (uint32_t)(uint8_t)(b) << 8 | (uint32_t)(uint8_t)(c) << 16 | (uint32_t)(uint8_t)(d) << 24)
+
+/* Element type of a section. Values are part of the format. */
+typedef enum sn_io_type {
+    SN_IO_U8 = 1,
+    SN_IO_U16 = 2,
+    SN_IO_U32 = 3,
+    SN_IO_U64 = 4,
+    SN_IO_F32 = 5,
+    SN_IO_F64 = 6
+} sn_io_type;
+
+#define SN_IO_HEADER_BYTES 64u
+#define SN_IO_ENTRY_BYTES 32u
+#define SN_IO_ALIGN 64u
+#define SN_IO_MAX_SECTIONS 64u
+
+/* Bytes of one element of a type; 0 for an unknown type. */
+size_t sn_io_type_size(uint32_t type);
+
+/* The format's checksum of size bytes (a multiple of 64) with bytes
+ * [checksum_at, checksum_at + 8) read as zero. Defined in docs/serialization.md. */
+uint64_t sn_io_checksum(const unsigned char *data, size_t size, size_t checksum_at);
+
+/* Offset of the checksum field in the header. */
+#define SN_IO_CHECKSUM_AT 32u
+
+/* ---- Saving ------------------------------------------------------------ */
+
+typedef struct sn_io_entry {
+    uint32_t tag;
+    uint32_t type;
+    uint64_t count;
+    uint64_t offset;   /* from the start of the data */
+} sn_io_entry;
+
+/* Collects sections. A module's writer callback adds them; sn_save runs it
+ * twice, first to measure (buffer NULL), then to write. */
+typedef struct sn_writer {
+    unsigned char *buffer;        /* NULL while measuring */
+    size_t data_start;            /* offset of the first section (known in the writing pass) */
+    size_t data_bytes;            /* bytes of section data so far, padded */
+    uint32_t section_count;
+    bool overflow;                /* more than SN_IO_MAX_SECTIONS, or sizes past SIZE_MAX */
+    sn_io_entry table[SN_IO_MAX_SECTIONS];
+} sn_writer;
+
+/* Adds a section of count elements of `type` held in host byte order at data
+ * (which may be NULL when count is 0). Sections are written in call order. */
+void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *data, size_t count);
+
+/* Adds every section of a handle; run twice, it must add the same ones. */
+typedef void (*sn_save_sections_fn)(sn_writer *w, const void *handle);
+
+/* The public save contract of core.h for one kind: INVALID_ARGUMENT for a
+ * NULL handle or size, (naming `what`, "skin"), buffer NULL = size query,
+ * BUFFER_TOO_SMALL with *size = bytes needed, else the bytes and *size. */
+sinew_result sn_save(sinew_kind kind, sn_save_sections_fn fn, const void *handle, void *buffer, size_t capacity,
+                     size_t *size, const char *what);
+
+/* ---- Loading ----------------------------------------------------------- */
+
+typedef struct sn_reader {
+    const unsigned char *data;
+    size_t size;                  /* the saved data's own size (<= the buffer given) */
+    uint32_t format_version;
+    uint32_t library_version;
+    uint32_t kind;
+    uint32_t section_count;
+    const char *what;             /* "skin data" */
+    sn_io_entry table[SN_IO_MAX_SECTIONS];  /* offsets from the start of data */
+} sn_reader;
+
+/* Checks a whole saved buffer: non-NULL, magic, format version (newer:
+ * UNSUPPORTED), the size it states against the size given (truncated:
+ * INVALID_DATA), the checksum, the kind (another: MISMATCH naming both), the
+ * section table (bounds, alignment, overlaps, types, unique tags, zero
+ * padding) and that every F32/F64 element is finite. Messages start with
+ * `what` ("skin data"). On success r describes the data (which must outlive r). */
+sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what);
+
+/* sn_reader_open without the kind check (any known kind), for
+ * sinew_saved_info_get. */
+sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, const char *what);
+
+/* Whether a section with this tag exists. */
+bool sn_reader_has(const sn_reader *r, uint32_t tag);
+
+/* Element count of a required section of the given type; INVALID_DATA naming
+ * the tag when it is missing or holds another type. */
+sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, size_t *count);
+
+/* Copies a required section holding exactly count elements of `type` into
+ * dst (host byte order; dst aligned for the type). INVALID_DATA naming the tag
+ * and both counts otherwise; dst untouched on failure. */
+sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst);
+
+/* sn_reader_copy of a U64 section (scalars: counts, enums, options). */
+sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst);
+
+/* "SKIN" for a tag, for messages: four printable characters or hex. */
+void sn_tag_name(uint32_t tag, char out[12]);
+
+#endif /* SINEW_IO_FORMAT_H */

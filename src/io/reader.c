@@ -1,0 +1,235 @@
+/* Loading: every byte of the header, the table and the padding is checked
+ * before a module sees a section (format.h). */
+#include <math.h>
+#include <string.h>
+
+#include "io/bytes.h"
+#include "io/format.h"
+
+static const unsigned char magic[8] = {0x89, 'S', 'N', 'W', '\r', '\n', 0x1a, '\n'};
+
+void sn_tag_name(uint32_t tag, char out[12])
+{
+    char c[4];
+    bool printable = true;
+    for (int i = 0; i < 4; ++i) {
+        c[i] = (char)(tag >> (8 * i));
+        if (c[i] < 0x20 || c[i] > 0x7e) printable = false;
+    }
+    if (printable) {
+        memcpy(out, c, 4);
+        out[4] = 0;
+    } else {
+        static const char hex[] = "0123456789abcdef";
+        out[0] = '0';
+        out[1] = 'x';
+        for (int i = 0; i < 8; ++i) out[2 + i] = hex[(tag >> (28 - 4 * i)) & 15];
+        out[10] = 0;
+    }
+}
+
+static const char *type_name(uint32_t type)
+{
+    static const char *const names[] = {"?", "u8", "u16", "u32", "u64", "f32", "f64"};
+    return type <= SN_IO_F64 ? names[type] : "?";
+}
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (p[i]) return false;
+    return true;
+}
+
+/* Every float of a section finite: the format never stores NaN or infinity. */
+static sinew_result check_finite(const sn_reader *r, const sn_io_entry *e)
+{
+    const unsigned char *p = r->data + e->offset;
+    char name[12];
+    for (uint64_t i = 0; i < e->count; ++i) {
+        double v;
+        if (e->type == SN_IO_F32) {
+            uint32_t bits = sn_get_le32(p + 4 * i);
+            /* Exponent all ones: infinity or NaN. */
+            if ((bits & 0x7f800000u) != 0x7f800000u) continue;
+            float f;
+            memcpy(&f, &bits, 4);
+            v = (double)f;
+        } else {
+            uint64_t bits = sn_get_le64(p + 8 * i);
+            if ((bits & 0x7ff0000000000000ull) != 0x7ff0000000000000ull) continue;
+            memcpy(&v, &bits, 8);
+        }
+        sn_tag_name(e->tag, name);
+        return sn_fail(SINEW_ERROR_NON_FINITE, "%s: section %s element %llu is not finite (%g)", r->what, name,
+                       (unsigned long long)i, v);
+    }
+    return SINEW_OK;
+}
+
+static const char *kind_name(uint32_t kind)
+{
+    return sinew_kind_string((sinew_kind)kind);
+}
+
+static sinew_result open_data(sn_reader *r, const void *data, size_t size, const char *what, bool any_kind,
+                              sinew_kind kind)
+{
+    if (!data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", what);
+    const unsigned char *p = (const unsigned char *)data;
+    if (size < SN_IO_HEADER_BYTES || memcmp(p, magic, sizeof magic) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: not sinew saved data (%s)", what,
+                       size < SN_IO_HEADER_BYTES ? "shorter than the 64-byte header" : "wrong magic bytes");
+    uint32_t version = sn_get_le32(p + 8);
+    if (version == 0) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: format version 0 does not exist", what);
+    if (version > SINEW_FORMAT_VERSION)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED,
+                       "%s: format version %u, written by sinew %u, is newer than this library (%s) reads (%u)", what,
+                       version, sn_get_le32(p + 12), SINEW_VERSION_STRING, SINEW_FORMAT_VERSION);
+    uint64_t total = sn_get_le64(p + 24);
+    if (total > size)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: truncated: the data states %llu bytes, %zu given", what,
+                       (unsigned long long)total, size);
+    if (total < SN_IO_HEADER_BYTES || total % SN_IO_ALIGN != 0)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: stated size %llu is not a whole number of 64-byte blocks",
+                       what, (unsigned long long)total);
+    uint64_t stored = sn_get_le64(p + SN_IO_CHECKSUM_AT);
+    if (sn_io_checksum(p, (size_t)total, SN_IO_CHECKSUM_AT) != stored)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: checksum mismatch: the data is corrupted", what);
+    if (!all_zero(p + 40, SN_IO_HEADER_BYTES - 40))
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: reserved header bytes are not zero", what);
+    uint32_t k = sn_get_le32(p + 16);
+    if (k < SINEW_KIND_SKIN || k > SINEW_KIND_PLACEMENT)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: unknown kind %u", what, k);
+    if (!any_kind && k != (uint32_t)kind)
+        return sn_fail(SINEW_ERROR_MISMATCH, "%s: the data holds a %s, not a %s", what, kind_name(k),
+                       kind_name((uint32_t)kind));
+    uint32_t n = sn_get_le32(p + 20);
+    if (n > SN_IO_MAX_SECTIONS)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: %u sections, more than the format allows (%u)", what, n,
+                       SN_IO_MAX_SECTIONS);
+    size_t table_end = SN_IO_HEADER_BYTES + (size_t)n * SN_IO_ENTRY_BYTES;
+    if (table_end > total)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: the section table passes the end of the data", what);
+
+    sn_reader tmp;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.data = p;
+    tmp.size = (size_t)total;
+    tmp.format_version = version;
+    tmp.library_version = sn_get_le32(p + 12);
+    tmp.kind = k;
+    tmp.section_count = n;
+    tmp.what = what;
+    char name[12];
+    for (uint32_t i = 0; i < n; ++i) {
+        const unsigned char *e = p + SN_IO_HEADER_BYTES + (size_t)i * SN_IO_ENTRY_BYTES;
+        sn_io_entry *t = &tmp.table[i];
+        t->tag = sn_get_le32(e);
+        t->type = sn_get_le32(e + 4);
+        t->count = sn_get_le64(e + 8);
+        t->offset = sn_get_le64(e + 16);
+        sn_tag_name(t->tag, name);
+        size_t elem = sn_io_type_size(t->type);
+        if (elem == 0) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s has unknown type %u", what, name, t->type);
+        if (!all_zero(e + 24, 8))
+            return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s has nonzero reserved bytes", what, name);
+        if (t->offset % SN_IO_ALIGN != 0 || t->offset < table_end || t->offset > total ||
+            t->count > (total - t->offset) / elem)
+            return sn_fail(SINEW_ERROR_INVALID_DATA,
+                           "%s: section %s (%llu %s at offset %llu) lies outside the data (%llu bytes) or is misaligned",
+                           what, name, (unsigned long long)t->count, type_name(t->type),
+                           (unsigned long long)t->offset, (unsigned long long)total);
+        for (uint32_t j = 0; j < i; ++j)
+            if (tmp.table[j].tag == t->tag)
+                return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s appears twice", what, name);
+    }
+    /* Sections in offset order, each after the previous one's end; every
+     * byte outside them (padding) is zero, so the data has one spelling. */
+    size_t covered = table_end;
+    for (uint32_t i = 0; i < n; ++i) {
+        const sn_io_entry *t = &tmp.table[i];
+        sn_tag_name(t->tag, name);
+        if (t->offset < covered)
+            return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s overlaps the one before it", what, name);
+        if (!all_zero(p + covered, (size_t)t->offset - covered))
+            return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: nonzero padding before section %s", what, name);
+        covered = (size_t)t->offset + (size_t)t->count * sn_io_type_size(t->type);
+    }
+    if (!all_zero(p + covered, (size_t)total - covered))
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: nonzero padding at the end", what);
+    for (uint32_t i = 0; i < n; ++i) {
+        const sn_io_entry *t = &tmp.table[i];
+        if (t->type == SN_IO_F32 || t->type == SN_IO_F64) {
+            sinew_result res = check_finite(&tmp, t);
+            if (res != SINEW_OK) return res;
+        }
+    }
+    *r = tmp;
+    return SINEW_OK;
+}
+
+sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what)
+{
+    return open_data(r, data, size, what, false, kind);
+}
+
+sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, const char *what)
+{
+    return open_data(r, data, size, what, true, SINEW_KIND_SKIN);
+}
+
+static const sn_io_entry *find(const sn_reader *r, uint32_t tag)
+{
+    for (uint32_t i = 0; i < r->section_count; ++i)
+        if (r->table[i].tag == tag) return &r->table[i];
+    return NULL;
+}
+
+bool sn_reader_has(const sn_reader *r, uint32_t tag)
+{
+    return find(r, tag) != NULL;
+}
+
+static sinew_result find_typed(const sn_reader *r, uint32_t tag, sn_io_type type, const sn_io_entry **out)
+{
+    char name[12];
+    const sn_io_entry *e = find(r, tag);
+    sn_tag_name(tag, name);
+    if (!e) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s is missing", r->what, name);
+    if (e->type != (uint32_t)type)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %s elements, expected %s", r->what, name,
+                       type_name(e->type), type_name((uint32_t)type));
+    *out = e;
+    return SINEW_OK;
+}
+
+sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, size_t *count)
+{
+    const sn_io_entry *e;
+    sinew_result res = find_typed(r, tag, type, &e);
+    if (res != SINEW_OK) return res;
+    /* open_data proved count * elem fits inside the data, so it fits size_t. */
+    *count = (size_t)e->count;
+    return SINEW_OK;
+}
+
+sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst)
+{
+    const sn_io_entry *e;
+    sinew_result res = find_typed(r, tag, type, &e);
+    if (res != SINEW_OK) return res;
+    if (e->count != (uint64_t)count) {
+        char name[12];
+        sn_tag_name(tag, name);
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %llu elements, expected %zu", r->what, name,
+                       (unsigned long long)e->count, count);
+    }
+    sn_copy_elements_le(dst, r->data + e->offset, count, sn_io_type_size(type));
+    return SINEW_OK;
+}
+
+sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst)
+{
+    return sn_reader_copy(r, tag, SN_IO_U64, count, dst);
+}
