@@ -555,6 +555,27 @@ static void golden_file_still_loads(void **state)
     rig_free(&r);
 }
 
+/* SINEW_WRITE_CORPUS=<folder>: writes real saved skins as the seed corpus of
+ * the loader's fuzz target (tests/fuzz/corpus/load_skin). */
+static void write_corpus(void **state)
+{
+    (void)state;
+    const char *dir = getenv("SINEW_WRITE_CORPUS");
+    if (!dir) skip();
+    for (int seed = 0; seed < 4; ++seed) {
+        size_t size;
+        unsigned char *buf = small_saved(&size, seed & 1 ? SINEW_SKIN_STORAGE_COMPRESSED : SINEW_SKIN_STORAGE_FLOAT,
+                                         seed & 2 ? SINEW_SKIN_BLEND_MIXED : SINEW_SKIN_BLEND_DUAL_QUATERNION);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/seed-%02d", dir, seed);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(buf, 1, size, f), size);
+        fclose(f);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -566,6 +587,7 @@ int main(void)
         cmocka_unit_test(corruption_sweeps),
         cmocka_unit_test(allocation_sweep),
         cmocka_unit_test(golden_file_still_loads),
+        cmocka_unit_test(write_corpus),
     };
     return cmocka_run_group_tests_name("skin io", tests, NULL, NULL);
 }

@@ -519,6 +519,41 @@ static void golden_file_still_loads(void **state)
     sinew_soffd_destroy(now);
 }
 
+/* SINEW_WRITE_CORPUS=<folder>: writes real saved handles as the seed corpus
+ * of the loader's fuzz target (tests/fuzz/corpus/load_soffd): the small
+ * registered one, a bind alone, and an exact registration. */
+static void write_corpus(void **state)
+{
+    (void)state;
+    const char *dir = getenv("SINEW_WRITE_CORPUS");
+    if (!dir) skip();
+    for (int seed = 0; seed < 3; ++seed) {
+        size_t size;
+        unsigned char *buf;
+        if (seed == 0) {
+            buf = small_saved(&size);
+        } else {
+            driver d;
+            driver_init(&d, 1, 0);
+            sinew_soffd *h = driver_bind(&d, 0);
+            float *skin = random_points(5, 4, -1.2f, 1.2f);
+            sinew_points pts = {skin, 4, 0};
+            if (seed == 2) assert_int_equal(sinew_soffd_register(h, &pts, NULL), SINEW_OK);
+            buf = save(h, &size);
+            free(skin);
+            sinew_soffd_destroy(h);
+            driver_free(&d);
+        }
+        char path[1024];
+        snprintf(path, sizeof path, "%s/seed-%02d", dir, seed);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(buf, 1, size, f), size);
+        fclose(f);
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +566,7 @@ int main(void)
         cmocka_unit_test(corruption_sweeps),
         cmocka_unit_test(allocation_sweep),
         cmocka_unit_test(golden_file_still_loads),
+        cmocka_unit_test(write_corpus),
     };
     return cmocka_run_group_tests_name("soffd io", tests, NULL, NULL);
 }
