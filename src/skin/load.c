@@ -198,14 +198,89 @@ static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_gr
     return SINEW_OK;
 }
 
-/* Checks a loaded group and rebuilds its runs: vertex numbers increasing,
- * in range and in no other group (seen: one bit per vertex), then its slots
- * and blend factors. */
-static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g, uint8_t *seen,
-                                        uint32_t *last_vertex)
+/* Unrolls the slot loops of the fast pass, whose trip count k is a constant
+ * there (-O2 keeps small loops rolled). */
+#define SN_SKIN_UNROLL _Pragma("GCC unroll 8")
+
+/* The fast pass over a group's slots (k a constant where it is inlined):
+ * true when every vertex passes sn_skin_check_slots, which then runs only to
+ * name the first failure. Branch-free per vertex, so a skin checks at close to
+ * the speed of reading it. Up to 8 slots compare joints pairwise. */
+SN_SKIN_INLINE bool sn_skin_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t k, size_t begin,
+                                     size_t end)
 {
-    g->run_count = 0;
-    for (size_t at = 0; at < g->count; ++at) {
+    const uint32_t joints = (uint32_t)skin->joint_count;
+    bool ok = true;
+    for (size_t at = begin; at < end; ++at) {
+        uint32_t j[8];
+        SN_SKIN_UNROLL
+        for (size_t s = 0; s < k; ++s) {
+            j[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
+            ok &= j[s] < joints;
+        }
+        SN_SKIN_UNROLL
+        for (size_t a = 0; a < k; ++a)
+            SN_SKIN_UNROLL
+            for (size_t b = a + 1; b < k; ++b) ok &= j[a] != j[b];
+        if (k == 1) continue;
+        if (skin->format == SN_SKIN_F32_J16) {
+            const float *w = (const float *)g->weights + at * k;
+            double sum = 0.0;
+            SN_SKIN_UNROLL
+            for (size_t s = 0; s < k; ++s) {
+                ok &= w[s] >= 0.0f && w[s] <= 1.0f;
+                sum += (double)w[s];
+            }
+            SN_SKIN_UNROLL
+            for (size_t s = 1; s < k; ++s) ok &= w[s] < w[s - 1] || (w[s] == w[s - 1] && j[s] > j[s - 1]);
+            ok &= fabs(sum - 1.0) <= SN_SKIN_SUM_TOLERANCE;
+        } else {
+            const uint8_t *q = (const uint8_t *)g->weights + at * k;
+            unsigned sum = 0;
+            SN_SKIN_UNROLL
+            for (size_t s = 0; s < k; ++s) {
+                ok &= q[s] != 0;
+                sum += q[s];
+            }
+            SN_SKIN_UNROLL
+            for (size_t s = 1; s < k; ++s) ok &= q[s] < q[s - 1] || (q[s] == q[s - 1] && j[s] > j[s - 1]);
+            ok &= sum == 255;
+        }
+    }
+    return ok;
+}
+
+/* The fast pass for the group's k, in the format's specialisation. */
+static bool sn_skin_group_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t begin, size_t end)
+{
+#define SN_SKIN_SLOTS_OK(K)                                                                                       \
+    switch (skin->format) {                                                                                       \
+    case SN_SKIN_F32_J16: { sinew_skin s = *skin; s.format = SN_SKIN_F32_J16; return sn_skin_slots_ok(&s, g, K, begin, end); } \
+    case SN_SKIN_U8_J8: { sinew_skin s = *skin; s.format = SN_SKIN_U8_J8; return sn_skin_slots_ok(&s, g, K, begin, end); }     \
+    default: { sinew_skin s = *skin; s.format = SN_SKIN_U8_J16; return sn_skin_slots_ok(&s, g, K, begin, end); }              \
+    }
+    switch (g->influences) {
+    case 1: SN_SKIN_SLOTS_OK(1)
+    case 2: SN_SKIN_SLOTS_OK(2)
+    case 3: SN_SKIN_SLOTS_OK(3)
+    case 4: SN_SKIN_SLOTS_OK(4)
+    case 5: SN_SKIN_SLOTS_OK(5)
+    case 6: SN_SKIN_SLOTS_OK(6)
+    case 7: SN_SKIN_SLOTS_OK(7)
+    case 8: SN_SKIN_SLOTS_OK(8)
+    default: return false; /* more slots: the detailed pass checks them */
+    }
+#undef SN_SKIN_SLOTS_OK
+}
+
+/* Checks positions [begin, end) of a loaded group (the earlier ones checked
+ * already) and extends its runs: vertex numbers increasing, in range and in
+ * no other group (seen: one bit per vertex), then its slots (fast pass first;
+ * the detailed one names a failure) and blend factors. */
+static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g, size_t begin, size_t end,
+                                        uint8_t *seen, uint32_t *last_vertex)
+{
+    for (size_t at = begin; at < end; ++at) {
         uint32_t v = g->vertex[at];
         if (v >= skin->vertex_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, WHAT ": group %u position %zu is vertex %u, but there are "
@@ -221,38 +296,54 @@ static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g
             g->runs[g->run_count].position = (uint32_t)at;
             g->run_count += 1;
         }
-        sinew_result res = sn_skin_check_slots(skin, g, at, v, last_vertex);
-        if (res != SINEW_OK) return res;
-        if (g->dq_blend && !(g->dq_blend[at] >= 0.0f && g->dq_blend[at] <= 1.0f))
-            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u has dq_blend factor %g outside [0, 1]", v,
-                           (double)g->dq_blend[at]);
     }
+    if (!sn_skin_group_slots_ok(skin, g, begin, end))
+        for (size_t at = begin; at < end; ++at) {
+            sinew_result res = sn_skin_check_slots(skin, g, at, g->vertex[at], last_vertex);
+            if (res != SINEW_OK) return res;
+        }
+    for (size_t at = begin; g->dq_blend && at < end; ++at)
+        if (!(g->dq_blend[at] >= 0.0f && g->dq_blend[at] <= 1.0f))
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u has dq_blend factor %g outside [0, 1]",
+                           g->vertex[at], (double)g->dq_blend[at]);
     return SINEW_OK;
 }
 
-/* Copies group after group out of the sections and checks each. */
+/* Vertices copied and checked at a time: their arrays stay in cache from
+ * the copy to the check, so the data is read from memory once. */
+#define SN_SKIN_LOAD_CHUNK 4096
+
+/* Copies group after group out of the sections, a chunk at a time, and
+ * checks each chunk. */
 static sinew_result sn_skin_fill_groups(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *seen,
                                         uint32_t *last_vertex)
 {
     const sn_io_type jtype = skin->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16;
     const sn_io_type wtype = skin->format == SN_SKIN_F32_J16 ? SN_IO_F32 : SN_IO_U8;
+    const size_t jsize = jtype == SN_IO_U8 ? 1 : 2, wsize = wtype == SN_IO_U8 ? 1 : 4;
     size_t vertex_at = 0, slot_at = 0, weight_at = 0;
     sinew_result res = SINEW_OK;
     for (size_t k = 1; k <= skin->max_influences && res == SINEW_OK; ++k) {
         sn_skin_group *g = &skin->groups[k - 1];
-        const size_t n = counts[k];
-        g->count = n;
+        g->count = counts[k];
+        g->run_count = 0;
         /* The section sizes were checked against counts: the parts lie inside. */
-        res = sn_reader_copy_part(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, vertex_at, n, g->vertex);
-        if (res == SINEW_OK) res = sn_reader_copy_part(r, SN_SKIN_TAG_JOINTS, jtype, slot_at, n * k, g->joints);
-        if (res == SINEW_OK && k > 1)
-            res = sn_reader_copy_part(r, SN_SKIN_TAG_WEIGHTS, wtype, weight_at, n * k, g->weights);
-        if (res == SINEW_OK && g->dq_blend)
-            res = sn_reader_copy_part(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32, vertex_at, n, g->dq_blend);
-        if (res == SINEW_OK) res = sn_skin_check_group(skin, g, seen, last_vertex);
-        vertex_at += n;
-        slot_at += n * k;
-        if (k > 1) weight_at += n * k;
+        for (size_t at = 0; at < g->count && res == SINEW_OK; at += SN_SKIN_LOAD_CHUNK) {
+            const size_t n = g->count - at < SN_SKIN_LOAD_CHUNK ? g->count - at : SN_SKIN_LOAD_CHUNK;
+            res = sn_reader_copy_part(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, vertex_at + at, n, g->vertex + at);
+            if (res == SINEW_OK)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_JOINTS, jtype, slot_at + at * k, n * k,
+                                          (char *)g->joints + at * k * jsize);
+            if (res == SINEW_OK && k > 1)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_WEIGHTS, wtype, weight_at + at * k, n * k,
+                                          (char *)g->weights + at * k * wsize);
+            if (res == SINEW_OK && g->dq_blend)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32, vertex_at + at, n, g->dq_blend + at);
+            if (res == SINEW_OK) res = sn_skin_check_group(skin, g, at, at + n, seen, last_vertex);
+        }
+        vertex_at += g->count;
+        slot_at += g->count * k;
+        if (k > 1) weight_at += g->count * k;
     }
     return res;
 }
