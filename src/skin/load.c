@@ -206,16 +206,15 @@ static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_gr
  * true when every vertex passes sn_skin_check_slots, which then runs only to
  * name the first failure. Branch-free per vertex, so a skin checks at close to
  * the speed of reading it. Up to 8 slots compare joints pairwise. */
-SN_SKIN_INLINE bool sn_skin_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t k, size_t begin,
-                                     size_t end)
+SN_SKIN_INLINE bool sn_skin_slots_ok(const sn_skin_group *g, size_t k, sn_skin_format format, uint32_t joints,
+                                     size_t begin, size_t end)
 {
-    const uint32_t joints = (uint32_t)skin->joint_count;
     bool ok = true;
     for (size_t at = begin; at < end; ++at) {
         uint32_t j[8];
         SN_SKIN_UNROLL
         for (size_t s = 0; s < k; ++s) {
-            j[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
+            j[s] = sn_skin_joint(g->joints, format, at * k + s);
             ok &= j[s] < joints;
         }
         SN_SKIN_UNROLL
@@ -223,7 +222,7 @@ SN_SKIN_INLINE bool sn_skin_slots_ok(const sinew_skin *skin, const sn_skin_group
             SN_SKIN_UNROLL
             for (size_t b = a + 1; b < k; ++b) ok &= j[a] != j[b];
         if (k == 1) continue;
-        if (skin->format == SN_SKIN_F32_J16) {
+        if (format == SN_SKIN_F32_J16) {
             const float *w = (const float *)g->weights + at * k;
             double sum = 0.0;
             SN_SKIN_UNROLL
@@ -253,11 +252,12 @@ SN_SKIN_INLINE bool sn_skin_slots_ok(const sinew_skin *skin, const sn_skin_group
 /* The fast pass for the group's k, in the format's specialisation. */
 static bool sn_skin_group_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t begin, size_t end)
 {
-#define SN_SKIN_SLOTS_OK(K)                                                                                       \
-    switch (skin->format) {                                                                                       \
-    case SN_SKIN_F32_J16: { sinew_skin s = *skin; s.format = SN_SKIN_F32_J16; return sn_skin_slots_ok(&s, g, K, begin, end); } \
-    case SN_SKIN_U8_J8: { sinew_skin s = *skin; s.format = SN_SKIN_U8_J8; return sn_skin_slots_ok(&s, g, K, begin, end); }     \
-    default: { sinew_skin s = *skin; s.format = SN_SKIN_U8_J16; return sn_skin_slots_ok(&s, g, K, begin, end); }              \
+    const uint32_t joints = (uint32_t)skin->joint_count;
+#define SN_SKIN_SLOTS_OK(K)                                                                                 \
+    switch (skin->format) {                                                                                 \
+    case SN_SKIN_F32_J16: return sn_skin_slots_ok(g, K, SN_SKIN_F32_J16, joints, begin, end);               \
+    case SN_SKIN_U8_J8: return sn_skin_slots_ok(g, K, SN_SKIN_U8_J8, joints, begin, end);                   \
+    default: return sn_skin_slots_ok(g, K, SN_SKIN_U8_J16, joints, begin, end);                             \
     }
     switch (g->influences) {
     case 1: SN_SKIN_SLOTS_OK(1)
