@@ -59,8 +59,11 @@ static sinew_result sn_soffd_read_options(const sn_reader *r, sn_soffd_saved *s)
                        (unsigned long long)op[SN_SOFFD_OP_POINTS], (unsigned long long)op[SN_SOFFD_OP_ENTRIES]);
     if (!(scales[0] > 0) || scales[0] > FLT_MAX)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": local must be a float value > 0, got %g", scales[0]);
-    if (!(scales[1] > 0))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": length_scale must be > 0, got %g", scales[1]);
+    /* Bind makes L a float option or a mean edge of float coordinates: within
+     * these bounds L^2, which the weights divide by, stays a normal double. */
+    if (!(scales[1] >= 0x1p-200 && scales[1] <= 0x1p128))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": length_scale must be > 0 (within [2^-200, 2^128]), got %g",
+                       scales[1]);
     if (!(policy[0] >= 0 && policy[0] < 1))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": weight_threshold must lie in [0, 1), got %g",
                        (double)policy[0]);

@@ -371,6 +371,9 @@ static void content_errors_are_named(void **state)
     { double neg = -1; memcpy(section(buf, "SFSC") + 8, &neg, 8); }
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be > 0");
     FRESH();
+    { double tiny = 1e-300; memcpy(section(buf, "SFSC") + 8, &tiny, 8); }  /* L^2 would underflow */
+    expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be > 0 (within [2^-200, 2^128]), got 1e-300");
+    FRESH();
     put_f32(section(buf, "SFPO"), 1.0f);
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "weight_threshold must lie in [0, 1)");
     FRESH();
