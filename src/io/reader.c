@@ -229,6 +229,23 @@ sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, s
     return SINEW_OK;
 }
 
+sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
+                                 void *dst)
+{
+    const sn_io_entry *e;
+    sinew_result res = find_typed(r, tag, type, &e);
+    if (res != SINEW_OK) return res;
+    if (first > e->count || count > e->count - first) {
+        char name[12];
+        sn_tag_name(tag, name);
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %llu elements, elements [%zu, %zu + %zu) were expected",
+                       r->what, name, (unsigned long long)e->count, first, first, count);
+    }
+    size_t elem = sn_io_type_size(type);
+    sn_copy_elements_le(dst, r->data + e->offset + first * elem, count, elem);
+    return SINEW_OK;
+}
+
 sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst)
 {
     return sn_reader_copy(r, tag, SN_IO_U64, count, dst);
