@@ -197,6 +197,31 @@ SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew
 SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t first,
                                        size_t count, uint32_t k, uint32_t *joints, float *weights);
 
+/* ---- Save and load (core.h "Saved data", docs/bbw.md) ---- */
+
+/* Saves the domain, the handles' constraints, the info figures and, once
+ * solved, the weights into buffer (capacity bytes). buffer NULL asks for the
+ * size (SINEW_OK, *size = bytes needed); a smaller capacity is
+ * SINEW_ERROR_BUFFER_TOO_SMALL with *size = bytes needed and nothing
+ * written; else *size = bytes written. The same handle always gives the
+ * same bytes. INVALID_ARGUMENT (NULL bbw or size); OUT_OF_MEMORY (a little
+ * scratch for the constraints, from the handle's allocator, when writing).
+ * Thread-safe (reads the handle only). */
+SINEW_API sinew_result sinew_bbw_save(const sinew_bbw *bbw, void *buffer, size_t capacity, size_t *size);
+
+/* Loads a handle saved by sinew_bbw_save from size bytes at data (its
+ * memory from ctx's allocator; ctx may be NULL). Queries on it equal the
+ * saved handle's bit for bit; data saved before a solve loads unsolved, and
+ * a loaded handle can be solved (again): its operators are rebuilt at that
+ * first solve. Every value is checked: INVALID_DATA (not whole, intact
+ * sinew data, or contents that do not add up), MISMATCH (another kind),
+ * UNSUPPORTED (a newer format), and create's codes for contents create
+ * would refuse (INDEX_OUT_OF_RANGE, DEGENERATE, INVALID_WEIGHTS, ...), each
+ * message starting "bbw data: " and naming the element; INVALID_ARGUMENT
+ * (NULL data or out); OUT_OF_MEMORY. On failure *out is untouched.
+ * Thread-safe for distinct outputs. */
+SINEW_API sinew_result sinew_bbw_load(sinew_context *ctx, const void *data, size_t size, sinew_bbw **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -327,6 +327,47 @@ SINEW_API void sinew_lattice_refinement_destroy(sinew_lattice_refinement *refine
 SINEW_API sinew_result sinew_lattice_segment_bound(const sinew_lattice *lattice, const float a[3],
                                                    const float b[3], double *bound, double *split_t);
 
+/* ---- Save and load ------------------------------------------------------
+ * The saved-data contract of core.h ("Saved data"): save with buffer NULL
+ * asks for the size; a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with
+ * *size = bytes needed; the same handle always gives the same bytes. Load
+ * checks every value with create's codes, messages starting "lattice data:"
+ * (binding: "lattice binding data:", refinement: "lattice refinement
+ * data:"), SINEW_ERROR_INVALID_DATA for a damaged buffer, SINEW_ERROR_MISMATCH
+ * for another kind, SINEW_ERROR_UNSUPPORTED for a newer format; *out is set
+ * only on success. A loaded handle deforms bit for bit as the saved one. Its
+ * memory comes from ctx's allocator (NULL = defaults). Save is thread-safe
+ * with other const calls on the handle; load is thread-safe. */
+
+/* Saves the lattice: structure, box and every displacement. The
+ * displacement bound behind the float-range checks is recomputed on load
+ * (exact, as after a set of the whole lattice). */
+SINEW_API sinew_result sinew_lattice_save(const sinew_lattice *lattice, void *buffer, size_t capacity,
+                                          size_t *size);
+/* Loads a lattice saved by sinew_lattice_save. */
+SINEW_API sinew_result sinew_lattice_load(sinew_context *ctx, const void *data, size_t size,
+                                          sinew_lattice **out);
+
+/* Saves a binding with the structure it was bound to; no lattice is needed
+ * to load it, and sinew_lattice_deform_bound still checks that the lattice it
+ * is given has that structure. */
+SINEW_API sinew_result sinew_lattice_binding_save(const sinew_lattice_binding *binding, void *buffer,
+                                                  size_t capacity, size_t *size);
+/* Loads a binding saved by sinew_lattice_binding_save. Its float-range proof
+ * is recomputed from the stored basis values (SINEW_ERROR_INVALID_WEIGHTS for
+ * values of an axis that do not sum to 1). */
+SINEW_API sinew_result sinew_lattice_binding_load(sinew_context *ctx, const void *data, size_t size,
+                                                  sinew_lattice_binding **out);
+
+/* Saves a refinement's mesh (rest and deformed positions, triangles,
+ * parents and parameters of the added vertices, rounds, max error). */
+SINEW_API sinew_result sinew_lattice_refinement_save(const sinew_lattice_refinement *refinement, void *buffer,
+                                                     size_t capacity, size_t *size);
+/* Loads a refinement saved by sinew_lattice_refinement_save; its mesh is
+ * then what sinew_lattice_refinement_mesh reports. */
+SINEW_API sinew_result sinew_lattice_refinement_load(sinew_context *ctx, const void *data, size_t size,
+                                                     sinew_lattice_refinement **out);
+
 #ifdef __cplusplus
 }
 #endif

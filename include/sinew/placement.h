@@ -312,6 +312,25 @@ SINEW_API sinew_result sinew_placement_deform(const sinew_placement *placement, 
                                               const sinew_points *model, float *out, size_t out_stride,
                                               size_t first, size_t count);
 
+/* ---- Save and load ----------------------------------------------------------
+ * The saved-data contract of core.h ("Saved data"); messages of load start
+ * with "placement data:". Saved: everything later calls read (the lattice
+ * with its control points, contact hits, directions, lifts, layer
+ * directions, heights, the info). The scene is not kept: what edits need of
+ * it, how far each contact point may rise before it meets the scene above, is
+ * stored per column, so relax, push and press continue after a load as they
+ * would have before the save. Load also checks that the lattice is where the
+ * columns and heights put it (SINEW_ERROR_INVALID_DATA otherwise). Memory from
+ * ctx's allocator (NULL = defaults). Save is thread-safe with other const
+ * calls on the placement; load is thread-safe. */
+
+/* Saves the placement into buffer (NULL = size query). */
+SINEW_API sinew_result sinew_placement_save(const sinew_placement *placement, void *buffer, size_t capacity,
+                                            size_t *size);
+/* Loads a placement saved by sinew_placement_save; *out is set only on success. */
+SINEW_API sinew_result sinew_placement_load(sinew_context *ctx, const void *data, size_t size,
+                                            sinew_placement **out);
+
 #ifdef __cplusplus
 }
 #endif

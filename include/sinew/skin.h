@@ -254,6 +254,32 @@ SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *pa
 SINEW_API sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints,
                                                     float *weights, size_t capacity, size_t *count);
 
+/* ---- Save and load (core.h "Saved data"; docs/skinning.md) ----------------
+ * A skin is saved as its bound layout (the cleaned, sorted influences, the
+ * inverse bind matrices, its options and info figures), so loading is a
+ * checked copy, not a bind. */
+
+/* Saves a skin into buffer. buffer NULL asks for the size (SINEW_OK, *size =
+ * bytes needed); capacity below it is BUFFER_TOO_SMALL with *size = bytes
+ * needed and nothing written; else *size = bytes written. The same skin
+ * always gives the same bytes. Returns INVALID_ARGUMENT (NULL skin or size).
+ * Thread-safe (reads only); never allocates. */
+SINEW_API sinew_result sinew_skin_save(const sinew_skin *skin, void *buffer, size_t capacity, size_t *size);
+
+/* Loads a skin saved by sinew_skin_save (this or an earlier format version).
+ * Returns SINEW_OK and *out, or: INVALID_ARGUMENT (NULL data/out), INVALID_DATA
+ * (not whole, intact skin data: truncated, corrupted, counts that do not add
+ * up), MISMATCH (data of another kind), UNSUPPORTED (a newer format version,
+ * or a forced kernel this build or CPU lacks: a skin saved with
+ * SINEW_SKIN_KERNEL_AUTO picks this machine's best), create's codes for
+ * contents create refuses (INDEX_OUT_OF_RANGE, INVALID_WEIGHTS, NON_FINITE,
+ * ...), OUT_OF_MEMORY, CANCELLED. Messages start with "skin data:" and name
+ * the vertex, slot or joint. *out is untouched on failure. Deforming the
+ * loaded skin gives the same bits as deforming the skin that was saved.
+ * ctx: NULL = defaults; the skin keeps a copy of its allocator.
+ * data: read during the call only. Thread-safe (no shared state). */
+SINEW_API sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out);
+
 #ifdef __cplusplus
 }
 #endif

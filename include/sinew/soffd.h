@@ -226,6 +226,33 @@ SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const
 SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
                                                    float *out, size_t out_stride, size_t first, size_t count);
 
+/* ---- Save and load (core.h "Saved data"; docs/soffd.md) ---------------------
+ * A handle is saved with its bind (reference surface, triangulation, skipped
+ * triangles, resolved local and L) and its registration (points, contributing
+ * sets with their edits, weights, local coordinates, policy); loading rebuilds
+ * only what R determines cheaply (element normals, BVH, one-ring frames). */
+
+/* Saves a handle, registered or not, into buffer. buffer NULL asks for the
+ * size (SINEW_OK, *size = bytes needed); capacity below it is
+ * BUFFER_TOO_SMALL with *size = bytes needed and nothing written; else *size
+ * = bytes written. The same handle always gives the same bytes. Returns
+ * INVALID_ARGUMENT (NULL soffd or size). Reads the handle only; never allocates. */
+SINEW_API sinew_result sinew_soffd_save(const sinew_soffd *soffd, void *buffer, size_t capacity, size_t *size);
+
+/* Loads a handle saved by sinew_soffd_save (this or an earlier format
+ * version). Returns SINEW_OK and *out, or: INVALID_ARGUMENT (NULL data/out,
+ * an option out of range), INVALID_DATA (not whole, intact soffd data:
+ * truncated, corrupted, counts that do not add up), MISMATCH (data of another
+ * kind), UNSUPPORTED (a newer format version), the codes bind, register and
+ * the edits give for contents they refuse (INDEX_OUT_OF_RANGE, DEGENERATE,
+ * OUTSIDE_DOMAIN, INVALID_WEIGHTS, ...), OUT_OF_MEMORY, SIZE_OVERFLOW,
+ * CANCELLED. Messages start with "soffd data:" and name the element, vertex
+ * or skin point. *out is untouched on failure. Deforming the loaded handle
+ * gives the same bits as deforming the one that was saved.
+ * ctx: NULL = defaults; its allocator and progress callback are copied, as
+ * bind copies them. data: read during the call only. Thread-safe. */
+SINEW_API sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size, sinew_soffd **out);
+
 #ifdef __cplusplus
 }
 #endif

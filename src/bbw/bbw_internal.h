@@ -36,6 +36,7 @@ struct sinew_bbw {
     uint8_t *state;           /* SN_BBW_FREE / FIXED / UNREACHED per vertex */
     double *fixed;            /* handle_count per vertex: rows of fixed vertices */
     float *weights;           /* handle_count per vertex, after a solve */
+    sinew_bbw_partition partition; /* the rule the weights were solved with */
     sn_bbw_locator locator;
     sinew_bbw_info info;
 };
@@ -43,6 +44,9 @@ struct sinew_bbw {
 /* ---- domain.c ---- */
 /* Validates and copies a given triangle (2D) or tet (3D) mesh. */
 sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc);
+/* Sets b->scale from the positions and checks every element as create
+ * does (no zero measure, no inverted tet); messages start with prefix. */
+sinew_result sn_bbw_check_domain(sinew_bbw *b, const char *prefix);
 /* Builds the voxel (Kuhn) volume inside a surface. */
 sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surface, uint32_t resolution,
                                         double *cell_size);
@@ -51,6 +55,10 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surfa
 /* Cotangent stiffness (element weights `mask`, NULL = 1) into *out, and
  * (when mass != NULL) the lumped mass. */
 sinew_result sn_bbw_stiffness(const sinew_bbw *b, const float *mask, sn_sparse *out, double *mass);
+/* The lumped mass and stiffness of the domain, when the handle lacks them
+ * (a loaded handle builds them at its first solve). On failure the handle
+ * is left without them. */
+sinew_result sn_bbw_ensure_operators(sinew_bbw *b);
 /* Gradients of the element's barycentric basis (per x 3 doubles) and its
  * unsigned measure (area or volume); false when degenerate. */
 int sn_bbw_element_gradients(const sinew_bbw *b, size_t e, double grad[4][3], double *measure);
@@ -68,6 +76,9 @@ void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double 
 
 /* ---- handles.c ---- */
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);
+/* Each handle must dominate (weight > 1/2) at some fixed vertex, else
+ * DEGENERATE naming it; messages start with prefix. */
+sinew_result sn_bbw_check_handle_vertices(const sinew_bbw *b, const char *prefix);
 /* Marks regions no constrained vertex reaches. */
 sinew_result sn_bbw_find_unreached(sinew_bbw *b);
 

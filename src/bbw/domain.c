@@ -57,13 +57,18 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
         b->positions[3 * i + 2] = b->dim == 3 ? p[2] : 0.0;
     }
     memcpy(b->elements, idx, total * sizeof(uint32_t));
+    return sn_bbw_check_domain(b, "");
+}
+
+sinew_result sn_bbw_check_domain(sinew_bbw *b, const char *prefix)
+{
     b->scale = box_diagonal(b->positions, b->vertex_count);
-    if (!(b->scale > 0.0)) return sn_fail(SINEW_ERROR_DEGENERATE, "the domain's vertices all coincide");
+    if (!(b->scale > 0.0)) return sn_fail(SINEW_ERROR_DEGENERATE, "%sthe domain's vertices all coincide", prefix);
     /* Zero measure is judged relative to the model's size. Real tet meshes
      * carry slivers of 1e-11 of the box volume (libigl's hand), so only
      * far smaller counts as zero. */
     double tiny = 1e-14 * (b->dim == 2 ? b->scale * b->scale : b->scale * b->scale * b->scale);
-    for (size_t e = 0; e < ec; ++e) {
+    for (size_t e = 0; e < b->element_count; ++e) {
         const uint32_t *v = b->elements + e * b->per;
         const double *p0 = b->positions + 3 * (size_t)v[0];
         const double *p1 = b->positions + 3 * (size_t)v[1];
@@ -73,18 +78,18 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
         if (b->dim == 2) {
             double area = 0.5 * (u[0] * w[1] - u[1] * w[0]);
             if (fabs(area) <= tiny)
-                return sn_fail(SINEW_ERROR_DEGENERATE, "triangle %zu (vertices %u, %u, %u) has zero area", e, v[0],
-                               v[1], v[2]);
+                return sn_fail(SINEW_ERROR_DEGENERATE, "%striangle %zu (vertices %u, %u, %u) has zero area", prefix, e,
+                               v[0], v[1], v[2]);
         } else {
             const double *p3 = b->positions + 3 * (size_t)v[3];
             double t[3] = {p3[0] - p0[0], p3[1] - p0[1], p3[2] - p0[2]};
             double vol = (u[0] * (w[1] * t[2] - w[2] * t[1]) - u[1] * (w[0] * t[2] - w[2] * t[0]) +
                           u[2] * (w[0] * t[1] - w[1] * t[0])) / 6.0;
             if (fabs(vol) <= tiny)
-                return sn_fail(SINEW_ERROR_DEGENERATE, "tet %zu (vertices %u, %u, %u, %u) has zero volume", e, v[0],
-                               v[1], v[2], v[3]);
+                return sn_fail(SINEW_ERROR_DEGENERATE, "%stet %zu (vertices %u, %u, %u, %u) has zero volume", prefix, e,
+                               v[0], v[1], v[2], v[3]);
             if (vol < 0.0)
-                return sn_fail(SINEW_ERROR_DEGENERATE, "tet %zu is inverted (signed volume %g)", e, vol);
+                return sn_fail(SINEW_ERROR_DEGENERATE, "%stet %zu is inverted (signed volume %g)", prefix, e, vol);
         }
     }
     return SINEW_OK;

@@ -253,8 +253,19 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tole
         b->state[v] = SN_BBW_FIXED;
         ++fixed;
     }
+    if ((r = sn_bbw_check_handle_vertices(b, "")) != SINEW_OK) goto done;
+    b->info.constrained_vertex_count = fixed;
+done:
+    sn_free(&b->env, s.claims);
+    sn_free(&b->env, s.last_source);
+    return r;
+}
+
+sinew_result sn_bbw_check_handle_vertices(const sinew_bbw *b, const char *prefix)
+{
     /* Each handle must own a vertex where it dominates; otherwise two
      * handles are closer than the domain resolves. */
+    size_t n = b->vertex_count, m = b->handle_count;
     for (size_t j = 0; j < m; ++j) {
         double best = 0.0;
         size_t at = 0;
@@ -265,18 +276,13 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tole
             }
         if (best <= 0.5 + 1e-9) {
             const double *p = b->positions + 3 * at;
-            r = sn_fail(SINEW_ERROR_DEGENERATE,
-                        "handle %zu shares every domain vertex it reaches with other handles (near %g, %g, %g): "
-                        "refine the domain there or move the handles apart",
-                        j, p[0], p[1], p[2]);
-            goto done;
+            return sn_fail(SINEW_ERROR_DEGENERATE,
+                           "%shandle %zu shares every domain vertex it reaches with other handles (near %g, %g, %g): "
+                           "refine the domain there or move the handles apart",
+                           prefix, j, p[0], p[1], p[2]);
         }
     }
-    b->info.constrained_vertex_count = fixed;
-done:
-    sn_free(&b->env, s.claims);
-    sn_free(&b->env, s.last_source);
-    return r;
+    return SINEW_OK;
 }
 
 static uint32_t find_root(uint32_t *parent, uint32_t v)

@@ -89,3 +89,17 @@ done:
     sn_free(&b->env, vals);
     return r;
 }
+
+sinew_result sn_bbw_ensure_operators(sinew_bbw *b)
+{
+    if (b->mass) return SINEW_OK;
+    double *mass = sn_alloc_array(&b->env, b->vertex_count, sizeof(double), "lumped mass");
+    if (!mass) return sn_alloc_failure();
+    sinew_result r = sn_bbw_stiffness(b, NULL, &b->stiffness, mass);
+    if (r != SINEW_OK) {
+        sn_free(&b->env, mass);
+        return r;
+    }
+    b->mass = mass;
+    return SINEW_OK;
+}

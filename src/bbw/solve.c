@@ -574,6 +574,8 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     else memset(&d, 0, sizeof d);
     sinew_result r = check_options(b, &d);
     if (r != SINEW_OK) return r;
+    /* A loaded handle builds its operators at its first solve. */
+    if ((r = sn_bbw_ensure_operators(b)) != SINEW_OK) return r;
     double tol = d.tolerance > 0 ? d.tolerance : 1e-4;
     uint32_t max_it = d.max_iterations ? d.max_iterations : 5000;
     double rho = d.penalty > 0 ? d.penalty : SN_BBW_DEFAULT_PENALTY;
@@ -678,6 +680,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     sn_free(&b->env, b->weights);
     b->weights = out;
     b->info.solved = 1;
+    b->partition = d.partition;
     b->info.iterations = it;
     b->info.polish_rounds = polish_rounds;
     if (!converged && nf) bound = certify(&s, rho, exact);

@@ -68,6 +68,14 @@ typedef struct sn_writer {
  * (which may be NULL when count is 0). Sections are written in call order. */
 void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *data, size_t count);
 
+/* A section gathered from several arrays: sn_write_begin, then
+ * sn_write_append for each piece (count elements of the section's type, in
+ * host byte order; data may be NULL when count is 0), then sn_write_end. No
+ * other section may start in between. sn_write_section is the one-piece case. */
+void sn_write_begin(sn_writer *w, uint32_t tag, sn_io_type type);
+void sn_write_append(sn_writer *w, const void *data, size_t count);
+void sn_write_end(sn_writer *w);
+
 /* Adds every section of a handle; run twice, it must add the same ones. */
 typedef void (*sn_save_sections_fn)(sn_writer *w, const void *handle);
 
@@ -113,6 +121,13 @@ sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, 
  * dst (host byte order; dst aligned for the type). INVALID_DATA naming the tag
  * and both counts otherwise; dst untouched on failure. */
 sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst);
+
+/* Copies elements [first, first + count) of a required section of `type`
+ * into dst (host byte order), for handles that keep one section in several
+ * arrays. INVALID_DATA naming the tag when the section is missing, of another
+ * type, or shorter than first + count. */
+sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
+                                 void *dst);
 
 /* sn_reader_copy of a U64 section (scalars: counts, enums, options). */
 sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst);

@@ -27,29 +27,50 @@ static size_t table_end(uint32_t section_count)
     return SN_IO_HEADER_BYTES + (size_t)section_count * SN_IO_ENTRY_BYTES;
 }
 
-void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *data, size_t count)
+void sn_write_begin(sn_writer *w, uint32_t tag, sn_io_type type)
 {
     if (w->overflow) return;
     if (w->section_count == SN_IO_MAX_SECTIONS) {
         w->overflow = true;
         return;
     }
-    size_t elem = sn_io_type_size(type), bytes, end;
-    if (!sn_mul_size(count, elem, &bytes) || bytes > SIZE_MAX - SN_IO_ALIGN ||
-        !sn_add_size(w->data_bytes, align_up(bytes), &end)) {
-        w->overflow = true;
-        return;
-    }
     sn_io_entry *e = &w->table[w->section_count++];
     e->tag = tag;
     e->type = (uint32_t)type;
-    e->count = count;
+    e->count = 0;
     e->offset = w->data_start + w->data_bytes;
+}
+
+void sn_write_append(sn_writer *w, const void *data, size_t count)
+{
+    if (w->overflow) return;
+    sn_io_entry *e = &w->table[w->section_count - 1];
+    size_t elem = sn_io_type_size(e->type), total, bytes;
+    if (!sn_add_size((size_t)e->count, count, &total) || !sn_mul_size(total, elem, &bytes) ||
+        bytes > SIZE_MAX - SN_IO_ALIGN || !sn_add_size(w->data_bytes, align_up(bytes), &bytes)) {
+        w->overflow = true;
+        return;
+    }
     if (w->buffer) {
         /* The buffer was zeroed up front, so the padding after the section is already 0. */
-        sn_copy_elements_le(w->buffer + e->offset, data, count, elem);
+        sn_copy_elements_le(w->buffer + e->offset + (size_t)e->count * elem, data, count, elem);
     }
-    w->data_bytes = end;
+    e->count = total;
+}
+
+void sn_write_end(sn_writer *w)
+{
+    if (w->overflow) return;
+    const sn_io_entry *e = &w->table[w->section_count - 1];
+    /* sn_write_append proved the padded size fits. */
+    w->data_bytes += align_up((size_t)e->count * sn_io_type_size(e->type));
+}
+
+void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *data, size_t count)
+{
+    sn_write_begin(w, tag, type);
+    sn_write_append(w, data, count);
+    sn_write_end(w);
 }
 
 sinew_result sn_save(sinew_kind kind, sn_save_sections_fn fn, const void *handle, void *buffer, size_t capacity,

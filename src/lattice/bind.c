@@ -17,35 +17,6 @@
 #include "lattice/deform_kernels.h"
 #include "lattice/lattice_internal.h"
 
-struct sinew_lattice_binding {
-    sn_env env;
-    size_t count;
-    /* The structure bound to; a lattice must match it to be used. */
-    uint32_t axis_count[3], order[3];
-    sinew_lattice_outside outside;
-    double origin[3], frame[9];
-    sinew_lattice_space space;
-    /* Per point: base position (3 floats: the world point, or the undeformed
-     * box position of a parameter point), the first control point's index (as
-     * uint32 bits), the basis values of u, v and w, then (with normals) their
-     * derivatives; padded to whole 16-byte groups. */
-    size_t record;
-    float *records;
-    float *normals; /* 3 per point, or NULL */
-    uint32_t *cells; /* cubic lattices: each point's cell, for packed kernels */
-    /* Largest |base coordinate| and largest product over the axes of the
-     * sums of |basis values| of any bound point: with the lattice's
-     * displacement bound they prove the outputs fit a float. */
-    double base_bound, basis_bound;
-};
-
-static size_t record_floats(const uint32_t order[3], bool normals)
-{
-    size_t n = 4 + (size_t)order[0] + order[1] + order[2];
-    if (normals) n += (size_t)order[0] + order[1] + order[2];
-    return (n + 3) / 4 * 4;
-}
-
 static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_bind_desc *d)
 {
     if ((unsigned)d->space > SINEW_LATTICE_SPACE_PARAMETER)
@@ -110,7 +81,7 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
     const bool with_normals = desc->normals.count != 0;
     const size_t n = desc->points.count;
     uint32_t order[3] = {lattice->axis[0].order, lattice->axis[1].order, lattice->axis[2].order};
-    const size_t rec = record_floats(order, with_normals);
+    const size_t rec = sn_lat_record_floats(order, with_normals);
     size_t rec_bytes;
     if (!sn_mul_size(rec, sizeof(float), &rec_bytes) || !sn_mul_size(rec_bytes, n, &rec_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "binding of %zu points is too large", n);
@@ -120,7 +91,8 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
     sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
     if (!b) return sn_alloc_failure();
     b->env = env;
-    b->records = (float *)sn_alloc(&env, rec_bytes, "lattice binding records");
+    /* Zeroed: the padding of every record is saved as it is. */
+    b->records = (float *)sn_calloc(&env, rec_bytes, "lattice binding records");
     if (b->records && with_normals) b->normals = (float *)sn_alloc_array(&env, n, 3 * sizeof(float), "bound normals");
     const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
     if (b->records && (b->normals || !with_normals) && cubic)
@@ -317,7 +289,7 @@ void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, f
     float records[CHUNK * MAX_RECORD];
     uint32_t cells[CHUNK];
     const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
-    const size_t record = record_floats(order, false);
+    const size_t record = sn_lat_record_floats(order, false);
     const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
     for (size_t start = first; start < first + count; start += CHUNK) {
         size_t n = first + count - start < CHUNK ? first + count - start : CHUNK;

@@ -98,16 +98,9 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
     return SINEW_OK;
 }
 
-sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc, sinew_lattice **out)
+sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint32_t order[3],
+                         sinew_lattice_outside outside, sinew_lattice **out)
 {
-    sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice desc is NULL");
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    uint32_t count[3], order[3];
-    double axes[3][3], extents[3];
-    sinew_result r = check_desc(desc, count, order, axes, extents);
-    if (r != SINEW_OK) return r;
-
     size_t points = 1, cells = 1, knot_total = 0;
     for (int a = 0; a < 3; ++a) {
         if (!sn_mul_size(points, count[a], &points) || !sn_mul_size(cells, count[a] - order[a] + 1, &cells))
@@ -125,17 +118,15 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
     if (!sn_mul_size(disp_bytes, 3, &block_bytes) || !sn_add_size(block_bytes, knot_bytes, &block_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice displacement array is too large");
 
-    sn_env env;
-    sn_env_from_context(&env, ctx);
-    sinew_lattice *lat = (sinew_lattice *)sn_calloc(&env, sizeof *lat, "lattice");
+    sinew_lattice *lat = (sinew_lattice *)sn_calloc(env, sizeof *lat, "lattice");
     if (!lat) return sn_alloc_failure();
-    lat->block = sn_calloc(&env, block_bytes, "lattice knots and control points");
+    lat->block = sn_calloc(env, block_bytes, "lattice knots and control points");
     if (!lat->block) {
-        sn_free(&env, lat);
+        sn_free(env, lat);
         return sn_alloc_failure();
     }
-    lat->env = env;
-    lat->outside = desc->outside;
+    lat->env = *env;
+    lat->outside = outside;
     lat->point_count = points;
     lat->cell_count = cells;
     double *knots = (double *)lat->block;
@@ -157,6 +148,40 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
     }
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
+    if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
+        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
+        lat->packed = (float *)sn_calloc_array(env, cells, SN_LAT_PACKED_CELL * sizeof(float),
+                                               "packed lattice cells");
+        if (!lat->packed) {
+            sinew_result r = sn_alloc_failure();
+            sinew_lattice_destroy(lat);
+            return r;
+        }
+    }
+    *out = lat;
+    return SINEW_OK;
+}
+
+double sn_lat_finish_frame(sinew_lattice *lat)
+{
+    lat->frame_det = invert3(lat->frame, lat->inverse);
+    return lat->frame_det;
+}
+
+sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc, sinew_lattice **out)
+{
+    sn_clear_error();
+    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice desc is NULL");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    uint32_t count[3], order[3];
+    double axes[3][3], extents[3];
+    sinew_result r = check_desc(desc, count, order, axes, extents);
+    if (r != SINEW_OK) return r;
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    sinew_lattice *lat;
+    if ((r = sn_lat_make(&env, count, order, desc->outside, &lat)) != SINEW_OK) return r;
     for (int a = 0; a < 3; ++a) {
         lat->origin[a] = desc->origin[a];
         lat->extents[a] = (float)extents[a];
@@ -165,17 +190,7 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
             lat->frame[3 * a + c] = extents[a] * axes[a][c];
         }
     }
-    lat->frame_det = invert3(lat->frame, lat->inverse);
-    if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
-        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
-        lat->packed = (float *)sn_calloc_array(&env, cells, SN_LAT_PACKED_CELL * sizeof(float),
-                                               "packed lattice cells");
-        if (!lat->packed) {
-            r = sn_alloc_failure();
-            sinew_lattice_destroy(lat);
-            return r;
-        }
-    }
+    sn_lat_finish_frame(lat);
     *out = lat;
     return SINEW_OK;
 }
@@ -228,7 +243,7 @@ void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double 
     sn_lat_box(lat, u, out);
 }
 
-static void rest_of_index(const sinew_lattice *lat, size_t index, double out[3])
+void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3])
 {
     size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
     sn_lat_rest(lat, index % nu, (index / nu) % nv, index / (nu * nv), out);
@@ -270,6 +285,12 @@ static void pack_point(sinew_lattice *lat, size_t index)
             }
 }
 
+void sn_lat_repack(sinew_lattice *lat)
+{
+    if (!lat->packed) return;
+    for (size_t index = 0; index < lat->point_count; ++index) pack_point(lat, index);
+}
+
 enum block_kind { BLOCK_REST, BLOCK_POINTS, BLOCK_DISPLACEMENTS };
 
 static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stride, size_t first, size_t count,
@@ -283,7 +304,7 @@ static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stri
         size_t index = first + n;
         float *o = (float *)((char *)out + n * stride);
         double rest[3] = {0.0, 0.0, 0.0};
-        if (kind != BLOCK_DISPLACEMENTS) rest_of_index(lat, index, rest);
+        if (kind != BLOCK_DISPLACEMENTS) sn_lat_rest_index(lat, index, rest);
         for (int c = 0; c < 3; ++c) {
             double d = kind == BLOCK_REST ? 0.0 : (double)lat->disp[c][index];
             o[c] = (float)(rest[c] + d);
@@ -330,7 +351,7 @@ static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size
             size_t index = first + n;
             const float *q = sn_point(in, n);
             double rest[3];
-            rest_of_index(lat, index, rest);
+            sn_lat_rest_index(lat, index, rest);
             for (int c = 0; c < 3; ++c) {
                 float d = (float)((double)q[c] - (positions ? rest[c] : 0.0));
                 if (pass == 0 && !isfinite(d))

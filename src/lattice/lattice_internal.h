@@ -51,6 +51,63 @@ struct sinew_lattice {
     sn_lat_kernel_fn kernel;
 };
 
+/* Allocates a lattice of the given structure (already validated: orders
+ * 2..8, counts >= orders and at most 2^20, a known policy) at rest: knots,
+ * zeroed displacements and, for cubic lattices with the AVX2 kernel, the
+ * packed copy. The box (origin, frame, unit_axes, extents) is left to the
+ * caller, who then calls sn_lat_finish_frame. Memory from env. Returns
+ * SINEW_ERROR_SIZE_OVERFLOW or SINEW_ERROR_OUT_OF_MEMORY. Shared by create
+ * and load, so both build the same handle. */
+sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint32_t order[3],
+                         sinew_lattice_outside outside, sinew_lattice **out);
+/* Sets inverse and frame_det from frame; returns the determinant (0 when
+ * singular, inverse then untouched). */
+double sn_lat_finish_frame(sinew_lattice *lat);
+/* Rebuilds the packed per-cell copy (when the lattice has one) from the
+ * displacements. */
+void sn_lat_repack(sinew_lattice *lat);
+/* Rest position of control point `index` (see the top of lattice.h). */
+void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3]);
+
+/* ---- Bound points and refinements (their handles) ------------------------ */
+
+struct sinew_lattice_binding {
+    sn_env env;
+    size_t count;
+    /* The structure bound to; a lattice must match it to be used. */
+    uint32_t axis_count[3], order[3];
+    sinew_lattice_outside outside;
+    double origin[3], frame[9];
+    sinew_lattice_space space;
+    /* Per point: base position (3 floats: the world point, or the undeformed
+     * box position of a parameter point), the first control point's index (as
+     * uint32 bits), the basis values of u, v and w, then (with normals) their
+     * derivatives; zero padding to whole 16-byte groups. */
+    size_t record;
+    float *records;
+    float *normals; /* 3 per point, or NULL */
+    uint32_t *cells; /* cubic lattices: each point's cell, for packed kernels */
+    /* Largest |base coordinate| and largest product over the axes of the
+     * sums of |basis values| of any bound point: with the lattice's
+     * displacement bound they prove the outputs fit a float. */
+    double base_bound, basis_bound;
+};
+
+/* Floats per binding record for the given orders (see above). */
+static inline size_t sn_lat_record_floats(const uint32_t order[3], bool normals)
+{
+    size_t n = 4 + (size_t)order[0] + order[1] + order[2];
+    if (normals) n += (size_t)order[0] + order[1] + order[2];
+    return (n + 3) / 4 * 4;
+}
+
+struct sinew_lattice_refinement {
+    sn_env env;
+    sinew_lattice_refined_mesh mesh;
+    float *rest, *def, *params;
+    uint32_t *tri, *parents;
+};
+
 /* Basis functions of one axis at one parameter, after the outside policy:
  * functions first .. first + order - 1 have values value[] and derivatives
  * deriv[] (d/du of the parameter). leave = the parameter lies outside and the

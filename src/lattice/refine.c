@@ -39,13 +39,6 @@ typedef struct refiner {
     size_t splits_this_round;
 } refiner;
 
-struct sinew_lattice_refinement {
-    sn_env env;
-    sinew_lattice_refined_mesh mesh;
-    float *rest, *def, *params;
-    uint32_t *tri, *parents;
-};
-
 /* Grows *p (elem-byte items, capacity *cap) to hold at least need items. */
 static bool grow(const sn_env *env, void **p, size_t *cap, size_t need, size_t elem, const char *what)
 {

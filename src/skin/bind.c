@@ -212,37 +212,6 @@ static sn_skin_format sn_skin_pick_format(const sinew_skin_desc *d)
     return d->joint_count <= 256 ? SN_SKIN_U8_J8 : SN_SKIN_U8_J16;
 }
 
-static sinew_skin_kernel sn_skin_pick_kernel(sinew_skin_kernel wanted)
-{
-    if (wanted != SINEW_SKIN_KERNEL_AUTO) return wanted;
-    if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2)) return SINEW_SKIN_KERNEL_AVX2;
-    if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_SSE2)) return SINEW_SKIN_KERNEL_SSE2;
-    return SINEW_SKIN_KERNEL_SCALAR;
-}
-
-static size_t sn_skin_align(size_t x)
-{
-    return (x + (SN_ALIGN - 1)) & ~(size_t)(SN_ALIGN - 1);
-}
-
-/* Bytes of one group's arrays inside the block, each array 64-byte aligned.
- * Returns false on overflow. */
-static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool mixed, size_t *bytes)
-{
-    size_t slots, jb, wb, vb, total;
-    size_t jsize = f == SN_SKIN_U8_J8 ? 1 : 2;
-    size_t wsize = f == SN_SKIN_F32_J16 ? 4 : 1;
-    if (!sn_mul_size(count, k, &slots) || !sn_mul_size(slots, jsize, &jb) || !sn_mul_size(slots, wsize, &wb) ||
-        !sn_mul_size(count, 4, &vb))
-        return false;
-    if (jb > SIZE_MAX / 4 || wb > SIZE_MAX / 4 || vb > SIZE_MAX / 8) return false;
-    /* vertex numbers, runs (at most one per vertex), joints, weights, blend factors */
-    total = sn_skin_align(vb) + sn_skin_align(2 * vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) +
-            (mixed ? sn_skin_align(vb) : 0);
-    *bytes = total;
-    return true;
-}
-
 sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, sinew_skin **out)
 {
     sn_clear_error();
@@ -286,61 +255,15 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
         }
     }
 
-    skin = sn_calloc(&env, sizeof *skin, "skin handle");
-    if (!skin) {
-        r = sn_alloc_failure();
-        goto fail;
-    }
-    skin->env = env;
-    skin->groups = sn_calloc_array(&env, max_k, sizeof *skin->groups, "skin groups");
-    if (!skin->groups) {
-        r = sn_alloc_failure();
-        goto fail;
-    }
-    /* The block holds the inverse bind matrices, then every group's arrays. */
-    size_t block = sn_skin_align(desc->joint_count * 16 * sizeof(float));
-    for (size_t k = 1; k <= max_k; ++k) {
-        size_t bytes;
-        if (!sn_skin_group_bytes(histogram[k], k, format, mixed, &bytes) || !sn_add_size(block, bytes, &block)) {
-            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin bind data size overflows");
-            goto fail;
-        }
-    }
-    skin->block = sn_alloc(&env, block, "skin bind data");
-    if (!skin->block) {
-        r = sn_alloc_failure();
-        goto fail;
-    }
-    skin->block_bytes = block;
+    r = sn_skin_allocate(&env, desc->joint_count, max_k, histogram, format, mixed, &skin);
+    if (r != SINEW_OK) goto fail;
     const size_t jsize = format == SN_SKIN_U8_J8 ? 1 : 2;
     const size_t wsize = format == SN_SKIN_F32_J16 ? 4 : 1;
-    char *cursor = skin->block;
-    skin->inverse_bind = (float *)cursor;
-    cursor += sn_skin_align(desc->joint_count * 16 * sizeof(float));
     for (size_t j = 0; j < desc->joint_count; ++j) {
         static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         memcpy(skin->inverse_bind + 16 * j, desc->inverse_bind ? desc->inverse_bind + 16 * j : identity,
                sizeof identity);
     }
-    for (size_t k = 1; k <= max_k; ++k) {
-        sn_skin_group *g = &skin->groups[k - 1];
-        g->influences = (uint32_t)k;
-        g->vertex = (uint32_t *)cursor;
-        cursor += sn_skin_align(histogram[k] * 4);
-        g->runs = (sn_skin_run *)cursor;
-        cursor += sn_skin_align(histogram[k] * sizeof(sn_skin_run));
-        g->joints = cursor;
-        cursor += sn_skin_align(histogram[k] * k * jsize);
-        if (k > 1) {
-            g->weights = cursor;
-            cursor += sn_skin_align(histogram[k] * k * wsize);
-        }
-        if (mixed) {
-            g->dq_blend = (float *)cursor;
-            cursor += sn_skin_align(histogram[k] * 4);
-        }
-    }
-
     /* Pass 2: clean again (cheap, deterministic) and scatter into groups. */
     r = sn_progress(&env, "skin: layout", 0.0f);
     if (r != SINEW_OK) goto fail;
@@ -370,33 +293,16 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
     if (r != SINEW_OK) goto fail;
 
     skin->vertex_count = desc->vertex_count;
-    skin->joint_count = desc->joint_count;
-    skin->max_influences = max_k;
-    skin->format = format;
     skin->storage = desc->storage;
     skin->blend = desc->blend;
     skin->normals = desc->normals;
-    skin->kernel = sn_skin_pick_kernel(desc->kernel);
+    skin->kernel_requested = desc->kernel;
     skin->record_floats = desc->blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
     skin->merged_duplicates = merged;
     skin->renormalized_vertices = renormalized;
     skin->unweighted_vertices = unweighted;
 
-    sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT];
-    switch (skin->kernel) {
-#if defined(SINEW_HAVE_X86_KERNELS)
-    case SINEW_SKIN_KERNEL_AVX2: sn_skin_kernels_avx2(table); break;
-    case SINEW_SKIN_KERNEL_SSE2: sn_skin_kernels_sse2(table); break;
-#endif
-    default: sn_skin_kernels_scalar(table); break;
-    }
-    sn_skin_kernel_fn dq = sn_skin_kernel_dq;
-#if defined(SINEW_HAVE_X86_KERNELS)
-    if (skin->blend == SINEW_SKIN_BLEND_DUAL_QUATERNION && skin->kernel == SINEW_SKIN_KERNEL_AVX2)
-        dq = sn_skin_kernel_dq_avx2;
-#endif
-    for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c)
-        skin->kernels[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? table[format][c] : dq;
+    sn_skin_use_kernels(skin);
 
     sn_free(&env, histogram);
     sn_free(&env, scratch);

@@ -94,6 +94,7 @@ struct sinew_skin {
     sinew_skin_blend blend;
     sinew_skin_normals normals;
     sinew_skin_kernel kernel;      /* resolved, never AUTO */
+    sinew_skin_kernel kernel_requested; /* as the desc asked (AUTO re-resolves on load) */
     size_t record_floats;          /* palette floats per joint */
     float *inverse_bind;           /* 16 * joint_count, column-major (in the block) */
     sn_skin_group *groups;         /* groups[k - 1] for k = 1..max_influences */
@@ -104,6 +105,19 @@ struct sinew_skin {
     size_t unweighted_vertices;
     sn_skin_kernel_fn kernels[SN_SKIN_CLASS_COUNT]; /* by min(k, 5) - 1 */
 };
+
+/* Allocates a skin (env's allocator) with max_k groups and one block holding
+ * joint_count inverse bind matrices and, for k = 1..max_k, the arrays of
+ * counts[k] vertices of k influences in `format` (blend factors when mixed),
+ * and points every array into it; sets env, joint_count, max_influences,
+ * format and block_bytes, and leaves the rest zero. Returns OUT_OF_MEMORY or
+ * SIZE_OVERFLOW with *out untouched. Shared by create and load. */
+sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_k, const size_t *counts,
+                              sn_skin_format format, bool mixed, sinew_skin **out);
+/* Resolves kernel_requested (AUTO: the best this CPU runs) into kernel and
+ * fills the kernel table for the skin's format and blend. The requested
+ * kernel must be available. */
+void sn_skin_use_kernels(sinew_skin *skin);
 
 /* Kernel tables, [format][class]. The SSE2 and AVX2 tables exist only in x86
  * builds with the simd option (SINEW_HAVE_X86_KERNELS defined). */

@@ -350,7 +350,7 @@ void fz_call_handle(fz_call *c, void *slot)
 
 sinew_result fz_call_end(fz_call *c, sinew_result res, unsigned flags)
 {
-    if ((int)res < SINEW_OK || (int)res > SINEW_ERROR_NO_RESULT) violated(c, res, "an unknown result code", SIZE_MAX, 0);
+    if ((int)res < SINEW_OK || (int)res > SINEW_ERROR_INVALID_DATA) violated(c, res, "an unknown result code", SIZE_MAX, 0);
     bool filled = res == SINEW_OK || (res == SINEW_ERROR_NOT_CONVERGED && (flags & FZ_FILLS_ON_NOT_CONVERGED));
     if (res != SINEW_OK && sinew_last_error()[0] == '\0') violated(c, res, "a failure without a message", SIZE_MAX, 0);
     if (res == SINEW_OK && sinew_last_error()[0] != '\0')

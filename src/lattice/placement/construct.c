@@ -193,7 +193,7 @@ static void builder_free(builder *b)
     sn_free(b->env, b->length);
 }
 
-static void placement_free(sinew_placement *p)
+void sn_place_free(sinew_placement *p)
 {
     if (!p) return;
     sinew_lattice_destroy(p->lattice);
@@ -212,11 +212,10 @@ static void placement_free(sinew_placement *p)
 
 void sinew_placement_destroy(sinew_placement *placement)
 {
-    placement_free(placement);
+    sn_place_free(placement);
 }
 
-/* Allocates the handle's arrays. */
-static sinew_result placement_alloc(sinew_placement *p)
+sinew_result sn_place_alloc(sinew_placement *p)
 {
     size_t columns = (size_t)p->count[0] * p->count[1];
     size_t points = columns * p->count[2];
@@ -340,7 +339,7 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
     size_t dense = (size_t)((cu > cv ? cu : cv) - 1) * over + 1;
     double *s_col = NULL, *t_grid = NULL, *depth_grid = NULL;
     uint8_t *ok_grid = NULL;
-    if ((r = placement_alloc(p))) goto fail;
+    if ((r = sn_place_alloc(p))) goto fail;
     if ((r = sn_place_path_build(&b.path, &env, desc, b.view))) goto fail;
     if ((r = sn_bvh_build(&b.bvh, &env, desc->scene.positions.data, desc->scene.positions.stride,
                           desc->scene.indices, desc->scene.triangle_count)))
@@ -406,6 +405,6 @@ fail:
     sn_free(&env, t_grid);
     sn_free(&env, depth_grid);
     sn_free(&env, ok_grid);
-    placement_free(p);
+    sn_place_free(p);
     return r;
 }

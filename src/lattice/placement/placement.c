@@ -46,16 +46,22 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
             for (int a = 0; a < 3; ++a) p->layer_dir[3 * c + a] = (float)(n[a] / len);
         }
     }
+    sn_place_layer_points(p);
+    sinew_points all = {p->points, columns * cw, 0};
+    return sinew_lattice_set_points(p->lattice, &all, 0);
+}
+
+void sn_place_layer_points(sinew_placement *p)
+{
+    const size_t columns = (size_t)p->count[0] * p->count[1];
     for (size_t c = 0; c < columns; ++c) {
         float base[3];
         for (int a = 0; a < 3; ++a) base[a] = p->hit[3 * c + a] + p->lift[c] * p->dof[3 * c + a];
-        for (uint32_t k = 0; k < cw; ++k) {
+        for (uint32_t k = 0; k < p->count[2]; ++k) {
             size_t idx = c + columns * k;
             for (int a = 0; a < 3; ++a) p->points[3 * idx + a] = base[a] + p->height[idx] * p->layer_dir[3 * c + a];
         }
     }
-    sinew_points all = {p->points, columns * cw, 0};
-    return sinew_lattice_set_points(p->lattice, &all, 0);
 }
 
 sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info)

@@ -79,6 +79,15 @@ double sn_place_invert(const double *y, size_t n, double target);
 
 /* ---- The handle ---------------------------------------------------------- */
 
+/* Allocates the per-column and per-point arrays of p (count and env set). */
+sinew_result sn_place_alloc(sinew_placement *p);
+/* Frees p, its arrays and its lattice (NULL is fine). */
+void sn_place_free(sinew_placement *p);
+/* Every lattice point from its column and height: hit + lift * dof +
+ * height * layer_dir, into p->points (float arithmetic, the one the lattice
+ * is given). */
+void sn_place_layer_points(sinew_placement *p);
+
 /* Recomputes every lattice point from the contact columns (hit + lift * dof)
  * and the heights above them, and hands them to the lattice. With
  * recompute_normals, F2's layer directions are first set to the contact

@@ -1,0 +1,402 @@
+/* Loading a skin: the saved layout (skin_saved.h) is copied into a handle
+ * allocated like create's and every value is checked there, so a skin loads
+ * at about the speed of copying it. Contents create would refuse fail with
+ * create's codes; a layout create cannot produce (vertices out of order,
+ * counts that do not add up) is INVALID_DATA. */
+#include <math.h>
+#include <string.h>
+
+#include "skin/skin_internal.h"
+#include "skin/skin_saved.h"
+
+#define WHAT "skin data"
+
+/* A saved weight sum may differ from 1 by the rounding of each weight to
+ * float (at most 2^-24 of the sum) and nothing else. */
+#define SN_SKIN_SUM_TOLERANCE 1e-6
+
+/* The scalars of SKOP, checked. */
+typedef struct sn_skin_saved {
+    size_t vertex_count, joint_count, max_k;
+    sinew_skin_storage storage;
+    sinew_skin_blend blend;
+    sinew_skin_normals normals;
+    sinew_skin_kernel kernel;
+    size_t merged, renormalized, unweighted;
+    sn_skin_format format;
+} sn_skin_saved;
+
+static sinew_result sn_skin_read_options(const sn_reader *r, sn_skin_saved *s)
+{
+    uint64_t op[SN_SKIN_OP_COUNT];
+    sinew_result res = sn_reader_u64s(r, SN_SKIN_TAG_OPTIONS, SN_SKIN_OP_COUNT, op);
+    if (res != SINEW_OK) return res;
+    const uint64_t v = op[SN_SKIN_OP_VERTICES], j = op[SN_SKIN_OP_JOINTS], k = op[SN_SKIN_OP_MAX_INFLUENCES];
+    if (v == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": vertex_count is 0");
+    if (j == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": joint_count is 0");
+    if (j > 65536)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, WHAT ": joint_count %llu exceeds the supported 65536",
+                       (unsigned long long)j);
+    if (v > UINT32_MAX - 1)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, WHAT ": vertex_count %llu exceeds the supported 2^32 - 2",
+                       (unsigned long long)v);
+    if (op[SN_SKIN_OP_STORAGE] > SINEW_SKIN_STORAGE_COMPRESSED)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": storage %llu is not a sinew_skin_storage",
+                       (unsigned long long)op[SN_SKIN_OP_STORAGE]);
+    if (op[SN_SKIN_OP_BLEND] > SINEW_SKIN_BLEND_MIXED)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": blend %llu is not a sinew_skin_blend",
+                       (unsigned long long)op[SN_SKIN_OP_BLEND]);
+    if (op[SN_SKIN_OP_NORMALS] > SINEW_SKIN_NORMALS_BLENDED_MATRIX)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": normals %llu is not a sinew_skin_normals",
+                       (unsigned long long)op[SN_SKIN_OP_NORMALS]);
+    if (op[SN_SKIN_OP_KERNEL] > SINEW_SKIN_KERNEL_AVX2)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": kernel %llu is not a sinew_skin_kernel",
+                       (unsigned long long)op[SN_SKIN_OP_KERNEL]);
+    s->kernel = (sinew_skin_kernel)op[SN_SKIN_OP_KERNEL];
+    /* The kernel is a choice, not a fact about the saving machine: AUTO picks
+     * this CPU's best, a forced set must exist here as it must for create. */
+    if (!sn_skin_kernel_available(s->kernel))
+        return sn_fail(SINEW_ERROR_UNSUPPORTED, WHAT ": kernel %s is not available in this build or on this CPU",
+                       s->kernel == SINEW_SKIN_KERNEL_SSE2 ? "SSE2" : "AVX2");
+    s->storage = (sinew_skin_storage)op[SN_SKIN_OP_STORAGE];
+    /* Slots of a vertex name distinct joints, and quantised ones at most 255. */
+    const uint64_t k_limit = s->storage == SINEW_SKIN_STORAGE_COMPRESSED && j > 255 ? 255 : j;
+    if (k == 0 || k > k_limit)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": max_influences %llu is outside [1, %llu]",
+                       (unsigned long long)k, (unsigned long long)k_limit);
+    if (op[SN_SKIN_OP_RENORMALIZED] > v || op[SN_SKIN_OP_UNWEIGHTED] > v || op[SN_SKIN_OP_MERGED] > SIZE_MAX)
+        return sn_fail(SINEW_ERROR_INVALID_DATA,
+                       WHAT ": %llu renormalized and %llu unweighted vertices (or %llu merged slots) out of %llu",
+                       (unsigned long long)op[SN_SKIN_OP_RENORMALIZED], (unsigned long long)op[SN_SKIN_OP_UNWEIGHTED],
+                       (unsigned long long)op[SN_SKIN_OP_MERGED], (unsigned long long)v);
+    s->vertex_count = (size_t)v;
+    s->joint_count = (size_t)j;
+    s->max_k = (size_t)k;
+    s->blend = (sinew_skin_blend)op[SN_SKIN_OP_BLEND];
+    s->normals = (sinew_skin_normals)op[SN_SKIN_OP_NORMALS];
+    s->merged = (size_t)op[SN_SKIN_OP_MERGED];
+    s->renormalized = (size_t)op[SN_SKIN_OP_RENORMALIZED];
+    s->unweighted = (size_t)op[SN_SKIN_OP_UNWEIGHTED];
+    s->format = s->storage != SINEW_SKIN_STORAGE_COMPRESSED ? SN_SKIN_F32_J16
+                : s->joint_count <= 256                     ? SN_SKIN_U8_J8
+                                                            : SN_SKIN_U8_J16;
+    return SINEW_OK;
+}
+
+/* Checks that a section holds `want` elements of `type`. */
+static sinew_result sn_skin_expect(const sn_reader *r, uint32_t tag, sn_io_type type, size_t want)
+{
+    size_t count;
+    sinew_result res = sn_reader_count(r, tag, type, &count);
+    if (res != SINEW_OK) return res;
+    if (count != want) {
+        char name[12];
+        sn_tag_name(tag, name);
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": section %s holds %zu elements, expected %zu", name, count,
+                       want);
+    }
+    return SINEW_OK;
+}
+
+/* Reads the group sizes into counts[1..max_k] and checks them against the
+ * vertex count and the sizes of the sections they index. */
+static sinew_result sn_skin_read_counts(const sn_reader *r, const sn_skin_saved *s, uint64_t *raw, size_t *counts)
+{
+    sinew_result res = sn_reader_u64s(r, SN_SKIN_TAG_GROUP_COUNTS, s->max_k, raw);
+    if (res != SINEW_OK) return res;
+    size_t vertices = 0, slots = 0, weighted = 0;
+    counts[0] = 0;
+    for (size_t k = 1; k <= s->max_k; ++k) {
+        uint64_t n = raw[k - 1];
+        size_t k_slots;
+        /* Each count is at most vertex_count (< 2^32) and k at most 65536, so the sums fit. */
+        if (n > s->vertex_count - vertices)
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": the groups up to %zu influences hold more than the %zu "
+                           "vertices", k, s->vertex_count);
+        counts[k] = (size_t)n;
+        vertices += counts[k];
+        if (!sn_mul_size(counts[k], k, &k_slots) || !sn_add_size(slots, k_slots, &slots) ||
+            (k > 1 && !sn_add_size(weighted, k_slots, &weighted)))
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": the influence slots overflow");
+    }
+    if (vertices != s->vertex_count)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": the influence groups hold %zu vertices, not %zu", vertices,
+                       s->vertex_count);
+    if (counts[s->max_k] == 0)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": no vertex has max_influences = %zu influences", s->max_k);
+    if (s->unweighted > counts[1])
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": %zu unweighted vertices, but only %zu have one influence",
+                       s->unweighted, counts[1]);
+    const bool compressed = s->format != SN_SKIN_F32_J16;
+    if ((res = sn_skin_expect(r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s->joint_count)) != SINEW_OK ||
+        (res = sn_skin_expect(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, s->vertex_count)) != SINEW_OK ||
+        (res = sn_skin_expect(r, SN_SKIN_TAG_JOINTS, s->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16, slots)) !=
+            SINEW_OK ||
+        (res = sn_skin_expect(r, SN_SKIN_TAG_WEIGHTS, compressed ? SN_IO_U8 : SN_IO_F32, weighted)) != SINEW_OK ||
+        (res = sn_skin_expect(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32,
+                              s->blend == SINEW_SKIN_BLEND_MIXED ? s->vertex_count : 0)) != SINEW_OK)
+        return res;
+    return SINEW_OK;
+}
+
+static sinew_result sn_skin_check_inverse_bind(const sinew_skin *skin)
+{
+    for (size_t j = 0; j < skin->joint_count; ++j) {
+        const float *m = skin->inverse_bind + 16 * j;
+        if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f)
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                           WHAT ": inverse bind matrix of joint %zu is not affine: last row is (%g %g %g %g), not "
+                           "(0 0 0 1)", j, (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
+    }
+    return SINEW_OK;
+}
+
+/* Checks one vertex's slots (stored at slot index `at`): joints in range and
+ * distinct, weights as the storage keeps them (float: in [0, 1] summing to 1;
+ * u8: at least 1 summing to 255), sorted by decreasing weight with ties by
+ * increasing joint. last_vertex[j] is the last vertex that named joint j. */
+static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_group *g, size_t at, uint32_t v,
+                                        uint32_t *last_vertex)
+{
+    const size_t k = g->influences;
+    const sn_skin_format f = skin->format;
+    double sum = 0.0;
+    for (size_t s = 0; s < k; ++s) {
+        uint32_t j = sn_skin_joint(g->joints, f, at * k + s);
+        if (j >= skin->joint_count)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
+                           WHAT ": vertex %u slot %zu refers to joint %u, but there are only %zu joints", v, s, j,
+                           skin->joint_count);
+        if (last_vertex[j] == v)
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": vertex %u lists joint %u twice", v, j);
+        last_vertex[j] = v;
+        if (k == 1) continue;
+        if (f == SN_SKIN_F32_J16) {
+            float w = ((const float *)g->weights)[at * k + s];
+            if (!(w >= 0.0f && w <= 1.0f))
+                return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u slot %zu has weight %g outside [0, 1]",
+                               v, s, (double)w);
+            sum += (double)w;
+        } else {
+            uint8_t q = ((const uint8_t *)g->weights)[at * k + s];
+            if (q == 0)
+                return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u slot %zu has a zero quantised weight",
+                               v, s);
+            sum += q;
+        }
+        if (s > 0) {
+            float prev = sn_skin_weight(g->weights, f, at * k + s - 1), w = sn_skin_weight(g->weights, f, at * k + s);
+            if (prev < w || (prev == w && sn_skin_joint(g->joints, f, at * k + s - 1) > j))
+                return sn_fail(SINEW_ERROR_INVALID_DATA,
+                               WHAT ": vertex %u slot %zu is not sorted by decreasing weight, then increasing joint",
+                               v, s);
+        }
+    }
+    if (k > 1 && (f == SN_SKIN_F32_J16 ? fabs(sum - 1.0) > SN_SKIN_SUM_TOLERANCE : sum != 255.0))
+        return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u weights sum to %.9g, not %s", v,
+                       f == SN_SKIN_F32_J16 ? sum : sum / 255.0, f == SN_SKIN_F32_J16 ? "1" : "exactly 255/255");
+    return SINEW_OK;
+}
+
+/* Unrolls the slot loops of the fast pass, whose trip count k is a constant
+ * there (-O2 keeps small loops rolled). */
+#define SN_SKIN_UNROLL _Pragma("GCC unroll 8")
+
+/* The fast pass over a group's slots (k a constant where it is inlined):
+ * true when every vertex passes sn_skin_check_slots, which then runs only to
+ * name the first failure. Branch-free per vertex, so a skin checks at close to
+ * the speed of reading it. Up to 8 slots compare joints pairwise. */
+SN_SKIN_INLINE bool sn_skin_slots_ok(const sn_skin_group *g, size_t k, sn_skin_format format, uint32_t joints,
+                                     size_t begin, size_t end)
+{
+    bool ok = true;
+    for (size_t at = begin; at < end; ++at) {
+        uint32_t j[8];
+        SN_SKIN_UNROLL
+        for (size_t s = 0; s < k; ++s) {
+            j[s] = sn_skin_joint(g->joints, format, at * k + s);
+            ok &= j[s] < joints;
+        }
+        SN_SKIN_UNROLL
+        for (size_t a = 0; a < k; ++a)
+            SN_SKIN_UNROLL
+            for (size_t b = a + 1; b < k; ++b) ok &= j[a] != j[b];
+        if (k == 1) continue;
+        if (format == SN_SKIN_F32_J16) {
+            const float *w = (const float *)g->weights + at * k;
+            double sum = 0.0;
+            SN_SKIN_UNROLL
+            for (size_t s = 0; s < k; ++s) {
+                ok &= w[s] >= 0.0f && w[s] <= 1.0f;
+                sum += (double)w[s];
+            }
+            SN_SKIN_UNROLL
+            for (size_t s = 1; s < k; ++s) ok &= w[s] < w[s - 1] || (w[s] == w[s - 1] && j[s] > j[s - 1]);
+            ok &= fabs(sum - 1.0) <= SN_SKIN_SUM_TOLERANCE;
+        } else {
+            const uint8_t *q = (const uint8_t *)g->weights + at * k;
+            unsigned sum = 0;
+            SN_SKIN_UNROLL
+            for (size_t s = 0; s < k; ++s) {
+                ok &= q[s] != 0;
+                sum += q[s];
+            }
+            SN_SKIN_UNROLL
+            for (size_t s = 1; s < k; ++s) ok &= q[s] < q[s - 1] || (q[s] == q[s - 1] && j[s] > j[s - 1]);
+            ok &= sum == 255;
+        }
+    }
+    return ok;
+}
+
+/* The fast pass for the group's k, in the format's specialisation. */
+static bool sn_skin_group_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t begin, size_t end)
+{
+    const uint32_t joints = (uint32_t)skin->joint_count;
+#define SN_SKIN_SLOTS_OK(K)                                                                                 \
+    switch (skin->format) {                                                                                 \
+    case SN_SKIN_F32_J16: return sn_skin_slots_ok(g, K, SN_SKIN_F32_J16, joints, begin, end);               \
+    case SN_SKIN_U8_J8: return sn_skin_slots_ok(g, K, SN_SKIN_U8_J8, joints, begin, end);                   \
+    default: return sn_skin_slots_ok(g, K, SN_SKIN_U8_J16, joints, begin, end);                             \
+    }
+    switch (g->influences) {
+    case 1: SN_SKIN_SLOTS_OK(1)
+    case 2: SN_SKIN_SLOTS_OK(2)
+    case 3: SN_SKIN_SLOTS_OK(3)
+    case 4: SN_SKIN_SLOTS_OK(4)
+    case 5: SN_SKIN_SLOTS_OK(5)
+    case 6: SN_SKIN_SLOTS_OK(6)
+    case 7: SN_SKIN_SLOTS_OK(7)
+    case 8: SN_SKIN_SLOTS_OK(8)
+    default: return false; /* more slots: the detailed pass checks them */
+    }
+#undef SN_SKIN_SLOTS_OK
+}
+
+/* Checks positions [begin, end) of a loaded group (the earlier ones checked
+ * already) and extends its runs: vertex numbers increasing, in range and in
+ * no other group (seen: one bit per vertex), then its slots (fast pass first;
+ * the detailed one names a failure) and blend factors. */
+static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g, size_t begin, size_t end,
+                                        uint8_t *seen, uint32_t *last_vertex)
+{
+    for (size_t at = begin; at < end; ++at) {
+        uint32_t v = g->vertex[at];
+        if (v >= skin->vertex_count)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, WHAT ": group %u position %zu is vertex %u, but there are "
+                           "only %zu vertices", g->influences, at, v, skin->vertex_count);
+        if (at > 0 && v <= g->vertex[at - 1])
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": vertices of group %u are not increasing at position %zu "
+                           "(%u after %u)", g->influences, at, v, g->vertex[at - 1]);
+        if (seen[v >> 3] & (1u << (v & 7)))
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": vertex %u is in two influence groups", v);
+        seen[v >> 3] |= (uint8_t)(1u << (v & 7));
+        if (at == 0 || g->vertex[at - 1] + 1 != v) {
+            g->runs[g->run_count].vertex = v;
+            g->runs[g->run_count].position = (uint32_t)at;
+            g->run_count += 1;
+        }
+    }
+    if (!sn_skin_group_slots_ok(skin, g, begin, end))
+        for (size_t at = begin; at < end; ++at) {
+            sinew_result res = sn_skin_check_slots(skin, g, at, g->vertex[at], last_vertex);
+            if (res != SINEW_OK) return res;
+        }
+    for (size_t at = begin; g->dq_blend && at < end; ++at)
+        if (!(g->dq_blend[at] >= 0.0f && g->dq_blend[at] <= 1.0f))
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u has dq_blend factor %g outside [0, 1]",
+                           g->vertex[at], (double)g->dq_blend[at]);
+    return SINEW_OK;
+}
+
+/* Vertices copied and checked at a time: their arrays stay in cache from
+ * the copy to the check, so the data is read from memory once. */
+#define SN_SKIN_LOAD_CHUNK 4096
+
+/* Copies group after group out of the sections, a chunk at a time, and
+ * checks each chunk. */
+static sinew_result sn_skin_fill_groups(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *seen,
+                                        uint32_t *last_vertex)
+{
+    const sn_io_type jtype = skin->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16;
+    const sn_io_type wtype = skin->format == SN_SKIN_F32_J16 ? SN_IO_F32 : SN_IO_U8;
+    const size_t jsize = jtype == SN_IO_U8 ? 1 : 2, wsize = wtype == SN_IO_U8 ? 1 : 4;
+    size_t vertex_at = 0, slot_at = 0, weight_at = 0;
+    sinew_result res = SINEW_OK;
+    for (size_t k = 1; k <= skin->max_influences && res == SINEW_OK; ++k) {
+        sn_skin_group *g = &skin->groups[k - 1];
+        g->count = counts[k];
+        g->run_count = 0;
+        /* The section sizes were checked against counts: the parts lie inside. */
+        for (size_t at = 0; at < g->count && res == SINEW_OK; at += SN_SKIN_LOAD_CHUNK) {
+            const size_t n = g->count - at < SN_SKIN_LOAD_CHUNK ? g->count - at : SN_SKIN_LOAD_CHUNK;
+            res = sn_reader_copy_part(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, vertex_at + at, n, g->vertex + at);
+            if (res == SINEW_OK)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_JOINTS, jtype, slot_at + at * k, n * k,
+                                          (char *)g->joints + at * k * jsize);
+            if (res == SINEW_OK && k > 1)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_WEIGHTS, wtype, weight_at + at * k, n * k,
+                                          (char *)g->weights + at * k * wsize);
+            if (res == SINEW_OK && g->dq_blend)
+                res = sn_reader_copy_part(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32, vertex_at + at, n, g->dq_blend + at);
+            if (res == SINEW_OK) res = sn_skin_check_group(skin, g, at, at + n, seen, last_vertex);
+        }
+        vertex_at += g->count;
+        slot_at += g->count * k;
+        if (k > 1) weight_at += g->count * k;
+    }
+    return res;
+}
+
+sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out)
+{
+    sn_clear_error();
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
+    sn_reader r;
+    sinew_result res = sn_reader_open(&r, data, size, SINEW_KIND_SKIN, WHAT);
+    if (res != SINEW_OK) return res;
+    sn_skin_saved s = {0};
+    if ((res = sn_skin_read_options(&r, &s)) != SINEW_OK) return res;
+
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    if ((res = sn_progress(&env, "skin: load", 0.0f)) != SINEW_OK) return res;
+    sinew_skin *skin = NULL;
+    uint64_t *raw = sn_alloc_array(&env, s.max_k, sizeof *raw, "skin group counts");
+    size_t *counts = sn_alloc_array(&env, s.max_k + 1, sizeof *counts, "skin group counts");
+    uint8_t *seen = sn_calloc(&env, s.vertex_count / 8 + 1, "skin vertex bitmap");
+    uint32_t *last_vertex = sn_alloc_array(&env, s.joint_count, sizeof *last_vertex, "skin joint marks");
+    if (!raw || !counts || !seen || !last_vertex) {
+        res = sn_alloc_failure();
+        goto done;
+    }
+    /* Vertex numbers are below 2^32 - 1, so UINT32_MAX marks no vertex. */
+    memset(last_vertex, 0xff, s.joint_count * sizeof *last_vertex);
+    if ((res = sn_skin_read_counts(&r, &s, raw, counts)) != SINEW_OK) goto done;
+    res = sn_skin_allocate(&env, s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, &skin);
+    if (res != SINEW_OK) goto done;
+    skin->vertex_count = s.vertex_count;
+    skin->storage = s.storage;
+    skin->blend = s.blend;
+    skin->normals = s.normals;
+    skin->kernel_requested = s.kernel;
+    skin->record_floats = s.blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
+    skin->merged_duplicates = s.merged;
+    skin->renormalized_vertices = s.renormalized;
+    skin->unweighted_vertices = s.unweighted;
+    res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
+    if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);
+    if (res == SINEW_OK) res = sn_skin_fill_groups(&r, skin, counts, seen, last_vertex);
+    if (res == SINEW_OK) res = sn_progress(&env, "skin: load", 1.0f);
+    if (res != SINEW_OK) goto done;
+    sn_skin_use_kernels(skin);
+    *out = skin;
+    skin = NULL;
+done:
+    sinew_skin_destroy(skin);
+    sn_free(&env, raw);
+    sn_free(&env, counts);
+    sn_free(&env, seen);
+    sn_free(&env, last_vertex);
+    return res;
+}

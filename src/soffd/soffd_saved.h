@@ -1,0 +1,55 @@
+/*
+ * The sections of a saved surface-oriented FFD handle (docs/soffd.md, "Save
+ * and load"), shared by save.c and load.c. What bind and registration
+ * computed is stored; what R determines cheaply (element normals, the BVH,
+ * the one-ring frames, the extended kernel's corner lists) is rebuilt on load.
+ *   SFOP u64[9]  vertex_count, face_count, element_count, skipped triangles,
+ *                registered (0/1), point_count, entry_count, policy
+ *                max_contributors, policy exclusive (0/1)
+ *   SFSC f64[2]  local, length_scale (resolved)
+ *   SFPO f32[2]  policy weight_threshold, max_distance
+ *   SFRF f32     3 per driver vertex: the reference surface R
+ *   SFEL u32     3 per element: its driver vertices
+ *   SFEF u32     per element: the driver face it was cut from
+ *   SFSK u32     per skipped triangle: its face
+ *   SFRP f32     3 per registered point: P
+ *   SFOF u64     point_count + 1 offsets into the entries (none before registration)
+ *   SFEN u32     per entry: the contributing element (nearest first, then BVH order)
+ *   SFCO f32     4 per entry: u x, u y, u z, u (local coordinates scaled by the weight)
+ *   SFBA f32     3 per entry: u times the barycentric coordinates of P's closest point
+ *   SFDR f32     per point: the cheap dropped-mass bound
+ */
+#ifndef SINEW_SOFFD_SAVED_H
+#define SINEW_SOFFD_SAVED_H
+
+#include "io/format.h"
+
+#define SN_SOFFD_TAG_OPTIONS SN_TAG('S', 'F', 'O', 'P')
+#define SN_SOFFD_TAG_SCALES SN_TAG('S', 'F', 'S', 'C')
+#define SN_SOFFD_TAG_POLICY SN_TAG('S', 'F', 'P', 'O')
+#define SN_SOFFD_TAG_REFERENCE SN_TAG('S', 'F', 'R', 'F')
+#define SN_SOFFD_TAG_ELEMENTS SN_TAG('S', 'F', 'E', 'L')
+#define SN_SOFFD_TAG_ELEMENT_FACE SN_TAG('S', 'F', 'E', 'F')
+#define SN_SOFFD_TAG_SKIPPED SN_TAG('S', 'F', 'S', 'K')
+#define SN_SOFFD_TAG_POINTS SN_TAG('S', 'F', 'R', 'P')
+#define SN_SOFFD_TAG_OFFSETS SN_TAG('S', 'F', 'O', 'F')
+#define SN_SOFFD_TAG_ENTRY_ELEMENT SN_TAG('S', 'F', 'E', 'N')
+#define SN_SOFFD_TAG_COEFF SN_TAG('S', 'F', 'C', 'O')
+#define SN_SOFFD_TAG_BARY SN_TAG('S', 'F', 'B', 'A')
+#define SN_SOFFD_TAG_DROPPED SN_TAG('S', 'F', 'D', 'R')
+
+/* Indices into SFOP. */
+enum {
+    SN_SOFFD_OP_VERTICES,
+    SN_SOFFD_OP_FACES,
+    SN_SOFFD_OP_ELEMENTS,
+    SN_SOFFD_OP_SKIPPED,
+    SN_SOFFD_OP_REGISTERED,
+    SN_SOFFD_OP_POINTS,
+    SN_SOFFD_OP_ENTRIES,
+    SN_SOFFD_OP_MAX_CONTRIBUTORS,
+    SN_SOFFD_OP_EXCLUSIVE,
+    SN_SOFFD_OP_COUNT
+};
+
+#endif /* SINEW_SOFFD_SAVED_H */
