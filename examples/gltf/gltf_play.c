@@ -1,6 +1,9 @@
-/* sinew glTF player: loads a skinned glTF character, skins it with sinew and
- * plays one of its animations, writing every frame as an OBJ and printing
- * per-frame timing and throughput.
+/* sinew glTF player: loads a skinned glTF character, skins it with sinew,
+ * bakes the skins to files and loads them back (as an engine's asset build and
+ * run time would), checks that the loaded skins deform exactly like the
+ * created ones, and plays one of the animations, writing every frame as an
+ * OBJ and printing per-frame timing and throughput. Exit 1 on any failure,
+ * including a loaded skin whose output differs by one bit.
  *
  * usage: gltf_play [--data] <file.gltf|file.glb> <output folder> [animation index] [frames]
  *   --data      the file is named inside sinew's shared test data folder
@@ -16,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "animation.h"
+#include "bake.h"
 #include "character.h"
 #include "gltf.h"
 #include "obj_frames.h"
@@ -61,18 +65,23 @@ static bool parse_count(const char *s, size_t max, size_t *out)
 typedef struct player {
     gltf_model model;
     character ch;
-    sinew_skin **skins;       /* one per part */
+    sinew_skin **skins;       /* one per part, made by sinew_skin_create */
+    sinew_skin **loaded;      /* the same, baked to files and loaded back */
     float *joint_world, *palette;
     size_t palette_floats;
     float **positions, **normals; /* deformed, packed, one array per part */
+    float **expected_positions, **expected_normals; /* the created skins' output, for the round-trip check */
     pose pose;
 } player;
 
 static void player_free(player *p)
 {
     for (size_t i = 0; p->skins && i < p->ch.part_count; ++i) sinew_skin_destroy(p->skins[i]);
-    for (size_t i = 0; p->positions && i < p->ch.part_count; ++i) free(p->positions[i]), free(p->normals[i]);
-    free(p->skins), free(p->positions), free(p->normals), free(p->joint_world), free(p->palette);
+    for (size_t i = 0; p->loaded && i < p->ch.part_count; ++i) sinew_skin_destroy(p->loaded[i]);
+    for (size_t i = 0; p->positions && i < p->ch.part_count; ++i)
+        free(p->positions[i]), free(p->normals[i]), free(p->expected_positions[i]), free(p->expected_normals[i]);
+    free(p->skins), free(p->loaded), free(p->positions), free(p->normals), free(p->expected_positions);
+    free(p->expected_normals), free(p->joint_world), free(p->palette);
     pose_free(&p->pose);
     character_free(&p->ch);
     gltf_free(&p->model);
@@ -83,10 +92,14 @@ static bool player_bind(player *p)
 {
     size_t parts = p->ch.part_count;
     p->skins = calloc(parts, sizeof *p->skins);
+    p->loaded = calloc(parts, sizeof *p->loaded);
     p->positions = calloc(parts, sizeof *p->positions);
     p->normals = calloc(parts, sizeof *p->normals);
+    p->expected_positions = calloc(parts, sizeof *p->expected_positions);
+    p->expected_normals = calloc(parts, sizeof *p->expected_normals);
     p->joint_world = malloc(16 * p->ch.skin->joint_count * sizeof(float));
-    if (!p->skins || !p->positions || !p->normals || !p->joint_world || !pose_init(&p->pose, &p->model)) {
+    if (!p->skins || !p->loaded || !p->positions || !p->normals || !p->expected_positions || !p->expected_normals ||
+        !p->joint_world || !pose_init(&p->pose, &p->model)) {
         fprintf(stderr, "out of memory\n");
         return false;
     }
@@ -95,9 +108,12 @@ static bool player_bind(player *p)
         sinew_skin_desc desc = character_skin_desc(&p->ch, &p->ch.parts[i]);
         if (!check(sinew_skin_create(NULL, &desc, &p->skins[i]), "sinew_skin_create")) return false;
         size_t n = p->ch.parts[i].vertex_count;
+        bool normals = p->ch.parts[i].rest.normals != NULL;
         p->positions[i] = malloc(3 * n * sizeof(float));
-        p->normals[i] = p->ch.parts[i].rest.normals ? malloc(3 * n * sizeof(float)) : NULL;
-        if (!p->positions[i] || (p->ch.parts[i].rest.normals && !p->normals[i])) {
+        p->expected_positions[i] = malloc(3 * n * sizeof(float));
+        p->normals[i] = normals ? malloc(3 * n * sizeof(float)) : NULL;
+        p->expected_normals[i] = normals ? malloc(3 * n * sizeof(float)) : NULL;
+        if (!p->positions[i] || !p->expected_positions[i] || (normals && (!p->normals[i] || !p->expected_normals[i]))) {
             fprintf(stderr, "out of memory\n");
             return false;
         }
@@ -115,6 +131,34 @@ static bool player_bind(player *p)
     if (!p->palette) {
         fprintf(stderr, "out of memory\n");
         return false;
+    }
+    return true;
+}
+
+/* Bakes the created skins into folder and loads them back into p->loaded. */
+static bool player_bake(player *p, const char *folder)
+{
+    bake_figures saved, loaded;
+    if (!bake_save(p->skins, p->ch.part_count, folder, &saved) || !bake_load(p->ch.part_count, folder, p->loaded, &loaded))
+        return false;
+    printf("bake: %zu bytes in %zu file(s) %s/skin_*.sinew; save %.1f us (%.2f GB/s), load %.1f us (%.2f GB/s)\n", saved.bytes,
+           p->ch.part_count, folder, saved.seconds * 1e6, saved.seconds > 0 ? (double)saved.bytes / saved.seconds * 1e-9 : 0.0,
+           loaded.seconds * 1e6, loaded.seconds > 0 ? (double)loaded.bytes / loaded.seconds * 1e-9 : 0.0);
+    return bake_check_tampered(folder);
+}
+
+/* True when the last frame deformed by the loaded skins equals the expected
+ * (created skins') output bit for bit; names the first difference otherwise. */
+static bool same_output(const player *p, size_t frame)
+{
+    for (size_t i = 0; i < p->ch.part_count; ++i) {
+        size_t bytes = 3 * p->ch.parts[i].vertex_count * sizeof(float);
+        if (memcmp(p->positions[i], p->expected_positions[i], bytes) != 0 ||
+            (p->normals[i] && memcmp(p->normals[i], p->expected_normals[i], bytes) != 0)) {
+            fprintf(stderr, "round trip: frame %zu part %zu: the loaded skin deforms differently from the created one\n",
+                    frame, i);
+            return false;
+        }
     }
     return true;
 }
@@ -146,7 +190,8 @@ static bool player_frame(player *p, sinew_skin *const *skins, const gltf_animati
     return true;
 }
 
-/* Plays `frames` frames of anim (NULL = the rest pose) into folder. */
+/* Plays `frames` frames of anim (NULL = the rest pose) into folder with the
+ * loaded skins, each frame also deformed by the created skins and compared. */
 static bool player_play(player *p, const gltf_animation *anim, size_t frames, const char *folder)
 {
     double total_deform = 0, total_palette = 0;
@@ -155,6 +200,12 @@ static bool player_play(player *p, const gltf_animation *anim, size_t frames, co
         float time = (anim ? anim->start : 0) + (frames > 1 ? span * (float)f / (float)(frames - 1) : 0);
         double palette_s, deform_s;
         if (!player_frame(p, p->skins, anim, time, &palette_s, &deform_s)) return false;
+        for (size_t i = 0; i < p->ch.part_count; ++i) {
+            size_t bytes = 3 * p->ch.parts[i].vertex_count * sizeof(float);
+            memcpy(p->expected_positions[i], p->positions[i], bytes);
+            if (p->normals[i]) memcpy(p->expected_normals[i], p->normals[i], bytes);
+        }
+        if (!player_frame(p, p->loaded, anim, time, &palette_s, &deform_s) || !same_output(p, f)) return false;
         total_palette += palette_s, total_deform += deform_s;
         char path[1200];
         snprintf(path, sizeof path, "%s/frame_%03zu.obj", folder, f);
@@ -168,6 +219,7 @@ static bool player_play(player *p, const gltf_animation *anim, size_t frames, co
     printf("played %zu frames: palette %.2f us/frame, deform %.2f us/frame, %.1f M vertices/s; OBJ frames in %s/\n",
            frames, total_palette / (double)frames * 1e6, total_deform / (double)frames * 1e6,
            total_deform > 0 ? (double)p->ch.vertex_count * (double)frames / total_deform * 1e-6 : 0.0, folder);
+    printf("round trip: loaded-then-deformed equals created-then-deformed bit for bit in all %zu frames\n", frames);
     return true;
 }
 
@@ -223,7 +275,7 @@ int main(int argc, char **argv)
         printf("animation %zu \"%s\": %zu channels, %.3f s to %.3f s\n", anim_index, anim->name ? anim->name : "",
                anim->channel_count, anim->start, anim->end);
     }
-    bool ok = player_bind(&p) && player_play(&p, anim, frames, folder);
+    bool ok = player_bind(&p) && player_bake(&p, folder) && player_play(&p, anim, frames, folder);
     player_free(&p);
     return ok ? 0 : 1;
 }
