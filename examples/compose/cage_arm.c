@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     /* 1. Bounded biharmonic weights of the two bones over the cage's volume. */
     const float skeleton[] = {0, -2, 0, 0, 0, 0, 0, 2, 0};
     const uint32_t bones[] = {0, 1, 1, 2};
-    sinew_trimesh cage_surface = {{cage.positions, cage.vertex_count, 0}, cage_tris, cage_tri_count};
+    sinew_trimesh cage_surface = {{cage.positions, cage.vertex_count, 0}, cage_tris, cage_tri_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc bbw_desc = {0};
     bbw_desc.surface = &cage_surface;
     bbw_desc.grid_resolution = 40;
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     float *palette = malloc(sinew_skin_palette_size(skin) * sizeof(float));
 
     /* 3. The cage drives the arm. */
-    sinew_polymesh driver = {{cage.positions, cage.vertex_count, 0}, cage.indices, cage.face_sizes, cage.face_count};
+    sinew_polymesh driver = {{cage.positions, cage.vertex_count, 0}, cage.indices, cage.face_sizes, cage.face_count, SINEW_INDEX_U32};
     sinew_soffd *soffd = NULL;
     t0 = support_now();
     if ((r = sinew_soffd_bind(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         sphere(&mesh, 64, 128, 0.9);
         printf("cage: cube, mesh: sphere (shared data not found)\n");
     }
-    sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt};
+    sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     double t0 = support_now();
     if (sinew_soffd_bind(NULL, &driver, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {

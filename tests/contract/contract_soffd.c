@@ -35,7 +35,7 @@ static int progress(void *user, const char *stage, float fraction)
 
 static sinew_polymesh driver_mesh(const uint32_t *indices, const uint32_t *sizes, size_t face_count)
 {
-    return (sinew_polymesh){{driver, DRIVER_VERTICES, 0}, indices, sizes, face_count};
+    return (sinew_polymesh){{driver, DRIVER_VERTICES, 0}, indices, sizes, face_count, SINEW_INDEX_U32};
 }
 static sinew_points driver_now(void)
 {
@@ -104,7 +104,7 @@ static sinew_result bind(sinew_polymesh d, const sinew_soffd_desc *desc)
 }
 static sinew_result bind_points(sinew_points p)
 {
-    return bind((sinew_polymesh){p, faces, NULL, ELEMENTS}, NULL);
+    return bind((sinew_polymesh){p, faces, NULL, ELEMENTS, SINEW_INDEX_U32}, NULL);
 }
 static sinew_result bind_with_vertex(size_t vertex, float value)
 {
@@ -129,7 +129,7 @@ static sinew_result bind_cancelled(void)
 static sinew_result bind_all_degenerate(void)
 {
     static const float line[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0};
-    sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS};
+    sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS, SINEW_INDEX_U32};
     sinew_soffd_desc skip = {0, 0, 1};
     return bind(d, &skip);
 }

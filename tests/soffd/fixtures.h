@@ -80,7 +80,7 @@ static inline void cage_free(cage *c)
 
 static inline sinew_polymesh cage_polymesh(const cage *c, const float *positions)
 {
-    sinew_polymesh m = {{positions ? positions : c->pos, c->nv, 0}, c->idx, c->sizes, c->nf};
+    sinew_polymesh m = {{positions ? positions : c->pos, c->nv, 0}, c->idx, c->sizes, c->nf, SINEW_INDEX_U32};
     return m;
 }
 

@@ -120,7 +120,7 @@ static void normal_offset_stays_constant(void **state)
             memcpy(&tri[3 * nt], t, sizeof t);
             nt += 2;
         }
-    sinew_polymesh m = {{pos, nv, 0}, tri, NULL, nt};
+    sinew_polymesh m = {{pos, nv, 0}, tri, NULL, nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     float *skin = random_points(3, N_SKIN, 0.05f, 0.95f), *out = malloc(3 * N_SKIN * sizeof(float));
@@ -638,7 +638,7 @@ static void bind_triangulates_concave_faces(void **state)
     const float pos[] = {0, 0, 0, 2, 0, 0, 2, 1, 0, 1, 1, 0, 1, 3, 0, 0, 3, 0, 3, 0, 0, 3, 1, 0, 9, 9, 9};
     const uint32_t idx[] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 2};
     const uint32_t sizes[] = {6, 4};
-    sinew_polymesh m = {{pos, 9, 0}, idx, sizes, 2};
+    sinew_polymesh m = {{pos, 9, 0}, idx, sizes, 2, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     sinew_soffd_info info;
@@ -666,7 +666,7 @@ static void validation_names_the_element(void **state)
     (void)state;
     float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 2, 2, 0};
     uint32_t tri[] = {0, 1, 2, 1, 3, 2};
-    sinew_polymesh m = {{pos, 5, 0}, tri, NULL, 2};
+    sinew_polymesh m = {{pos, 5, 0}, tri, NULL, 2, SINEW_INDEX_U32};
     sinew_soffd *h = (sinew_soffd *)&m; /* must stay untouched on failure */
     sinew_soffd *const sentinel = h;
     assert_int_equal(sinew_soffd_bind(NULL, NULL, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
@@ -725,7 +725,7 @@ static void validation_names_the_element(void **state)
     const float bow[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t bow_idx[] = {0, 1, 2, 3};
     const uint32_t four[] = {4};
-    sinew_polymesh bm = {{bow, 4, 0}, bow_idx, four, 1};
+    sinew_polymesh bm = {{bow, 4, 0}, bow_idx, four, 1, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &bm, NULL, &h2), SINEW_ERROR_INVALID_TOPOLOGY);
     assert_non_null(strstr(sinew_last_error(), "driver face 0 (4 vertices) cannot be triangulated"));
     assert_ptr_equal(h2, sentinel);

@@ -21,7 +21,7 @@ static const uint32_t tri_idx[] = {0, 1, 2};
 
 static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
 {
-    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1};
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
     return h;
@@ -34,7 +34,7 @@ static void huge_counts_fail_before_reading(void **state)
     (void)state;
     sinew_soffd *h = (sinew_soffd *)&h, *const sentinel = h;
     /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
-    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3};
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "driver faces (triangles) overflow"));
     m.face_count = SIZE_MAX / 12 + 1;
@@ -132,7 +132,7 @@ static void far_points_keep_finite_weights(void **state)
     float pos[18];
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
-    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
@@ -161,7 +161,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     float pos[18];
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
-    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     /* Skin points far beyond 2^60: named, and the earlier registration kept. */
@@ -193,7 +193,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     for (size_t i = 0; i < sizeof frames / 4; ++i) assert_int_equal(((uint32_t *)frames)[i], 0x5a5a5a5au);
     /* A driver bound near FLT_MAX. */
     sinew_soffd *h2 = NULL;
-    sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8};
+    sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     sinew_points refp = {pose, 6, 0};
@@ -222,7 +222,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
      * (with a float of them, u * x, overflowing). */
     float tiny[18];
     octahedron(1e-30f, (const float[3]){0, 0, 0}, tiny, idx);
-    sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8};
+    sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
@@ -317,7 +317,7 @@ static void precision_holds_far_from_the_origin(void **state)
             for (int k = 0; k < 3; ++k) rest[3 * v + k] = (float)(c.pos[3 * v + k] + o[k]);
         for (size_t i = 0; i < N; ++i)
             for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
-        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt};
+        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
         sinew_soffd *h = NULL;
         assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
@@ -477,7 +477,7 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
     float *pos = malloc(3 * nv * sizeof(float)), *now = malloc(3 * nv * sizeof(float));
     memcpy(pos, c.pos, 3 * c.nv * sizeof(float));
     pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
-    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt};
+    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     bend_twist(pos, now, nv, 0.7f);

@@ -335,7 +335,7 @@ static void placement_is_thread_safe(void **state)
     d.count[0] = 12;
     d.count[1] = 5;
     d.volume = SINEW_PLACEMENT_OFFSET;
-    d.scene = (sinew_trimesh){{scene, 6, 0}, tris, 4};
+    d.scene = (sinew_trimesh){{scene, 6, 0}, tris, 4, SINEW_INDEX_U32, 0};
     sinew_placement *p = NULL;
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     assert_int_equal(sinew_placement_push(p, 3, 2, 0.2f), SINEW_OK);
@@ -406,7 +406,7 @@ static void bbw_is_thread_safe(void **state)
             memcpy(&tris[3 * t], two, sizeof two);
         }
     static const float handles[BBW_HANDLES * 3] = {0, 0, 0, 1, 0, 0, 0.5f, 1, 0};
-    sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N};
+    sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &domain;
     d.points = handles;

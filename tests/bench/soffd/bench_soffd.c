@@ -141,7 +141,7 @@ int main(void)
         s.cube = make_cube_cage(32, 0);
         s.pos = s.cube.pos, s.nv = s.cube.nv, s.tri = s.cube.tris, s.nt = s.cube.nt;
     }
-    sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt};
+    sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind failed: %s\n", sinew_last_error());
