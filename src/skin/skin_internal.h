@@ -140,6 +140,20 @@ SN_SKIN_INLINE bool sn_skin_normals_cofactor(sinew_skin_normals normals)
     return normals != SINEW_SKIN_NORMALS_BLENDED_MATRIX;
 }
 
+/* The caller's joint and weight streams (input.c). sn_skin_check_streams
+ * checks their types, pointers, strides and spans before anything is read;
+ * the readers then give slot s of vertex v as a joint index, a weight in
+ * float (normalised integers divided by 65535 or 255), or the raw integer of
+ * a normalised weight (0 for float). sn_skin_check_sum applies the sum test
+ * of a vertex (sinew_skin_desc.weight_tolerance) to its float sum or, for
+ * normalised weights at the default tolerance, to its raw integer sum over
+ * `nonzero` nonzero slots. */
+sinew_result sn_skin_check_streams(const sinew_skin_desc *d);
+uint32_t sn_skin_input_joint(const sinew_skin_desc *d, size_t v, size_t s);
+float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s);
+uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s);
+sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero);
+
 /* Joint index and weight access for a format; the format is a constant at
  * every call site, so the branch folds away. */
 SN_SKIN_INLINE uint32_t sn_skin_joint(const void *joints, sn_skin_format format, size_t i)
