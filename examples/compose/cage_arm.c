@@ -215,13 +215,9 @@ int main(int argc, char **argv)
 
         /* Extended algorithm: each cage vertex's own blended skinning matrix is
          * its frame, so the arm follows the cage's affine motion exactly. */
-        for (size_t v = 0; v < cage.vertex_count; ++v) {
-            float *m = vertex_frames + 16 * v;
-            memset(m, 0, 16 * sizeof(float));
-            for (int s = 0; s < K; ++s)
-                for (int e = 0; e < 16; ++e) m[e] += weights[K * v + s] * world[16 * joints[K * v + s] + e];
-        }
-        r = sinew_soffd_deform_extended(soffd, vertex_frames, arm_posed, 0, 0, arm.vertex_count);
+        r = sinew_skin_vertex_matrices(skin, palette, sinew_skin_palette_size(skin), vertex_frames, 0, 0,
+                                       cage.vertex_count);
+        if (r == SINEW_OK) r = sinew_soffd_deform_extended(soffd, vertex_frames, arm_posed, 0, 0, arm.vertex_count);
         if (r != SINEW_OK) return fail("extended deform", r);
         snprintf(path, sizeof path, "%s/arm_ext_%02d.obj", dir, f);
         if (!support_write_obj(path, arm_posed, arm.vertex_count, 0, arm_tris, arm_tri_count)) status = 1;

@@ -270,6 +270,26 @@ SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *pa
                                          const sinew_skin_input *in, const sinew_skin_output *out, size_t first,
                                          size_t count);
 
+/* The blended skinning matrix of each vertex in [first, first + count): the
+ * affine map that takes the vertex's rest position to its deformed one, as a
+ * column-major 4x4 (16 floats, last row 0 0 0 1), so M_v p equals
+ * sinew_skin_deform's position within float rounding. Linear blend:
+ * sum_i w_i M_i. Dual quaternions: the matrix of the normalised blended dual
+ * quaternion times the blended stretch, [R(q) S | t]. Mixed: (1 - a) times
+ * the first plus a times the second, a the vertex's dq_blend. (For normals,
+ * use the inverse transpose of its 3x3 part, as the skin's default mode does.)
+ * Use: per-vertex frames for sinew_soffd_deform_extended of a skinned driver,
+ * or skinning in a shader.
+ * out: vertex v's matrix at (char *)out + v * out_stride (bytes, 0 = 64,
+ * else a multiple of 4 at least 64), indexed over the whole mesh like the
+ * deform outputs. Returns as sinew_skin_deform: INVALID_ARGUMENT (NULL
+ * skin/palette/out, a misaligned pointer, a bad stride), MISMATCH
+ * (palette_floats), INDEX_OUT_OF_RANGE (range past vertex_count),
+ * SIZE_OVERFLOW (the last matrix's offset); out untouched on failure; count
+ * 0 is a no-op. Pose time: const, never allocates, thread-safe. */
+SINEW_API sinew_result sinew_skin_vertex_matrices(const sinew_skin *skin, const float *palette, size_t palette_floats,
+                                                  float *out, size_t out_stride, size_t first, size_t count);
+
 /* Reads back the stored influences of one vertex (after merging,
  * renormalisation and, with compressed storage, quantisation), sorted by
  * decreasing weight. Writes *count and up to `capacity` joints and weights

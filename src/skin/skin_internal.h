@@ -124,6 +124,14 @@ void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, co
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
 /* Index of the run holding group position i (< g->count), by binary search. */
 size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
+/* A vertex's dual-quaternion blend: the normalised blend of its joints'
+ * dual quaternions (each flipped into the largest-weight joint's hemisphere)
+ * and the linear blend of their stretches (dq.c). */
+typedef struct sn_dq_blend {
+    float q[4], d[4];  /* normalised blended dual quaternion */
+    float s[9];        /* blended stretch, column-major 3x3 */
+} sn_dq_blend;
+void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *palette, sn_skin_format format, sn_dq_blend *b);
 /* Whether this build and CPU can run a kernel set. */
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
 
