@@ -177,6 +177,11 @@ sinew_result sn_check_struct_out(const void *caller, const char *what);
  * keeps), zeroing the bytes past local_size. Call after sn_check_struct_out. */
 void sn_write_struct(void *caller, const void *local, size_t local_size);
 
+/* The normal n under a map with Jacobian jac (column-major 3x3): the
+ * inverse transpose, sign(det J) cof(J) n, normalised; n itself when that
+ * vanishes (a collapsed map) or leaves the double range. */
+void sn_transform_normal(const double jac[9], const float n[3], float out[3]);
+
 /* value finite, else fails naming it. */
 sinew_result sn_check_finite(float value, const char *what);
 

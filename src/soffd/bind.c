@@ -65,6 +65,7 @@ void sinew_soffd_destroy(sinew_soffd *h)
     sn_free(&env, h->element_face);
     sn_free(&env, h->skipped_face);
     sn_free(&env, h->reference_normal);
+    sn_free(&env, h->reference_inverse);
     sn_free(&env, h);
 }
 
@@ -134,6 +135,8 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
                             &h->reference[3 * (size_t)t[2]], n);
         for (int i = 0; i < 3; ++i) h->reference_normal[3 * k + i] = (float)n[i];
     }
+    sinew_result inv = sn_soffd_build_reference_inverse(h);
+    if (inv != SINEW_OK) return inv;
     sinew_result r = sn_bvh_build(&h->bvh, &h->env, h->reference, 0, h->elements, h->element_count);
     if (r != SINEW_OK) return r;
     return sn_soffd_ring_build(h, &h->ring);

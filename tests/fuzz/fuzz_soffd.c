@@ -90,8 +90,8 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     float *out = fz_alloc(bytes);
     fz_call_begin(&c, extended ? "sinew_soffd_deform_extended" : "sinew_soffd_deform");
     fz_call_out(&c, out, bytes, true);
-    res = extended ? sinew_soffd_deform_extended(soffd, frames, out, stride, first, count)
-                   : sinew_soffd_deform(soffd, frames, out, stride, first, count);
+    res = extended ? sinew_soffd_deform_extended(soffd, frames, NULL, out, stride, NULL, 0, first, count)
+                   : sinew_soffd_deform(soffd, frames, NULL, out, stride, NULL, 0, first, count);
     fz_call_end(&c, res, fz_moderate(r));
 }
 

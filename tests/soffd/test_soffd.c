@@ -213,7 +213,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         register_points(h, skin, N_SKIN, NULL);
         float *frames = malloc(16 * fine.nv * sizeof(float));
         for (size_t v = 0; v < fine.nv; ++v) memcpy(&frames[16 * v], m, sizeof m);
-        assert_int_equal(sinew_soffd_deform_extended(h, frames, out, 0, 0, N_SKIN), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
         assert_true(max_diff(out, want, N_SKIN) <= 1e-5 * size);
         /* Estimated frames on flat rings still give the rigid and uniform-scale part exactly. */
         if (trial == 2) {
@@ -586,8 +586,8 @@ static void *run_job(void *arg)
 {
     job *j = (job *)arg;
     for (int rep = 0; rep < 20; ++rep)
-        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, j->out, 4 * sizeof(float), j->first, j->count)
-                                : sinew_soffd_deform(j->h, j->frames, j->out, 4 * sizeof(float), j->first, j->count);
+        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
+                                : sinew_soffd_deform(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
     return NULL;
 }
 
@@ -609,8 +609,8 @@ static void deform_is_safe_from_many_threads(void **state)
     float *packed = malloc(3 * N * sizeof(float)), *strided = malloc(4 * N * sizeof(float));
     for (int ext = 0; ext < 2; ++ext) {
         const float *frames = ext ? vf : ef;
-        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, packed, 0, 0, N), SINEW_OK);
-        else assert_int_equal(sinew_soffd_deform(h, frames, packed, 0, 0, N), SINEW_OK);
+        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        else assert_int_equal(sinew_soffd_deform(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
         for (size_t i = 0; i < 4 * N; ++i) strided[i] = -1234.5f;
         pthread_t th[4];
         job jobs[4];
@@ -734,7 +734,7 @@ static void validation_names_the_element(void **state)
     float skin[] = {0.2f, 0.2f, 0.5f, 0.7f, 0.7f, -0.3f};
     sinew_points s = {skin, 2, 0};
     float frames[16 * 2], vframes[16 * 5], out[6];
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -760,17 +760,17 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
     assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
     memset(out, 0x7f, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 8, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 13, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, NULL, out, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, NULL, NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     for (size_t i = 0; i < 6; ++i) assert_int_equal(((uint32_t *)out)[i], 0x7f7f7f7fu); /* untouched */
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 2, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
     for (int i = 0; i < 6; ++i) assert_float_equal(out[i], skin[i], 1e-6);
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
@@ -778,7 +778,7 @@ static void validation_names_the_element(void **state)
     /* Zero skin points is a valid registration. */
     s.count = 0;
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 

@@ -151,12 +151,12 @@ static sinew_result soffd_vertex_frames_job(const pose_job *job, unsigned char *
 static sinew_result soffd_deform_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const soffd_fixture *f = job->data;
-    return sinew_soffd_deform(f->soffd, f->element_frames, F(out), 0, first, count);
+    return sinew_soffd_deform(f->soffd, f->element_frames, NULL, F(out), 0, NULL, 0, first, count);
 }
 static sinew_result soffd_deform_extended_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const soffd_fixture *f = job->data;
-    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, F(out), 0, first, count);
+    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, NULL, F(out), 0, NULL, 0, first, count);
 }
 
 static void soffd_is_thread_safe(void **state)

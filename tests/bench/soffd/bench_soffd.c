@@ -226,10 +226,10 @@ int main(void)
             for (int k = 0; k < 10; ++k) {
                 if (ext) {
                     sinew_soffd_vertex_frames(h, &d, vf);
-                    sinew_soffd_deform_extended(h, vf, out, 0, 0, s.ns);
+                    sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, s.ns);
                 } else {
                     sinew_soffd_element_frames(h, &d, ef);
-                    sinew_soffd_deform(h, ef, out, 0, 0, s.ns);
+                    sinew_soffd_deform(h, ef, NULL, out, 0, NULL, 0, 0, s.ns);
                 }
             }
             lib = fmin(lib, (support_cpu_now() - t1) / 10);
