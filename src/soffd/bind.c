@@ -103,7 +103,7 @@ static sinew_result check_faces(const sn_env *env, const sinew_polymesh *d, size
     if (!d->indices) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "driver indices are NULL");
     /* Ranges are checked below, per face, on the packed copy. */
     sn_indices ix;
-    sinew_result r = sn_indices_read(env, d->indices, d->index_type, 0, n_idx, 1, SIZE_MAX, "driver index", &ix);
+    sinew_result r = sn_indices_read(env, d->indices, d->index_type, 0, n_idx, 1, SIZE_MAX, "driver face", &ix);
     if (r != SINEW_OK) return r;
     size_t f = 0, start = 0;
     for (size_t i = 0; i < n_idx; ++i) {
