@@ -67,7 +67,7 @@ static void driver_free(driver *d)
 
 static sinew_soffd *driver_bind(const driver *d, int skip)
 {
-    sinew_polymesh m = {{d->pos, d->nv, 0}, d->idx, d->sizes, d->nf};
+    sinew_polymesh m = {{d->pos, d->nv, 0}, d->idx, d->sizes, d->nf, SINEW_INDEX_U32};
     sinew_soffd_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.skip_degenerate = skip;
