@@ -56,7 +56,7 @@ int main(int argc, char **argv)
         }
     /* Vertices of the notch's interior belong to no triangle; the library
      * reports them as unreached and leaves them at zero. */
-    sinew_trimesh shape = {{pos, nv, 0}, tri, tc};
+    sinew_trimesh shape = {{pos, nv, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float points[6] = {0.5f, 0.5f, 0.0f, 3.5f, 1.5f, 0.0f};
     float joints[6] = {1.0f, 1.5f, 0.0f, 1.0f, 0.5f, 0.0f};
     uint32_t bones[2] = {0, 1};

@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bbw_hand: cannot read the hand data\n");
         return 1;
     }
-    sinew_tetmesh tets = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_tetmesh tets = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc desc = {0};
     desc.tets = &tets;
     desc.joints = joints;

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     /* 1. Bounded biharmonic weights of the two bones over the cage's volume. */
     const float skeleton[] = {0, -2, 0, 0, 0, 0, 0, 2, 0};
     const uint32_t bones[] = {0, 1, 1, 2};
-    sinew_trimesh cage_surface = {{cage.positions, cage.vertex_count, 0}, cage_tris, cage_tri_count};
+    sinew_trimesh cage_surface = {{cage.positions, cage.vertex_count, 0}, cage_tris, cage_tri_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc bbw_desc = {0};
     bbw_desc.surface = &cage_surface;
     bbw_desc.grid_resolution = 40;
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
     float *palette = malloc(sinew_skin_palette_size(skin) * sizeof(float));
 
     /* 3. The cage drives the arm. */
-    sinew_polymesh driver = {{cage.positions, cage.vertex_count, 0}, cage.indices, cage.face_sizes, cage.face_count};
+    sinew_polymesh driver = {{cage.positions, cage.vertex_count, 0}, cage.indices, cage.face_sizes, cage.face_count, SINEW_INDEX_U32};
     sinew_soffd *soffd = NULL;
     t0 = support_now();
     if ((r = sinew_soffd_bind(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
         r = sinew_skin_palette(skin, world, 2, palette, sinew_skin_palette_size(skin));
         if (r == SINEW_OK) r = sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &out, 0, cage.vertex_count);
         if (r == SINEW_OK) r = sinew_soffd_element_frames(soffd, &cage_now, element_frames);
-        if (r == SINEW_OK) r = sinew_soffd_deform(soffd, element_frames, arm_posed, 0, 0, arm.vertex_count);
+        if (r == SINEW_OK) r = sinew_soffd_deform(soffd, element_frames, NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
         t_pose += support_now() - t0;
         if (r != SINEW_OK) return fail("pose", r);
 
@@ -215,13 +215,9 @@ int main(int argc, char **argv)
 
         /* Extended algorithm: each cage vertex's own blended skinning matrix is
          * its frame, so the arm follows the cage's affine motion exactly. */
-        for (size_t v = 0; v < cage.vertex_count; ++v) {
-            float *m = vertex_frames + 16 * v;
-            memset(m, 0, 16 * sizeof(float));
-            for (int s = 0; s < K; ++s)
-                for (int e = 0; e < 16; ++e) m[e] += weights[K * v + s] * world[16 * joints[K * v + s] + e];
-        }
-        r = sinew_soffd_deform_extended(soffd, vertex_frames, arm_posed, 0, 0, arm.vertex_count);
+        r = sinew_skin_vertex_matrices(skin, palette, sinew_skin_palette_size(skin), vertex_frames, 0, 0,
+                                       cage.vertex_count);
+        if (r == SINEW_OK) r = sinew_soffd_deform_extended(soffd, vertex_frames, NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
         if (r != SINEW_OK) return fail("extended deform", r);
         snprintf(path, sizeof path, "%s/arm_ext_%02d.obj", dir, f);
         if (!support_write_obj(path, arm_posed, arm.vertex_count, 0, arm_tris, arm_tri_count)) status = 1;

@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     sinew_lattice_refine_desc rd;
     memset(&rd, 0, sizeof rd);
     rd.tolerance = 2e-3 * LENGTH;
-    sinew_trimesh tm = {{v, nv, 0}, t, nt};
+    sinew_trimesh tm = {{v, nv, 0}, t, nt, SINEW_INDEX_U32, 0};
     sinew_lattice_refinement *ref = NULL;
     if (sinew_lattice_refine(NULL, lat, &tm, &rd, &ref) != SINEW_OK) {
         fprintf(stderr, "refine: %s\n", sinew_last_error());

@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         sphere(&mesh, 64, 128, 0.9);
         printf("cage: cube, mesh: sphere (shared data not found)\n");
     }
-    sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt};
+    sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     double t0 = support_now();
     if (sinew_soffd_bind(NULL, &driver, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
     sinew_points now = {cage_now, cage.nv, 0};
     double t3 = support_now();
     sinew_result r = sinew_soffd_element_frames(h, &now, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, mesh_now, 0, 0, mesh.nv);
+    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, NULL, mesh_now, 0, NULL, 0, 0, mesh.nv);
     double t4 = support_now();
     if (r != SINEW_OK) {
         fprintf(stderr, "deform: %s\n", sinew_last_error());

@@ -213,28 +213,49 @@ typedef struct sinew_points {
     size_t stride;      /* bytes; 0 = 3 * sizeof(float) */
 } sinew_points;
 
-/* A triangle mesh: positions as a sinew_points view, 3 indices per triangle. */
+/* Integer type of an index array (mesh indices, skin joint indices). Each
+ * index is read as an unsigned integer of that width; the array's pointer
+ * must be aligned to the element size (2 bytes for U16) and its stride a
+ * multiple of it. U8 and U16 are what glTF's JOINTS_0 and index buffers hold. */
+typedef enum sinew_index_type {
+    SINEW_INDEX_U32 = 0,  /* uint32_t (the default) */
+    SINEW_INDEX_U16 = 1,  /* uint16_t */
+    SINEW_INDEX_U8 = 2    /* uint8_t */
+} sinew_index_type;
+
+/* A triangle mesh: positions as a sinew_points view, 3 indices per triangle.
+ * Triangle t's indices are the 3 consecutive integers of index_type at
+ * (const char *)indices + t * index_stride. Zero type and stride (a
+ * zero-initialised view) mean packed uint32_t. */
 typedef struct sinew_trimesh {
     sinew_points positions;
-    const uint32_t *indices;   /* 3 * triangle_count vertex indices */
+    const void *indices;          /* 3 per triangle, of index_type */
     size_t triangle_count;
+    sinew_index_type index_type;  /* 0 = SINEW_INDEX_U32 */
+    size_t index_stride;          /* bytes from one triangle's indices to the next, 0 = packed */
 } sinew_trimesh;
 
 /* A polygon mesh: face f has face_sizes[f] (>= 3) vertices listed in order in
- * indices, faces one after another. face_sizes NULL = all triangles. */
+ * indices, faces one after another. face_sizes NULL = all triangles. The
+ * indices are packed integers of index_type (no stride: faces have
+ * different sizes, so there is no per-face record to step over). */
 typedef struct sinew_polymesh {
     sinew_points positions;
-    const uint32_t *indices;
+    const void *indices;          /* sum of face_sizes indices, of index_type */
     const uint32_t *face_sizes;
     size_t face_count;
+    sinew_index_type index_type;  /* 0 = SINEW_INDEX_U32 */
 } sinew_polymesh;
 
 /* A tetrahedral mesh: 4 indices (a, b, c, d) per tet, positively oriented:
- * det(b - a, c - a, d - a) > 0. */
+ * det(b - a, c - a, d - a) > 0. Tet t's indices are at
+ * (const char *)indices + t * index_stride, as in sinew_trimesh. */
 typedef struct sinew_tetmesh {
     sinew_points positions;
-    const uint32_t *indices;   /* 4 * tet_count vertex indices */
+    const void *indices;          /* 4 per tet, of index_type */
     size_t tet_count;
+    sinew_index_type index_type;  /* 0 = SINEW_INDEX_U32 */
+    size_t index_stride;          /* bytes from one tet's indices to the next, 0 = packed */
 } sinew_tetmesh;
 
 #ifdef __cplusplus

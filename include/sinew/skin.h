@@ -101,6 +101,14 @@ typedef enum sinew_skin_kernel {
     SINEW_SKIN_KERNEL_AVX2 = 3   /* ... and a CPU with AVX2 and FMA */
 } sinew_skin_kernel;
 
+/* Type of skin weights. Normalised integers map to [0, 1] as glTF's
+ * accessors do: value / 65535 for UNORM16, value / 255 for UNORM8. */
+typedef enum sinew_weight_type {
+    SINEW_WEIGHT_F32 = 0,      /* float (the default) */
+    SINEW_WEIGHT_UNORM16 = 1,  /* uint16_t, value / 65535 */
+    SINEW_WEIGHT_UNORM8 = 2    /* uint8_t, value / 255 */
+} sinew_weight_type;
+
 /* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
  * field means the default named in its comment. */
 typedef struct sinew_skin_desc {
@@ -108,11 +116,21 @@ typedef struct sinew_skin_desc {
     size_t joint_count;       /* > 0, at most 65536 */
     size_t influence_count;   /* slots per vertex, > 0 (any number, not only 4) */
     /* Vertex-major, influence_count slots per vertex: slot s of vertex v is at
-     * [v * influence_count + s]. Weights must be finite and >= 0; zero-weight
-     * slots are padding (their joint index is ignored); a joint listed twice in
-     * one vertex has its weights added. */
-    const uint32_t *joints;
-    const float *weights;
+     * (const char *)joints + v * joint_stride + s * (joint size), and likewise
+     * for weights. Weights must be finite and >= 0; zero-weight slots are
+     * padding (their joint index is ignored); a joint listed twice in one
+     * vertex has its weights added. The types and strides take glTF's
+     * JOINTS_n / WEIGHTS_n accessors as they are (several sets of 4 slots:
+     * influence_count 4 per set, or concatenate the sets). Each pointer must
+     * be aligned to its element size (2 bytes for U16, 4 for U32 and F32);
+     * each stride is 0 (packed: influence_count elements) or a multiple of
+     * the element size at least influence_count elements. */
+    const void *joints;
+    sinew_index_type joint_type;       /* default: SINEW_INDEX_U32 */
+    size_t joint_stride;               /* bytes from one vertex's joints to the next; 0 = packed */
+    const void *weights;
+    sinew_weight_type weight_type;     /* default: SINEW_WEIGHT_F32 */
+    size_t weight_stride;              /* bytes from one vertex's weights to the next; 0 = packed */
     /* joint_count column-major affine 4x4 inverse bind matrices B_j^-1 (skin
      * local space -> joint local space), 16 floats each. NULL = identity. */
     const float *inverse_bind;
@@ -120,7 +138,12 @@ typedef struct sinew_skin_desc {
      * a vertex whose sum differs from 1 by more than weight_tolerance is
      * rejected; sums within the tolerance are scaled to exactly 1. */
     int renormalize;
-    float weight_tolerance;            /* absolute, on the sum; 0 = 1e-3 */
+    /* Absolute, on the sum. 0 = 1e-3 for float weights; for normalised
+     * weights 0 = what rounding can give: glTF asks for raw sums of exactly
+     * 255 (65535), but exporters round each weight to the nearest step, so
+     * a raw sum within n/2 steps of it is accepted (n = the vertex's nonzero
+     * slots) and one beyond is rejected. */
+    float weight_tolerance;
     sinew_skin_unweighted unweighted;  /* default: reject */
     uint32_t unweighted_joint;         /* joint for SINEW_SKIN_UNWEIGHTED_BIND */
     sinew_skin_storage storage;        /* default: float */
@@ -136,13 +159,15 @@ typedef struct sinew_skin sinew_skin;
 
 /* Creates a skin from bind data. Returns SINEW_OK and *out, or:
  * INVALID_ARGUMENT (NULL desc/out/arrays, zero counts, bad enum, dq_blend
- * missing for MIXED, non-affine inverse bind matrix), NON_FINITE (a weight,
+ * missing for MIXED, non-affine inverse bind matrix, a joints or weights
+ * pointer not aligned to its element size, a bad stride), NON_FINITE (a weight,
  * inverse bind element or blend factor), INVALID_WEIGHTS (negative weight,
  * all-zero vertex without the bind option, sum off by more than the tolerance
  * without renormalize, blend factor outside [0, 1]), INDEX_OUT_OF_RANGE (joint
  * index >= joint_count on a nonzero weight, unweighted_joint >= joint_count),
  * UNSUPPORTED (joint_count > 65536, vertex_count > 2^32 - 2, a kernel this build
- * or CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW, CANCELLED (progress callback).
+ * or CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW (also: arrays whose span
+ * passes the address space, found before reading), CANCELLED (progress callback).
  * The message names the vertex and slot. *out is untouched on failure.
  * ctx: NULL = defaults; the skin keeps a copy of its allocator.
  * desc: read during the call only. Thread-safe (no shared state). */
@@ -244,6 +269,26 @@ typedef struct sinew_skin_output {
 SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
                                          const sinew_skin_input *in, const sinew_skin_output *out, size_t first,
                                          size_t count);
+
+/* The blended skinning matrix of each vertex in [first, first + count): the
+ * affine map that takes the vertex's rest position to its deformed one, as a
+ * column-major 4x4 (16 floats, last row 0 0 0 1), so M_v p equals
+ * sinew_skin_deform's position within float rounding. Linear blend:
+ * sum_i w_i M_i. Dual quaternions: the matrix of the normalised blended dual
+ * quaternion times the blended stretch, [R(q) S | t]. Mixed: (1 - a) times
+ * the first plus a times the second, a the vertex's dq_blend. (For normals,
+ * use the inverse transpose of its 3x3 part, as the skin's default mode does.)
+ * Use: per-vertex frames for sinew_soffd_deform_extended of a skinned driver,
+ * or skinning in a shader.
+ * out: vertex v's matrix at (char *)out + v * out_stride (bytes, 0 = 64,
+ * else a multiple of 4 at least 64), indexed over the whole mesh like the
+ * deform outputs. Returns as sinew_skin_deform: INVALID_ARGUMENT (NULL
+ * skin/palette/out, a misaligned pointer, a bad stride), MISMATCH
+ * (palette_floats), INDEX_OUT_OF_RANGE (range past vertex_count),
+ * SIZE_OVERFLOW (the last matrix's offset); out untouched on failure; count
+ * 0 is a no-op. Pose time: const, never allocates, thread-safe. */
+SINEW_API sinew_result sinew_skin_vertex_matrices(const sinew_skin *skin, const float *palette, size_t palette_floats,
+                                                  float *out, size_t out_stride, size_t first, size_t count);
 
 /* Reads back the stored influences of one vertex (after merging,
  * renormalisation and, with compressed storage, quantisation), sorted by

@@ -190,15 +190,30 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * points [first, first + count). frames: from sinew_soffd_element_frames.
  * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
- * rest. Returns INVALID_ARGUMENT (NULL, bad stride, frames or out not 4-byte
- * aligned), INDEX_OUT_OF_RANGE (range past the registered points),
- * SIZE_OVERFLOW (the last point's offset overflows), OUTSIDE_DOMAIN (a frame
- * that could overflow the kernel, named; checked in O(element_count), never
- * true of element_frames' output), INVALID_STATE; out untouched on failure.
- * Finite outputs for every accepted input. No allocation; const; safe from
- * many threads at once on disjoint or equal ranges of different buffers. */
-SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, float *out,
-                                          size_t out_stride, size_t first, size_t count);
+ * rest.
+ * normals: optional (NULL = none), registered point i's rest normal at index
+ * i (count = the registered points; need not be unit length); each is mapped
+ * by the inverse transpose of the deformation's Jacobian
+ * J = sum_k u_k L_k^D (L_k^R)^-1 (L the frames' linear parts [e1 e2 e3]),
+ * renormalised, into out_normals (indexed like out, stride 0 = 3 floats); a
+ * normal whose image vanishes is written as given, one of a point kept at
+ * rest normalised. The weights' own gradients are left out (docs/soffd.md,
+ * "Normals"), so rigid and affine motions of the driver map normals exactly
+ * and bends approximately. out_normals needs normals; both NULL = positions
+ * only.
+ * Returns INVALID_ARGUMENT (NULL, bad stride, frames, out or a normal stream
+ * not 4-byte aligned, a normal output without normals or normals without
+ * one), MISMATCH (normals->count is not the registered point count),
+ * NON_FINITE (a normal in the range, named), INDEX_OUT_OF_RANGE (range past
+ * the registered points), SIZE_OVERFLOW (the last point's offset
+ * overflows), OUTSIDE_DOMAIN (a frame that could overflow the kernel, named;
+ * checked in O(element_count), never true of element_frames' output),
+ * INVALID_STATE; outputs untouched on failure. Finite outputs for every
+ * accepted input. No allocation; const; safe from many threads at once on
+ * disjoint or equal ranges of different buffers. */
+SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, const sinew_points *normals,
+                                          float *out, size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                          size_t first, size_t count);
 
 /* Pose step 1 (extended algorithm, paper section 4.2): estimates one affine
  * map per driver vertex, as column-major 4x4 matrices, from its one-ring: the
@@ -220,11 +235,15 @@ SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const
  * M_j the affine map of driver vertex j (column-major 4x4, 16 floats per
  * vertex; bottom row ignored), so every affine map of the driver is
  * reproduced exactly when every M_j is that map. out, out_stride, first, count
- * as sinew_soffd_deform; maps with a linear entry beyond 2^62 or a translation
- * beyond 2^126 fail with OUTSIDE_DOMAIN naming the vertex (checked in
- * O(vertex_count)). No allocation; const; thread-safe. */
+ * as sinew_soffd_deform; so are normals and out_normals, mapped here by the
+ * inverse transpose of J = sum_k u_k sum_j beta_j A_j (A_j the linear part of
+ * M_j). Maps with a linear entry beyond 2^62 or a translation beyond 2^126
+ * fail with OUTSIDE_DOMAIN naming the vertex (checked in O(vertex_count)).
+ * Other results as sinew_soffd_deform. No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
-                                                   float *out, size_t out_stride, size_t first, size_t count);
+                                                   const sinew_points *normals, float *out, size_t out_stride,
+                                                   float *out_normals, size_t out_normal_stride, size_t first,
+                                                   size_t count);
 
 /* ---- Save and load (core.h "Saved data"; docs/soffd.md) ---------------------
  * A handle is saved with its bind (reference surface, triangulation, skipped

@@ -31,7 +31,9 @@ static double box_diagonal(const double *pos, size_t n)
 sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
 {
     const sinew_points *pts = desc->triangles ? &desc->triangles->positions : &desc->tets->positions;
-    const uint32_t *idx = desc->triangles ? desc->triangles->indices : desc->tets->indices;
+    const void *idx = desc->triangles ? desc->triangles->indices : desc->tets->indices;
+    sinew_index_type type = desc->triangles ? desc->triangles->index_type : desc->tets->index_type;
+    size_t stride = desc->triangles ? desc->triangles->index_stride : desc->tets->index_stride;
     size_t ec = desc->triangles ? desc->triangles->triangle_count : desc->tets->tet_count;
     const char *noun = desc->triangles ? "triangle" : "tet";
     b->dim = desc->triangles ? 2 : 3;
@@ -42,7 +44,7 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
     if (pts->count > UINT32_MAX) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "more than 2^32 domain vertices");
     sinew_result r = sn_check_points(pts, "domain vertex");
     if (r != SINEW_OK) return r;
-    r = sn_check_indices(idx, ec, b->per, pts->count, noun);
+    r = sn_check_index_view(idx, type, stride, ec, b->per, pts->count, noun);
     if (r != SINEW_OK) return r;
     const size_t total = ec * b->per; /* fits: checked with its byte size above */
     b->positions = sn_alloc_array(&b->env, pts->count, 3 * sizeof(double), "domain positions");
@@ -56,7 +58,7 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc)
         b->positions[3 * i + 1] = p[1];
         b->positions[3 * i + 2] = b->dim == 3 ? p[2] : 0.0;
     }
-    memcpy(b->elements, idx, total * sizeof(uint32_t));
+    for (size_t i = 0; i < total; ++i) b->elements[i] = sn_index_at(idx, type, stride, b->per, i / b->per, i % b->per);
     return sn_bbw_check_domain(b, "");
 }
 
@@ -121,7 +123,8 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surfa
     if (resolution == 0) resolution = 32;
     sinew_result r = sn_check_points(&surface->positions, "surface vertex");
     if (r != SINEW_OK) return r;
-    r = sn_check_indices(surface->indices, surface->triangle_count, 3, surface->positions.count, "surface triangle");
+    r = sn_check_index_view(surface->indices, surface->index_type, surface->index_stride, surface->triangle_count, 3,
+                            surface->positions.count, "surface triangle");
     if (r != SINEW_OK) return r;
 
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};

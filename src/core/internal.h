@@ -123,6 +123,41 @@ sinew_result sn_check_points(const sinew_points *p, const char *what);
  * aligned, every index < limit. */
 sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
                               const char *what);
+/* ---- Index arrays in the caller's format (indices.c) ----------------------
+ * count elements ("triangle", named by `what`) of `per` indices each, element
+ * e's at (const char *)data + e * stride (0 = packed), each an integer of
+ * `type`. */
+
+/* Bytes of one index of `type`; 0 for a value that is not a sinew_index_type. */
+size_t sn_index_size(sinew_index_type type);
+/* The layout alone, nothing read: a known type (INVALID_ARGUMENT), stride 0
+ * or a multiple of the index size at least per indices (INVALID_ARGUMENT), a
+ * span that fits (SIZE_OVERFLOW), data non-NULL and aligned to the index size
+ * when count > 0 (INVALID_ARGUMENT). */
+sinew_result sn_check_index_layout(const void *data, sinew_index_type type, size_t stride, size_t count, size_t per,
+                                   const char *what);
+/* Index `slot` of element `element` of a checked layout. */
+uint32_t sn_index_at(const void *data, sinew_index_type type, size_t stride, size_t per, size_t element, size_t slot);
+
+/* The layout, then every index < limit, else INDEX_OUT_OF_RANGE naming the
+ * element, the vertex and the slot ("triangle 2 refers to vertex 9 (slot 1),
+ * but there are only 8"). Nothing is allocated. */
+sinew_result sn_check_index_view(const void *data, sinew_index_type type, size_t stride, size_t count, size_t per,
+                                 size_t limit, const char *what);
+
+/* Packed uint32_t indices: the caller's own array when it already is one,
+ * else a widened copy (owned) from env's allocator. */
+typedef struct sn_indices {
+    const uint32_t *data;  /* count * per entries */
+    uint32_t *owned;       /* the copy, freed by sn_indices_free; NULL when borrowed */
+} sn_indices;
+/* Checks the view (sn_check_index_view), then fills *out; OUT_OF_MEMORY
+ * when the copy cannot be made. *out is set only on success. */
+sinew_result sn_indices_read(const sn_env *env, const void *data, sinew_index_type type, size_t stride, size_t count,
+                             size_t per, size_t limit, const char *what, sn_indices *out);
+/* Frees a copy made by sn_indices_read (nothing for borrowed data). */
+void sn_indices_free(const sn_env *env, sn_indices *ix);
+
 /* ---- Structs that grow (see core.h) -------------------------------------- */
 
 /* Largest struct_size accepted: far above any struct, low enough that a
@@ -141,6 +176,11 @@ sinew_result sn_check_struct_out(const void *caller, const char *what);
 /* Writes `local` into the caller's struct up to its struct_size (which it
  * keeps), zeroing the bytes past local_size. Call after sn_check_struct_out. */
 void sn_write_struct(void *caller, const void *local, size_t local_size);
+
+/* The normal n under a map with Jacobian jac (column-major 3x3): the
+ * inverse transpose, sign(det J) cof(J) n, normalised; n itself when that
+ * vanishes (a collapsed map) or leaves the double range. */
+void sn_transform_normal(const double jac[9], const float n[3], float out[3]);
 
 /* value finite, else fails naming it. */
 sinew_result sn_check_finite(float value, const char *what);

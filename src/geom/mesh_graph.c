@@ -19,9 +19,13 @@ sinew_result sn_mesh_graph_build(const sn_env *env, const sinew_trimesh *mesh, s
     size_t n = mesh->positions.count;
     if (n == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "mesh has no vertices");
     if (n > UINT32_MAX) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "mesh has %zu vertices, more than 32-bit indices reach", n);
-    r = sn_check_indices(mesh->indices, mesh->triangle_count, 3, n, "triangle");
+    sn_indices tri;
+    r = sn_indices_read(env, mesh->indices, mesh->index_type, mesh->index_stride, mesh->triangle_count, 3, n,
+                        "triangle", &tri);
     if (r != SINEW_OK) return r;
-    return sn_mesh_graph_from_triangles(env, mesh->indices, mesh->triangle_count, n, g);
+    r = sn_mesh_graph_from_triangles(env, tri.data, mesh->triangle_count, n, g);
+    sn_indices_free(env, &tri);
+    return r;
 }
 
 sinew_result sn_mesh_graph_from_triangles(const sn_env *env, const uint32_t *triangles, size_t triangle_count,

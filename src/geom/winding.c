@@ -114,7 +114,8 @@ sinew_result sn_winding_build(const sn_env *env, const sinew_trimesh *mesh, sn_w
     }
     for (size_t t = 0; t < tc; ++t) {
         for (int v = 0; v < 3; ++v) {
-            const float *p = sn_point(&mesh->positions, mesh->indices[3 * t + v]);
+            const float *p =
+                sn_point(&mesh->positions, sn_index_at(mesh->indices, mesh->index_type, mesh->index_stride, 3, t, v));
             for (int a = 0; a < 3; ++a) tri[9 * t + 3 * v + a] = p[a];
         }
         for (int a = 0; a < 3; ++a)

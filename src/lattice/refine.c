@@ -331,7 +331,8 @@ static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_tri
                        UINT32_MAX - 1);
     sinew_result res = sn_check_points(&mesh->positions, "mesh vertex");
     if (res != SINEW_OK) return res;
-    return sn_check_indices(mesh->indices, mesh->triangle_count, 3, mesh->positions.count, "triangle");
+    return sn_check_index_view(mesh->indices, mesh->index_type, mesh->index_stride, mesh->triangle_count, 3,
+                               mesh->positions.count, "triangle");
 }
 
 sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
@@ -376,7 +377,8 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
         }
     }
     r.nv = nv;
-    memcpy(r.tri, mesh->indices, 3 * nt * sizeof(uint32_t));
+    for (size_t i = 0; i < 3 * nt; ++i)
+        r.tri[i] = sn_index_at(mesh->indices, mesh->index_type, mesh->index_stride, 3, i / 3, i % 3);
     r.nt = nt;
 
     size_t rounds = 0;

@@ -37,8 +37,8 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
     if (!sn_mul_size(d->vertex_count, d->influence_count, &slots) || !sn_mul_size(slots, sizeof(float), &slots))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin: %zu vertices of %zu influences overflow", d->vertex_count,
                        d->influence_count);
-    if (!d->joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joints array is NULL");
-    if (!d->weights) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weights array is NULL");
+    sinew_result r = sn_skin_check_streams(d);
+    if (r != SINEW_OK) return r;
     if ((unsigned)d->storage > SINEW_SKIN_STORAGE_COMPRESSED)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin storage %d is not a sinew_skin_storage", (int)d->storage);
     if ((unsigned)d->blend > SINEW_SKIN_BLEND_MIXED)
@@ -139,36 +139,37 @@ static size_t sn_skin_quantise(sn_skin_slot *s, size_t n)
 }
 
 /* Validates and cleans vertex v into s (influence_count slots of room). */
-static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, float tolerance, sn_skin_slot *s,
-                                         sn_skin_clean *c)
+static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, sn_skin_slot *s, sn_skin_clean *c)
 {
     const size_t k = d->influence_count;
-    const uint32_t *joints = d->joints + v * k;
-    const float *weights = d->weights + v * k;
     memset(c, 0, sizeof *c);
-    size_t n = 0;
+    size_t n = 0, nonzero = 0;
     double sum = 0.0;
+    uint64_t raw_sum = 0;
     for (size_t i = 0; i < k; ++i) {
-        float w = weights[i];
+        float w = sn_skin_input_weight(d, v, i);
         if (!isfinite(w))
             return sn_fail(SINEW_ERROR_NON_FINITE, "vertex %zu slot %zu has a non-finite weight (%g)", v, i, (double)w);
         if (w < 0.0f)
             return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "vertex %zu slot %zu has a negative weight (%g)", v, i,
                            (double)w);
         if (w == 0.0f) continue;  /* padding */
-        if (joints[i] >= d->joint_count)
+        const uint32_t joint = sn_skin_input_joint(d, v, i);
+        if (joint >= d->joint_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
-                           "vertex %zu slot %zu refers to joint %u, but there are only %zu joints", v, i, joints[i],
+                           "vertex %zu slot %zu refers to joint %u, but there are only %zu joints", v, i, joint,
                            d->joint_count);
         sum += (double)w;
+        raw_sum += sn_skin_input_raw_weight(d, v, i);
+        ++nonzero;
         size_t m = 0;
-        while (m < n && s[m].joint != joints[i]) ++m;
+        while (m < n && s[m].joint != joint) ++m;
         if (m < n) {
             s[m].weight += (double)w;
             c->merged += 1;
             continue;
         }
-        s[n].joint = joints[i];
+        s[n].joint = joint;
         s[n].weight = (double)w;
         ++n;
     }
@@ -183,10 +184,10 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, flo
         c->unweighted = true;
         return SINEW_OK;
     }
-    if (fabs(sum - 1.0) > (double)tolerance && !d->renormalize)
-        return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
-                       "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalize to scale them)", v, sum,
-                       (double)tolerance);
+    if (!d->renormalize) {
+        sinew_result r = sn_skin_check_sum(d, v, sum, raw_sum, nonzero);
+        if (r != SINEW_OK) return r;
+    }
     c->renormalized = fabs(sum - 1.0) > 1e-6;
     /* Rounded to float here, as stored: the sort and the quantiser then see
      * exactly the weights the kernels will. */
@@ -222,7 +223,6 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
 
     sn_env env;
     sn_env_from_context(&env, ctx);
-    const float tolerance = desc->weight_tolerance > 0.0f ? desc->weight_tolerance : 1e-3f;
     const sn_skin_format format = sn_skin_pick_format(desc);
     const bool mixed = desc->blend == SINEW_SKIN_BLEND_MIXED;
 
@@ -242,7 +242,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
     if (r != SINEW_OK) goto fail;
     for (size_t v = 0; v < desc->vertex_count; ++v) {
         sn_skin_clean c;
-        r = sn_skin_clean_vertex(desc, v, tolerance, scratch, &c);
+        r = sn_skin_clean_vertex(desc, v, scratch, &c);
         if (r != SINEW_OK) goto fail;
         histogram[c.count] += 1;
         merged += c.merged;
@@ -269,7 +269,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, 
     if (r != SINEW_OK) goto fail;
     for (size_t v = 0; v < desc->vertex_count; ++v) {
         sn_skin_clean c;
-        sn_skin_clean_vertex(desc, v, tolerance, scratch, &c);
+        sn_skin_clean_vertex(desc, v, scratch, &c);
         sn_skin_group *g = &skin->groups[c.count - 1];
         size_t at = g->count++;
         g->vertex[at] = (uint32_t)v;

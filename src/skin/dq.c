@@ -11,11 +11,6 @@
 
 #include "skin/skin_internal.h"
 
-typedef struct sn_dq_blend {
-    float q[4], d[4];  /* normalised blended dual quaternion */
-    float s[9];        /* blended stretch, column-major 3x3 */
-} sn_dq_blend;
-
 SN_SKIN_INLINE float sn_dot3(const float a[3], const float b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -65,8 +60,7 @@ SN_SKIN_INLINE bool sn_normalize3(float v[3])
     return true;
 }
 
-static void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *palette, sn_skin_format format,
-                             sn_dq_blend *b)
+void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *palette, sn_skin_format format, sn_dq_blend *b)
 {
     const size_t k = g->influences, base = i * k;
     const float *q0 = palette + SN_SKIN_RECORD_DQ * sn_skin_joint(g->joints, format, base) + SN_SKIN_DQ_ROTATION;

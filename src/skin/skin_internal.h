@@ -138,6 +138,14 @@ void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, co
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
 /* Index of the run holding group position i (< g->count), by binary search. */
 size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
+/* A vertex's dual-quaternion blend: the normalised blend of its joints'
+ * dual quaternions (each flipped into the largest-weight joint's hemisphere)
+ * and the linear blend of their stretches (dq.c). */
+typedef struct sn_dq_blend {
+    float q[4], d[4];  /* normalised blended dual quaternion */
+    float s[9];        /* blended stretch, column-major 3x3 */
+} sn_dq_blend;
+void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *palette, sn_skin_format format, sn_dq_blend *b);
 /* Whether this build and CPU can run a kernel set. */
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
 
@@ -153,6 +161,20 @@ SN_SKIN_INLINE bool sn_skin_normals_cofactor(sinew_skin_normals normals)
 {
     return normals != SINEW_SKIN_NORMALS_BLENDED_MATRIX;
 }
+
+/* The caller's joint and weight streams (input.c). sn_skin_check_streams
+ * checks their types, pointers, strides and spans before anything is read;
+ * the readers then give slot s of vertex v as a joint index, a weight in
+ * float (normalised integers divided by 65535 or 255), or the raw integer of
+ * a normalised weight (0 for float). sn_skin_check_sum applies the sum test
+ * of a vertex (sinew_skin_desc.weight_tolerance) to its float sum or, for
+ * normalised weights at the default tolerance, to its raw integer sum over
+ * `nonzero` nonzero slots. */
+sinew_result sn_skin_check_streams(const sinew_skin_desc *d);
+uint32_t sn_skin_input_joint(const sinew_skin_desc *d, size_t v, size_t s);
+float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s);
+uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s);
+sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero);
 
 /* Joint index and weight access for a format; the format is a constant at
  * every call site, so the branch folds away. */

@@ -65,15 +65,17 @@ void sinew_soffd_destroy(sinew_soffd *h)
     sn_free(&env, h->element_face);
     sn_free(&env, h->skipped_face);
     sn_free(&env, h->reference_normal);
+    sn_free(&env, h->reference_inverse);
     sn_free(&env, h);
 }
 
-/* Checks the faces and returns the number of indices and the largest face.
+/* Checks the faces and returns the number of indices, the largest face and
+ * the indices as packed uint32_t (widened from the caller's type when needed).
  * Every array size (face_sizes, indices, the triangles they make) is checked
  * in bytes before anything is read, so a huge face_count fails with
  * SIZE_OVERFLOW instead of reading past the caller's arrays. */
-static sinew_result check_faces(const sinew_polymesh *d, size_t *index_count, size_t *max_face,
-                                size_t *triangle_bound)
+static sinew_result check_faces(const sn_env *env, const sinew_polymesh *d, size_t *index_count, size_t *max_face,
+                                size_t *triangle_bound, sn_indices *indices)
 {
     size_t n_idx = 0, largest = 3, tris = 0, bytes;
     /* The largest index count whose byte size (and triangle index size, at
@@ -99,14 +101,22 @@ static sinew_result check_faces(const sinew_polymesh *d, size_t *index_count, si
         }
     }
     if (!d->indices) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "driver indices are NULL");
+    /* Ranges are checked below, per face, on the packed copy. */
+    sn_indices ix;
+    sinew_result r = sn_indices_read(env, d->indices, d->index_type, 0, n_idx, 1, SIZE_MAX, "driver face", &ix);
+    if (r != SINEW_OK) return r;
     size_t f = 0, start = 0;
     for (size_t i = 0; i < n_idx; ++i) {
         size_t size = d->face_sizes ? d->face_sizes[f] : 3;
         if (i - start >= size) start = i, ++f;
-        if (d->indices[i] >= d->positions.count)
-            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "driver face %zu refers to vertex %u, but there are only %zu",
-                           f, d->indices[i], d->positions.count);
+        if (ix.data[i] >= d->positions.count) {
+            r = sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "driver face %zu refers to vertex %u, but there are only %zu",
+                        f, ix.data[i], d->positions.count);
+            sn_indices_free(env, &ix);
+            return r;
+        }
     }
+    *indices = ix;
     *index_count = n_idx;
     *max_face = largest;
     *triangle_bound = tris;
@@ -125,6 +135,8 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
                             &h->reference[3 * (size_t)t[2]], n);
         for (int i = 0; i < 3; ++i) h->reference_normal[3 * k + i] = (float)n[i];
     }
+    sinew_result inv = sn_soffd_build_reference_inverse(h);
+    if (inv != SINEW_OK) return inv;
     sinew_result r = sn_bvh_build(&h->bvh, &h->env, h->reference, 0, h->elements, h->element_count);
     if (r != SINEW_OK) return r;
     return sn_soffd_ring_build(h, &h->ring);
@@ -152,22 +164,28 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
                        driver->positions.count);
     if (driver->face_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "the driver has no faces");
     size_t index_count = 0, max_face = 3, tri_bound = 0, frame_bytes;
-    if ((r = check_faces(driver, &index_count, &max_face, &tri_bound)) != SINEW_OK) return r;
-    /* sinew_soffd_element_frames hands out 16 floats per element: that array must be addressable. */
-    if (!sn_mul_size(tri_bound, 16 * sizeof(float), &frame_bytes))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver triangles overflow the element frame array size",
-                       tri_bound);
-
     sn_env env;
     sn_env_from_context(&env, ctx);
-    if ((r = sn_progress(&env, "soffd: bind", 0.0f)) != SINEW_OK) return r;
-    sinew_soffd *h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
-    if (!h) return sn_alloc_failure();
+    sn_indices indices;
+    if ((r = check_faces(&env, driver, &index_count, &max_face, &tri_bound, &indices)) != SINEW_OK) return r;
+    sinew_soffd *h = NULL;
+    uint32_t *scratch = NULL;
+    /* sinew_soffd_element_frames hands out 16 floats per element: that array must be addressable. */
+    if (!sn_mul_size(tri_bound, 16 * sizeof(float), &frame_bytes)) {
+        r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu driver triangles overflow the element frame array size",
+                    tri_bound);
+        goto fail;
+    }
+    if ((r = sn_progress(&env, "soffd: bind", 0.0f)) != SINEW_OK) goto fail;
+    h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
+    if (!h) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
     h->env = env;
     h->vertex_count = driver->positions.count;
     h->face_count = driver->face_count;
     h->local = options.local > 0 ? options.local : DEFAULT_LOCAL;
-    uint32_t *scratch = NULL;
     h->reference = (float *)sn_alloc_array(&env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
     h->elements = (uint32_t *)sn_alloc_array(&env, tri_bound, 3 * sizeof(uint32_t), "soffd elements");
     h->element_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd element faces");
@@ -184,7 +202,7 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
     size_t edge_count = 0, start = 0;
     for (size_t f = 0; f < driver->face_count; ++f) {
         size_t n = driver->face_sizes ? driver->face_sizes[f] : 3;
-        const uint32_t *face = &driver->indices[start];
+        const uint32_t *face = &indices.data[start];
         start += n;
         for (size_t i = 0; i < n; ++i) {
             const float *p = &h->reference[3 * (size_t)face[i]], *q = &h->reference[3 * (size_t)face[(i + 1) % n]];
@@ -234,9 +252,11 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
     scratch = NULL;
     if ((r = sn_soffd_build_reference_data(h)) != SINEW_OK) goto fail;
     if ((r = sn_progress(&env, "soffd: bind", 1.0f)) != SINEW_OK) goto fail;
+    sn_indices_free(&env, &indices);
     *out = h;
     return SINEW_OK;
 fail:
+    sn_indices_free(&env, &indices);
     sn_free(&env, scratch);
     sinew_soffd_destroy(h);
     return r;

@@ -164,11 +164,13 @@ static sinew_result check_element_frames(const sinew_soffd *h, const float *fram
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float *out, size_t out_stride,
-                                size_t first, size_t count)
+sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, const sinew_points *normals, float *out,
+                                size_t out_stride, float *out_normals, size_t out_normal_stride, size_t first,
+                                size_t count)
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, frames, out, out_stride, first, count);
+    if (r == SINEW_OK) r = sn_soffd_check_normals(h, normals, out_normals, out_normal_stride, first, count);
     if (r == SINEW_OK && count > 0) r = check_element_frames(h, frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
@@ -184,6 +186,13 @@ sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, float
             continue;
         }
         deform_point(&frames[0], &element[s], &coeff[4 * s], e - s, o);
+    }
+    if (!out_normals) return SINEW_OK;
+    for (size_t i = first; i < first + count; ++i) {
+        double jac[9];
+        sn_soffd_element_jacobian(h, frames, i, jac);
+        sn_transform_normal(jac, sn_point(normals, i),
+                            (float *)((char *)out_normals + i * sn_stride(out_normal_stride, 3 * sizeof(float))));
     }
     return SINEW_OK;
 }

@@ -192,11 +192,13 @@ static inline void merged_point(const float *frames, const uint32_t *vertex, con
 }
 #endif
 
-sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vertex_frames, float *out,
-                                         size_t out_stride, size_t first, size_t count)
+sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vertex_frames, const sinew_points *normals,
+                                         float *out, size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                         size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result r = sn_soffd_check_range(h, vertex_frames, out, out_stride, first, count);
+    if (r == SINEW_OK) r = sn_soffd_check_normals(h, normals, out_normals, out_normal_stride, first, count);
     if (r == SINEW_OK && count > 0) r = check_vertex_frames(h, vertex_frames);
     if (r != SINEW_OK) return r;
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
@@ -210,6 +212,13 @@ sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vert
         }
         size_t cs = reg->corner_offsets[i], ce = reg->corner_offsets[i + 1];
         merged_point(vertex_frames, &reg->corner_vertex[cs], &reg->corner_weight[cs], ce - cs, p, o);
+    }
+    if (!out_normals) return SINEW_OK;
+    for (size_t i = first; i < first + count; ++i) {
+        double jac[9];
+        sn_soffd_vertex_jacobian(h, vertex_frames, i, jac);
+        sn_transform_normal(jac, sn_point(normals, i),
+                            (float *)((char *)out_normals + i * sn_stride(out_normal_stride, 3 * sizeof(float))));
     }
     return SINEW_OK;
 }

@@ -25,6 +25,7 @@ sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *refer
     }
     sinew_soffd next = *h;
     next.reference_normal = NULL;
+    next.reference_inverse = NULL;
     memset(&next.bvh, 0, sizeof next.bvh);
     memset(&next.ring, 0, sizeof next.ring);
     memset(&next.reg, 0, sizeof next.reg);
@@ -37,12 +38,14 @@ sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *refer
     if (r != SINEW_OK) {
         sn_free(&h->env, next.reference);
         sn_free(&h->env, next.reference_normal);
+        sn_free(&h->env, next.reference_inverse);
         sn_bvh_free(&next.bvh, &h->env);
         sn_soffd_ring_free(&h->env, &next.ring);
         return r;
     }
     sn_free(&h->env, h->reference);
     sn_free(&h->env, h->reference_normal);
+    sn_free(&h->env, h->reference_inverse);
     sn_bvh_free(&h->bvh, &h->env);
     sn_soffd_ring_free(&h->env, &h->ring);
     sn_soffd_reg_free(&h->env, &h->reg);

@@ -51,6 +51,7 @@ struct sinew_soffd {
     uint32_t *element_face;      /* per element */
     uint32_t *skipped_face;      /* face of each zero-area triangle left out */
     float *reference_normal;     /* 3 per element: e3 of R, the fallback for collapsed triangles */
+    double *reference_inverse;   /* 9 per element, row-major: [e1 e2 e3]^-1 of R, for normals (normals.c) */
     double local, length_scale;
     sn_bvh bvh;
     sn_soffd_ring ring;
@@ -183,5 +184,18 @@ void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames);
 sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
                                   size_t first, size_t count);
+
+/* Normals (normals.c). The reference frames' inverses, built from
+ * h->reference and h->reference_normal (the field must be empty; the caller
+ * frees it on failure). The checks of a deform call's optional normal
+ * streams, after sn_soffd_check_range. The Jacobian (column-major 3x3) of
+ * registered point `point`'s deformation: basic, sum_k u_k D_k (R_k)^-1 of
+ * the element frames; extended, sum_k u_k sum_j beta_j A_j of the vertex
+ * maps; the identity for a point kept at rest. */
+sinew_result sn_soffd_build_reference_inverse(sinew_soffd *h);
+sinew_result sn_soffd_check_normals(const sinew_soffd *h, const sinew_points *normals, const float *out_normals,
+                                    size_t out_normal_stride, size_t first, size_t count);
+void sn_soffd_element_jacobian(const sinew_soffd *h, const float *frames, size_t point, double jac[9]);
+void sn_soffd_vertex_jacobian(const sinew_soffd *h, const float *vertex_frames, size_t point, double jac[9]);
 
 #endif /* SINEW_SOFFD_INTERNAL_H */

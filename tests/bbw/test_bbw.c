@@ -21,7 +21,7 @@
 
 static sinew_trimesh grid_view(const grid2d *g)
 {
-    sinew_trimesh t = {{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count};
+    sinew_trimesh t = {{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count, SINEW_INDEX_U32, 0};
     return t;
 }
 
@@ -119,7 +119,7 @@ static void test_agreement_3d_exact(void **state)
     (void)state;
     grid3d g;
     grid3d_make(&g, 3, 2.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count};
+    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
     /* Three corners-ish handles at grid vertices (index = (k*4 + j)*4 + i). */
     uint32_t hv[3] = {(0 * 4 + 0) * 4 + 0, (1 * 4 + 3) * 4 + 3, (3 * 4 + 1) * 4 + 2};
     float pts[9];
@@ -514,7 +514,7 @@ static void automatic_volume(int open)
     float pos[24];
     uint32_t tri[36];
     size_t tc = cube_surface(pos, tri, open);
-    sinew_trimesh surf = {{pos, 8, 0}, tri, tc};
+    sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
     sinew_bbw_desc d = {0};
     d.surface = &surf;
@@ -596,7 +596,7 @@ static void test_validation(void **state)
     sinew_bbw_desc e = d;
     e.triangles = NULL;
     expect_create(&e, SINEW_ERROR_INVALID_ARGUMENT, "exactly one domain");
-    sinew_tetmesh tet = {{g.positions, g.vertex_count, 0}, g.triangles, 1};
+    sinew_tetmesh tet = {{g.positions, g.vertex_count, 0}, g.triangles, 1, SINEW_INDEX_U32, 0};
     e = d;
     e.tets = &tet;
     expect_create(&e, SINEW_ERROR_INVALID_ARGUMENT, "exactly one domain");
@@ -662,7 +662,7 @@ static void test_validation(void **state)
     /* Tets: zero volume and inverted. */
     grid3d g3;
     grid3d_make(&g3, 1, 1.0f);
-    sinew_tetmesh t3 = {{g3.positions, g3.vertex_count, 0}, g3.tets, g3.tet_count};
+    sinew_tetmesh t3 = {{g3.positions, g3.vertex_count, 0}, g3.tets, g3.tet_count, SINEW_INDEX_U32, 0};
     float p3[6] = {0, 0, 0, 1, 1, 1};
     sinew_bbw_desc d3 = {0};
     d3.tets = &t3;
@@ -680,7 +680,7 @@ static void test_validation(void **state)
     /* Automatic volume: surface enclosing nothing; resolution too large. */
     float flat[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     uint32_t ft[3] = {0, 1, 2};
-    sinew_trimesh fs = {{flat, 3, 0}, ft, 1};
+    sinew_trimesh fs = {{flat, 3, 0}, ft, 1, SINEW_INDEX_U32, 0};
     sinew_bbw_desc ds = {0};
     ds.surface = &fs;
     ds.points = p3;
@@ -737,7 +737,7 @@ static void test_unreached_region(void **state)
     }
     memcpy(tri, g.triangles, t * 3 * sizeof(uint32_t));
     for (size_t k = 0; k < 3 * t; ++k) tri[3 * t + k] = g.triangles[k] + (uint32_t)n;
-    sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t};
+    sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;
@@ -873,7 +873,7 @@ static void test_allocation_failures(void **state)
     float pos[24];
     uint32_t tri[36];
     size_t tc = cube_surface(pos, tri, 0);
-    sinew_trimesh surf = {{pos, 8, 0}, tri, tc};
+    sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float p2[6] = {0.3f, 0.5f, 0.5f, 0.7f, 0.5f, 0.5f};
     sinew_bbw_desc ds = {0};
     ds.surface = &surf;

@@ -41,7 +41,7 @@ static void test_hand(void **state)
     assert_int_equal(bc, 20);
     assert_int_equal(rows * cols, 4 * bc);
 
-    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.tets = &tm;
     d.joints = joints;

@@ -45,26 +45,26 @@ static void overflowing_index_counts(void **state)
     d.points = handle;
     d.point_count = 1;
 
-    sinew_trimesh tri = {{v, 3, 0}, idx, SIZE_MAX / 3};
+    sinew_trimesh tri = {{v, 3, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     d.triangles = &tri;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
     tri.triangle_count = SIZE_MAX / 12 + 1; /* count * 3 fits, count * 12 bytes does not */
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "triangles of 3 indices");
 
     d.triangles = NULL;
-    sinew_tetmesh tet = {{tv, 4, 0}, idx, SIZE_MAX / 3};
+    sinew_tetmesh tet = {{tv, 4, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     d.tets = &tet;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
     tet.tet_count = SIZE_MAX / 16 + 1;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "tets of 4 indices");
 
     d.tets = NULL;
-    sinew_trimesh surface = {{tv, 4, 0}, idx, SIZE_MAX / 3};
+    sinew_trimesh surface = {{tv, 4, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     d.surface = &surface;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "surface triangles");
 
     /* A points view whose span overflows: 3 points 2^63 bytes apart. */
-    sinew_trimesh big = {{v, 3, (size_t)1 << (sizeof(size_t) * 8 - 1)}, idx, 1};
+    sinew_trimesh big = {{v, 3, (size_t)1 << (sizeof(size_t) * 8 - 1)}, idx, 1, SINEW_INDEX_U32, 0};
     d.surface = NULL;
     d.triangles = &big;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "domain vertex");
@@ -72,7 +72,7 @@ static void overflowing_index_counts(void **state)
     /* Bones: 2 indices each. */
     grid2d g;
     grid2d_make(&g, 2, 2, 1.0f, 1.0f);
-    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
+    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     float joints[6] = {0.25f, 0.25f, 0, 0.75f, 0.75f, 0};
     uint32_t bones[2] = {0, 1};
     memset(&d, 0, sizeof d);
@@ -90,7 +90,7 @@ static sinew_bbw *solved_grid(grid2d *g)
     grid2d_make(g, 6, 6, 1.0f, 1.0f);
     static float pts[6] = {0.1f, 0.1f, 0, 0.9f, 0.8f, 0};
     static sinew_trimesh tm;
-    tm = (sinew_trimesh){{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count};
+    tm = (sinew_trimesh){{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;
     d.points = pts;
@@ -155,7 +155,7 @@ static void misaligned_pointers_refused(void **state)
     float *hbad = misaligned(hp);
     float one[3] = {0.3f, 0.3f, 0};
     memcpy(hbad, one, sizeof one);
-    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
+    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;
     d.points = hbad;
@@ -177,7 +177,7 @@ static void not_converged_messages(void **state)
     grid2d g;
     grid2d_make(&g, 8, 8, 1.0f, 1.0f);
     float pts[9] = {0.1f, 0.1f, 0, 0.9f, 0.2f, 0, 0.5f, 0.9f, 0};
-    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
+    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;
     d.points = pts;

@@ -256,7 +256,7 @@ static void case2d_make(case2d *c, size_t cells)
 {
     memset(c, 0, sizeof *c);
     grid2d_make(&c->g, cells, cells, 1.0f, 1.0f);
-    c->tm = (sinew_trimesh){{c->g.positions, c->g.vertex_count, 0}, c->g.triangles, c->g.triangle_count};
+    c->tm = (sinew_trimesh){{c->g.positions, c->g.vertex_count, 0}, c->g.triangles, c->g.triangle_count, SINEW_INDEX_U32, 0};
     const float points[6] = {0, 0, 0, 1, 1, 0}, joints[6] = {0.25f, 0.75f, 0, 0.75f, 0.75f, 0};
     const float cage[6] = {0.0f, 0.5f, 0, 1.0f, 0.5f, 0};
     memcpy(c->points, points, sizeof points);
@@ -327,7 +327,7 @@ static void test_round_trip_tets(void **state)
     (void)state;
     grid3d g;
     grid3d_make(&g, 3, 1.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count};
+    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
     float points[9] = {0, 0, 0, 1, 1, 1, 1, 0, 0.5f};
     float joints[6] = {0, 1, 0, 0, 1, 1};
     uint32_t bones[2] = {0, 1};
@@ -349,7 +349,7 @@ static void test_round_trip_cage_3d(void **state)
     (void)state;
     grid3d g;
     grid3d_make(&g, 4, 1.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count};
+    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
     float cv[12] = {0.25f, 0.25f, 0.25f, 0.75f, 0.25f, 0.25f, 0.25f, 0.75f, 0.25f, 0.25f, 0.25f, 0.75f};
     uint32_t ct[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
     sinew_bbw_cage cage = {{cv, 4, 0}, NULL, 0, ct, 4};
@@ -381,7 +381,7 @@ static void test_round_trip_automatic_volume(void **state)
     float pos[24];
     uint32_t tri[36];
     size_t tc = cube_surface(pos, tri);
-    sinew_trimesh surf = {{pos, 8, 0}, tri, tc};
+    sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
     sinew_bbw_desc d = {0};
     d.surface = &surf;
@@ -423,7 +423,7 @@ static void test_round_trip_unreached(void **state)
     }
     memcpy(tri, g.triangles, t * 3 * sizeof(uint32_t));
     for (size_t k = 0; k < 3 * t; ++k) tri[3 * t + k] = g.triangles[k] + (uint32_t)n;
-    sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t};
+    sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;
@@ -450,7 +450,7 @@ static void test_round_trip_hand(void **state)
     size_t jc, bc;
     assert_true(support_read_medit(mp, &mesh));
     assert_true(support_read_tgf(tp, &joints, &jc, &bones, &bc));
-    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.tets = &tm;
     d.joints = joints;
@@ -526,7 +526,7 @@ static void write_fuzz_corpus(const char *dir)
 
     grid3d g;
     grid3d_make(&g, 2, 1.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count};
+    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
     float points[6] = {0, 0, 0, 1, 1, 1};
     sinew_bbw_desc d = {0};
     d.tets = &tm;
@@ -543,7 +543,7 @@ static void write_fuzz_corpus(const char *dir)
 
     float pos[24];
     uint32_t tri[36];
-    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri)};
+    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
     sinew_bbw_desc ds = {0};
     ds.surface = &surf;
@@ -824,7 +824,7 @@ static void test_handles_must_own_vertices(void **state)
     (void)state;
     grid2d g;
     grid2d_make(&g, 4, 4, 1.0f, 1.0f);
-    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
+    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &tm;

@@ -397,7 +397,7 @@ static void test_winding(void **state)
     uint32_t *tri;
     size_t nv, nt;
     uv_sphere(24, 48, 1.0f, &pos, &nv, &tri, &nt);
-    sinew_trimesh mesh = {{pos, nv, 0}, tri, nt};
+    sinew_trimesh mesh = {{pos, nv, 0}, tri, nt, SINEW_INDEX_U32, 0};
     sn_winding w;
     assert_int_equal(sn_winding_build(&env, &mesh, &w), SINEW_OK);
     support_rng rng;
@@ -421,7 +421,7 @@ static void test_winding(void **state)
         float z = (pos[3 * tri[3 * t] + 2] + pos[3 * tri[3 * t + 1] + 2] + pos[3 * tri[3 * t + 2] + 2]) / 3.0f;
         if (z > 0) memmove(tri + 3 * keep++, tri + 3 * t, 3 * sizeof(uint32_t));
     }
-    sinew_trimesh half = {{pos, nv, 0}, tri, keep};
+    sinew_trimesh half = {{pos, nv, 0}, tri, keep, SINEW_INDEX_U32, 0};
     assert_int_equal(sn_winding_build(&env, &half, &w), SINEW_OK);
     double c[3] = {0, 0, 0};
     assert_float_equal(sn_winding_number(&w, c), 0.5, 0.01);

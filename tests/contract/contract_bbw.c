@@ -64,7 +64,7 @@ static int setup(void **state)
 {
     (void)state;
     make_grid();
-    fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES};
+    fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES, SINEW_INDEX_U32, 0};
     sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
     sinew_bbw_desc d = base_desc(&fx.domain);
     if (sinew_context_create(&cd, &fx.ctx) || sinew_bbw_create(fx.ctx, &d, &fx.bbw) ||
@@ -103,7 +103,7 @@ static sinew_result create_edited(sinew_context *ctx, desc_edit edit)
     if (r == SINEW_OK) sinew_bbw_destroy(*OUT_HANDLE(sinew_bbw));
     return r;
 }
-static const sinew_tetmesh no_tets = {{NULL, 0, 0}, NULL, 0};
+static const sinew_tetmesh no_tets = {{NULL, 0, 0}, NULL, 0, SINEW_INDEX_U32, 0};
 static const float nan_handles[HANDLES * 3] = {0, 0, 0, 1, NAN, 0};
 static const float coincident_handles[HANDLES * 3] = {0.5f, 0.5f, 0, 0.5f, 0.5f, 0};
 static const float outside_handles[HANDLES * 3] = {0, 0, 0, 3, 3, 0};

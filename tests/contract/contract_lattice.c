@@ -47,7 +47,7 @@ static int setup(void **state)
     float bend[CONTROL_POINTS * 3] = {0};
     for (size_t i = 0; i < CONTROL_POINTS; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bend_view = view(bend, CONTROL_POINTS, 0);
-    sinew_trimesh mesh = {view(points, 3, 0), triangle, 1};
+    sinew_trimesh mesh = {view(points, 3, 0), triangle, 1, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd = {0.01, 0, 0, 0};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
@@ -265,7 +265,7 @@ static sinew_result refine(sinew_context *ctx, const sinew_lattice *lat, sinew_t
 }
 static sinew_trimesh mesh_of(const float *positions, size_t vertices, const uint32_t *indices, size_t triangles)
 {
-    return (sinew_trimesh){view(positions, vertices, 0), indices, triangles};
+    return (sinew_trimesh){view(positions, vertices, 0), indices, triangles, SINEW_INDEX_U32, 0};
 }
 static sinew_lattice_refine_desc refine_desc(double tolerance, int test, int split, size_t max_triangles)
 {

@@ -35,7 +35,7 @@ static sinew_placement_desc base_desc(void)
     d.height = 1;
     d.count[0] = 6;
     d.count[1] = 4;
-    d.scene = (sinew_trimesh){{floor_vertices, 4, 0}, floor_triangles, 2};
+    d.scene = (sinew_trimesh){{floor_vertices, 4, 0}, floor_triangles, 2, SINEW_INDEX_U32, 0};
     return d;
 }
 

@@ -35,7 +35,7 @@ static sinew_points points_view(void)
 }
 static sinew_trimesh mesh_view(void)
 {
-    return (sinew_trimesh){points_view(), triangles, 4};
+    return (sinew_trimesh){points_view(), triangles, 4, SINEW_INDEX_U32, 0};
 }
 
 static int cancel(void *user, const char *stage, float fraction)
@@ -128,11 +128,11 @@ static sinew_result smooth_mesh(sinew_trimesh m)
 }
 static sinew_trimesh mesh_with_triangles(const uint32_t *indices, size_t count)
 {
-    return (sinew_trimesh){points_view(), indices, count};
+    return (sinew_trimesh){points_view(), indices, count, SINEW_INDEX_U32, 0};
 }
 static sinew_trimesh mesh_with_points(sinew_points p)
 {
-    return (sinew_trimesh){p, triangles, 4};
+    return (sinew_trimesh){p, triangles, 4, SINEW_INDEX_U32, 0};
 }
 static sinew_result rogues_slots(size_t per_vertex)
 {

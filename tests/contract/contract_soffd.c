@@ -35,7 +35,7 @@ static int progress(void *user, const char *stage, float fraction)
 
 static sinew_polymesh driver_mesh(const uint32_t *indices, const uint32_t *sizes, size_t face_count)
 {
-    return (sinew_polymesh){{driver, DRIVER_VERTICES, 0}, indices, sizes, face_count};
+    return (sinew_polymesh){{driver, DRIVER_VERTICES, 0}, indices, sizes, face_count, SINEW_INDEX_U32};
 }
 static sinew_points driver_now(void)
 {
@@ -104,7 +104,7 @@ static sinew_result bind(sinew_polymesh d, const sinew_soffd_desc *desc)
 }
 static sinew_result bind_points(sinew_points p)
 {
-    return bind((sinew_polymesh){p, faces, NULL, ELEMENTS}, NULL);
+    return bind((sinew_polymesh){p, faces, NULL, ELEMENTS, SINEW_INDEX_U32}, NULL);
 }
 static sinew_result bind_with_vertex(size_t vertex, float value)
 {
@@ -129,7 +129,7 @@ static sinew_result bind_cancelled(void)
 static sinew_result bind_all_degenerate(void)
 {
     static const float line[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0};
-    sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS};
+    sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS, SINEW_INDEX_U32};
     sinew_soffd_desc skip = {0, 0, 1};
     return bind(d, &skip);
 }
@@ -229,12 +229,61 @@ static sinew_result frames_with_vertex(frames_fn fn, size_t vertex, float value)
 }
 static sinew_result deform(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform(fx.registered, fx.element_frames, OUT_F, stride, first, count);
+    return sinew_soffd_deform(fx.registered, fx.element_frames, NULL, OUT_F, stride, NULL, 0, first, count);
 }
 static sinew_result deform_extended(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, OUT_F, stride, first, count);
+    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, NULL, OUT_F, stride, NULL, 0, first, count);
 }
+
+/* The deform calls with positions only, for the position cases. */
+static sinew_result basic_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
+                                    size_t first, size_t count)
+{
+    return sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, first, count);
+}
+static sinew_result extended_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
+                                       size_t first, size_t count)
+{
+    return sinew_soffd_deform_extended(h, frames, NULL, out, stride, NULL, 0, first, count);
+}
+
+/* Normals of the registered points; one with a NaN at point 2. */
+static const float skin_normals[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, 0, 0, 0.6f, 0.8f, 0};
+static const float skin_normals_nan[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, NAN, 0, 0.6f, 0.8f, 0};
+typedef sinew_result (*deform_fn)(const sinew_soffd *, const float *, const sinew_points *, float *, size_t, float *,
+                                  size_t, size_t, size_t);
+/* Deforms points [first, first + count) with `normals` (count, stride, data
+ * as given) into OUT_F and OUT2_F at normal stride nstride. */
+static sinew_result with_normals(deform_fn fn, const float *frames, const float *data, size_t n, size_t in_stride,
+                                 float *out_normals, size_t nstride, size_t first, size_t count)
+{
+    sinew_points normals = {data, n, in_stride};
+    return fn(fx.registered, frames, &normals, OUT_F, 0, out_normals, nstride, first, count);
+}
+
+#define NORMAL_CASES(X, fn, frames, tag) \
+    X(tag##_normals_without_output, INVALID_ARGUMENT, "normal output pointer is NULL", \
+      { return with_normals(fn, frames, skin_normals, POINTS, 0, NULL, 0, 0, POINTS); }) \
+    X(tag##_output_without_normals, INVALID_ARGUMENT, "without input normals", \
+      { return fn(fx.registered, frames, NULL, OUT_F, 0, OUT2_F, 0, 0, POINTS); }) \
+    X(tag##_normal_count_short, MISMATCH, "3 normals for 4 registered points", \
+      { return with_normals(fn, frames, skin_normals, POINTS - 1, 0, OUT2_F, 0, 0, POINTS); }) \
+    X(tag##_normal_null_data, INVALID_ARGUMENT, "normal input", \
+      { return with_normals(fn, frames, NULL, POINTS, 0, OUT2_F, 0, 0, POINTS); }) \
+    X(tag##_normal_stride_too_small, INVALID_ARGUMENT, "normal input stride", \
+      { return with_normals(fn, frames, skin_normals, POINTS, 8, OUT2_F, 0, 0, POINTS); }) \
+    X(tag##_normal_nan, NON_FINITE, "normal 2 has a non-finite coordinate y", \
+      { return with_normals(fn, frames, skin_normals_nan, POINTS, 0, OUT2_F, 0, 0, POINTS); }) \
+    X(tag##_normal_output_misaligned, INVALID_ARGUMENT, "normal output", \
+      { return with_normals(fn, frames, skin_normals, POINTS, 0, MISALIGNED(float, OUT2_F), 0, 0, POINTS); }) \
+    X(tag##_normal_output_stride_not_multiple_of_4, INVALID_ARGUMENT, "normal output stride", \
+      { return with_normals(fn, frames, skin_normals, POINTS, 0, OUT2_F, 13, 0, POINTS); }) \
+    X(tag##_normal_output_stride_overflows, SIZE_OVERFLOW, "normal output", \
+      { return with_normals(fn, frames, skin_normals, POINTS, 0, OUT2_F, (SIZE_MAX / 3) & ~(size_t)3, 0, POINTS); }) \
+    X(tag##_normals_nan_outside_range_ok, OK, NULL, \
+      { return with_normals(fn, frames, skin_normals_nan, POINTS, 0, OUT2_F, 16, 3, 1); }) \
+    X(tag##_normals_ok, OK, NULL, { return with_normals(fn, frames, skin_normals, POINTS, 0, OUT2_F, 0, 1, 3); })
 
 #define FRAMES_CASES(X, fn, tag) \
     X(tag##_null_soffd, INVALID_ARGUMENT, "soffd", \
@@ -425,8 +474,10 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
     /* pose */ \
     FRAMES_CASES(X, sinew_soffd_element_frames, element_frames) \
     FRAMES_CASES(X, sinew_soffd_vertex_frames, vertex_frames) \
-    DEFORM_CASES(X, sinew_soffd_deform, fx.element_frames, deform) \
-    DEFORM_CASES(X, sinew_soffd_deform_extended, fx.vertex_frames, deform_extended)
+    DEFORM_CASES(X, basic_positions, fx.element_frames, deform) \
+    DEFORM_CASES(X, extended_positions, fx.vertex_frames, deform_extended) \
+    NORMAL_CASES(X, sinew_soffd_deform, fx.element_frames, deform) \
+    NORMAL_CASES(X, sinew_soffd_deform_extended, fx.vertex_frames, deform_extended)
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};

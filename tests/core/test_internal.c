@@ -56,6 +56,63 @@ static void index_validation_names_the_owner(void **state)
     assert_int_equal(sn_check_indices(NULL, 2, 3, 7, "triangle"), SINEW_ERROR_INVALID_ARGUMENT);
 }
 
+/* Index views in the caller's format come back as packed u32: the caller's
+ * own array when it already is one (nothing allocated), else a widened copy
+ * from the env's allocator; every failure names the element and slot. */
+static void index_views_are_borrowed_or_widened(void **state)
+{
+    (void)state;
+    support_allocator counter = {0};
+    sinew_context_desc cd = {support_allocator_hooks(&counter), NULL, NULL};
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    const size_t calls = counter.calls, live = counter.live;
+    const uint32_t u32[6] = {0, 1, 2, 2, 1, 3};
+    sn_indices ix;
+    assert_int_equal(sn_indices_read(&env, u32, SINEW_INDEX_U32, 12, 2, 3, 4, "triangle", &ix), SINEW_OK);
+    assert_ptr_equal(ix.data, u32);
+    assert_null(ix.owned);
+    assert_int_equal(counter.calls, calls);
+    /* u16 interleaved with one spare entry per triangle. */
+    const uint16_t u16[8] = {0, 1, 2, 99, 2, 1, 3, 99};
+    assert_int_equal(sn_indices_read(&env, u16, SINEW_INDEX_U16, 8, 2, 3, 4, "triangle", &ix), SINEW_OK);
+    assert_non_null(ix.owned);
+    assert_memory_equal(ix.data, u32, sizeof u32);
+    assert_int_equal(counter.calls, calls + 1);
+    sn_indices_free(&env, &ix);
+    assert_int_equal(counter.live, live);
+    assert_int_equal(sn_indices_read(&env, u16, SINEW_INDEX_U16, 8, 2, 3, 3, "triangle", &ix),
+                     SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_string_equal(sinew_last_error(), "triangle 1 refers to vertex 3 (slot 2), but there are only 3");
+    const uint8_t u8[7] = {0, 0, 1, 2, 2, 1, 3};
+    assert_int_equal(sn_indices_read(&env, u8 + 1, SINEW_INDEX_U8, 0, 2, 3, 4, "tet", &ix), SINEW_OK);
+    assert_memory_equal(ix.data, u32, sizeof u32);
+    sn_indices_free(&env, &ix);
+    assert_int_equal(sn_check_index_view((const char *)u16 + 1, SINEW_INDEX_U16, 0, 2, 3, 4, "triangle"),
+                     SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "triangle index pointer"));
+    assert_non_null(strstr(sinew_last_error(), "is not aligned to 2 bytes"));
+    assert_int_equal(sn_check_index_view(u16, SINEW_INDEX_U16, 5, 2, 3, 4, "triangle"), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(sinew_last_error(),
+                        "triangle index stride 5 bytes: must be 0 or a multiple of 2 that is at least 6");
+    assert_int_equal(sn_check_index_view(u16, (sinew_index_type)7, 0, 2, 3, 4, "triangle"),
+                     SINEW_ERROR_INVALID_ARGUMENT);
+    assert_string_equal(sinew_last_error(), "triangle index type 7 is not a sinew_index_type");
+    assert_int_equal(sn_check_index_view(u16, SINEW_INDEX_U16, 0, SIZE_MAX / 4, 3, 4, "triangle"),
+                     SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sn_check_index_view(NULL, SINEW_INDEX_U8, 0, 2, 3, 4, "triangle"), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sn_check_index_view(NULL, SINEW_INDEX_U8, 0, 0, 3, 4, "triangle"), SINEW_OK);
+    /* A failed widening leaves *out alone and reports the allocator's failure. */
+    counter.fail_at = counter.calls + 1;
+    sn_indices keep = {u32, NULL};
+    assert_int_equal(sn_indices_read(&env, u8 + 1, SINEW_INDEX_U8, 0, 2, 3, 4, "tet", &keep),
+                     SINEW_ERROR_OUT_OF_MEMORY);
+    assert_ptr_equal(keep.data, u32);
+    sinew_context_destroy(ctx);
+}
+
 static int cancel_after(void *user, const char *stage, float fraction)
 {
     (void)stage;
@@ -88,6 +145,7 @@ int main(void)
         cmocka_unit_test(array_overflow_is_reported),
         cmocka_unit_test(points_validation_names_the_point),
         cmocka_unit_test(index_validation_names_the_owner),
+        cmocka_unit_test(index_views_are_borrowed_or_widened),
         cmocka_unit_test(progress_can_cancel),
     };
     return cmocka_run_group_tests_name("core-internal", tests, NULL, NULL);

@@ -50,11 +50,11 @@ static void check_deform(const sinew_soffd *h, const sinew_soffd_info *info)
     fz_call c;
     fz_call_begin(&c, "sinew_soffd_deform (loaded)");
     fz_call_out(&c, out, 3 * info->point_count * sizeof(float), true);
-    fz_call_end(&c, sinew_soffd_deform(h, frames, out, 0, 0, info->point_count), FZ_FINITE_INPUTS);
+    fz_call_end(&c, sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
     if (sinew_soffd_vertex_frames(h, &driver, vertex_frames) != SINEW_OK) return;  /* a map may leave the domain */
     fz_call_begin(&c, "sinew_soffd_deform_extended (loaded)");
     fz_call_out(&c, out, 3 * info->point_count * sizeof(float), true);
-    fz_call_end(&c, sinew_soffd_deform_extended(h, vertex_frames, out, 0, 0, info->point_count), FZ_FINITE_INPUTS);
+    fz_call_end(&c, sinew_soffd_deform_extended(h, vertex_frames, NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
 }
 
 /* The queries a caller makes first: every point's set and dropped mass. */

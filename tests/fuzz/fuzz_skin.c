@@ -1,8 +1,9 @@
 /*
  * Fuzz target: skinning. Creates a skin with every storage, blend, normals,
- * kernel and unweighted option (valid and not), then computes a palette and
- * deforms vertex ranges with fuzzed streams, strides and alignments, and reads
- * influences back.
+ * kernel and unweighted option (valid and not), from joints and weights in
+ * every input format (u8/u16/u32, float/unorm, packed or strided), then
+ * computes a palette, deforms vertex ranges with fuzzed streams, strides and
+ * alignments, reads the per-vertex matrices and the influences back.
  */
 #include <string.h>
 
@@ -44,6 +45,70 @@ static float *fuzz_stream(fz_reader *r, size_t count, size_t packed, size_t *str
         }
     }
     return data;
+}
+
+/* Re-encodes the drawn u32 joints and float weights in a fuzzed format:
+ * u8/u16/u32 joints (values truncated to the type), float or normalised
+ * weights (rounded, so sums stray as an exporter's do), packed or in padded
+ * records, sometimes at a bad stride, misaligned, or of an unknown type. */
+static void fuzz_formats(fz_reader *r, sinew_skin_desc *d, const uint32_t *joints, const float *weights, size_t slots)
+{
+    const size_t k = d->influence_count, n = d->vertex_count;
+    d->joint_type = (sinew_index_type)fz_enum(r, 3);
+    d->weight_type = (sinew_weight_type)fz_enum(r, 3);
+    const size_t js = d->joint_type == SINEW_INDEX_U16 ? 2 : d->joint_type == SINEW_INDEX_U8 ? 1 : 4;
+    const size_t ws = d->weight_type == SINEW_WEIGHT_UNORM16 ? 2 : d->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 4;
+    uint8_t layout = fz_u8(r);
+    /* Packed, or records padded by 1..3 elements; sometimes an invalid stride. */
+    size_t jstride = layout & 1u ? (k + 1 + layout % 3) * js : 0, wstride = layout & 2u ? (k + 1 + layout % 3) * ws : 0;
+    if (layout >= 250) jstride = k * js > 0 ? k * js - 1 : 1;
+    if (layout >= 245 && layout < 250) wstride = ws + 1;
+    size_t jstep = jstride && jstride >= k * js ? jstride : k * js, wstep = wstride && wstride >= k * ws ? wstride : k * ws;
+    bool misalign = fz_u8(r) >= 250;
+    unsigned char *jb = fz_alloc(n * jstep + 8), *wb = fz_alloc(n * wstep + 8);
+    memset(jb, 0xEE, n * jstep + 8);
+    memset(wb, 0xEE, n * wstep + 8);
+    for (size_t i = 0; i < slots; i++) {
+        size_t v = i / k, s = i % k;
+        unsigned char *jp = jb + v * jstep + s * js, *wp = wb + v * wstep + s * ws;
+        uint32_t j = joints[i];
+        if (js == 2) {
+            uint16_t x = (uint16_t)j;
+            memcpy(jp, &x, 2);
+        } else if (js == 1) {
+            *jp = (uint8_t)j;
+        } else {
+            memcpy(jp, &j, 4);
+        }
+        float w = weights[i];
+        if (ws == 4) {
+            memcpy(wp, &w, 4);
+        } else {
+            double full = ws == 2 ? 65535.0 : 255.0, q = w > 0 ? (w < 1 ? w * full + 0.5 : full) : 0;
+            uint16_t x = (uint16_t)q;
+            if (ws == 2) memcpy(wp, &x, 2);
+            else *wp = (uint8_t)x;
+        }
+    }
+    d->joints = jb + (misalign && js > 1 ? 1 : 0);
+    d->weights = wb;
+    d->joint_stride = jstride;
+    d->weight_stride = wstride;
+}
+
+/* The blended per-vertex matrices of a range at a fuzzed stride. */
+static void vertex_matrices(fz_reader *r, const sinew_skin *skin, const float *palette, size_t palette_floats,
+                            size_t vertex_count)
+{
+    size_t stride = fz_stride(r, 64), first, count;
+    fz_subrange(r, vertex_count, &first, &count);
+    size_t bytes = fz_span(vertex_count, stride, 64);
+    float *out = fz_alloc(bytes);
+    fz_call c;
+    fz_call_begin(&c, "sinew_skin_vertex_matrices");
+    fz_call_out(&c, out, bytes, true);
+    fz_call_end(&c, sinew_skin_vertex_matrices(skin, palette, palette_floats, out, stride, first, count),
+                fz_moderate(r));
 }
 
 static void pose(fz_reader *r, const sinew_skin *skin, size_t vertex_count, size_t joint_count)
@@ -97,6 +162,7 @@ static void pose(fz_reader *r, const sinew_skin *skin, size_t vertex_count, size
          * FLT_MAX: deform does plain float arithmetic and does not validate. */
         fz_call_end(&c, sinew_skin_deform(skin, palette, given, &in, &out, first, count), fz_moderate(r));
     }
+    vertex_matrices(r, skin, palette, fz_u8(r) < 245 ? palette_floats : palette_floats + 16, vertex_count);
 }
 
 static void influences(fz_reader *r, const sinew_skin *skin, size_t vertex_count)
@@ -133,7 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     desc.influence_count = fz_range(&r, 0, 9);
     size_t slots = desc.vertex_count * desc.influence_count;
     size_t joints_limit = desc.joint_count < 300 ? desc.joint_count : 300;
-    desc.joints = fz_indices(&r, slots, joints_limit);
+    uint32_t *joints = fz_indices(&r, slots, joints_limit);
+    desc.joints = joints;
     float *weights = fz_alloc(slots * sizeof *weights);
     for (size_t i = 0; i < slots; i++) weights[i] = fz_weight(&r);
     desc.weights = weights;
@@ -151,6 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     desc.normals = (sinew_skin_normals)fz_enum(&r, 2);
     desc.kernel = (sinew_skin_kernel)fz_enum(&r, 4);
+    if (fz_bool(&r)) fuzz_formats(&r, &desc, joints, weights, slots);
     if (fz_u8(&r) >= 250) desc.joints = NULL;
 
     sinew_skin *skin;

@@ -3,7 +3,8 @@
  * bad sizes and indices, degenerate faces) with fuzzed options, registers skin
  * points under every pruning policy, edits contributing sets (get, set,
  * exclude), computes element and vertex frames of a moved driver, deforms with
- * both algorithms, and moves the reference.
+ * both algorithms (with and without normals), and moves the reference. The
+ * driver's indices come as u32, u16 or u8.
  */
 #include <math.h>
 
@@ -26,7 +27,19 @@ static sinew_polymesh fuzz_driver(fz_reader *r)
     } else {
         index_count = 3 * mesh.face_count;
     }
-    mesh.indices = fz_indices(r, index_count, mesh.positions.count);
+    uint32_t *indices = fz_indices(r, index_count, mesh.positions.count);
+    mesh.indices = indices;
+    /* Narrow index types (values truncated), sometimes an unknown type. */
+    mesh.index_type = (sinew_index_type)fz_enum(r, 3);
+    if (mesh.index_type == SINEW_INDEX_U16) {
+        uint16_t *narrow = fz_alloc(index_count * sizeof *narrow + 1);
+        for (size_t i = 0; i < index_count; i++) narrow[i] = (uint16_t)indices[i];
+        mesh.indices = narrow;
+    } else if (mesh.index_type == SINEW_INDEX_U8) {
+        uint8_t *narrow = fz_alloc(index_count + 1);
+        for (size_t i = 0; i < index_count; i++) narrow[i] = (uint8_t)indices[i];
+        mesh.indices = narrow;
+    }
     return mesh;
 }
 
@@ -88,10 +101,24 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     fz_subrange(r, info->point_count, &first, &count);
     size_t bytes = fz_span(info->point_count, stride, 12);
     float *out = fz_alloc(bytes);
+    /* Normals of the registered points (sometimes of the wrong count), and their output. */
+    sinew_points normal_view = {0};
+    const sinew_points *normals = NULL;
+    float *out_normals = NULL;
+    size_t nstride = 0, nbytes = 0;
+    if (fz_bool(r)) {
+        normal_view = fz_points(r, fz_u8(r) < 240 ? info->point_count : fz_range(r, 0, 50));
+        normals = &normal_view;
+        nstride = fz_stride(r, 12);
+        nbytes = fz_span(info->point_count, nstride, 12);
+        if (fz_u8(r) < 245) out_normals = fz_alloc(nbytes);
+    }
     fz_call_begin(&c, extended ? "sinew_soffd_deform_extended" : "sinew_soffd_deform");
     fz_call_out(&c, out, bytes, true);
-    res = extended ? sinew_soffd_deform_extended(soffd, frames, out, stride, first, count)
-                   : sinew_soffd_deform(soffd, frames, out, stride, first, count);
+    fz_call_out(&c, out_normals, nbytes, true);
+    res = extended
+              ? sinew_soffd_deform_extended(soffd, frames, normals, out, stride, out_normals, nstride, first, count)
+              : sinew_soffd_deform(soffd, frames, normals, out, stride, out_normals, nstride, first, count);
     fz_call_end(&c, res, fz_moderate(r));
 }
 

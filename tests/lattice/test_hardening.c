@@ -45,7 +45,7 @@ static sinew_result placement_over_floor(const float *path, sinew_placement **ou
     d.path = (sinew_points){path, 2, 0};
     d.width = 1.0f;
     d.height = 1.0f;
-    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2, SINEW_INDEX_U32, 0};
     return sinew_placement_create(NULL, &d, out);
 }
 
@@ -87,7 +87,7 @@ static void path_without_a_direction_is_degenerate(void **state)
     d.path_kind = SINEW_PLACEMENT_PATH_BSPLINE;
     d.width = 0.25f;
     d.height = 0.25f;
-    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2, SINEW_INDEX_U32, 0};
     sinew_placement *p = (sinew_placement *)(uintptr_t)1;
     sinew_result r = sinew_placement_create(NULL, &d, &p);
     if (r != SINEW_OK) assert_true(p == (sinew_placement *)(uintptr_t)1);
@@ -125,11 +125,11 @@ static void overflowing_counts(void **state)
     rd.tolerance = 1e-3;
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)(uintptr_t)1;
     /* SIZE_MAX / 3 triangles: SIZE_MAX indices fit size_t, their bytes do not. */
-    sinew_trimesh m = {{v, 3, 0}, idx, SIZE_MAX / 3};
+    sinew_trimesh m = {{v, 3, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "3 indices overflow");
     m.triangle_count = SIZE_MAX / 12 + 1;
     expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
-    m = (sinew_trimesh){{v, 3, top_bit}, idx, 1};
+    m = (sinew_trimesh){{v, 3, top_bit}, idx, 1, SINEW_INDEX_U32, 0};
     expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "mesh vertex");
     assert_true(ref == (sinew_lattice_refinement *)(uintptr_t)1);
 
@@ -162,7 +162,7 @@ static void overflowing_counts(void **state)
     pd.path = (sinew_points){path, 2, 0};
     pd.width = 1.0f;
     pd.height = 1.0f;
-    pd.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, SIZE_MAX / 3};
+    pd.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     sinew_placement *p = (sinew_placement *)(uintptr_t)1;
     expect(sinew_placement_create(NULL, &pd, &p), SINEW_ERROR_SIZE_OVERFLOW, "triangles");
     pd.scene.triangle_count = 2;
@@ -280,7 +280,7 @@ static void misaligned_placement_pointers(void **state)
     d.path = (sinew_points){path, 2, 0};
     d.width = 1.0f;
     d.height = 1.0f;
-    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2};
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2, SINEW_INDEX_U32, 0};
     d.width_scale.values = wbad;
     d.width_scale.count[0] = 2;
     sinew_placement *q = (sinew_placement *)(uintptr_t)1;

@@ -323,7 +323,7 @@ static sinew_lattice_refinement *make_refinement(const sinew_lattice *l)
             uint32_t quad[6] = {a, b, d, a, d, c};
             memcpy(tri + 6 * t++, quad, sizeof quad);
         }
-    sinew_trimesh mesh = {{pos, (G + 1) * (G + 1), 0}, tri, 2 * G * G};
+    sinew_trimesh mesh = {{pos, (G + 1) * (G + 1), 0}, tri, 2 * G * G, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
     memset(&rd, 0, sizeof rd);
     rd.tolerance = 0.01;
@@ -634,7 +634,7 @@ static void corruption_sweeps(void **state)
     assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
-    sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1};
+    sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
     memset(&rd, 0, sizeof rd);
     rd.tolerance = 0.2;
@@ -730,7 +730,7 @@ static golden_set golden_build(void)
     assert_int_equal(sinew_lattice_bind(NULL, g.lattice, &bd, &g.binding), SINEW_OK);
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
-    sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1};
+    sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
     memset(&rd, 0, sizeof rd);
     rd.tolerance = 0.05;

@@ -318,7 +318,7 @@ static void refine_meets_tolerance_and_conforms(void **state)
     const double c[3] = {0.5, 0.5, 0.5};
     test_mesh sphere = uv_sphere(10, 16, c, 0.42);
     assert_int_equal(unmatched_directed_edges(sphere.t, sphere.nt), 0);
-    sinew_trimesh tm = {{sphere.v, sphere.nv, 0}, sphere.t, sphere.nt};
+    sinew_trimesh tm = {{sphere.v, sphere.nv, 0}, sphere.t, sphere.nt, SINEW_INDEX_U32, 0};
     for (uint32_t o = 3; o <= 5; o += 1) {
         sinew_lattice *lat = unit_lattice(o, o + 3, SINEW_LATTICE_OUTSIDE_CLAMP);
         bend_and_twist(lat, 0.15, 1.2);
@@ -397,7 +397,7 @@ static void midpoint_test_misses_s_curves(void **state)
      * the same S (D depends on u alone), its w-running edges stay straight. */
     float v[12] = {0.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.7f, 0.0f, 0.5f, 0.7f};
     uint32_t t[6] = {0, 1, 2, 0, 2, 3};
-    sinew_trimesh tm = {{v, 4, 0}, t, 2};
+    sinew_trimesh tm = {{v, 4, 0}, t, 2, SINEW_INDEX_U32, 0};
     const double tol = 1e-3;
     sinew_lattice_refine_desc rd;
     memset(&rd, 0, sizeof rd);
@@ -482,7 +482,7 @@ static void refine_budget_cancel_and_validation(void **state)
     (void)state;
     const double c[3] = {0.5, 0.5, 0.5};
     test_mesh s = uv_sphere(6, 8, c, 0.4);
-    sinew_trimesh tm = {{s.v, s.nv, 0}, s.t, s.nt};
+    sinew_trimesh tm = {{s.v, s.nv, 0}, s.t, s.nt, SINEW_INDEX_U32, 0};
     sinew_lattice *lat = unit_lattice(4, 6, SINEW_LATTICE_OUTSIDE_CLAMP);
     bend_and_twist(lat, 0.2, 1.0);
     sinew_lattice_refine_desc rd;
@@ -571,7 +571,7 @@ static void refine_allocation_failures(void **state)
     (void)state;
     const double c[3] = {0.5, 0.5, 0.5};
     test_mesh s = uv_sphere(5, 6, c, 0.4);
-    sinew_trimesh tm = {{s.v, s.nv, 0}, s.t, s.nt};
+    sinew_trimesh tm = {{s.v, s.nv, 0}, s.t, s.nt, SINEW_INDEX_U32, 0};
     sweep_input in = {&tm};
     size_t runs = 0;
     char report[256];

@@ -80,7 +80,7 @@ static inline void cage_free(cage *c)
 
 static inline sinew_polymesh cage_polymesh(const cage *c, const float *positions)
 {
-    sinew_polymesh m = {{positions ? positions : c->pos, c->nv, 0}, c->idx, c->sizes, c->nf};
+    sinew_polymesh m = {{positions ? positions : c->pos, c->nv, 0}, c->idx, c->sizes, c->nf, SINEW_INDEX_U32};
     return m;
 }
 
@@ -127,7 +127,7 @@ static inline sinew_result lib_deform(const sinew_soffd *h, const float *driver_
     float *frames = malloc(16 * info.element_count * sizeof(float));
     sinew_points d = {driver_now, nv, 0};
     r = sinew_soffd_element_frames(h, &d, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, out, 0, 0, info.point_count);
+    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, info.point_count);
     free(frames);
     return r;
 }
@@ -141,7 +141,7 @@ static inline sinew_result lib_deform_extended(const sinew_soffd *h, const float
     float *frames = malloc(16 * nv * sizeof(float));
     sinew_points d = {driver_now, nv, 0};
     r = sinew_soffd_vertex_frames(h, &d, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform_extended(h, frames, out, 0, 0, info.point_count);
+    if (r == SINEW_OK) r = sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, info.point_count);
     free(frames);
     return r;
 }

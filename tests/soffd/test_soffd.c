@@ -120,7 +120,7 @@ static void normal_offset_stays_constant(void **state)
             memcpy(&tri[3 * nt], t, sizeof t);
             nt += 2;
         }
-    sinew_polymesh m = {{pos, nv, 0}, tri, NULL, nt};
+    sinew_polymesh m = {{pos, nv, 0}, tri, NULL, nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     float *skin = random_points(3, N_SKIN, 0.05f, 0.95f), *out = malloc(3 * N_SKIN * sizeof(float));
@@ -213,7 +213,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         register_points(h, skin, N_SKIN, NULL);
         float *frames = malloc(16 * fine.nv * sizeof(float));
         for (size_t v = 0; v < fine.nv; ++v) memcpy(&frames[16 * v], m, sizeof m);
-        assert_int_equal(sinew_soffd_deform_extended(h, frames, out, 0, 0, N_SKIN), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
         assert_true(max_diff(out, want, N_SKIN) <= 1e-5 * size);
         /* Estimated frames on flat rings still give the rigid and uniform-scale part exactly. */
         if (trial == 2) {
@@ -586,8 +586,8 @@ static void *run_job(void *arg)
 {
     job *j = (job *)arg;
     for (int rep = 0; rep < 20; ++rep)
-        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, j->out, 4 * sizeof(float), j->first, j->count)
-                                : sinew_soffd_deform(j->h, j->frames, j->out, 4 * sizeof(float), j->first, j->count);
+        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
+                                : sinew_soffd_deform(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
     return NULL;
 }
 
@@ -609,8 +609,8 @@ static void deform_is_safe_from_many_threads(void **state)
     float *packed = malloc(3 * N * sizeof(float)), *strided = malloc(4 * N * sizeof(float));
     for (int ext = 0; ext < 2; ++ext) {
         const float *frames = ext ? vf : ef;
-        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, packed, 0, 0, N), SINEW_OK);
-        else assert_int_equal(sinew_soffd_deform(h, frames, packed, 0, 0, N), SINEW_OK);
+        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        else assert_int_equal(sinew_soffd_deform(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
         for (size_t i = 0; i < 4 * N; ++i) strided[i] = -1234.5f;
         pthread_t th[4];
         job jobs[4];
@@ -638,7 +638,7 @@ static void bind_triangulates_concave_faces(void **state)
     const float pos[] = {0, 0, 0, 2, 0, 0, 2, 1, 0, 1, 1, 0, 1, 3, 0, 0, 3, 0, 3, 0, 0, 3, 1, 0, 9, 9, 9};
     const uint32_t idx[] = {0, 1, 2, 3, 4, 5, 1, 6, 7, 2};
     const uint32_t sizes[] = {6, 4};
-    sinew_polymesh m = {{pos, 9, 0}, idx, sizes, 2};
+    sinew_polymesh m = {{pos, 9, 0}, idx, sizes, 2, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     sinew_soffd_info info;
@@ -666,7 +666,7 @@ static void validation_names_the_element(void **state)
     (void)state;
     float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 2, 2, 0};
     uint32_t tri[] = {0, 1, 2, 1, 3, 2};
-    sinew_polymesh m = {{pos, 5, 0}, tri, NULL, 2};
+    sinew_polymesh m = {{pos, 5, 0}, tri, NULL, 2, SINEW_INDEX_U32};
     sinew_soffd *h = (sinew_soffd *)&m; /* must stay untouched on failure */
     sinew_soffd *const sentinel = h;
     assert_int_equal(sinew_soffd_bind(NULL, NULL, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
@@ -725,7 +725,7 @@ static void validation_names_the_element(void **state)
     const float bow[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t bow_idx[] = {0, 1, 2, 3};
     const uint32_t four[] = {4};
-    sinew_polymesh bm = {{bow, 4, 0}, bow_idx, four, 1};
+    sinew_polymesh bm = {{bow, 4, 0}, bow_idx, four, 1, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &bm, NULL, &h2), SINEW_ERROR_INVALID_TOPOLOGY);
     assert_non_null(strstr(sinew_last_error(), "driver face 0 (4 vertices) cannot be triangulated"));
     assert_ptr_equal(h2, sentinel);
@@ -734,7 +734,7 @@ static void validation_names_the_element(void **state)
     float skin[] = {0.2f, 0.2f, 0.5f, 0.7f, 0.7f, -0.3f};
     sinew_points s = {skin, 2, 0};
     float frames[16 * 2], vframes[16 * 5], out[6];
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -760,17 +760,17 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
     assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
     memset(out, 0x7f, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 8, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 13, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, NULL, out, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, NULL, NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     for (size_t i = 0; i < 6; ++i) assert_int_equal(((uint32_t *)out)[i], 0x7f7f7f7fu); /* untouched */
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 2, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
     for (int i = 0; i < 6; ++i) assert_float_equal(out[i], skin[i], 1e-6);
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
@@ -778,7 +778,7 @@ static void validation_names_the_element(void **state)
     /* Zero skin points is a valid registration. */
     s.count = 0;
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 

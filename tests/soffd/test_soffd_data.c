@@ -96,7 +96,7 @@ static void beetle_drives_beetle_alt(void **state)
     double size = sqrt((dhi[0] - dlo[0]) * (dhi[0] - dlo[0]) + (dhi[1] - dlo[1]) * (dhi[1] - dlo[1]) +
                        (dhi[2] - dlo[2]) * (dhi[2] - dlo[2]));
 
-    sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count};
+    sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;
@@ -171,7 +171,7 @@ static void dropped_mass_is_tight(void **state)
     if (!support_data_path("common-3d-test-models/spot.obj", path, sizeof path)) skip();
     support_mesh d;
     assert_true(support_read_obj(path, &d));
-    sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count};
+    sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;

@@ -21,7 +21,7 @@ static const uint32_t tri_idx[] = {0, 1, 2};
 
 static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
 {
-    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1};
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
     return h;
@@ -34,7 +34,7 @@ static void huge_counts_fail_before_reading(void **state)
     (void)state;
     sinew_soffd *h = (sinew_soffd *)&h, *const sentinel = h;
     /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
-    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3};
+    sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "driver faces (triangles) overflow"));
     m.face_count = SIZE_MAX / 12 + 1;
@@ -62,10 +62,10 @@ static void huge_counts_fail_before_reading(void **state)
     sinew_points d = {tri_pos, 3, 0};
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
     size_t stride = (SIZE_MAX / 8) * 4;
-    assert_int_equal(sinew_soffd_deform(h, frames, out, stride, 0, 3), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "point 2"));
-    assert_int_equal(sinew_soffd_deform_extended(h, frames, out, stride, 1, 2), SINEW_ERROR_SIZE_OVERFLOW);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, stride, 0, 1), SINEW_OK); /* point 0 is at out */
+    assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, stride, NULL, 0, 1, 2), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, 0, 1), SINEW_OK); /* point 0 is at out */
     sinew_soffd_destroy(h);
 }
 
@@ -124,7 +124,7 @@ static void far_points_keep_finite_weights(void **state)
     for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
     sinew_points d = {moved, 3, 0};
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 3), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 3), SINEW_OK);
     for (int i = 0; i < 9; ++i) assert_float_equal(out[i], far[i] + (i % 3 == 1 ? 2.0f : 0.0f), 0.07);
     sinew_soffd_destroy(h);
 
@@ -132,7 +132,7 @@ static void far_points_keep_finite_weights(void **state)
     float pos[18];
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
-    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
@@ -143,10 +143,10 @@ static void far_points_keep_finite_weights(void **state)
         float of[16 * 8], vf[16 * 6], o[9];
         d = (sinew_points){pos, 6, 0};
         assert_int_equal(sinew_soffd_element_frames(h, &d, of), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(h, of, o, 0, 0, 3), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, of, NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
         assert_close_to_points(o, pts, 3);
         assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform_extended(h, vf, o, 0, 0, 3), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
         assert_close_to_points(o, pts, 3);
         float dm;
         assert_int_equal(sinew_soffd_dropped_mass(h, 0, &dm), SINEW_OK);
@@ -161,7 +161,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     float pos[18];
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
-    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
+    sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     /* Skin points far beyond 2^60: named, and the earlier registration kept. */
@@ -193,7 +193,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     for (size_t i = 0; i < sizeof frames / 4; ++i) assert_int_equal(((uint32_t *)frames)[i], 0x5a5a5a5au);
     /* A driver bound near FLT_MAX. */
     sinew_soffd *h2 = NULL;
-    sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8};
+    sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     sinew_points refp = {pose, 6, 0};
@@ -205,16 +205,16 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
     frames[16 * 3 + 0] = 1e30f;
     memset(out, 0x5a, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "element 3"));
     for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
     assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
     vframes[16 * 4 + 5] = 1e30f;
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 4"));
     vframes[16 * 4 + 5] = 1;
     vframes[16 * 2 + 13] = 3e38f;
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
     sinew_soffd_destroy(h);
 
@@ -222,7 +222,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
      * (with a float of them, u * x, overflowing). */
     float tiny[18];
     octahedron(1e-30f, (const float[3]){0, 0, 0}, tiny, idx);
-    sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8};
+    sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     assert_int_equal(sinew_soffd_bind(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
@@ -241,7 +241,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     for (size_t i = 0; i < sizeof vframes / 4; ++i) assert_int_equal(((uint32_t *)vframes)[i], 0x5a5a5a5au);
     /* Element frames of that pose stay finite, and so does the deformation. */
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
     for (int i = 0; i < 3; ++i) assert_true(isfinite(out[i]));
     sinew_soffd_destroy(h);
 }
@@ -317,7 +317,7 @@ static void precision_holds_far_from_the_origin(void **state)
             for (int k = 0; k < 3; ++k) rest[3 * v + k] = (float)(c.pos[3 * v + k] + o[k]);
         for (size_t i = 0; i < N; ++i)
             for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
-        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt};
+        sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
         sinew_soffd *h = NULL;
         assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
@@ -361,7 +361,7 @@ static void precision_holds_far_from_the_origin(void **state)
                     }
                 sinew_points d = {now, c.nv, 0};
                 assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
-                assert_int_equal(sinew_soffd_deform(h, ef, out, 0, 0, N), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform(h, ef, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                 double err_basic = 0, err_ext = 0, raw_basic = 0, raw_ext = 0;
                 for (size_t i = 0; i < N; ++i) {
                     double ref[3];
@@ -372,7 +372,7 @@ static void precision_holds_far_from_the_origin(void **state)
                 /* Extended: the same float map at every driver vertex (as a rigidly
                  * skinned driver hands in), so the formula gives M P exactly. */
                 for (size_t v = 0; v < c.nv; ++v) memcpy(&vf[16 * v], mtx, sizeof mtx);
-                assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                 for (size_t i = 0; i < N; ++i) {
                     double ref[3];
                     const float *p = &skin[3 * i];
@@ -385,7 +385,7 @@ static void precision_holds_far_from_the_origin(void **state)
                 if (pose == 0) {
                     /* The library's own one-ring maps at rest: identity to rounding. */
                     assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
-                    assert_int_equal(sinew_soffd_deform_extended(h, vf, out, 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                     for (size_t i = 0; i < N; ++i) {
                         double ref[3];
                         bf_load(&skin[3 * i], ref);
@@ -437,7 +437,7 @@ static void frame_checks_name_every_entry(void **state)
                 *e = kind ? NAN : big_e;
                 *v = kind ? NAN : big_v;
                 memset(out, 0x5a, sizeof out);
-                sinew_result r = sinew_soffd_deform(h, frames, out, 0, 0, 1);
+                sinew_result r = sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1);
                 if (i % 4 == 3) {
                     assert_int_equal(r, SINEW_OK);
                 } else {
@@ -446,7 +446,7 @@ static void frame_checks_name_every_entry(void **state)
                     assert_non_null(strstr(sinew_last_error(), want));
                     for (int k = 0; k < 3; ++k) assert_int_equal(((uint32_t *)out)[k], 0x5a5a5a5au);
                 }
-                r = sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1);
+                r = sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1);
                 if (i % 4 == 3) {
                     assert_int_equal(r, SINEW_OK);
                 } else {
@@ -457,8 +457,8 @@ static void frame_checks_name_every_entry(void **state)
             }
             *e = keep_e, *v = keep_v;
         }
-    assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, out, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
     free(frames), free(vframes);
     sinew_soffd_destroy(h);
     cage_free(&c);
@@ -477,7 +477,7 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
     float *pos = malloc(3 * nv * sizeof(float)), *now = malloc(3 * nv * sizeof(float));
     memcpy(pos, c.pos, 3 * c.nv * sizeof(float));
     pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
-    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt};
+    sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     bend_twist(pos, now, nv, 0.7f);

@@ -67,7 +67,7 @@ static void driver_free(driver *d)
 
 static sinew_soffd *driver_bind(const driver *d, int skip)
 {
-    sinew_polymesh m = {{d->pos, d->nv, 0}, d->idx, d->sizes, d->nf};
+    sinew_polymesh m = {{d->pos, d->nv, 0}, d->idx, d->sizes, d->nf, SINEW_INDEX_U32};
     sinew_soffd_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.skip_degenerate = skip;
@@ -123,6 +123,18 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
         assert_int_equal(lib_deform_extended(a, now, d->nv, oa), SINEW_OK);
         assert_int_equal(lib_deform_extended(b, now, d->nv, ob), SINEW_OK);
         assert_memory_equal(oa, ob, 3 * ia.point_count * sizeof(float));
+        /* Normals too: they read the reference frames' inverses, which load rebuilds. */
+        float *normals = malloc(3 * ia.point_count * sizeof(float));
+        float *na = malloc(3 * ia.point_count * sizeof(float)), *nb = malloc(3 * ia.point_count * sizeof(float));
+        for (size_t i = 0; i < 3 * ia.point_count; ++i) normals[i] = (float)((i * 7) % 5) - 2.0f;
+        sinew_points nv = {normals, ia.point_count, 0};
+        float *frames = malloc(16 * ia.element_count * sizeof(float));
+        sinew_points dn = {now, d->nv, 0};
+        assert_int_equal(sinew_soffd_element_frames(a, &dn, frames), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(a, frames, &nv, oa, 0, na, 0, 0, ia.point_count), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(b, frames, &nv, ob, 0, nb, 0, 0, ia.point_count), SINEW_OK);
+        assert_memory_equal(na, nb, 3 * ia.point_count * sizeof(float));
+        free(frames), free(normals), free(na), free(nb);
         free(oa), free(ob), free(now);
     }
 }

@@ -355,6 +355,6 @@ sinew_points support_mesh_points(const support_mesh *m)
 
 sinew_trimesh support_mesh_trimesh(const support_mesh *m)
 {
-    sinew_trimesh t = {support_mesh_points(m), m->triangles, m->triangle_count};
+    sinew_trimesh t = {support_mesh_points(m), m->triangles, m->triangle_count, SINEW_INDEX_U32, 0};
     return t;
 }

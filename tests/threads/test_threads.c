@@ -54,6 +54,12 @@ static sinew_result skin_deform_job(const pose_job *job, unsigned char *out, siz
     return sinew_skin_deform(f->skin, f->palette, f->palette_floats, &f->in, &o, first, count);
 }
 
+static sinew_result skin_matrices_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
+{
+    const skin_fixture *f = job->data;
+    return sinew_skin_vertex_matrices(f->skin, f->palette, f->palette_floats, F(out), 0, first, count);
+}
+
 static void skin_data(uint32_t *joints, float *weights, float *world, float *streams)
 {
     support_rng rng;
@@ -108,7 +114,10 @@ static void skin_is_thread_safe(void **state)
             pose_job deform_job = {"skin deform", skin_deform_job, SKIN_VERTICES,
                                    SKIN_VERTICES * SKIN_OUT_FLOATS * sizeof(float), &f};
             threads_check_job(&palette_job);
+            pose_job matrices_job = {"skin vertex matrices", skin_matrices_job, SKIN_VERTICES,
+                                     SKIN_VERTICES * 16 * sizeof(float), &f};
             threads_check_job(&deform_job);
+            threads_check_job(&matrices_job);
             ++runs;
             free(palette);
             sinew_skin_destroy(skin);
@@ -128,6 +137,7 @@ typedef struct soffd_fixture {
     sinew_points driver_now;
     size_t elements, vertices;
     const float *element_frames, *vertex_frames;
+    sinew_points normals;   /* of the registered points */
 } soffd_fixture;
 
 static sinew_result soffd_element_frames_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
@@ -151,12 +161,15 @@ static sinew_result soffd_vertex_frames_job(const pose_job *job, unsigned char *
 static sinew_result soffd_deform_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const soffd_fixture *f = job->data;
-    return sinew_soffd_deform(f->soffd, f->element_frames, F(out), 0, first, count);
+    /* Interleaved output: position then normal, 6 floats per point. */
+    return sinew_soffd_deform(f->soffd, f->element_frames, &f->normals, F(out), 6 * sizeof(float), F(out) + 3,
+                              6 * sizeof(float), first, count);
 }
 static sinew_result soffd_deform_extended_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const soffd_fixture *f = job->data;
-    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, F(out), 0, first, count);
+    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, &f->normals, F(out), 6 * sizeof(float),
+                                       F(out) + 3, 6 * sizeof(float), first, count);
 }
 
 static void soffd_is_thread_safe(void **state)
@@ -176,7 +189,9 @@ static void soffd_is_thread_safe(void **state)
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     float *element_frames = malloc(16 * info.element_count * sizeof(float));
     float *vertex_frames = malloc(16 * c.nv * sizeof(float));
-    soffd_fixture f = {h, {now, c.nv, 0}, info.element_count, c.nv, element_frames, vertex_frames};
+    float *normals = random_points(21, SOFFD_POINTS, -1.0f, 1.0f);
+    soffd_fixture f = {h, {now, c.nv, 0}, info.element_count, c.nv, element_frames, vertex_frames,
+                       {normals, SOFFD_POINTS, 0}};
     assert_int_equal(sinew_soffd_element_frames(h, &f.driver_now, element_frames), SINEW_OK);
     assert_int_equal(sinew_soffd_vertex_frames(h, &f.driver_now, vertex_frames), SINEW_OK);
 
@@ -184,13 +199,14 @@ static void soffd_is_thread_safe(void **state)
         {"soffd element frames", soffd_element_frames_job, THREADS_COUNT,
          THREADS_COUNT * 16 * info.element_count * sizeof(float), &f},
         {"soffd vertex frames", soffd_vertex_frames_job, THREADS_COUNT, THREADS_COUNT * 16 * c.nv * sizeof(float), &f},
-        {"soffd deform", soffd_deform_job, SOFFD_POINTS, 3 * SOFFD_POINTS * sizeof(float), &f},
-        {"soffd deform extended", soffd_deform_extended_job, SOFFD_POINTS, 3 * SOFFD_POINTS * sizeof(float), &f},
+        {"soffd deform", soffd_deform_job, SOFFD_POINTS, 6 * SOFFD_POINTS * sizeof(float), &f},
+        {"soffd deform extended", soffd_deform_extended_job, SOFFD_POINTS, 6 * SOFFD_POINTS * sizeof(float), &f},
     };
     for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; ++j) threads_check_job(&jobs[j]);
     sinew_soffd_destroy(h);
     free(element_frames);
     free(vertex_frames);
+    free(normals);
     free(now);
     free(skin);
     cage_free(&c);
@@ -335,7 +351,7 @@ static void placement_is_thread_safe(void **state)
     d.count[0] = 12;
     d.count[1] = 5;
     d.volume = SINEW_PLACEMENT_OFFSET;
-    d.scene = (sinew_trimesh){{scene, 6, 0}, tris, 4};
+    d.scene = (sinew_trimesh){{scene, 6, 0}, tris, 4, SINEW_INDEX_U32, 0};
     sinew_placement *p = NULL;
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     assert_int_equal(sinew_placement_push(p, 3, 2, 0.2f), SINEW_OK);
@@ -406,7 +422,7 @@ static void bbw_is_thread_safe(void **state)
             memcpy(&tris[3 * t], two, sizeof two);
         }
     static const float handles[BBW_HANDLES * 3] = {0, 0, 0, 1, 0, 0, 0.5f, 1, 0};
-    sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N};
+    sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.triangles = &domain;
     d.points = handles;

@@ -78,8 +78,8 @@ static sinew_result check_desc(const sinew_placement_desc *d, uint32_t count[3],
     if (d->scene.triangle_count > UINT32_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "the scene has %zu triangles; at most %u", d->scene.triangle_count,
                        UINT32_MAX);
-    return sn_check_indices(d->scene.indices, d->scene.triangle_count, 3, d->scene.positions.count,
-                            "scene triangle");
+    return sn_check_index_view(d->scene.indices, d->scene.index_type, d->scene.index_stride, d->scene.triangle_count,
+                               3, d->scene.positions.count, "scene triangle");
 }
 
 /* Offset distance d at path fraction s. */
@@ -341,9 +341,14 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
     uint8_t *ok_grid = NULL;
     if ((r = sn_place_alloc(p))) goto fail;
     if ((r = sn_place_path_build(&b.path, &env, desc, b.view))) goto fail;
-    if ((r = sn_bvh_build(&b.bvh, &env, desc->scene.positions.data, desc->scene.positions.stride,
-                          desc->scene.indices, desc->scene.triangle_count)))
+    sn_indices scene;
+    if ((r = sn_indices_read(&env, desc->scene.indices, desc->scene.index_type, desc->scene.index_stride,
+                             desc->scene.triangle_count, 3, desc->scene.positions.count, "scene triangle", &scene)))
         goto fail;
+    r = sn_bvh_build(&b.bvh, &env, desc->scene.positions.data, desc->scene.positions.stride, scene.data,
+                     desc->scene.triangle_count);
+    sn_indices_free(&env, &scene);
+    if (r) goto fail;
     if (!(b.depth = sn_alloc_array(&env, dense, sizeof(double), "placement ray depths")) ||
         !(b.ok = sn_alloc_array(&env, dense, 1, "placement ray flags")) ||
         !(b.length = sn_alloc_array(&env, dense, sizeof(double), "placement ray lengths")) ||

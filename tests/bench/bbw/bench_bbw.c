@@ -73,7 +73,7 @@ static void bench_hand(void)
         printf("bbw/hand: skipped (data not found)\n");
         return;
     }
-    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.tets = &tm;
     d.joints = joints;

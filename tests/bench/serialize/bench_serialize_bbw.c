@@ -53,7 +53,7 @@ int main(void)
         printf("serialize/bbw: skipped (data unreadable)\n");
         return 0;
     }
-    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d = {0};
     d.tets = &tm;
     d.joints = joints;

@@ -187,7 +187,7 @@ static int bench_soffd(void)
         printf("# serialize/soffd: shared data (common-3d-test-models/spot.obj) missing, skipped\n");
         return 0;
     }
-    sinew_polymesh m = {{mesh.positions, mesh.vertex_count, 0}, mesh.triangles, NULL, mesh.triangle_count};
+    sinew_polymesh m = {{mesh.positions, mesh.vertex_count, 0}, mesh.triangles, NULL, mesh.triangle_count, SINEW_INDEX_U32};
     sinew_soffd_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.skip_degenerate = 1;

@@ -141,7 +141,7 @@ int main(void)
         s.cube = make_cube_cage(32, 0);
         s.pos = s.cube.pos, s.nv = s.cube.nv, s.tri = s.cube.tris, s.nt = s.cube.nt;
     }
-    sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt};
+    sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind failed: %s\n", sinew_last_error());
@@ -226,10 +226,10 @@ int main(void)
             for (int k = 0; k < 10; ++k) {
                 if (ext) {
                     sinew_soffd_vertex_frames(h, &d, vf);
-                    sinew_soffd_deform_extended(h, vf, out, 0, 0, s.ns);
+                    sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, s.ns);
                 } else {
                     sinew_soffd_element_frames(h, &d, ef);
-                    sinew_soffd_deform(h, ef, out, 0, 0, s.ns);
+                    sinew_soffd_deform(h, ef, NULL, out, 0, NULL, 0, 0, s.ns);
                 }
             }
             lib = fmin(lib, (support_cpu_now() - t1) / 10);
@@ -244,6 +244,33 @@ int main(void)
         support_bench_line(ext ? "soffd/deform-extended-max8" : "soffd/deform-max8", s.ns / lib / 1e6, "M points/s",
                            "plain loop", s.ns / base / 1e6);
     }
+    /* The same deforms with normals (the frames computed once, outside the
+     * timing), against the same deforms without them. */
+    float *normals = malloc(3 * s.ns * sizeof(float)), *out_n = malloc(3 * s.ns * sizeof(float));
+    for (size_t i = 0; i < 3 * s.ns; ++i) normals[i] = i % 3 == 2 ? 1.0f : 0.25f;
+    sinew_points nview = {normals, s.ns, 0};
+    sinew_soffd_element_frames(h, &d, ef);
+    sinew_soffd_vertex_frames(h, &d, vf);
+    for (int ext = 0; ext < 2; ++ext) {
+        double with = INFINITY, without = INFINITY;
+        const float *frames = ext ? vf : ef;
+        for (int rep = 0; rep < 5; ++rep)
+            for (int normal = 0; normal < 2; ++normal) {
+                double t1 = support_cpu_now();
+                for (int k = 0; k < 10; ++k) {
+                    const sinew_points *nin = normal ? &nview : NULL;
+                    float *nout = normal ? out_n : NULL;
+                    if (ext) sinew_soffd_deform_extended(h, frames, nin, out, 0, nout, 0, 0, s.ns);
+                    else sinew_soffd_deform(h, frames, nin, out, 0, nout, 0, 0, s.ns);
+                }
+                double t = (support_cpu_now() - t1) / 10;
+                if (normal) with = fmin(with, t);
+                else without = fmin(without, t);
+            }
+        support_bench_line(ext ? "soffd/deform-extended-normals-max8" : "soffd/deform-normals-max8", s.ns / with / 1e6,
+                           "M points/s", "positions only", s.ns / without / 1e6);
+    }
+    free(normals), free(out_n);
     sinew_soffd_destroy(h);
     free(now), free(out), free(ref_out), free(ef), free(vf);
     free(nv.offsets), free(nv.element), free(nv.u), free(nv.xyz), free(nv.bary);

@@ -79,7 +79,7 @@ static void scene_free(scene *s)
 
 static sinew_trimesh scene_mesh(const scene *s)
 {
-    sinew_trimesh m = {{s->pos, s->vertex_count, 0}, s->tri, s->triangle_count};
+    sinew_trimesh m = {{s->pos, s->vertex_count, 0}, s->tri, s->triangle_count, SINEW_INDEX_U32, 0};
     return m;
 }
 

@@ -65,7 +65,7 @@ static sinew_placement *make_placement(const scene *s, sinew_placement_volume vo
     if (count) memcpy(d.count, count, sizeof d.count);
     if (order) memcpy(d.order, order, sizeof d.order);
     d.scene = (sinew_trimesh){{s->pos, sizeof s->pos / (3 * sizeof(float)), 0}, s->tri,
-                              sizeof s->tri / (3 * sizeof(uint32_t))};
+                              sizeof s->tri / (3 * sizeof(uint32_t)), SINEW_INDEX_U32, 0};
     sinew_placement *p = NULL;
     sinew_result r = sinew_placement_create(NULL, &d, &p);
     if (r != SINEW_OK) fail_msg("create: %s: %s", sinew_result_string(r), sinew_last_error());

@@ -57,7 +57,7 @@ static inline void tube_free(tube *t)
 
 static inline sinew_trimesh tube_mesh(const tube *t)
 {
-    sinew_trimesh m = {{t->positions, t->vertex_count, 0}, t->triangles, t->triangle_count};
+    sinew_trimesh m = {{t->positions, t->vertex_count, 0}, t->triangles, t->triangle_count, SINEW_INDEX_U32, 0};
     return m;
 }
 

@@ -283,11 +283,55 @@ static void step_interpolation_matches_too(void **state)
     free(b);
 }
 
+/* The blended per-vertex matrices of the figure reproduce its deformed
+ * positions (M_v p against sinew_skin_deform) at several animation times. */
+static void vertex_matrices_match_deform(void **state)
+{
+    fixture *f = (fixture *)*state;
+    if (!f) skip();
+    const gltf_model *m = &f->model;
+    size_t V = m->vertex_count, J = m->joint_count;
+    sinew_skin *skin = make_skin(m);
+    size_t n = sinew_skin_palette_size(skin);
+    double *world = malloc(16 * m->node_count * sizeof *world);
+    float *joint_world = malloc(16 * J * sizeof *joint_world), *palette = malloc(n * sizeof *palette);
+    float *rest = malloc(3 * V * sizeof *rest), *out = malloc(3 * V * sizeof *out), *mats = malloc(16 * V * sizeof *mats);
+    for (size_t i = 0; i < 3 * V; ++i) rest[i] = (float)m->positions[i];
+    double worst = 0;
+    const double times[] = {0.0, 0.5, 0.9};
+    for (size_t t = 0; t < 3; ++t) {
+        gltf_pose(m, times[t], world);
+        for (size_t j = 0; j < J; ++j)
+            for (int k = 0; k < 16; ++k) joint_world[16 * j + k] = (float)world[16 * (size_t)m->joint_nodes[j] + k];
+        assert_int_equal(sinew_skin_palette(skin, joint_world, J, palette, n), SINEW_OK);
+        sinew_skin_input in = {rest, 0, NULL, 0, NULL, 0};
+        sinew_skin_output o = {out, 0, NULL, 0, NULL, 0};
+        assert_int_equal(sinew_skin_deform(skin, palette, n, &in, &o, 0, V), SINEW_OK);
+        assert_int_equal(sinew_skin_vertex_matrices(skin, palette, n, mats, 0, 0, V), SINEW_OK);
+        for (size_t v = 0; v < V; ++v)
+            for (int r = 0; r < 3; ++r) {
+                const float *a = mats + 16 * v, *p = rest + 3 * v;
+                double x = (double)a[r] * p[0] + (double)a[4 + r] * p[1] + (double)a[8 + r] * p[2] + a[12 + r];
+                worst = fmax(worst, fabs(x - out[3 * v + r]));
+            }
+    }
+    printf("RiggedFigure: largest |M_v p - deform| %.3g (model size %.3g)\n", worst, f->size);
+    assert_true(worst <= 1e-6 * f->size);
+    free(world);
+    free(joint_world);
+    free(palette);
+    free(rest);
+    free(out);
+    free(mats);
+    sinew_skin_destroy(skin);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sampler_interpolates_linear_and_step),
         cmocka_unit_test(reader_sees_the_figure),
+        cmocka_unit_test(vertex_matrices_match_deform),
         cmocka_unit_test(animation_matches_double_reference),
         cmocka_unit_test(step_interpolation_matches_too),
     };

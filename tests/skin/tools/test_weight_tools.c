@@ -61,7 +61,7 @@ static rig rig_make(int with_island)
 
 static sinew_trimesh rig_mesh(const rig *r)
 {
-    sinew_trimesh m = {{r->positions, r->vertex_count, 0}, r->triangles, r->triangle_count};
+    sinew_trimesh m = {{r->positions, r->vertex_count, 0}, r->triangles, r->triangle_count, SINEW_INDEX_U32, 0};
     return m;
 }
 
@@ -161,7 +161,7 @@ static void huge_duplicate_weights_stay_finite(void **state)
     (void)state;
     const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t tri[] = {0, 1, 2};
-    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     const uint32_t j0[15] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     const float w0[15] = {1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f, 1e38f,
                           1e38f, 1e38f, 1e38f, 1e38f, 1e38f};
@@ -191,7 +191,7 @@ static void one_sweep_on_a_triangle_is_closed_form(void **state)
     const uint32_t tri[] = {0, 1, 2};
     uint32_t j[] = {0, 0, 1, 0, 1, 0, 3, 0};
     float w[] = {1, 0, 1, 0, 1, 0, 1, 0};
-    sinew_trimesh m = {{p, 4, 0}, tri, 1};
+    sinew_trimesh m = {{p, 4, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_smooth_desc d = {1, 0.5f};
     assert_int_equal(sinew_skin_smooth_weights(NULL, &m, 2, j, w, &d), SINEW_OK);
     /* v0: 0.5 [1,0] + 0.5 mean([0,1],[0,1]) = [0.5, 0.5]; v1: 0.5 [0,1] +
@@ -405,7 +405,7 @@ static void impossible_counts_are_refused_before_reading(void **state)
     (void)state;
     const float p[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t tri[] = {0, 1, 2};
-    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     uint32_t j[3] = {0, 0, 0};
     float w[3] = {1, 1, 1};
     const size_t slots = SIZE_MAX / 12 + 1;   /* 3 * slots fits in size_t, 12 * slots does not */
@@ -423,7 +423,7 @@ static void invalid_inputs_are_named(void **state)
     uint32_t tri[] = {0, 1, 2};
     uint32_t j[] = {0, 1, 1, 0, 2, 0};
     float w[] = {0.5f, 0.5f, 1, 0, 1, 0};
-    sinew_trimesh m = {{p, 3, 0}, tri, 1};
+    sinew_trimesh m = {{p, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_smooth_desc sd = {0};
 #define EXPECT_BOTH(code, text)                                                              \
     do {                                                                                     \
