@@ -36,25 +36,6 @@ static bool build_triangles(const gltf_model *m, character_part *part, char *err
     return true;
 }
 
-static bool build_influences(const gltf_model *m, character_part *part, char *err, size_t err_size)
-{
-    const gltf_accessor *joints = &m->accessors[part->primitive->joints];
-    const gltf_accessor *weights = &m->accessors[part->primitive->weights];
-    size_t n = part->vertex_count;
-    part->joints = malloc(4 * n * sizeof *part->joints);
-    part->weights = malloc(4 * n * sizeof *part->weights);
-    if (!part->joints || !part->weights) {
-        snprintf(err, err_size, "out of memory");
-        return false;
-    }
-    for (size_t v = 0; v < n; ++v)
-        for (size_t s = 0; s < 4; ++s) {
-            part->joints[4 * v + s] = gltf_read_uint(joints, v, s);
-            part->weights[4 * v + s] = gltf_read_float(weights, v, s);
-        }
-    return true;
-}
-
 bool character_init(character *c, const gltf_model *model, char *err, size_t err_size)
 {
     memset(c, 0, sizeof *c);
@@ -66,6 +47,7 @@ bool character_init(character *c, const gltf_model *model, char *err, size_t err
     }
     const gltf_mesh *mesh = &model->meshes[model->nodes[node].mesh];
     c->node = node;
+    c->model = model;
     c->skin = &model->skins[model->nodes[node].skin];
     c->parts = calloc(mesh->primitive_count, sizeof *c->parts);
     if (!c->parts) {
@@ -92,7 +74,7 @@ bool character_init(character *c, const gltf_model *model, char *err, size_t err
             part->rest.normals = (const float *)(const void *)model->accessors[p->normal].data;
             part->rest.normal_stride = model->accessors[p->normal].stride;
         }
-        if (!build_triangles(model, part, err, err_size) || !build_influences(model, part, err, err_size)) {
+        if (!build_triangles(model, part, err, err_size)) {
             character_free(c);
             return false;
         }
@@ -105,7 +87,7 @@ bool character_init(character *c, const gltf_model *model, char *err, size_t err
 void character_free(character *c)
 {
     for (size_t i = 0; c->parts && i < c->part_count; ++i)
-        free(c->parts[i].triangles), free(c->parts[i].joints), free(c->parts[i].weights);
+        free(c->parts[i].triangles);
     free(c->parts);
     memset(c, 0, sizeof *c);
 }
@@ -117,8 +99,18 @@ sinew_skin_desc character_skin_desc(const character *c, const character_part *pa
     d.vertex_count = part->vertex_count;
     d.joint_count = c->skin->joint_count;
     d.influence_count = 4;
-    d.joints = part->joints;
-    d.weights = part->weights;
+    /* The loader checked the types (JOINTS_0 u8/u16, WEIGHTS_0 float or
+     * normalised u8/u16), 4-byte strides and aligned offsets: sinew takes them as they are. */
+    const gltf_accessor *joints = &c->model->accessors[part->primitive->joints];
+    const gltf_accessor *weights = &c->model->accessors[part->primitive->weights];
+    d.joints = joints->data;
+    d.joint_type = joints->component_type == GLTF_UNSIGNED_BYTE ? SINEW_INDEX_U8 : SINEW_INDEX_U16;
+    d.joint_stride = joints->stride;
+    d.weights = weights->data;
+    d.weight_type = weights->component_type == GLTF_FLOAT           ? SINEW_WEIGHT_F32
+                  : weights->component_type == GLTF_UNSIGNED_SHORT ? SINEW_WEIGHT_UNORM16
+                                                                   : SINEW_WEIGHT_UNORM8;
+    d.weight_stride = weights->stride;
     d.inverse_bind = c->skin->inverse_bind;
     d.renormalize = 1;
     return d;

@@ -13,12 +13,11 @@ typedef struct character_part {
     size_t vertex_count;
     uint32_t *triangles;        /* 3 per triangle (strips and fans unrolled; no indices = 0, 1, 2, ...) */
     size_t triangle_count;
-    uint32_t *joints;           /* 4 per vertex, JOINTS_0 widened to 32 bits */
-    float *weights;             /* 4 per vertex, WEIGHTS_0 as floats */
     sinew_skin_input rest;      /* positions and normals straight from the glTF buffers */
 } character_part;
 
 typedef struct character {
+    const gltf_model *model;
     size_t node;                /* the skinned mesh node */
     const gltf_skin *skin;
     character_part *parts;
@@ -32,9 +31,10 @@ typedef struct character {
 bool character_init(character *c, const gltf_model *model, char *err, size_t err_size);
 void character_free(character *c);
 
-/* The skin description of one part: the part's influences, the skin's
- * inverse bind matrices; weights renormalised (quantised glTF weights rarely
- * sum to exactly 1). Valid while the part and the model live. */
+/* The skin description of one part: JOINTS_0 and WEIGHTS_0 straight from the
+ * glTF buffers (u8/u16 joints, float or normalised u8/u16 weights, with their
+ * strides), the skin's inverse bind matrices, weights renormalised (exported
+ * weights often sum to 1 only roughly). Valid while the part and the model live. */
 sinew_skin_desc character_skin_desc(const character *c, const character_part *part);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "animation.h"
+#include "character.h"
 #include "gltf.h"
 #include "json.h"
 
@@ -328,6 +329,48 @@ static void test_skinned_model(void)
     printf("corruption sweep: %zu of %zu altered documents still load\n", loaded, size * (sizeof replacements - 1));
 }
 
+/* The skinned model through sinew, its u8 joints and normalised u8 weights
+ * passed as they are: posed at t = 1, each vertex lands where the joints put it. */
+static void test_skinning(void)
+{
+    gltf_model m;
+    character c;
+    char err[512] = "";
+    if (!gltf_load_memory(SKINNED_DOC, strlen(SKINNED_DOC), NULL, &m, err, sizeof err)) {
+        fprintf(stderr, "skinning: %s\n", err);
+        ++failures;
+        return;
+    }
+    CHECK(character_init(&c, &m, err, sizeof err));
+    pose p;
+    sinew_skin *skin = NULL;
+    if (c.part_count == 1 && pose_init(&p, &m)) {
+        CHECK(c.triangle_count == 1 && c.parts[0].triangles[2] == 2);
+        sinew_skin_desc desc = character_skin_desc(&c, &c.parts[0]);
+        CHECK(desc.joint_type == SINEW_INDEX_U8 && desc.weight_type == SINEW_WEIGHT_UNORM8 && desc.joint_stride == 4);
+        CHECK(sinew_skin_create(NULL, &desc, &skin) == SINEW_OK);
+        float world[32], palette[32], out[9];
+        pose_sample(&p, &m, &m.animations[0], 1.0f);
+        pose_joint_world(&p, c.skin, world);
+        sinew_skin_output o;
+        memset(&o, 0, sizeof o);
+        o.positions = out;
+        if (skin && sinew_skin_palette_size(skin) == 32) {
+            CHECK(sinew_skin_palette(skin, world, 2, palette, 32) == SINEW_OK);
+            CHECK(sinew_skin_deform(skin, palette, 32, &c.parts[0].rest, &o, 0, 3) == SINEW_OK);
+            /* Vertex 0 on joint 0: (0, 1, 0). Vertex 2 on joint 1: (0, 2, 0)
+             * turned 90 degrees about joint 1 at (0, 2, 0): (-1, 2, 0). Vertex 1
+             * blends (1, 1, 0) and (1, 3, 0) with weights 128/255 and 127/255. */
+            const float expected[9] = {0, 1, 0, 1, 1 + 2 * 127.0f / 255.0f, 0, -1, 2, 0};
+            for (int k = 0; k < 9; ++k) CHECK(fabsf(out[k] - expected[k]) < 1e-5f);
+        }
+        sinew_skin_destroy(skin);
+        pose_free(&p);
+    }
+    character_free(&c);
+    gltf_free(&m);
+}
+
 static void test_sampling(void)
 {
     /* Rotation from identity to 90 degrees about z over one second: slerp at
@@ -372,6 +415,7 @@ int main(void)
     test_files();
     test_sampling();
     test_skinned_model();
+    test_skinning();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
