@@ -6,7 +6,7 @@
 #define SINEW_EXAMPLE_CHARACTER_H
 
 #include "gltf.h"
-#include "support.h"
+#include "sinew.h"
 
 typedef struct character_part {
     const gltf_primitive *primitive;
