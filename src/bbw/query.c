@@ -43,6 +43,19 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
     if (*element == SIZE_MAX)
         return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "point %zu at (%g, %g, %g) lies outside the domain", i, q[0], q[1],
                        q[2]);
+    /* The containment test allows a little slack, so a point on an element's
+     * side can get a coordinate of -1e-17: clamped and renormalised, the
+     * interpolated weights stay a convex combination, in [0, 1] and summing
+     * to one like the vertices' own. */
+    double sum = 0.0;
+    for (uint32_t k = 0; k < b->per; ++k) {
+        if (!(bary[k] > 0.0)) bary[k] = 0.0;
+        sum += bary[k];
+    }
+    if (sum > 0.0)
+        for (uint32_t k = 0; k < b->per; ++k) bary[k] /= sum;
+    else
+        bary[0] = 1.0;
     return SINEW_OK;
 }
 

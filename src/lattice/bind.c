@@ -355,7 +355,7 @@ sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, co
             } else {
                 for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
             }
-            sn_lat_normal(jac, n, (float *)((char *)out_normals + i * nstride));
+            sn_transform_normal(jac, n, (float *)((char *)out_normals + i * nstride));
         }
     }
     return SINEW_OK;

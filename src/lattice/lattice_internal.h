@@ -151,9 +151,6 @@ void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3]);
  * derivatives: grad[3 * a + c] = d D_c / d u_a. */
 void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double disp[3], double *grad);
 
-/* Unit normal mapped by the inverse-transpose of jac (column-major 3x3); a
- * normal whose image vanishes comes out unchanged. */
-void sn_lat_normal(const double jac[9], const float n[3], float out[3]);
 /* Jacobian of the world map p -> p + D(u(p)) from grad = dD/du. */
 void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9]);
 

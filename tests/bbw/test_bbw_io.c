@@ -646,11 +646,11 @@ static sinew_result load_and_use(const void *data, size_t size, void *user)
         assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, info.vertex_count), SINEW_OK);
         sinew_result pr = sinew_bbw_point_weights(b, &pts, 0, qn - 1, w);
         assert_true(pr == SINEW_OK || pr == SINEW_ERROR_OUTSIDE_DOMAIN);
-        /* Interpolation at points on an element's side may round a hair
-         * below zero (the containment test's slack): only finite and near
-         * [0, 1] is promised. */
+        /* Interpolated weights are convex combinations of the vertices'
+         * (clamped barycentric coordinates): never below zero, at most a
+         * float rounding above one. */
         for (size_t k = 0; pr == SINEW_OK && k < (qn - 1) * m; ++k)
-            if (!(w[k] >= -1e-6f && w[k] <= 1.0f + 1e-6f)) fail_msg("point %zu handle %zu: weight %.9g", k / m, k % m, (double)w[k]);
+            if (!(w[k] >= 0.0f && w[k] <= 1.0f + 1e-6f)) fail_msg("point %zu handle %zu: weight %.9g", k / m, k % m, (double)w[k]);
     }
     saved again = save_ok(b);
     const unsigned char *bytes = data;
