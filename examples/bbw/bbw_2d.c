@@ -63,7 +63,8 @@ int main(int argc, char **argv)
     float cage_pts[12] = {2.75f, 0.25f, 0, 3.75f, 0.25f, 0, 3.75f, 0.75f, 0, 2.75f, 0.75f, 0};
     uint32_t cage_edges[8] = {0, 1, 1, 2, 2, 3, 3, 0};
     sinew_bbw_cage cage = {{cage_pts, 4, 0}, cage_edges, 4, NULL, 0};
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     desc.triangles = &shape;
     desc.points = points;
     desc.point_count = 2;
@@ -83,6 +84,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     sinew_bbw_get_info(bbw, &info);
     size_t m = info.handle_count;
     float *w = malloc(nv * m * sizeof(float));

@@ -36,7 +36,8 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_tetmesh tets = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     desc.tets = &tets;
     desc.joints = joints;
     desc.joint_count = jc;
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     sinew_bbw_get_info(bbw, &info);
     printf("bbw_hand: %zu vertices, %zu tets, %zu bones: weights in %.2f s (%u iterations, %u polish rounds)\n",
            info.vertex_count, info.element_count, info.handle_count, t1 - t0, info.iterations, info.polish_rounds);
@@ -65,7 +67,8 @@ int main(int argc, char **argv)
     sinew_points surface = support_mesh_points(&mesh);
     sinew_bbw_top_k(bbw, &surface, 0, n, k, jt, wt);
     hp_forward_kinematics(joints, bones, bc, pose, rot, trans);
-    sinew_skin_desc sk = {0};
+    sinew_skin_desc sk;
+    SINEW_INIT(&sk);
     sk.vertex_count = n;
     sk.joint_count = bc;
     sk.influence_count = k;

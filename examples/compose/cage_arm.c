@@ -146,7 +146,8 @@ int main(int argc, char **argv)
     const float skeleton[] = {0, -2, 0, 0, 0, 0, 0, 2, 0};
     const uint32_t bones[] = {0, 1, 1, 2};
     sinew_trimesh cage_surface = {{cage.positions, cage.vertex_count, 0}, cage_tris, cage_tri_count};
-    sinew_bbw_desc bbw_desc = {0};
+    sinew_bbw_desc bbw_desc;
+    SINEW_INIT(&bbw_desc);
     bbw_desc.surface = &cage_surface;
     bbw_desc.grid_resolution = 40;
     bbw_desc.joints = skeleton;
@@ -164,7 +165,8 @@ int main(int argc, char **argv)
     sinew_bbw_destroy(bbw);
 
     /* 2. Skin the cage with them: bone j is joint j, bound in world space. */
-    sinew_skin_desc skin_desc = {0};
+    sinew_skin_desc skin_desc;
+    SINEW_INIT(&skin_desc);
     skin_desc.vertex_count = cage.vertex_count;
     skin_desc.joint_count = 2;
     skin_desc.influence_count = K;
@@ -180,11 +182,13 @@ int main(int argc, char **argv)
     t0 = support_now();
     if ((r = sinew_soffd_bind(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
     sinew_points arm_points = {arm.positions, arm.vertex_count, 0};
-    sinew_soffd_register_desc policy = {0};
+    sinew_soffd_register_desc policy;
+    SINEW_INIT(&policy);
     policy.weight_threshold = 1e-3f;
     if ((r = sinew_soffd_register(soffd, &arm_points, &policy)) != SINEW_OK) return fail("soffd register", r);
     double t_register = support_now() - t0;
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(soffd, &info);
     float *element_frames = malloc(16 * info.element_count * sizeof(float));
     if (!palette || !element_frames) return fail("allocation", SINEW_ERROR_OUT_OF_MEMORY);

@@ -49,6 +49,7 @@ typedef struct sinew_bbw_cage {
  * domain: `triangles` (2D: z ignored), `tets` (3D), or `surface` (3D
  * automatic volume). */
 typedef struct sinew_bbw_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* ---- domain (exactly one) ---- */
     const sinew_trimesh *triangles;  /* 2D domain in the xy plane, either orientation */
     const sinew_tetmesh *tets;       /* 3D domain, positively oriented tets */
@@ -80,6 +81,7 @@ typedef enum sinew_bbw_partition {
 } sinew_bbw_partition;
 
 typedef struct sinew_bbw_solve_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_bbw_partition partition;
     /* Accuracy asked of the weights: the solve returns OK once it has
      * certified (by a duality gap, see sinew_bbw_info.error_bound) that the
@@ -104,6 +106,7 @@ typedef struct sinew_bbw_solve_desc {
 
 /* What create and solve found. */
 typedef struct sinew_bbw_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;             /* domain vertices */
     size_t element_count;            /* domain triangles or tets */
     size_t handle_count;

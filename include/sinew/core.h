@@ -136,6 +136,7 @@ typedef struct sinew_allocator {
 typedef int (*sinew_progress_fn)(void *user, const char *stage, float fraction);
 
 typedef struct sinew_context_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_allocator allocator;   /* zero = malloc/free */
     sinew_progress_fn progress;  /* NULL = no reports, never cancelled */
     void *progress_user;

@@ -41,6 +41,7 @@ typedef enum sinew_lattice_outside {
 } sinew_lattice_outside;
 
 typedef struct sinew_lattice_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Control points per axis (u, v, w); 0 = the axis' order (one Bezier
      * cell). Each must be >= that axis' order. */
     uint32_t count[3];
@@ -61,6 +62,7 @@ typedef struct sinew_lattice sinew_lattice;
 
 /* Description of an existing lattice (what sinew_lattice_info fills). */
 typedef struct sinew_lattice_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t count[3];
     uint32_t order[3];
     uint32_t cells[3];     /* knot spans per axis: count - order + 1 */
@@ -176,6 +178,7 @@ typedef enum sinew_lattice_space {
 } sinew_lattice_space;
 
 typedef struct sinew_lattice_bind_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_points points;          /* required, count >= 1 */
     /* Optional normals (count 0 = none), same count as points; in parameter
      * space they are normals in (u, v, w) space. */
@@ -220,6 +223,7 @@ SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *b
  * world map dF/dp, so the identity has det J = 1. */
 
 typedef struct sinew_lattice_fold_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t cell_count;         /* cells checked */
     size_t cells_may_fold;     /* cells with a Bezier coefficient of det J <= 0 */
     float min_coefficient;     /* smallest Bezier coefficient of det J over all cells */
@@ -268,6 +272,7 @@ typedef enum sinew_lattice_split {
 } sinew_lattice_split;
 
 typedef struct sinew_lattice_refine_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Largest allowed deviation of a deformed edge from its chord, world units,
      * > 0 (required). */
     double tolerance;
@@ -286,6 +291,7 @@ typedef struct sinew_lattice_refinement sinew_lattice_refinement;
  * t = parameters[v - input_vertex_count] from the first parent, whose indices
  * are both < v: interpolate attributes as (1 - t) * a + t * b in vertex order. */
 typedef struct sinew_lattice_refined_mesh {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     const float *rest_positions;    /* 3 * vertex_count, undeformed */
     const float *positions;         /* 3 * vertex_count, deformed */
     size_t vertex_count;

@@ -84,6 +84,7 @@ typedef struct sinew_placement_scalar {
 } sinew_placement_scalar;
 
 typedef struct sinew_placement_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The sketched path, world positions, at least 2 points (required). The
      * view plane passes through the first point, perpendicular to V; every point
      * is projected onto it. Consecutive (projected) points must differ. */
@@ -132,6 +133,7 @@ typedef struct sinew_placement sinew_placement;
 
 /* What sinew_placement_get_info reports. */
 typedef struct sinew_placement_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t count[3];          /* lattice control points per axis */
     size_t rays_cast;           /* rays shot into the scene while building */
     size_t misses;              /* contact samples whose ray missed (handled by the miss policy) */
@@ -189,6 +191,7 @@ SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, f
 /* ---- Mass-spring relaxation of the contact layer (§3.2) ------------------ */
 
 typedef struct sinew_placement_relax_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* k: stiffness of the four springs of every mass, > 0; 0 = 1. */
     float stiffness;
     /* M: mass of every contact control point, > 0; 0 = 1. */
@@ -208,6 +211,7 @@ typedef struct sinew_placement_relax_desc {
 } sinew_placement_relax_desc;
 
 typedef struct sinew_placement_relax_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t steps;          /* integration steps made */
     size_t candidates;       /* masses still failing the angle criterion at the end */
     float time_step;         /* the stable step used: 1 / sqrt(8 k / M) */
@@ -250,6 +254,7 @@ typedef enum sinew_placement_falloff {
 } sinew_placement_falloff;
 
 typedef struct sinew_placement_press_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     float center[3];   /* sphere centre, world */
     float radius;      /* world units, > 0 (required) */
     /* Distance the centre of the tool presses, world units: control points above
@@ -279,6 +284,7 @@ typedef struct sinew_placement_map {
 } sinew_placement_map;
 
 typedef struct sinew_placement_map_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The model's bounding box (model x along the path, y across, z up); each
      * max > min. */
     float box_min[3];

@@ -104,6 +104,7 @@ typedef enum sinew_skin_kernel {
 /* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
  * field means the default named in its comment. */
 typedef struct sinew_skin_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;      /* > 0, at most 2^32 - 2 */
     size_t joint_count;       /* > 0, at most 65536 */
     size_t influence_count;   /* slots per vertex, > 0 (any number, not only 4) */
@@ -153,6 +154,7 @@ SINEW_API void sinew_skin_destroy(sinew_skin *skin);
 
 /* Facts about a bound skin. */
 typedef struct sinew_skin_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;
     size_t joint_count;
     size_t max_influences;        /* most nonzero influences of any vertex after merging */

@@ -50,6 +50,7 @@ typedef enum sinew_unbound_policy {
 } sinew_unbound_policy;
 
 typedef struct sinew_capsule_bind_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
     uint32_t max_influences;
     /* Width of the blend band outside each capsule, as a fraction of its radius:
@@ -68,6 +69,7 @@ typedef struct sinew_capsule_bind_desc {
 
 /* Vertices a binding could not place. The caller may give a list to fill. */
 typedef struct sinew_bind_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t *unbound;          /* optional (NULL = counts only): first vertices listed, ascending */
     size_t unbound_capacity;    /* entries available in `unbound` */
     size_t unbound_count;       /* out: how many vertices no capsule reached (may exceed capacity) */
@@ -107,6 +109,7 @@ SINEW_API sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_
 /* ---- Rogue-vertex removal ------------------------------------------------------ */
 
 typedef struct sinew_rogue_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t influences_removed;  /* out: (vertex, joint) influences cut as rogue */
     size_t vertices_reattached; /* out: vertices left with no influence and given a neighbour's */
 } sinew_rogue_report;
@@ -140,6 +143,7 @@ SINEW_API sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_
 /* ---- Weight smoothing ---------------------------------------------------------- */
 
 typedef struct sinew_smooth_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t iterations;   /* Jacobi sweeps; 0 = 3 */
     /* Step of each sweep: w <- (1 - strength) w + strength * mean of the
      * neighbours' w. In (0, 1]; 0 = 0.5. */

@@ -29,6 +29,7 @@ typedef struct sinew_soffd sinew_soffd;
 
 /* Bind options; zero-initialise, a zero field means its default. */
 typedef struct sinew_soffd_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The paper's `local`: how fast weights decay with distance, > 0.
      * 0 = 8: weights stay near 1 within about 0.7 L and fall below 1/1000 of
      * the nearest element's beyond about 2.4 L, so a threshold of 1e-3 keeps
@@ -49,6 +50,7 @@ typedef struct sinew_soffd_desc {
 /* Pruning policies for registration; combinable; zero-initialise. All zero (or
  * a NULL policy) = the paper's exact formula: every element contributes. */
 typedef struct sinew_soffd_register_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
      * largest weight, in [0, 1). 1e-3 keeps the deformation within 0.1 % of
      * the exact one (see sinew_soffd_dropped_mass). 0 = no threshold. */
@@ -65,6 +67,7 @@ typedef struct sinew_soffd_register_desc {
 
 /* Read-only facts about a handle. */
 typedef struct sinew_soffd_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;        /* driver vertices (deform-time driver must match) */
     size_t face_count;          /* driver faces as given */
     size_t element_count;       /* triangles used as control elements */

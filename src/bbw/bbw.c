@@ -55,10 +55,14 @@ static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
     return SINEW_OK;
 }
 
-sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, sinew_bbw **out)
+sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_desc, sinew_bbw **out)
 {
     sn_clear_error();
-    if (!desc || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", desc ? "out" : "desc");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    sinew_bbw_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "desc");
+    if (r != SINEW_OK) return r;
+    const sinew_bbw_desc *desc = &local;
     int domains = (desc->triangles != NULL) + (desc->tets != NULL) + (desc->surface != NULL);
     if (domains != 1)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
@@ -67,7 +71,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, si
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "handle tolerance %g is not a finite value >= 0",
                        (double)desc->handle_tolerance);
     size_t m = 0;
-    sinew_result r = count_handles(desc, &m);
+    r = count_handles(desc, &m);
     if (r != SINEW_OK) return r;
     sn_env env;
     sn_env_from_context(&env, ctx);
@@ -112,8 +116,9 @@ fail:
 sinew_result sinew_bbw_get_info(const sinew_bbw *b, sinew_bbw_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!b || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "info" : "bbw");
-    *info = b->info;
+    if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sn_write_struct(info, &b->info, sizeof b->info);
     return SINEW_OK;
 }
 

@@ -570,9 +570,10 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     sn_clear_error();
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
     sinew_bbw_solve_desc d;
-    if (desc) d = *desc;
-    else memset(&d, 0, sizeof d);
-    sinew_result r = check_options(b, &d);
+    memset(&d, 0, sizeof d);
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "solve desc")) != SINEW_OK) return r;
+    r = check_options(b, &d);
     if (r != SINEW_OK) return r;
     double tol = d.tolerance > 0 ? d.tolerance : 1e-4;
     uint32_t max_it = d.max_iterations ? d.max_iterations : 5000;

@@ -104,6 +104,10 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     sn_env env;
     sn_env_from_context(&env, NULL);
     if (desc) {
+        sinew_context_desc local;
+        sinew_result r = sn_read_struct(&local, sizeof local, desc, "desc");
+        if (r != SINEW_OK) return r;
+        desc = &local;
         const sinew_allocator *a = &desc->allocator;
         if ((a->alloc == NULL) != (a->free == NULL))
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,

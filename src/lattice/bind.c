@@ -100,12 +100,15 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
 }
 
 sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
-                                const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out)
+                                const sinew_lattice_bind_desc *caller_desc, sinew_lattice_binding **out)
 {
     sn_clear_error();
-    if (!lattice || !desc || !out)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : !desc ? "desc" : "out");
-    sinew_result r = check_bind_desc(lattice, desc);
+    if (!lattice || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "out");
+    sinew_lattice_bind_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "desc");
+    if (r != SINEW_OK) return r;
+    const sinew_lattice_bind_desc *desc = &local;
+    r = check_bind_desc(lattice, desc);
     if (r != SINEW_OK) return r;
     const bool with_normals = desc->normals.count != 0;
     const size_t n = desc->points.count;

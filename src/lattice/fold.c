@@ -184,8 +184,8 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                                        sinew_lattice_fold_report *report)
 {
     sn_clear_error();
-    if (!lattice || !report)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "report");
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    if (sn_check_struct_out(report, "report") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     if (samples_per_axis == 0) samples_per_axis = 4;
     if (samples_per_axis > 64)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);
@@ -266,6 +266,6 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
     rep.min_coefficient = to_float_range(min_coef);
     rep.min_sampled_det = to_float_range(min_det);
     for (int a = 0; a < 3; ++a) rep.min_sampled_at[a] = (float)min_at[a];
-    *report = rep;
+    sn_write_struct(report, &rep, sizeof rep);
     return SINEW_OK;
 }

@@ -98,14 +98,17 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
     return SINEW_OK;
 }
 
-sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc, sinew_lattice **out)
+sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *caller_desc, sinew_lattice **out)
 {
     sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice desc is NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    sinew_lattice_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "lattice desc");
+    if (r != SINEW_OK) return r;
+    const sinew_lattice_desc *desc = &local;
     uint32_t count[3], order[3];
     double axes[3][3], extents[3];
-    sinew_result r = check_desc(desc, count, order, axes, extents);
+    r = check_desc(desc, count, order, axes, extents);
     if (r != SINEW_OK) return r;
 
     size_t points = 1, cells = 1, knot_total = 0;
@@ -192,19 +195,22 @@ void sinew_lattice_destroy(sinew_lattice *lattice)
 sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!lattice || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", lattice ? "info" : "lattice");
-    memset(info, 0, sizeof *info);
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_lattice_info i;
+    memset(&i, 0, sizeof i);
     for (int a = 0; a < 3; ++a) {
-        info->count[a] = lattice->axis[a].count;
-        info->order[a] = lattice->axis[a].order;
-        info->cells[a] = lattice->axis[a].cells;
-        info->origin[a] = (float)lattice->origin[a];
-        info->extents[a] = lattice->extents[a];
-        for (int c = 0; c < 3; ++c) info->axes[a][c] = lattice->unit_axes[a][c];
+        i.count[a] = lattice->axis[a].count;
+        i.order[a] = lattice->axis[a].order;
+        i.cells[a] = lattice->axis[a].cells;
+        i.origin[a] = (float)lattice->origin[a];
+        i.extents[a] = lattice->extents[a];
+        for (int c = 0; c < 3; ++c) i.axes[a][c] = lattice->unit_axes[a][c];
     }
-    info->point_count = lattice->point_count;
-    info->cell_count = lattice->cell_count;
-    info->outside = lattice->outside;
+    i.point_count = lattice->point_count;
+    i.cell_count = lattice->cell_count;
+    i.outside = lattice->outside;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

@@ -243,12 +243,15 @@ static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool m
     return true;
 }
 
-sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, sinew_skin **out)
+sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller_desc, sinew_skin **out)
 {
     sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin desc is NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
-    sinew_result r = sn_skin_check_desc(desc);
+    sinew_skin_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "skin desc");
+    if (r != SINEW_OK) return r;
+    const sinew_skin_desc *desc = &local;
+    r = sn_skin_check_desc(desc);
     if (r != SINEW_OK) return r;
 
     sn_env env;

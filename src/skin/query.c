@@ -19,7 +19,7 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
-    if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin info pointer is NULL");
+    if (sn_check_struct_out(info, "skin info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_skin_info i = {0};
     i.vertex_count = skin->vertex_count;
     i.joint_count = skin->joint_count;
@@ -35,7 +35,7 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
     i.blend = skin->blend;
     i.normals = skin->normals;
     i.kernel = skin->kernel;
-    *info = i;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

@@ -136,7 +136,10 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
     sn_clear_error();
     if (!driver || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", driver ? "out" : "driver");
     sinew_soffd_desc options = {0};
-    if (desc) options = *desc;
+    if (desc) {
+        sinew_result rd = sn_read_struct(&options, sizeof options, desc, "desc");
+        if (rd != SINEW_OK) return rd;
+    }
     if (!isfinite(options.local) || options.local < 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = 8), got %g",
                        (double)options.local);
@@ -245,24 +248,26 @@ fail:
 sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!h || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", h ? "info" : "soffd");
-    memset(info, 0, sizeof *info);
-    info->vertex_count = h->vertex_count;
-    info->face_count = h->face_count;
-    info->element_count = h->element_count;
-    info->skipped_triangles = h->skipped;
-    info->local = (float)h->local;
-    info->length_scale = (float)h->length_scale;
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_soffd_info i = {0};
+    i.vertex_count = h->vertex_count;
+    i.face_count = h->face_count;
+    i.element_count = h->element_count;
+    i.skipped_triangles = h->skipped;
+    i.local = (float)h->local;
+    i.length_scale = (float)h->length_scale;
     if (h->registered) {
         const sn_soffd_reg *g = &h->reg;
-        info->point_count = g->point_count;
-        info->contribution_count = g->entry_count;
-        info->max_set_size = g->max_set;
-        for (size_t i = 0; i < g->point_count; ++i) {
-            if (g->offsets[i] == g->offsets[i + 1]) ++info->empty_points;
-            if (g->dropped[i] > info->max_dropped_mass) info->max_dropped_mass = g->dropped[i];
+        i.point_count = g->point_count;
+        i.contribution_count = g->entry_count;
+        i.max_set_size = g->max_set;
+        for (size_t p = 0; p < g->point_count; ++p) {
+            if (g->offsets[p] == g->offsets[p + 1]) ++i.empty_points;
+            if (g->dropped[p] > i.max_dropped_mass) i.max_dropped_mass = g->dropped[p];
         }
     }
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

@@ -378,8 +378,9 @@ sinew_result sinew_soffd_register(sinew_soffd *h, const sinew_points *skin, cons
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     sinew_soffd_register_desc p = {0};
-    if (policy) p = *policy;
-    sinew_result r = check_policy(&p);
+    sinew_result r = SINEW_OK;
+    if (policy && (r = sn_read_struct(&p, sizeof p, policy, "policy")) != SINEW_OK) return r;
+    r = check_policy(&p);
     if (r != SINEW_OK) return r;
     if ((r = sn_check_points(skin, "skin point")) != SINEW_OK) return r;
     if ((r = sn_soffd_check_domain(skin, "skin point")) != SINEW_OK) return r;

@@ -67,15 +67,18 @@ static void agreement_2d(int exact)
     uint32_t hv[3] = {grid2d_vertex(8, 1, 1), grid2d_vertex(8, 7, 2), grid2d_vertex(8, 3, 7)};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
     sd.tolerance = 1e-6;
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, &sd, &info);
     assert_int_equal(info.vertex_count, g.vertex_count);
     check_properties(w, info.vertex_count, 3, 1e-6);
@@ -124,14 +127,17 @@ static void test_agreement_3d_exact(void **state)
     uint32_t hv[3] = {(0 * 4 + 0) * 4 + 0, (1 * 4 + 3) * 4 + 3, (3 * 4 + 1) * 4 + 2};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
     d.points = pts;
     d.point_count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, &sd, &info);
     size_t n = g.vertex_count;
     check_properties(w, n, 3, 1e-6);
@@ -169,7 +175,8 @@ static void test_certificate_bounds_error(void **state)
     uint32_t hv[3] = {grid2d_vertex(nx, 1, 1), grid2d_vertex(nx, 11, 4), grid2d_vertex(nx, 5, 11)};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
@@ -196,12 +203,14 @@ static void test_certificate_bounds_error(void **state)
     const uint32_t caps[] = {1, 3, 10, 30, 0};
     double first_error = 0.0;
     for (size_t c = 0; c < sizeof caps / sizeof caps[0]; ++c) {
-        sinew_bbw_solve_desc sd = {0};
+        sinew_bbw_solve_desc sd;
+        SINEW_INIT(&sd);
         sd.tolerance = 1e-4;
         sd.max_iterations = caps[c];
         sinew_result r = sinew_bbw_solve(b, &sd);
         assert_true(r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED);
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
         assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
         double sq = 0.0;
@@ -238,12 +247,14 @@ static void test_interpolation_bounds_symmetry(void **state)
     sinew_trimesh tm = grid_view(&g);
     /* Two handles mirrored across x = 1. */
     float pts[6] = {0.5f, 1.0f, 0.0f, 1.5f, 1.0f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 2, 1e-6);
     /* Interpolation: exactly 1 at the own handle, 0 at the other. */
@@ -273,12 +284,14 @@ static void test_locality(void **state)
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {1.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f, 9.0f, 0.0f, 0.0f};
     for (int h = 0; h < 3; ++h) pts[3 * h + 1] = 1.0f / 3.0f;
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 3, 1e-6);
     for (size_t j = 0; j <= 3; ++j)
@@ -297,7 +310,8 @@ static void test_bones_share_joint(void **state)
     sinew_trimesh tm = grid_view(&g);
     float joints[9] = {0.2f, 0.5f, 0.0f, 0.5f, 0.5f, 0.0f, 0.8f, 0.5f, 0.0f};
     uint32_t bones[4] = {0, 1, 1, 2};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.joints = joints;
     d.joint_count = 3;
@@ -305,6 +319,7 @@ static void test_bones_share_joint(void **state)
     d.bone_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 2, 1e-6);
     uint32_t joint = grid2d_vertex(10, 5, 5);
@@ -332,12 +347,14 @@ static void test_cage_linear(void **state)
         {{square, 4, 0}, square_edges, 4, NULL, 0},
         {{open, 3, 0}, open_edges, 2, NULL, 0},
     };
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.cages = cages;
     d.cage_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     assert_int_equal(info.handle_count, 7);
     check_properties(w, info.vertex_count, 7, 1e-6);
@@ -368,12 +385,14 @@ static void test_shape_mask(void **state)
     grid2d_make(&g, 16, 4, 4.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[6] = {0.0f, 0.5f, 0.0f, 4.0f, 0.5f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *plain = solve_weights(b, NULL, &info);
     /* Mask the middle band 1.5 <= x <= 2.5: its weights should flatten. */
     float *mask = calloc(g.triangle_count, sizeof(float));
@@ -382,7 +401,8 @@ static void test_shape_mask(void **state)
         for (int k = 0; k < 3; ++k) cx += g.positions[3 * g.triangles[3 * t + k]] / 3.0f;
         mask[t] = cx > 1.5f && cx < 2.5f ? 1.0f : 0.0f;
     }
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.shape_mask = mask;
     sd.shape_mask_count = g.triangle_count;
     sd.shape_strength = 100.0;
@@ -408,7 +428,8 @@ static void test_queries(void **state)
     grid2d_make(&g, 6, 6, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {0.0f, 0.0f, 0, 1.0f, 0.0f, 0, 0.5f, 1.0f, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
@@ -419,6 +440,7 @@ static void test_queries(void **state)
     assert_int_equal(sinew_bbw_vertex_weights(b, tmp, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 4, jt, wt), SINEW_ERROR_INVALID_STATE);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     /* Point weights at a vertex and at a triangle's centroid. */
     uint32_t t0 = 7;
@@ -516,13 +538,15 @@ static void automatic_volume(int open)
     size_t tc = cube_surface(pos, tri, open);
     sinew_trimesh surf = {{pos, 8, 0}, tri, tc};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.surface = &surf;
     d.grid_resolution = 6;
     d.points = pts;
     d.point_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     printf("automatic volume (%s): %zu vertices, %zu tets\n", open ? "open" : "closed", info.vertex_count,
            info.element_count);
@@ -584,7 +608,8 @@ static void test_validation(void **state)
     grid2d_make(&g, 4, 4, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[6] = {0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
@@ -664,7 +689,8 @@ static void test_validation(void **state)
     grid3d_make(&g3, 1, 1.0f);
     sinew_tetmesh t3 = {{g3.positions, g3.vertex_count, 0}, g3.tets, g3.tet_count};
     float p3[6] = {0, 0, 0, 1, 1, 1};
-    sinew_bbw_desc d3 = {0};
+    sinew_bbw_desc d3;
+    SINEW_INIT(&d3);
     d3.tets = &t3;
     d3.points = p3;
     d3.point_count = 2;
@@ -681,7 +707,8 @@ static void test_validation(void **state)
     float flat[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     uint32_t ft[3] = {0, 1, 2};
     sinew_trimesh fs = {{flat, 3, 0}, ft, 1};
-    sinew_bbw_desc ds = {0};
+    sinew_bbw_desc ds;
+    SINEW_INIT(&ds);
     ds.surface = &fs;
     ds.points = p3;
     ds.point_count = 1;
@@ -691,13 +718,14 @@ static void test_validation(void **state)
 
     /* Solve options. */
     b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = (sinew_bbw_partition)7;
     assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
-    memset(&sd, 0, sizeof sd);
+    SINEW_INIT(&sd);
     sd.tolerance = NAN;
     assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
-    memset(&sd, 0, sizeof sd);
+    SINEW_INIT(&sd);
     float mask[3] = {1, 1, 1};
     sd.shape_mask = mask;
     sd.shape_mask_count = 3;
@@ -713,6 +741,7 @@ static void test_validation(void **state)
     free(m2);
     assert_int_equal(sinew_bbw_solve(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.solved, 0);
@@ -739,12 +768,14 @@ static void test_unreached_region(void **state)
     for (size_t k = 0; k < 3 * t; ++k) tri[3 * t + k] = g.triangles[k] + (uint32_t)n;
     sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t};
     float pts[6] = {0, 0, 0, 1, 1, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.unreached_region_count, 1);
     assert_int_equal(info.unreached_vertex_count, n);
@@ -774,16 +805,19 @@ static void test_not_converged_and_cancel(void **state)
     grid2d_make(&g, 10, 10, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {0.1f, 0.1f, 0, 0.9f, 0.2f, 0, 0.5f, 0.9f, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.max_iterations = 1;
     assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NOT_CONVERGED);
     assert_non_null(strstr(sinew_last_error(), "1 iterations"));
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.solved, 1);
     assert_true(info.primal_residual > 0.0);
@@ -794,7 +828,8 @@ static void test_not_converged_and_cancel(void **state)
 
     /* Cancellation: a solved handle keeps its weights. */
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.progress = cancel_after;
     cd.progress_user = &calls;
     sinew_context *ctx;
@@ -833,7 +868,8 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_bbw *b = NULL;
     sinew_result r = sinew_bbw_create(ctx, c->desc, &b);
     if (r != SINEW_OK) return r;
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = c->partition;
     r = sinew_bbw_solve(b, &sd);
     sinew_bbw_destroy(b);
@@ -852,7 +888,8 @@ static void test_allocation_failures(void **state)
     float cv[6] = {0.0f, 0.5f, 0, 1.0f, 0.5f, 0};
     uint32_t ce[2] = {0, 1};
     sinew_bbw_cage cage = {{cv, 2, 0}, ce, 1, NULL, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
@@ -875,7 +912,8 @@ static void test_allocation_failures(void **state)
     size_t tc = cube_surface(pos, tri, 0);
     sinew_trimesh surf = {{pos, 8, 0}, tri, tc};
     float p2[6] = {0.3f, 0.5f, 0.5f, 0.7f, 0.5f, 0.5f};
-    sinew_bbw_desc ds = {0};
+    sinew_bbw_desc ds;
+    SINEW_INIT(&ds);
     ds.surface = &surf;
     ds.grid_resolution = 3;
     ds.points = p2;

@@ -42,7 +42,8 @@ static void test_hand(void **state)
     assert_int_equal(rows * cols, 4 * bc);
 
     sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
     d.joints = joints;
     d.joint_count = jc;
@@ -54,6 +55,7 @@ static void test_hand(void **state)
     sinew_result r = sinew_bbw_solve(b, NULL);
     double t1 = support_now();
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     printf("hand: %s in %.2f s, %u iterations, %u polish rounds, residuals %.2g / %.2g\n", sinew_result_string(r),
            t1 - t0, info.iterations, info.polish_rounds, info.primal_residual, info.change_residual);
@@ -84,7 +86,8 @@ static void test_hand(void **state)
     double *rot = malloc(bc * 4 * sizeof(double)), *trans = malloc(bc * 3 * sizeof(double));
     assert_true(hp_forward_kinematics(joints, bones, bc, pose, rot, trans));
     /* The second call: bind the top-4 to the skinning phase and deform. */
-    sinew_skin_desc sk = {0};
+    sinew_skin_desc sk;
+    SINEW_INIT(&sk);
     sk.vertex_count = n;
     sk.joint_count = bc;
     sk.influence_count = k;

@@ -41,7 +41,8 @@ static void overflowing_index_counts(void **state)
     float tv[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     uint32_t idx[4] = {0, 1, 2, 3};
     float handle[3] = {0.2f, 0.2f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.points = handle;
     d.point_count = 1;
 
@@ -75,7 +76,7 @@ static void overflowing_index_counts(void **state)
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
     float joints[6] = {0.25f, 0.25f, 0, 0.75f, 0.75f, 0};
     uint32_t bones[2] = {0, 1};
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.joints = joints;
     d.joint_count = 2;
@@ -91,7 +92,8 @@ static sinew_bbw *solved_grid(grid2d *g)
     static float pts[6] = {0.1f, 0.1f, 0, 0.9f, 0.8f, 0};
     static sinew_trimesh tm;
     tm = (sinew_trimesh){{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 2;
@@ -113,6 +115,7 @@ static void misaligned_pointers_refused(void **state)
     grid2d g;
     sinew_bbw *b = solved_grid(&g);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     float buf[64];
     uint32_t ibuf[64];
@@ -144,7 +147,8 @@ static void misaligned_pointers_refused(void **state)
     }
     /* Shape mask. */
     float mask[80];
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.shape_mask = misaligned(mask);
     sd.shape_mask_count = info.element_count;
     expect(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT, "shape mask pointer");
@@ -156,7 +160,8 @@ static void misaligned_pointers_refused(void **state)
     float one[3] = {0.3f, 0.3f, 0};
     memcpy(hbad, one, sizeof one);
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = hbad;
     d.point_count = 1;
@@ -178,7 +183,8 @@ static void not_converged_messages(void **state)
     grid2d_make(&g, 8, 8, 1.0f, 1.0f);
     float pts[9] = {0.1f, 0.1f, 0, 0.9f, 0.2f, 0, 0.5f, 0.9f, 0};
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.points = pts;
     d.point_count = 3;
@@ -186,7 +192,8 @@ static void not_converged_messages(void **state)
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     for (int exact = 0; exact < 2; ++exact)
         for (uint32_t cap = 1; cap <= 40; ++cap) {
-            sinew_bbw_solve_desc sd = {0};
+            sinew_bbw_solve_desc sd;
+            SINEW_INIT(&sd);
             sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
             sd.max_iterations = cap;
             sd.tolerance = 1e-12;

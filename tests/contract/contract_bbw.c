@@ -53,7 +53,8 @@ static void make_grid(void)
 
 static sinew_bbw_desc base_desc(const sinew_trimesh *domain)
 {
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = domain;
     d.points = handle_points;
     d.point_count = HANDLES;
@@ -65,7 +66,7 @@ static int setup(void **state)
     (void)state;
     make_grid();
     fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES};
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_bbw_desc d = base_desc(&fx.domain);
     if (sinew_context_create(&cd, &fx.ctx) || sinew_bbw_create(fx.ctx, &d, &fx.bbw) ||
         sinew_bbw_solve(fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))
@@ -87,6 +88,7 @@ static uint64_t fingerprint(void)
 {
     float w[VERTICES * HANDLES];
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     if (sinew_bbw_vertex_weights(fx.bbw, w, 0, VERTICES) || sinew_bbw_get_info(fx.bbw, &info)) return 0;
     return contract_hash(contract_hash(CONTRACT_HASH_SEED, w, sizeof w), &info.iterations, sizeof info.iterations);
 }
@@ -165,7 +167,7 @@ static const float mask_ok[TRIANGLES];
 static float mask_bad[TRIANGLES];
 static sinew_result solve_with(int partition, double tolerance, double penalty, const float *mask, size_t mask_count)
 {
-    sinew_bbw_solve_desc d = {(sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
+    sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
     return sinew_bbw_solve(fx.bbw, &d);
 }
 static sinew_result solve_mask_value(float value)
@@ -179,9 +181,10 @@ static sinew_result solve_not_converged(void)
     sinew_bbw_desc d = base_desc(&fx.domain);
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
-    sinew_bbw_solve_desc sd = {0, 1e-9, 1, NULL, 0, 0, 0};
+    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0};
     sinew_result r = sinew_bbw_solve(b, &sd);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     if (sinew_bbw_get_info(b, &info) || (r == SINEW_ERROR_NOT_CONVERGED && !info.solved)) r = SINEW_ERROR_PLAIN;
     sinew_bbw_destroy(b);
     return r;
@@ -260,9 +263,9 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(solve_normalise_ok, OK, NULL, { return solve_with(SINEW_BBW_PARTITION_NORMALISE, 0, 0, NULL, 0); }) \
     X(solve_ok, OK, NULL, { return sinew_bbw_solve(fx.bbw, NULL); }) \
     /* info and domain */ \
-    X(get_info_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_get_info(NULL, SCRATCH(sinew_bbw_info, 256)); }) \
+    X(get_info_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_get_info(NULL, OUT_STRUCT(sinew_bbw_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_bbw_get_info(fx.bbw, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_bbw_get_info(fx.bbw, SCRATCH(sinew_bbw_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_bbw_get_info(fx.bbw, OUT_STRUCT(sinew_bbw_info, 256)); }) \
     X(domain_vertices_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_domain_vertices(NULL, OUT_F, 0, 0, 4); }) \
     X(domain_vertices_null_out, INVALID_ARGUMENT, "out", { return sinew_bbw_domain_vertices(fx.bbw, NULL, 0, 0, 4); }) \
     X(domain_vertices_stride_too_small, INVALID_ARGUMENT, "stride", \

@@ -39,16 +39,18 @@ static sinew_points view(const float *data, size_t count, size_t stride)
 static int setup(void **state)
 {
     (void)state;
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
-    sinew_lattice_desc d = {0}, other = {0};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_lattice_desc d, other;
+    SINEW_INIT(&d);
+    SINEW_INIT(&other);
     other.count[0] = 5;
-    sinew_lattice_bind_desc with_normals = {view(points, POINTS, 0), view(normals, POINTS, 0), 0};
-    sinew_lattice_bind_desc plain = {view(points, POINTS, 0), view(NULL, 0, 0), 0};
+    sinew_lattice_bind_desc with_normals = {sizeof(sinew_lattice_bind_desc), view(points, POINTS, 0), view(normals, POINTS, 0), 0};
+    sinew_lattice_bind_desc plain = {sizeof(sinew_lattice_bind_desc), view(points, POINTS, 0), view(NULL, 0, 0), 0};
     float bend[CONTROL_POINTS * 3] = {0};
     for (size_t i = 0; i < CONTROL_POINTS; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bend_view = view(bend, CONTROL_POINTS, 0);
     sinew_trimesh mesh = {view(points, 3, 0), triangle, 1};
-    sinew_lattice_refine_desc rd = {0.01, 0, 0, 0};
+    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.01, 0, 0, 0};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
         sinew_lattice_set_displacements(fx.bent, &bend_view, 0) ||
@@ -85,7 +87,8 @@ static uint64_t fingerprint(void)
 typedef void (*desc_edit)(sinew_lattice_desc *d);
 static sinew_result create_edited(desc_edit edit)
 {
-    sinew_lattice_desc d = {0};
+    sinew_lattice_desc d;
+    SINEW_INIT(&d);
     d.extents[0] = d.extents[1] = d.extents[2] = 2.0f;
     if (edit) edit(&d);
     sinew_result r = sinew_lattice_create(NULL, &d, OUT_HANDLE(sinew_lattice));
@@ -223,6 +226,7 @@ static sinew_result evaluate_positions(const sinew_points *in, float *out, size_
 static const sinew_lattice_bind_desc *points_only_desc(void)
 {
     static sinew_lattice_bind_desc d;
+    SINEW_INIT(&d);
     d.points = view(points, POINTS, 0);
     return &d;
 }
@@ -234,7 +238,7 @@ static sinew_result bind_desc(sinew_lattice_bind_desc d)
 }
 static sinew_result bind_points(sinew_points p, sinew_points n, sinew_lattice_space space)
 {
-    return bind_desc((sinew_lattice_bind_desc){p, n, space});
+    return bind_desc((sinew_lattice_bind_desc){sizeof(sinew_lattice_bind_desc), p, n, space});
 }
 static sinew_result deform_bound(const sinew_lattice_binding *b, const sinew_lattice *lat, float *out,
                                  size_t stride, float *out_normals, size_t normal_stride, size_t first,
@@ -254,7 +258,7 @@ static void binding_counts(void)
 static sinew_result check_folds(uint32_t samples, uint8_t *flags, size_t flag_count)
 {
     return sinew_lattice_check_folds(fx.lattice, samples, flags, flag_count,
-                                     SCRATCH(sinew_lattice_fold_report, 16384));
+                                     OUT_STRUCT(sinew_lattice_fold_report, 16384));
 }
 static sinew_result refine(sinew_context *ctx, const sinew_lattice *lat, sinew_trimesh mesh,
                            sinew_lattice_refine_desc d)
@@ -269,7 +273,7 @@ static sinew_trimesh mesh_of(const float *positions, size_t vertices, const uint
 }
 static sinew_lattice_refine_desc refine_desc(double tolerance, int test, int split, size_t max_triangles)
 {
-    return (sinew_lattice_refine_desc){tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
+    return (sinew_lattice_refine_desc){sizeof(sinew_lattice_refine_desc), tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
                                        max_triangles};
 }
 static sinew_result refine_cancelled(void)
@@ -284,10 +288,18 @@ static sinew_result segment(const float *a, const float *b)
     return sinew_lattice_segment_bound(fx.bent, a, b, SCRATCH(double, 256), SCRATCH(double, 264));
 }
 
+/* A desc of defaults (one cubic cell), as SINEW_INIT leaves it. */
+static const sinew_lattice_desc *default_desc(void)
+{
+    static sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
+    return &desc;
+}
+
 #define CASES(X) \
     /* create */ \
     X(create_null_desc, INVALID_ARGUMENT, "desc", { return sinew_lattice_create(NULL, NULL, OUT_HANDLE(sinew_lattice)); }) \
-    X(create_null_out, INVALID_ARGUMENT, "out", { return sinew_lattice_create(NULL, &(sinew_lattice_desc){0}, NULL); }) \
+    X(create_null_out, INVALID_ARGUMENT, "out", { return sinew_lattice_create(NULL, default_desc(), NULL); }) \
     X(create_order_one, INVALID_ARGUMENT, "order", { return create_edited(order_one); }) \
     X(create_order_nine, INVALID_ARGUMENT, "order", { return create_edited(order_nine); }) \
     X(create_count_below_order, INVALID_ARGUMENT, "axis u", { return create_edited(count_below_order); }) \
@@ -305,9 +317,9 @@ static sinew_result segment(const float *a, const float *b)
     X(destroy_and_reset_null, PLAIN, NULL, \
       { sinew_lattice_destroy(NULL); sinew_lattice_reset(NULL); return SINEW_OK; }) \
     X(get_info_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_get_info(NULL, SCRATCH(sinew_lattice_info, 256)); }) \
+      { return sinew_lattice_get_info(NULL, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_lattice_get_info(fx.lattice, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, SCRATCH(sinew_lattice_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     /* control points */ \
     GETTER_CASES(X, sinew_lattice_rest_points, rest_points) \
     GETTER_CASES(X, sinew_lattice_get_points, get_points) \
@@ -382,7 +394,7 @@ static sinew_result segment(const float *a, const float *b)
     X(deform_bound_ok, OK, NULL, { return deform_bound(fx.binding, fx.bent, OUT_F, 16, OUT2_F, 0, 1, 3); }) \
     /* fold check */ \
     X(check_folds_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_check_folds(NULL, 0, NULL, 0, SCRATCH(sinew_lattice_fold_report, 16384)); }) \
+      { return sinew_lattice_check_folds(NULL, 0, NULL, 0, OUT_STRUCT(sinew_lattice_fold_report, 16384)); }) \
     X(check_folds_null_report, INVALID_ARGUMENT, "report", \
       { return sinew_lattice_check_folds(fx.lattice, 0, NULL, 0, NULL); }) \
     X(check_folds_too_many_samples, INVALID_ARGUMENT, "samples", { return check_folds(65, NULL, 0); }) \
@@ -426,9 +438,9 @@ static sinew_result segment(const float *a, const float *b)
     X(refine_cancelled, CANCELLED, "refine", { return refine_cancelled(); }) \
     X(refine_ok, OK, NULL, { return refine(NULL, fx.bent, mesh_of(points, 3, triangle, 1), refine_desc(0.05, 1, 1, 0)); }) \
     X(refinement_mesh_null_refinement, INVALID_ARGUMENT, "refinement", \
-      { return sinew_lattice_refinement_mesh(NULL, SCRATCH(sinew_lattice_refined_mesh, 256)); }) \
+      { return sinew_lattice_refinement_mesh(NULL, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_mesh_null_mesh, INVALID_ARGUMENT, "mesh", { return sinew_lattice_refinement_mesh(fx.refinement, NULL); }) \
-    X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, SCRATCH(sinew_lattice_refined_mesh, 256)); }) \
+    X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_destroy_null, PLAIN, NULL, { sinew_lattice_refinement_destroy(NULL); return SINEW_OK; }) \
     /* segment bound */ \
     X(segment_null_lattice, INVALID_ARGUMENT, "lattice", \

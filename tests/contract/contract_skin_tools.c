@@ -47,7 +47,7 @@ static sinew_context *cancelling_context(void)
 {
     static sinew_context *ctx;
     if (!ctx) {
-        sinew_context_desc cd = {{NULL, NULL, NULL}, cancel, NULL};
+        sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL};
         if (sinew_context_create(&cd, &ctx) != SINEW_OK) return NULL;
     }
     return ctx;
@@ -99,7 +99,7 @@ static sinew_result bind_unbound_vertex(void)
     memcpy(moved, positions, sizeof moved);
     moved[3 * 2 + 1] = 100.0f;
     sinew_points p = {moved, VERTICES, 0};
-    sinew_bind_report report = {listed, 4, 0};
+    sinew_bind_report report = {sizeof(sinew_bind_report), listed, 4, 0};
     sinew_result r = sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
     if (report.unbound_count != 1 || listed[0] != 2) return SINEW_ERROR_PLAIN;
     return r;
@@ -107,7 +107,7 @@ static sinew_result bind_unbound_vertex(void)
 static sinew_result bind_report_without_array(void)
 {
     sinew_points p = points_view();
-    sinew_bind_report report = {NULL, 4, 0};
+    sinew_bind_report report = {sizeof(sinew_bind_report), NULL, 4, 0};
     return sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
 }
 static sinew_result bind_cancelled(void)
@@ -147,7 +147,7 @@ static sinew_result smooth_slots(size_t per_vertex)
 static sinew_result rogues_arrays(uint32_t *joints, float *weights)
 {
     sinew_trimesh m = mesh_view();
-    return sinew_skin_remove_rogues(NULL, &m, SLOTS, joints, weights, SCRATCH(sinew_rogue_report, 256));
+    return sinew_skin_remove_rogues(NULL, &m, SLOTS, joints, weights, OUT_STRUCT(sinew_rogue_report, 256));
 }
 static sinew_result smooth_arrays(uint32_t *joints, float *weights)
 {
@@ -243,21 +243,21 @@ static sinew_result prune_weight(size_t slot, float value)
     X(bind_capsule_radius_nan, NON_FINITE, "capsule 1", { return bind_edited_capsule(6, NAN); }) \
     X(bind_capsule_radius_negative, INVALID_ARGUMENT, "capsule 1", { return bind_edited_capsule(6, -1.0f); }) \
     X(bind_falloff_negative, INVALID_ARGUMENT, "falloff", \
-      { return bind_desc((sinew_capsule_bind_desc){4, -0.5f, 0, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 4, -0.5f, 0, SINEW_UNBOUND_REPORT}); }) \
     X(bind_falloff_nan, NON_FINITE, "falloff", \
-      { return bind_desc((sinew_capsule_bind_desc){4, NAN, 0, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 4, NAN, 0, SINEW_UNBOUND_REPORT}); }) \
     X(bind_quantile_above_one, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, 1.5f, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 4, 0, 1.5f, SINEW_UNBOUND_REPORT}); }) \
     X(bind_quantile_negative, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, -0.5f, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 4, 0, -0.5f, SINEW_UNBOUND_REPORT}); }) \
     X(bind_bad_unbound_policy, INVALID_ARGUMENT, "unbound", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, 0, (sinew_unbound_policy)2}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 4, 0, 0, (sinew_unbound_policy)2}); }) \
     X(bind_report_capacity_without_array, INVALID_ARGUMENT, "report", { return bind_report_without_array(); }) \
     X(bind_unbound_vertex_reported, OUTSIDE_DOMAIN, "vertex 2", { return bind_unbound_vertex(); }) \
     X(bind_cancelled, CANCELLED, "capsule bind", { return bind_cancelled(); }) \
     X(bind_ok, OK, NULL, { return bind_outputs(OUT_U32, OUT2_F); }) \
     X(bind_one_slot_ok, OK, NULL, \
-      { return bind_desc((sinew_capsule_bind_desc){1, 0, 0, SINEW_UNBOUND_NEAREST}); }) \
+      { return bind_desc((sinew_capsule_bind_desc){sizeof(sinew_capsule_bind_desc), 1, 0, 0, SINEW_UNBOUND_NEAREST}); }) \
     /* rogue removal */ \
     X(rogues_null_mesh, INVALID_ARGUMENT, "mesh", \
       { return sinew_skin_remove_rogues(NULL, NULL, SLOTS, IO_JOINTS, IO_WEIGHTS, NULL); }) \
@@ -306,12 +306,12 @@ static sinew_result prune_weight(size_t slot, float value)
     X(smooth_weight_infinite, NON_FINITE, "vertex 1", { return smooth_weight(1 * SLOTS, INFINITY); }) \
     X(smooth_weight_negative, INVALID_WEIGHTS, "vertex 1", { return smooth_weight(1 * SLOTS + 1, -0.5f); }) \
     X(smooth_row_all_zero, INVALID_WEIGHTS, "vertex 1", { return zero_row_then(smooth_arrays); }) \
-    X(smooth_strength_above_one, INVALID_ARGUMENT, "strength", { return smooth_desc((sinew_smooth_desc){1, 1.5f}); }) \
+    X(smooth_strength_above_one, INVALID_ARGUMENT, "strength", { return smooth_desc((sinew_smooth_desc){sizeof(sinew_smooth_desc), 1, 1.5f}); }) \
     X(smooth_strength_negative, INVALID_ARGUMENT, "strength", \
-      { return smooth_desc((sinew_smooth_desc){1, -0.5f}); }) \
-    X(smooth_strength_nan, NON_FINITE, "strength", { return smooth_desc((sinew_smooth_desc){1, NAN}); }) \
+      { return smooth_desc((sinew_smooth_desc){sizeof(sinew_smooth_desc), 1, -0.5f}); }) \
+    X(smooth_strength_nan, NON_FINITE, "strength", { return smooth_desc((sinew_smooth_desc){sizeof(sinew_smooth_desc), 1, NAN}); }) \
     X(smooth_cancelled, CANCELLED, "smooth", { return smooth_cancelled(); }) \
-    X(smooth_ok, OK, NULL, { return smooth_desc((sinew_smooth_desc){2, 0.25f}); }) \
+    X(smooth_ok, OK, NULL, { return smooth_desc((sinew_smooth_desc){sizeof(sinew_smooth_desc), 2, 0.25f}); }) \
     /* pruning */ \
     X(prune_null_in_joints, INVALID_ARGUMENT, "joint", \
       { return prune(VERTICES, SLOTS, NULL, IO_WEIGHTS, 1, 0, OUT_U32, OUT2_F); }) \

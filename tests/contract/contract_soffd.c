@@ -46,10 +46,10 @@ static int setup(void **state)
 {
     (void)state;
     static float element_frames[16 * ELEMENTS], vertex_frames[16 * DRIVER_VERTICES];
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_polymesh degenerate = driver_mesh(faces_degenerate, NULL, ELEMENTS);
-    sinew_soffd_desc skip = {0, 0, 1};
+    sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};
     sinew_points points = {skin, POINTS, 0};
     sinew_points now = driver_now();
     if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_bind(fx.ctx, &d, NULL, &fx.registered) ||
@@ -78,6 +78,7 @@ static int teardown(void **state)
 static uint64_t fingerprint(void)
 {
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     uint64_t h = CONTRACT_HASH_SEED;
     if (sinew_soffd_get_info(fx.registered, &info) != SINEW_OK) return 0;
     h = contract_hash(h, &info, sizeof info);
@@ -115,7 +116,7 @@ static sinew_result bind_with_vertex(size_t vertex, float value)
 }
 static sinew_result bind_desc(float local, float length_scale)
 {
-    sinew_soffd_desc desc = {local, length_scale, 0};
+    sinew_soffd_desc desc = {sizeof(sinew_soffd_desc), local, length_scale, 0};
     return bind(driver_mesh(faces, NULL, ELEMENTS), &desc);
 }
 static sinew_result bind_cancelled(void)
@@ -130,7 +131,7 @@ static sinew_result bind_all_degenerate(void)
 {
     static const float line[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0};
     sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS};
-    sinew_soffd_desc skip = {0, 0, 1};
+    sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};
     return bind(d, &skip);
 }
 
@@ -142,7 +143,7 @@ static sinew_result register_points(sinew_points p, const sinew_soffd_register_d
 }
 static sinew_result register_policy(float threshold, float max_distance)
 {
-    sinew_soffd_register_desc policy = {threshold, 0, max_distance, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0};
     return register_points((sinew_points){skin, POINTS, 0}, &policy);
 }
 static sinew_result register_with_point(size_t point, float value)
@@ -317,9 +318,9 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
     X(bind_ok, OK, NULL, { return bind(driver_mesh(faces, NULL, ELEMENTS), NULL); }) \
     X(destroy_null, PLAIN, NULL, { sinew_soffd_destroy(NULL); return SINEW_OK; }) \
     /* queries */ \
-    X(get_info_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_info(NULL, SCRATCH(sinew_soffd_info, 256)); }) \
+    X(get_info_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_info(NULL, OUT_STRUCT(sinew_soffd_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_soffd_get_info(fx.registered, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_soffd_get_info(fx.registered, SCRATCH(sinew_soffd_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_soffd_get_info(fx.registered, OUT_STRUCT(sinew_soffd_info, 256)); }) \
     X(element_face_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_element_face(NULL, 0, OUT_U32); }) \
     X(element_face_null_face, INVALID_ARGUMENT, "face", { return sinew_soffd_element_face(fx.registered, 0, NULL); }) \
     X(element_face_past_end, INDEX_OUT_OF_RANGE, "element 4", \

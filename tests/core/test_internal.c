@@ -68,7 +68,8 @@ static void progress_can_cancel(void **state)
 {
     (void)state;
     int calls = 0;
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.progress = cancel_after;
     desc.progress_user = &calls;
     sinew_context *ctx = NULL;

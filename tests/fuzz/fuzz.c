@@ -256,7 +256,8 @@ sinew_context *fz_context(fz_reader *r)
 {
     uint8_t mode = fz_u8(r);
     if (mode < 192) return NULL;
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = (sinew_allocator){.alloc = fuzz_alloc, .free = fuzz_free, .user = &context_state};
     if (mode & 1u) context_state.fail_from = 1 + fz_u8(r);
     if (mode & 2u) {
@@ -341,6 +342,13 @@ void fz_call_out(fz_call *c, void *data, size_t bytes, bool floats)
     fz_call_inout(c, data, bytes, floats);
 }
 
+void fz_call_out_struct(fz_call *c, void *data, size_t bytes)
+{
+    memset(data, 0xA5, bytes);
+    memcpy(data, &bytes, sizeof bytes);   /* struct_size, as SINEW_INIT sets it */
+    fz_call_inout(c, data, bytes, false);
+}
+
 void fz_call_handle(fz_call *c, void *slot)
 {
     void *sentinel = FZ_HANDLE_SENTINEL;
@@ -350,7 +358,7 @@ void fz_call_handle(fz_call *c, void *slot)
 
 sinew_result fz_call_end(fz_call *c, sinew_result res, unsigned flags)
 {
-    if ((int)res < SINEW_OK || (int)res > SINEW_ERROR_NO_RESULT) violated(c, res, "an unknown result code", SIZE_MAX, 0);
+    if ((int)res < SINEW_OK || (int)res > SINEW_ERROR_INVALID_DATA) violated(c, res, "an unknown result code", SIZE_MAX, 0);
     bool filled = res == SINEW_OK || (res == SINEW_ERROR_NOT_CONVERGED && (flags & FZ_FILLS_ON_NOT_CONVERGED));
     if (res != SINEW_OK && sinew_last_error()[0] == '\0') violated(c, res, "a failure without a message", SIZE_MAX, 0);
     if (res == SINEW_OK && sinew_last_error()[0] != '\0')

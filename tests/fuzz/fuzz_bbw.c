@@ -228,7 +228,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_reader r;
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     uint8_t domain = fz_u8(&r) % 3;
     if (domain == 0) desc.triangles = triangle_domain(&r);
     else if (domain == 1) desc.tets = tet_domain(&r);
@@ -247,9 +248,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (res == SINEW_OK) {
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
-        sinew_bbw_solve_desc solve = {0};
+        sinew_bbw_solve_desc solve;
+        SINEW_INIT(&solve);
         solve.partition = (sinew_bbw_partition)fz_enum(&r, 2);
         uint8_t t = fz_u8(&r);
         solve.tolerance = t < 240 ? pow(10.0, -(double)(t % 8)) : (t & 1u) ? -1.0 : NAN;

@@ -11,7 +11,8 @@
 
 static sinew_result create(fz_reader *r, sinew_context *ctx, sinew_lattice **out)
 {
-    sinew_lattice_desc desc = {0};
+    sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
     for (int a = 0; a < 3; a++) {
         desc.order[a] = fz_u8(r) < 100 ? 0 : fz_range(r, 1, 9);
         desc.count[a] = fz_u8(r) < 100 ? 0 : fz_range(r, 1, 8);
@@ -98,7 +99,8 @@ static void evaluate(fz_reader *r, const sinew_lattice *lattice)
 
 static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice, const sinew_lattice *other)
 {
-    sinew_lattice_bind_desc desc = {0};
+    sinew_lattice_bind_desc desc;
+    SINEW_INIT(&desc);
     desc.points = fz_points(r, fz_range(r, 0, 32));
     if (fz_bool(r)) desc.normals = fz_points(r, fz_u8(r) < 240 ? desc.points.count : fz_range(r, 0, 32));
     desc.space = (sinew_lattice_space)fz_enum(r, 2);
@@ -140,10 +142,11 @@ static void folds(fz_reader *r, const sinew_lattice *lattice, size_t cell_count,
     size_t flag_count = fz_u8(r) < 230 ? cell_count : fz_range(r, 0, 8);
     uint8_t *flags = fz_bool(r) ? fz_alloc(flag_count + 1) : NULL;
     sinew_lattice_fold_report report;
+    SINEW_INIT(&report);
     fz_call c;
     fz_call_begin(&c, "sinew_lattice_check_folds");
     fz_call_out(&c, flags, flag_count, false);
-    fz_call_out(&c, &report, sizeof report, false);
+    fz_call_out_struct(&c, &report, sizeof report);
     fz_call_end(&c, sinew_lattice_check_folds(lattice, samples, flags, flag_count, &report), 0);
 }
 
@@ -153,7 +156,8 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     mesh.positions = fz_points(r, fz_range(r, 0, 24));
     mesh.triangle_count = fz_range(r, 0, 24);
     mesh.indices = fz_indices(r, 3 * mesh.triangle_count, mesh.positions.count);
-    sinew_lattice_refine_desc desc = {0};
+    sinew_lattice_refine_desc desc;
+    SINEW_INIT(&desc);
     uint8_t t = fz_u8(r);
     desc.tolerance = t < 240 ? pow(10.0, -(double)(t % 6)) : (t & 1u) ? -1.0 : (double)fz_float(r);
     desc.test = (sinew_lattice_error_test)fz_enum(r, 2);
@@ -166,6 +170,7 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     fz_call_handle(&c, &refinement);
     if (fz_call_end(&c, sinew_lattice_refine(ctx, lattice, &mesh, &desc, &refinement), 0) != SINEW_OK) return;
     sinew_lattice_refined_mesh out;
+    SINEW_INIT(&out);
     fz_call_begin(&c, "sinew_lattice_refinement_mesh");
     fz_call_end(&c, sinew_lattice_refinement_mesh(refinement, &out), 0);
     fz_require(out.input_vertex_count == mesh.positions.count && out.vertex_count >= out.input_vertex_count &&
@@ -204,6 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sinew_lattice *lattice;
     if (create(&r, ctx, &lattice) == SINEW_OK) {
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         fz_call c;
         fz_call_begin(&c, "sinew_lattice_get_info");
         fz_call_end(&c, sinew_lattice_get_info(lattice, &info), 0);

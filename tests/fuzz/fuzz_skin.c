@@ -127,7 +127,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
 
-    sinew_skin_desc desc = {0};
+    sinew_skin_desc desc;
+    SINEW_INIT(&desc);
     desc.vertex_count = fz_range(&r, 0, 64);
     desc.joint_count = fz_u8(&r) < 250 ? fz_range(&r, 0, 24) : 65537;
     desc.influence_count = fz_range(&r, 0, 9);
@@ -165,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (res == SINEW_OK) {
         sinew_skin_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_skin_get_info");
         fz_call_end(&c, sinew_skin_get_info(skin, &info), 0);
         fz_require(info.vertex_count == desc.vertex_count && info.joint_count == desc.joint_count &&

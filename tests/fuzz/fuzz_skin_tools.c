@@ -15,7 +15,8 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
         capsules[i].radius = fz_u8(r) < 64 ? 0.0f : fz_float(r);
         capsules[i].joint = fz_u32(r) % 70000u;
     }
-    sinew_capsule_bind_desc desc = {0};
+    sinew_capsule_bind_desc desc;
+    SINEW_INIT(&desc);
     desc.max_influences = fz_u8(r) < 200 ? fz_range(r, 0, 6) : fz_u32(r);
     desc.falloff = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.5f, 4.0f);
     desc.radius_quantile = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.1f, 1.1f);
@@ -25,7 +26,8 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
     if (k > 64) return;   /* outputs too large to build; the call would be judged on sizes only */
     uint32_t *joints = fz_alloc(positions->count * k * sizeof *joints);
     float *weights = fz_alloc(positions->count * k * sizeof *weights);
-    sinew_bind_report report = {0};
+    sinew_bind_report report;
+    SINEW_INIT(&report);
     report.unbound_capacity = fz_range(r, 0, 8);
     report.unbound = fz_bool(r) ? fz_alloc(report.unbound_capacity * sizeof *report.unbound + 1) : NULL;
     bool with_report = fz_u8(r) < 200;
@@ -86,16 +88,17 @@ static void mesh_tools(fz_reader *r, sinew_context *ctx, const sinew_points *pos
 
     if (which & 1u) {
         sinew_rogue_report report;
+        SINEW_INIT(&report);
         fz_call_begin(&c, "sinew_skin_remove_rogues");
         fz_call_inout(&c, joints, n * k * sizeof *joints, false);
         fz_call_inout(&c, weights, n * k * sizeof *weights, true);
-        fz_call_out(&c, &report, sizeof report, false);
+        fz_call_out_struct(&c, &report, sizeof report);
         if (fz_call_end(&c, sinew_skin_remove_rogues(ctx, &mesh, k, joints, weights, &report), fz_finite(r)) ==
             SINEW_OK)
             check_rows("sinew_skin_remove_rogues", weights, n, k);
     }
     if (which & 2u) {
-        sinew_smooth_desc desc = {.iterations = fz_range(r, 0, 6), .strength = fz_param(r, -0.1f, 1.2f)};
+        sinew_smooth_desc desc = {.struct_size = sizeof(sinew_smooth_desc), .iterations = fz_range(r, 0, 6), .strength = fz_param(r, -0.1f, 1.2f)};
         fz_call_begin(&c, "sinew_skin_smooth_weights");
         fz_call_inout(&c, joints, n * k * sizeof *joints, false);
         fz_call_inout(&c, weights, n * k * sizeof *weights, true);

@@ -102,7 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
     sinew_polymesh driver = fuzz_driver(&r);
-    sinew_soffd_desc desc = {0};
+    sinew_soffd_desc desc;
+    SINEW_INIT(&desc);
     if (fz_bool(&r)) {
         desc.local = fz_u8(&r) < 100 ? 0.0f : fz_param(&r, -1.0f, 16.0f);
         desc.length_scale = fz_u8(&r) < 100 ? 0.0f : fz_float(&r);
@@ -119,8 +120,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (res == SINEW_OK) {
         sinew_soffd_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_soffd_get_info");
-        fz_call_out(&c, &info, sizeof info, false);
+        fz_call_out_struct(&c, &info, sizeof info);
         fz_call_end(&c, sinew_soffd_get_info(soffd, &info), 0);
         fz_require(info.element_count > 0 && info.vertex_count == driver.positions.count, "sinew_soffd_get_info",
                    "counts differ from the driver");
@@ -142,7 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         for (int round = fz_range(&r, 1, 2); round > 0; round--) {
             sinew_points skin = fz_points(&r, fz_range(&r, 0, 48));
-            sinew_soffd_register_desc policy = {0};
+            sinew_soffd_register_desc policy;
+            SINEW_INIT(&policy);
             policy.weight_threshold = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -0.1f, 1.1f);
             policy.max_contributors = fz_u8(&r) < 128 ? 0 : fz_range(&r, 0, 8);
             policy.max_distance = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -1.0f, 8.0f);

@@ -68,7 +68,7 @@ static sinew_lattice *make_lattice(uint32_t o0, uint32_t o1, uint32_t o2, uint32
                                    sinew_lattice_outside outside)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.order[0] = o0, d.order[1] = o1, d.order[2] = o2;
     d.count[0] = n0, d.count[1] = n1, d.count[2] = n2;
     d.origin[0] = -1.0f, d.origin[1] = 0.5f, d.origin[2] = 2.0f;
@@ -86,6 +86,7 @@ static sinew_lattice *make_lattice(uint32_t o0, uint32_t o1, uint32_t o2, uint32
 static void randomise(sinew_lattice *lat, support_rng *rng, double amount)
 {
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_lattice_get_info(lat, &info), SINEW_OK);
     float *d = malloc(info.point_count * 3 * sizeof(float));
     for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(rng, -amount, amount);
@@ -120,6 +121,7 @@ static void identity_for_every_order(void **state)
     for (uint32_t o = 2; o <= SINEW_LATTICE_MAX_ORDER; ++o) {
         sinew_lattice *lat = make_lattice(o, o, o, o + 2, o + 1, o, SINEW_LATTICE_OUTSIDE_EXTEND);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         sinew_lattice_get_info(lat, &info);
         enum { N = 200 };
         float pts[3 * N], out[3 * N], params[3 * N], eval[3 * N];
@@ -169,6 +171,7 @@ static void affine_map_reproduced_for_every_order(void **state)
     for (uint32_t o = 2; o <= SINEW_LATTICE_MAX_ORDER; ++o) {
         sinew_lattice *lat = make_lattice(o, o == 2 ? 3 : o - 1, o, o + 3, o + 1, o, SINEW_LATTICE_OUTSIDE_EXTEND);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         float *pts = current_points(lat, &info);
         for (size_t i = 0; i < info.point_count; ++i) {
             double p[3] = {pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]};
@@ -213,6 +216,7 @@ static void evaluation_matches_cox_de_boor(void **state)
         sinew_lattice *lat = make_lattice(o[0], o[1], o[2], o[0] + 3, o[1] + 2, o[2] + 1, SINEW_LATTICE_OUTSIDE_LEAVE);
         randomise(lat, &rng, 0.4);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         float *pts = current_points(lat, &info);
         enum { N = 100 };
         float params[3 * N], out[3 * N];
@@ -242,6 +246,7 @@ static void jacobian_matches_finite_differences(void **state)
         sinew_lattice *lat = make_lattice(o, o, o, o + 2, o + 3, o + 1, SINEW_LATTICE_OUTSIDE_EXTEND);
         randomise(lat, &rng, 0.3);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         float *pts = current_points(lat, &info);
         for (int n = 0; n < 40; ++n) {
             float u[3];
@@ -273,6 +278,7 @@ static void parameters_invert_the_box(void **state)
     (void)state;
     sinew_lattice *lat = make_lattice(3, 3, 3, 5, 5, 5, SINEW_LATTICE_OUTSIDE_LEAVE);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     double u[3] = {0.25, 0.5, 0.75}, p[3];
     box_point(&info, u, p);
@@ -296,6 +302,7 @@ static void outside_policies(void **state)
         sinew_lattice *lat = make_lattice(4, 4, 4, 6, 6, 6, pol[k]);
         randomise(lat, &rng, 0.2);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         float *pts = current_points(lat, &info);
         /* A point beyond the u = 1 face, and its projection on the face. */
         double uo[3] = {1.3, 0.4, 0.6}, ub[3] = {1.0, 0.4, 0.6}, po[3], pb[3], fb[3];
@@ -329,6 +336,7 @@ static void control_points_round_trip(void **state)
     (void)state;
     sinew_lattice *lat = make_lattice(3, 4, 2, 4, 5, 3, SINEW_LATTICE_OUTSIDE_LEAVE);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     assert_int_equal(info.point_count, 60);
     assert_int_equal(info.cells[0], 2);
@@ -376,6 +384,7 @@ static void normals_follow_inverse_transpose(void **state)
     sinew_lattice *lat = make_lattice(4, 3, 4, 6, 5, 5, SINEW_LATTICE_OUTSIDE_CLAMP);
     randomise(lat, &rng, 0.15);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     for (int n = 0; n < 50; ++n) {
         double u[3] = {support_rng_uniform(&rng, 0.05, 0.95), support_rng_uniform(&rng, 0.05, 0.95),
@@ -453,6 +462,7 @@ static void bound_matches_one_shot(void **state)
             const uint32_t *o = orders[oc];
             sinew_lattice *lat = make_lattice(o[0], o[1], o[2], o[0] + 4, o[1] + 2, o[2] + 3, (sinew_lattice_outside)pol);
             sinew_lattice_info info;
+            SINEW_INIT(&info);
             sinew_lattice_get_info(lat, &info);
             enum { N = 257 };
             float pts[3 * N], nrm[3 * N];
@@ -467,7 +477,7 @@ static void bound_matches_one_shot(void **state)
                 }
             }
             sinew_lattice_bind_desc bd;
-            memset(&bd, 0, sizeof bd);
+            SINEW_INIT(&bd);
             bd.points = (sinew_points){pts, N, 0};
             bd.normals = (sinew_points){nrm, N, 0};
             sinew_lattice_binding *b = NULL, *bp = NULL;
@@ -508,7 +518,7 @@ static void bound_parameter_space_matches_evaluate(void **state)
     float params[3 * N], a[3 * N], b[3 * N];
     for (int i = 0; i < 3 * N; ++i) params[i] = (float)support_rng_uniform(&rng, -0.1, 1.1);
     sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){params, N, 0};
     bd.space = SINEW_LATTICE_SPACE_PARAMETER;
     sinew_lattice_binding *bind = NULL;
@@ -535,7 +545,7 @@ static void create_validation(void **state)
     (void)state;
     sinew_lattice *lat = (sinew_lattice *)(uintptr_t)0x1;
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     assert_int_equal(sinew_lattice_create(NULL, NULL, &lat), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_lattice_create(NULL, &d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     d.order[1] = 9;
@@ -571,9 +581,10 @@ static void create_validation(void **state)
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_ERROR_INVALID_ARGUMENT);
     assert_true(lat == (sinew_lattice *)(uintptr_t)0x1); /* untouched */
     /* all-zero desc: a cubic Bezier cell over the unit cube */
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     assert_int_equal(info.order[0], 4);
     assert_int_equal(info.count[2], 4);
@@ -614,7 +625,7 @@ static void call_validation(void **state)
     /* bind */
     sinew_lattice_binding *b = (sinew_lattice_binding *)(uintptr_t)0x1;
     sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    SINEW_INIT(&bd);
     assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT);
     bd.points = v;
     assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_NON_FINITE);
@@ -636,14 +647,14 @@ static sinew_result attempt_create_bind(sinew_context *ctx, void *user)
 {
     (void)user;
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.count[0] = d.count[1] = d.count[2] = 6;
     sinew_lattice *lat = NULL;
     sinew_result r = sinew_lattice_create(ctx, &d, &lat);
     if (r != SINEW_OK) return r;
     float pts[9] = {0.1f, 0.2f, 0.3f, 0.5f, 0.5f, 0.5f, 2, 2, 2};
     sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 3, 0};
     bd.normals = (sinew_points){pts, 3, 0};
     sinew_lattice_binding *b = NULL;
@@ -651,6 +662,7 @@ static sinew_result attempt_create_bind(sinew_context *ctx, void *user)
     sinew_lattice_binding_destroy(b);
     if (r == SINEW_OK) {
         sinew_lattice_fold_report rep;
+        SINEW_INIT(&rep);
         uint8_t flags[27];
         r = sinew_lattice_check_folds(lat, 2, flags, sizeof flags, &rep);
     }

@@ -41,11 +41,12 @@ static void identity_at_bind(void **state)
     float *skin = random_points(1, N_SKIN, -1.6f, 1.6f), *out = malloc(3 * N_SKIN * sizeof(float));
     sinew_soffd *h = bind_cage(&c, NULL);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.element_count, 2 * c.nf);
     assert_float_equal(info.local, 8, 0);
     assert_float_equal(info.length_scale, 2.0f / 3.0f, 1e-6); /* mean edge of the 3 x 3 grid */
-    const sinew_soffd_register_desc policies[] = {{0}, {1e-3f, 0, 0, 0}, {0, 5, 0, 0}, {0, 0, 0, 1}};
+    const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 5, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1}};
     for (size_t k = 0; k < 4; ++k) {
         register_points(h, skin, N_SKIN, &policies[k]);
         assert_int_equal(lib_deform(h, c.pos, c.nv, out), SINEW_OK);
@@ -84,7 +85,7 @@ static void rigid_motion_moves_the_skin_rigidly(void **state)
     float *skin = random_points(2, N_SKIN, -1.5f, 1.5f), *moved = malloc(3 * c.nv * sizeof(float));
     float *out = malloc(3 * N_SKIN * sizeof(float)), *want = malloc(3 * N_SKIN * sizeof(float));
     sinew_soffd *h = bind_cage(&c, NULL);
-    register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){1e-4f, 0, 0, 0});
+    register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-4f, 0, 0, 0});
     float m[16];
     rotation(1, 2, -0.5, 2.1, (float[3]){3, -7, 0.5f}, m);
     apply_affine(m, c.pos, moved, c.nv);
@@ -149,10 +150,12 @@ static void scaling_the_scene_scales_the_deformation(void **state)
     bend_twist(c.pos, now, c.nv, 1.0f);
     for (size_t i = 0; i < 3 * c.nv; ++i) now_big[i] = now[i] * 1000;
     sinew_soffd *h = bind_cage(&c, NULL), *hb = bind_cage(&big, NULL);
-    sinew_soffd_register_desc policy = {1e-3f, 0, 2.0f, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 2.0f, 0};
     register_points(h, skin, N_SKIN, &policy);
     register_points(hb, skin_big, N_SKIN, &policy);
     sinew_soffd_info a, b;
+    SINEW_INIT(&a);
+    SINEW_INIT(&b);
     sinew_soffd_get_info(h, &a);
     sinew_soffd_get_info(hb, &b);
     assert_int_equal(a.contribution_count, b.contribution_count);
@@ -197,7 +200,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         for (size_t i = 0; i < 3 * N_SKIN; ++i) size = fmax(size, fabs(want[i]));
         /* Estimated frames on the 8-vertex cube, whose one-rings all span 3D. */
         sinew_soffd *h = bind_cage(&coarse, NULL);
-        register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0});
+        register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
         float *now = malloc(3 * coarse.nv * sizeof(float));
         apply_affine(m, coarse.pos, now, coarse.nv);
         assert_int_equal(lib_deform_extended(h, now, coarse.nv, out), SINEW_OK);
@@ -263,16 +266,18 @@ static void pruning_error_follows_the_dropped_mass(void **state)
     float *skin = random_points(7, N, -1.4f, 1.4f), *now = malloc(3 * c.nv * sizeof(float));
     float *out = malloc(3 * N * sizeof(float));
     bend_twist(c.pos, now, c.nv, 1.2f);
-    sinew_soffd *h = bind_cage(&c, &(sinew_soffd_desc){8.0f, 0, 0}); /* sharp falloff: pruning matters */
+    sinew_soffd *h = bind_cage(&c, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 8.0f, 0, 0}); /* sharp falloff: pruning matters */
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     double *w = malloc(c.nt * sizeof(double)), (*pk)[3] = malloc(c.nt * sizeof *pk);
     const float eps[] = {2e-1f, 1e-2f, 1e-3f, 1e-4f};
     double err[4];
     for (int e = 0; e < 4; ++e) {
-        register_points(h, skin, N, &(sinew_soffd_register_desc){eps[e], 0, 0, 0});
+        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], 0, 0, 0});
         assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
         sinew_soffd_info pruned;
+        SINEW_INIT(&pruned);
         assert_int_equal(sinew_soffd_get_info(h, &pruned), SINEW_OK);
         err[e] = 0;
         for (size_t i = 0; i < N; ++i) {
@@ -314,13 +319,13 @@ static void registration_equals_brute_force(void **state)
     float *skin = random_points(8, N, -1.5f, 1.5f), *now = malloc(3 * c.nv * sizeof(float));
     float *out = malloc(3 * N * sizeof(float));
     bend_twist(c.pos, now, c.nv, 0.8f);
-    sinew_soffd *h = bind_cage(&c, &(sinew_soffd_desc){3.0f, 0.5f, 0});
+    sinew_soffd *h = bind_cage(&c, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 3.0f, 0.5f, 0});
     double *w = malloc(c.nt * sizeof(double));
     uint32_t *elements = malloc(c.nt * sizeof(uint32_t));
     float *weights = malloc(c.nt * sizeof(float));
     const float eps[] = {0, 1e-3f, 5e-2f};
     for (int e = 0; e < 3; ++e) {
-        register_points(h, skin, N, &(sinew_soffd_register_desc){eps[e], 0, 0, 0});
+        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], 0, 0, 0});
         for (size_t i = 0; i < N; ++i) {
             brute_elements(&c, now, 0.5, 3.0, &skin[3 * i], w, NULL);
             double wmax = 0, kept = 0;
@@ -366,13 +371,14 @@ static void pruning_policies_keep_what_they_promise(void **state)
     bend_twist(c.pos, now, c.nv, 1.0f);
     sinew_soffd *h = bind_cage(&c, NULL);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     double L = info.length_scale;
     double *d2 = malloc(c.nt * sizeof(double));
     uint32_t el[64];
     float wt[64];
     /* At most 5 contributors: the five closest. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){0, 5, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 5, 0, 0});
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.max_set_size, 5);
     for (size_t i = 0; i < N; ++i) {
@@ -392,7 +398,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         assert_true(closer <= 4);
     }
     /* Exclusive: the one closest element, weight 1. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){0, 0, 0, 1});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0, 1});
     for (size_t i = 0; i < N; ++i) {
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
@@ -401,7 +407,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         assert_float_equal(wt[0], 1, 1e-7);
     }
     /* Max distance (in L): far points keep no element and stay at rest. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){0, 0, 0.75f, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0.75f, 0});
     sinew_soffd_get_info(h, &info);
     assert_true(info.empty_points > 10 && info.empty_points < N);
     assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
@@ -423,7 +429,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
     next:;
     }
     /* Combined: threshold and cap. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){1e-2f, 3, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-2f, 3, 0, 0});
     sinew_soffd_get_info(h, &info);
     assert_true(info.max_set_size <= 3 && info.empty_points == 0);
     sinew_soffd_destroy(h);
@@ -440,8 +446,9 @@ static void contributing_sets_can_be_edited(void **state)
     bend_twist(c.pos, now, c.nv, 1.0f);
     sinew_soffd *h = bind_cage(&c, NULL);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
-    register_points(h, skin, N, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
     assert_int_equal(lib_deform(h, now, c.nv, before), SINEW_OK);
     double *w = malloc(c.nt * sizeof(double)), (*pk)[3] = malloc(c.nt * sizeof *pk);
     uint32_t el[128];
@@ -488,7 +495,7 @@ static void contributing_sets_can_be_edited(void **state)
         for (int v = 0; v < 3; ++v) cx += c.pos[3 * c.tris[3 * t + v]];
         right[t] = cx > 0.5f;
     }
-    register_points(h, skin, N, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
     assert_int_equal(lib_deform(h, now, c.nv, before), SINEW_OK);
     /* A point whose whole set is excluded makes the call fail before any change. */
     const uint32_t only_right[1] = {0};
@@ -540,7 +547,7 @@ static void re_registration_equals_a_fresh_bind(void **state)
     float *b = malloc(3 * N_SKIN * sizeof(float));
     bend_twist(c.pos, moved, c.nv, 0.3f);
     bend_twist(c.pos, now, c.nv, 1.1f);
-    sinew_soffd_register_desc policy = {1e-3f, 12, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 12, 0, 0};
     sinew_soffd *h = bind_cage(&c, NULL);
     register_points(h, skin, N_SKIN, &policy);
     sinew_points ref = {moved, c.nv, 0};
@@ -549,8 +556,9 @@ static void re_registration_equals_a_fresh_bind(void **state)
     sinew_soffd *fresh = NULL;
     /* The fresh bind measures L on the moved driver; give both the same L. */
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, info.length_scale, 0}, &fresh), SINEW_OK);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, info.length_scale, 0}, &fresh), SINEW_OK);
     register_points(fresh, skin, N_SKIN, &policy);
     assert_int_equal(lib_deform(h, now, c.nv, a), SINEW_OK);
     assert_int_equal(lib_deform(fresh, now, c.nv, b), SINEW_OK);
@@ -599,8 +607,9 @@ static void deform_is_safe_from_many_threads(void **state)
     float *skin = random_points(12, N, -1.5f, 1.5f), *now = malloc(3 * c.nv * sizeof(float));
     bend_twist(c.pos, now, c.nv, 1.0f);
     sinew_soffd *h = bind_cage(&c, NULL);
-    register_points(h, skin, N, &(sinew_soffd_register_desc){1e-3f, 8, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0});
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     float *ef = malloc(16 * info.element_count * sizeof(float)), *vf = malloc(16 * c.nv * sizeof(float));
     sinew_points d = {now, c.nv, 0};
@@ -642,6 +651,7 @@ static void bind_triangulates_concave_faces(void **state)
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.element_count, 6);
     assert_int_equal(info.face_count, 2);
@@ -671,9 +681,9 @@ static void validation_names_the_element(void **state)
     sinew_soffd *const sentinel = h;
     assert_int_equal(sinew_soffd_bind(NULL, NULL, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){-1, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){NAN, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, -2, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), -1, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), NAN, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, -2, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
     pos[4] = NAN;
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "driver vertex 1 has a non-finite coordinate y (nan)");
@@ -706,8 +716,9 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_DEGENERATE);
     assert_non_null(strstr(sinew_last_error(), "driver face 2 has a zero-area triangle (vertices 0, 3, 3)"));
     assert_ptr_equal(h, sentinel);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.skipped_triangles, 1);
     assert_int_equal(info.element_count, 2);
@@ -720,7 +731,7 @@ static void validation_names_the_element(void **state)
     uint32_t all_bad[] = {0, 1, 1, 2, 2, 2};
     m.indices = all_bad;
     m.face_count = 2;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h2), SINEW_ERROR_DEGENERATE);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h2), SINEW_ERROR_DEGENERATE);
     /* A face that cannot be triangulated. */
     const float bow[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t bow_idx[] = {0, 1, 2, 3};
@@ -738,8 +749,8 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    const sinew_soffd_register_desc bad[] = {{-0.1f, 0, 0, 0}, {1.0f, 0, 0, 0}, {NAN, 0, 0, 0}, {0, 0, -1, 0},
-                                             {0, 0, INFINITY, 0}};
+    const sinew_soffd_register_desc bad[] = {{sizeof(sinew_soffd_register_desc), -0.1f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1.0f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), NAN, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0},
+                                             {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0}};
     for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
     skin[5] = INFINITY;
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_NON_FINITE);
@@ -799,7 +810,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_result r = sinew_soffd_bind(ctx, &m, NULL, &h);
     if (r != SINEW_OK) return r;
     sinew_points s = {d->skin, d->n, 0};
-    sinew_soffd_register_desc policy = {d->what == 1 ? 0.0f : 1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), d->what == 1 ? 0.0f : 1e-3f, 0, 0, 0};
     if (d->what >= 1) r = sinew_soffd_register(h, &s, &policy);
     if (r == SINEW_OK && d->what == 2) {
         float *moved = malloc(3 * d->c.nv * sizeof(float));
@@ -820,6 +831,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     if (r != SINEW_OK && d->what >= 1) {
         /* The handle is still usable after a failed registration step. */
         sinew_soffd_info info;
+        SINEW_INIT(&info);
         assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     }
     sinew_soffd_destroy(h);
@@ -852,7 +864,8 @@ static void registration_can_be_cancelled(void **state)
 {
     (void)state;
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.progress = cancel_in_register;
     cd.progress_user = &calls;
     sinew_context *ctx = NULL;
@@ -870,6 +883,7 @@ static void registration_can_be_cancelled(void **state)
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_CANCELLED);
     assert_non_null(strstr(sinew_last_error(), "soffd: register"));
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.point_count, 3); /* the earlier registration survives */
     sinew_soffd_destroy(h);

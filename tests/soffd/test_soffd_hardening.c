@@ -115,7 +115,7 @@ static void far_points_keep_finite_weights(void **state)
     (void)state;
     /* One triangle, local = 100: (d / L)^100 overflows double for a point a
      * million units away, and every weight used to become 0, then 0 / 0. */
-    sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){100, 0, 0});
+    sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){sizeof(sinew_soffd_desc), 100, 0, 0});
     const float far[] = {1e6f, 0, 0, 0.25f, 0.25f, 3e5f, -4e5f, 2e5f, 1};
     sinew_points s = {far, 3, 0};
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
@@ -133,10 +133,10 @@ static void far_points_keep_finite_weights(void **state)
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){40, 0, 0}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
-    const sinew_soffd_register_desc policies[] = {{0}, {1e-3f, 0, 0, 0}, {0, 2, 0, 0}};
+    const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
     for (int k = 0; k < 3; ++k) {
         assert_int_equal(sinew_soffd_register(h, &s, &policies[k]), SINEW_OK);
         assert_weights_sum_to_one(h, 3);
@@ -174,10 +174,11 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}),
+    assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 0"));
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.point_count, 1);
 
@@ -322,7 +323,7 @@ static void precision_holds_far_from_the_origin(void **state)
         assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
             sinew_points s = {skin, N, 0};
-            sinew_soffd_register_desc pol = {exact ? 0.0f : 1e-3f, 0, 0, 0};
+            sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f, 0, 0, 0};
             assert_int_equal(sinew_soffd_register(h, &s, &pol), SINEW_OK);
             for (int pose = 0; pose < 2; ++pose) {
                 /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */

@@ -85,7 +85,8 @@ static void skin_is_thread_safe(void **state)
     size_t runs = 0;
     for (size_t b = 0; b < 2; ++b)
         for (size_t k = 0; k < 3; ++k) {
-            sinew_skin_desc d = {0};
+            sinew_skin_desc d;
+            SINEW_INIT(&d);
             d.vertex_count = SKIN_VERTICES;
             d.joint_count = SKIN_JOINTS;
             d.influence_count = SKIN_SLOTS;
@@ -168,11 +169,12 @@ static void soffd_is_thread_safe(void **state)
     bend_twist(c.pos, now, c.nv, 0.4f);
     sinew_polymesh driver = cage_polymesh(&c, NULL);
     sinew_points skin_view = {skin, SOFFD_POINTS, 0};
-    sinew_soffd_register_desc policy = {1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_bind(NULL, &driver, NULL, &h), SINEW_OK);
     assert_int_equal(sinew_soffd_register(h, &skin_view, &policy), SINEW_OK);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     float *element_frames = malloc(16 * info.element_count * sizeof(float));
     float *vertex_frames = malloc(16 * c.nv * sizeof(float));
@@ -244,7 +246,8 @@ LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_get_displacement
 static void lattice_is_thread_safe(void **state)
 {
     (void)state;
-    sinew_lattice_desc d = {0};
+    sinew_lattice_desc d;
+    SINEW_INIT(&d);
     const uint32_t count[3] = {6, 5, 4}, order[3] = {4, 3, 2};
     memcpy(d.count, count, sizeof count);
     memcpy(d.order, order, sizeof order);
@@ -259,7 +262,7 @@ static void lattice_is_thread_safe(void **state)
     float *points = random_points(31, LATTICE_POINTS, -0.2f, 1.2f);
     float *normals = random_points(32, LATTICE_POINTS, -1.0f, 1.0f);
     lattice_fixture f = {lattice, NULL, {points, LATTICE_POINTS, 0}, {normals, LATTICE_POINTS, 0}};
-    sinew_lattice_bind_desc bd = {f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
+    sinew_lattice_bind_desc bd = {sizeof(sinew_lattice_bind_desc), f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
     sinew_lattice_binding *binding = NULL;
     assert_int_equal(sinew_lattice_bind(NULL, lattice, &bd, &binding), SINEW_OK);
     f.binding = binding;
@@ -311,7 +314,7 @@ static sinew_result placement_lifts_job(const pose_job *job, unsigned char *out,
 static sinew_result placement_map_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    sinew_placement_map_desc d = {{0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
+    sinew_placement_map_desc d = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     sinew_placement_map *maps = (sinew_placement_map *)(void *)out;
     for (size_t i = first; i < first + count; ++i) {
         sinew_result r = sinew_placement_map_model(f->placement, &d, &maps[i]);
@@ -327,7 +330,8 @@ static void placement_is_thread_safe(void **state)
     static const float scene[6 * 3] = {-10, -10, 0, 10, -10, 0, 10, 0, 1, -10, 0, 1, 10, 10, 0, -10, 10, 0};
     static const uint32_t tris[4 * 3] = {0, 1, 2, 0, 2, 3, 3, 2, 4, 3, 4, 5};
     static const float path[3 * 3] = {-3, -1, 5, 0, 0.5f, 5, 3, 1, 5};
-    sinew_placement_desc d = {0};
+    sinew_placement_desc d;
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 3, 0};
     d.path_kind = SINEW_PLACEMENT_PATH_BSPLINE;
     d.width = 1;
@@ -340,7 +344,7 @@ static void placement_is_thread_safe(void **state)
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     assert_int_equal(sinew_placement_push(p, 3, 2, 0.2f), SINEW_OK);
     placement_fixture f = {p, {{0}, {0}}, {NULL, MODEL_POINTS, 0}, 12 * 5};
-    sinew_placement_map_desc md = {{0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
+    sinew_placement_map_desc md = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     assert_int_equal(sinew_placement_map_model(p, &md, &f.map), SINEW_OK);
     float *model = random_points(40, MODEL_POINTS, 0.0f, 1.0f);
     f.model.data = model;
@@ -407,7 +411,8 @@ static void bbw_is_thread_safe(void **state)
         }
     static const float handles[BBW_HANDLES * 3] = {0, 0, 0, 1, 0, 0, 0.5f, 1, 0};
     sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &domain;
     d.points = handles;
     d.point_count = BBW_HANDLES;
@@ -462,7 +467,9 @@ static void last_error_is_per_thread(void **state)
 {
     (void)state;
     sinew_lattice *lattice = NULL;
-    assert_int_equal(sinew_lattice_create(NULL, &(sinew_lattice_desc){0}, &lattice), SINEW_OK);
+    sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
+    assert_int_equal(sinew_lattice_create(NULL, &desc, &lattice), SINEW_OK);
     assert_int_equal(sinew_context_create(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     char main_message[256];
     snprintf(main_message, sizeof main_message, "%s", sinew_last_error());

@@ -62,17 +62,19 @@ sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_pl
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
-    if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement info pointer is NULL");
-    memset(info, 0, sizeof *info);
-    memcpy(info->count, placement->count, sizeof info->count);
-    info->rays_cast = placement->rays_cast;
-    info->misses = placement->misses;
-    info->path_length = placement->path_length;
-    info->contact_length = placement->contact_length;
-    info->max_width = placement->max_width;
-    info->max_height = placement->max_height;
-    for (int a = 0; a < 3; ++a) info->up[a] = (float)placement->up[a];
-    info->volume = placement->volume;
+    if (sn_check_struct_out(info, "placement info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_placement_info i;
+    memset(&i, 0, sizeof i);
+    memcpy(i.count, placement->count, sizeof i.count);
+    i.rays_cast = placement->rays_cast;
+    i.misses = placement->misses;
+    i.path_length = placement->path_length;
+    i.contact_length = placement->contact_length;
+    i.max_width = placement->max_width;
+    i.max_height = placement->max_height;
+    for (int a = 0; a < 3; ++a) i.up[a] = (float)placement->up[a];
+    i.volume = placement->volume;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

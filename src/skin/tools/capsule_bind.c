@@ -155,12 +155,21 @@ done:
 sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *positions,
                                       const sinew_bone_capsule *capsules, size_t capsule_count,
                                       const sinew_capsule_bind_desc *desc, uint32_t *joints, float *weights,
-                                      sinew_bind_report *report)
+                                      sinew_bind_report *caller_report)
 {
     sn_clear_error();
     sinew_capsule_bind_desc d = {0};
-    if (desc) d = *desc;
-    sinew_result r = check_inputs(positions, capsules, capsule_count, &d, joints, weights);
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "capsule bind: desc")) != SINEW_OK) return r;
+    /* The report is read (its list and capacity) and written back (its count) through a local copy. */
+    sinew_bind_report local_report = {0};
+    sinew_bind_report *report = NULL;
+    if (caller_report) {
+        r = sn_read_struct(&local_report, sizeof local_report, caller_report, "capsule bind: report");
+        if (r != SINEW_OK) return r;
+        report = &local_report;
+    }
+    r = check_inputs(positions, capsules, capsule_count, &d, joints, weights);
     if (r != SINEW_OK) return r;
     if (report && report->unbound_capacity > 0 && !report->unbound)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: report lists %zu entries but its array is NULL",
@@ -251,6 +260,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
         size_t listed = 0;
         for (size_t v = 0; v < n && listed < report->unbound_capacity; ++v)
             if (is_unbound[v]) report->unbound[listed++] = (uint32_t)v;
+        sn_write_struct(caller_report, report, sizeof *report);
     }
     if (unbound > 0 && d.unbound == SINEW_UNBOUND_REPORT) {
         r = sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,

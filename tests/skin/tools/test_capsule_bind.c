@@ -68,7 +68,7 @@ static void band_scores_match_closed_form(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_capsule_bind_desc d = {2, 0.5f, 0, SINEW_UNBOUND_REPORT};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 2, 0.5f, 0, SINEW_UNBOUND_REPORT};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 1);
     assert_float_equal(w[0], 2.0 / 3.0, 1e-6);
@@ -103,7 +103,7 @@ static void mirrored_capsules_give_mirrored_weights(void **state)
     sinew_points pts = {&p[0][0], 2 * N, 0};
     uint32_t j[2 * N * 3];
     float w[2 * N * 3];
-    sinew_capsule_bind_desc d = {3, 0, 0, SINEW_UNBOUND_NEAREST};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 3, 0, 0, SINEW_UNBOUND_NEAREST};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, 2 * N, 3), SIZE_MAX);
     for (int i = 0; i < N; ++i) {
@@ -137,8 +137,9 @@ static void matches_reference_on_random_setups(void **state)
     sinew_points pts = {&p[0][0], N, 0};
     uint32_t j[N * K];
     float w[N * K];
-    sinew_capsule_bind_desc d = {K, 0.75f, 0, SINEW_UNBOUND_NEAREST};
-    sinew_bind_report rep = {0};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), K, 0.75f, 0, SINEW_UNBOUND_NEAREST};
+    sinew_bind_report rep;
+    SINEW_INIT(&rep);
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, C, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, N, K), SIZE_MAX);
     size_t unbound = 0;
@@ -181,7 +182,7 @@ static void joint_with_two_capsules_takes_the_best_score(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_capsule_bind_desc d = {2, 0, 0, 0};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 2, 0, 0, 0};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_float_equal(row_weight(j, w, 2, 0, 0), 0.5, 1e-7);
     assert_float_equal(row_weight(j, w, 2, 0, 3), 0.5, 1e-7);
@@ -197,7 +198,7 @@ static void keeps_the_k_best_joints(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[3];
     float w[3];
-    sinew_capsule_bind_desc d = {2, 0, 0, 0};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 2, 0, 0, 0};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 5);
     assert_float_equal(w[0], 1.0 / 1.5, 1e-6);
@@ -246,8 +247,8 @@ static void derived_radius_is_the_distance_quantile(void **state)
     uint32_t j[4] = {77, 77, 77, 77};
     float w[4] = {-1, -1, -1, -1};
     uint32_t list[1] = {99};
-    sinew_bind_report rep = {list, 1, 0};
-    sinew_capsule_bind_desc d = {1, 0.5f, 0.5f, SINEW_UNBOUND_REPORT};
+    sinew_bind_report rep = {sizeof(sinew_bind_report), list, 1, 0};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 1, 0.5f, 0.5f, SINEW_UNBOUND_REPORT};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
@@ -266,7 +267,7 @@ static void derived_radius_is_the_distance_quantile(void **state)
     sinew_points tp = {t.positions, t.vertex_count, 0};
     uint32_t j1[72 * 2], j2[72 * 2];
     float w1[72 * 2], w2[72 * 2];
-    sinew_capsule_bind_desc d2 = {2, 0, 0, 0};
+    sinew_capsule_bind_desc d2 = {sizeof(sinew_capsule_bind_desc), 2, 0, 0, 0};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j1, w1, NULL), SINEW_OK);
     caps[0].radius = caps[1].radius = 0.25f;
     assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j2, w2, NULL), SINEW_OK);
@@ -286,8 +287,8 @@ static void unbound_vertices_can_take_the_nearest_capsule(void **state)
     uint32_t j[8];
     float w[8];
     uint32_t list[4] = {0};
-    sinew_bind_report rep = {list, 4, 0};
-    sinew_capsule_bind_desc d = {2, 0, 0, SINEW_UNBOUND_NEAREST};
+    sinew_bind_report rep = {sizeof(sinew_bind_report), list, 4, 0};
+    sinew_capsule_bind_desc d = {sizeof(sinew_capsule_bind_desc), 2, 0, 0, SINEW_UNBOUND_NEAREST};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
@@ -318,7 +319,7 @@ static void impossible_counts_are_refused_before_reading(void **state)
                          SINEW_ERROR_SIZE_OVERFLOW);
         assert_non_null(strstr(sinew_last_error(), "capsules overflow"));
     }
-    sinew_bind_report rep = {j, SIZE_MAX / sizeof(uint32_t) + 1, 7};
+    sinew_bind_report rep = {sizeof(sinew_bind_report), j, SIZE_MAX / sizeof(uint32_t) + 1, 7};
     assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, &rep), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "report capacity"));
     for (int i = 0; i < 8; ++i) assert_true(j[i] == 5 && w[i] == 3.0f);
@@ -333,7 +334,8 @@ static void invalid_inputs_are_named(void **state)
     sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
     uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
-    sinew_capsule_bind_desc d = {0};
+    sinew_capsule_bind_desc d;
+    SINEW_INIT(&d);
 #define EXPECT(call, code, text)                                        \
     do {                                                                \
         assert_int_equal((call), (code));                               \
@@ -374,7 +376,7 @@ static void invalid_inputs_are_named(void **state)
     EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
            "unbound policy 7");
     d.unbound = SINEW_UNBOUND_REPORT;
-    sinew_bind_report rep = {NULL, 3, 0};
+    sinew_bind_report rep = {sizeof(sinew_bind_report), NULL, 3, 0};
     EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_ERROR_INVALID_ARGUMENT,
            "array is NULL");
     sinew_points huge = {p, SIZE_MAX / 2, 0};
@@ -437,7 +439,8 @@ static void cancellation_leaves_outputs_untouched(void **state)
 {
     (void)state;
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.progress = cancel_at_once;
     cd.progress_user = &calls;
     sinew_context *ctx = NULL;
@@ -449,7 +452,7 @@ static void cancellation_leaves_outputs_untouched(void **state)
     float w[30 * 4];
     for (int i = 0; i < 120; ++i) j[i] = 3, w[i] = 2;
     uint32_t list[2] = {8, 8};
-    sinew_bind_report rep = {list, 2, 42};
+    sinew_bind_report rep = {sizeof(sinew_bind_report), list, 2, 42};
     assert_int_equal(sinew_skin_bind_capsules(ctx, &pts, caps, 1, NULL, j, w, &rep), SINEW_ERROR_CANCELLED);
     assert_int_equal(calls, 1);
     for (int i = 0; i < 120; ++i) assert_true(j[i] == 3 && w[i] == 2.0f);
