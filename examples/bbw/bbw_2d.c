@@ -66,10 +66,10 @@ int main(int argc, char **argv)
     sinew_bbw_desc desc;
     SINEW_INIT(&desc);
     desc.triangles = &shape;
-    desc.points = points;
-    desc.point_count = 2;
-    desc.joints = joints;
-    desc.joint_count = 2;
+    desc.points.data = points;
+    desc.points.count = 2;
+    desc.joint_positions.data = joints;
+    desc.joint_positions.count = 2;
     desc.bones = bones;
     desc.bone_count = 1;
     desc.cages = &cage;

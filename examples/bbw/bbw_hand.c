@@ -39,8 +39,8 @@ int main(int argc, char **argv)
     sinew_bbw_desc desc;
     SINEW_INIT(&desc);
     desc.tets = &tets;
-    desc.joints = joints;
-    desc.joint_count = jc;
+    desc.joint_positions.data = joints;
+    desc.joint_positions.count = jc;
     desc.bones = bones;
     desc.bone_count = bc;
     sinew_bbw *bbw = NULL;

@@ -150,8 +150,8 @@ int main(int argc, char **argv)
     SINEW_INIT(&bbw_desc);
     bbw_desc.surface = &cage_surface;
     bbw_desc.grid_resolution = 40;
-    bbw_desc.joints = skeleton;
-    bbw_desc.joint_count = 3;
+    bbw_desc.joint_positions.data = skeleton;
+    bbw_desc.joint_positions.count = 3;
     bbw_desc.bones = bones;
     bbw_desc.bone_count = 2;
     sinew_bbw *bbw = NULL;
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
     sinew_polymesh driver = {{cage.positions, cage.vertex_count, 0}, cage.indices, cage.face_sizes, cage.face_count};
     sinew_soffd *soffd = NULL;
     t0 = support_now();
-    if ((r = sinew_soffd_bind(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
+    if ((r = sinew_soffd_create(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
     sinew_points arm_points = {arm.positions, arm.vertex_count, 0};
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);

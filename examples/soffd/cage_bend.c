@@ -139,7 +139,7 @@ int main(int argc, char **argv)
     sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt};
     sinew_soffd *h = NULL;
     double t0 = support_now();
-    if (sinew_soffd_bind(NULL, &driver, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
+    if (sinew_soffd_create(NULL, &driver, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind: %s\n", sinew_last_error());
         return 1;
     }

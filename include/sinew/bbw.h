@@ -58,11 +58,9 @@ typedef struct sinew_bbw_desc {
     uint32_t grid_resolution;        /* automatic volume: cells along the longest
                                         side of the surface's box; 0 = 32 */
     /* ---- handles ---- */
-    const float *points;             /* 3 floats per point handle */
-    size_t point_count;
-    const float *joints;             /* 3 floats per skeleton joint */
-    size_t joint_count;
-    const uint32_t *bones;           /* 2 joint indices per bone (segment handle) */
+    sinew_points points;             /* point handles */
+    sinew_points joint_positions;    /* skeleton joints (needed with bones only) */
+    const uint32_t *bones;           /* 2 joint_positions indices per bone (segment handle) */
     size_t bone_count;
     const sinew_bbw_cage *cages;
     size_t cage_count;

@@ -177,14 +177,14 @@ typedef enum sinew_lattice_space {
     SINEW_LATTICE_SPACE_PARAMETER = 1  /* points are (u, v, w) parameters */
 } sinew_lattice_space;
 
-typedef struct sinew_lattice_bind_desc {
+typedef struct sinew_lattice_binding_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_points points;          /* required, count >= 1 */
     /* Optional normals (count 0 = none), same count as points; in parameter
      * space they are normals in (u, v, w) space. */
     sinew_points normals;
     sinew_lattice_space space;
-} sinew_lattice_bind_desc;
+} sinew_lattice_binding_desc;
 
 typedef struct sinew_lattice_binding sinew_lattice_binding;
 
@@ -193,8 +193,8 @@ typedef struct sinew_lattice_binding sinew_lattice_binding;
  * SINEW_ERROR_NON_FINITE, SINEW_ERROR_MISMATCH (normal count differs),
  * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY. ctx: allocator, NULL =
  * defaults. Thread-safe with other const calls on the lattice. */
-SINEW_API sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
-                                          const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out);
+SINEW_API sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                          const sinew_lattice_binding_desc *desc, sinew_lattice_binding **out);
 /* Destroys a binding (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_binding_destroy(sinew_lattice_binding *binding);
 /* Number of points bound (0 for NULL). Thread-safe. */
@@ -211,7 +211,7 @@ SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *bindin
  * plus the displacement bound times their largest basis sum could leave the
  * float range (bind itself refuses points whose basis values would).
  * Never allocates; thread-safe with other const calls. */
-SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding,
+SINEW_API sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding,
                                                   const sinew_lattice *lattice, float *out_points,
                                                   size_t out_stride, float *out_normals, size_t out_normal_stride,
                                                   size_t first, size_t count);

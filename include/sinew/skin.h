@@ -157,14 +157,14 @@ typedef struct sinew_skin_info {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;
     size_t joint_count;
-    size_t max_influences;        /* most nonzero influences of any vertex after merging */
+    size_t max_nonzero_influences; /* most nonzero influences of any vertex after merging */
     size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
     size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
     size_t renormalized_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
     size_t palette_floats;        /* size of the palette buffer, in floats */
     size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */
-    size_t bind_bytes;            /* memory the skin holds */
+    size_t memory_bytes;          /* every byte the skin holds (handle, groups, bind data) */
     sinew_skin_storage storage;
     sinew_skin_blend blend;
     sinew_skin_normals normals;

@@ -2,7 +2,7 @@
  * sinew: surface-oriented free-form deformation (Singh & Kokkevis).
  *
  * A driver polygon mesh D deforms a set of skin points. Phases:
- *   bind      sinew_soffd_bind: D becomes the reference copy R (n-gons are
+ *   bind      sinew_soffd_create: D becomes the reference copy R (n-gons are
  *             triangulated; each triangle is one control element).
  *   register  sinew_soffd_register: for every skin point P, the closest point on
  *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
@@ -95,7 +95,7 @@ typedef struct sinew_soffd_info {
  * driver: positions (any stride), faces (face_sizes NULL = triangles);
  *   unreferenced vertices are allowed. Not retained.
  * desc: NULL = all defaults. out: receives the handle. Thread-safe. */
-SINEW_API sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver,
+SINEW_API sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver,
                                         const sinew_soffd_desc *desc, sinew_soffd **out);
 
 /* Destroys a handle (NULL is fine). Not thread-safe with other calls on it. */

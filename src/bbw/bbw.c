@@ -32,19 +32,22 @@ void sinew_bbw_destroy(sinew_bbw *b)
 
 static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
 {
-    if (d->point_count && !d->points)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu point handles but points is NULL", d->point_count);
-    if (d->bone_count && (!d->bones || !d->joints))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joints is NULL", d->bone_count);
+    if (d->points.count && !d->points.data)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu point handles but points.data is NULL", d->points.count);
+    if (d->bone_count && (!d->bones || !d->joint_positions.data))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joint_positions.data is NULL",
+                       d->bone_count);
     if (d->cage_count && !d->cages)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu cages but cages is NULL", d->cage_count);
-    sinew_result r = sn_check_float_array(d->points, 0, 3, d->point_count, "point handles");
-    if (r == SINEW_OK && d->bone_count) r = sn_check_float_array(d->joints, 0, 3, d->joint_count, "joints");
+    sinew_result r = sn_check_float_array(d->points.data, d->points.stride, 3, d->points.count, "point handles");
+    if (r == SINEW_OK && d->bone_count)
+        r = sn_check_float_array(d->joint_positions.data, d->joint_positions.stride, 3, d->joint_positions.count,
+                                 "joint positions");
     if (r != SINEW_OK) return r;
     size_t cage_bytes;
     if (!sn_mul_size(d->cage_count, sizeof *d->cages, &cage_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu cages overflow", d->cage_count);
-    size_t total = d->point_count;
+    size_t total = d->points.count;
     if (!sn_add_size(total, d->bone_count, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many handles");
     for (size_t c = 0; c < d->cage_count; ++c)
         if (!sn_add_size(total, d->cages[c].vertices.count, &total))

@@ -46,7 +46,7 @@ static size_t record_floats(const uint32_t order[3], bool normals)
     return (n + 3) / 4 * 4;
 }
 
-static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_bind_desc *d)
+static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_binding_desc *d)
 {
     if ((unsigned)d->space > SINEW_LATTICE_SPACE_PARAMETER)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown bind space %d", (int)d->space);
@@ -99,15 +99,15 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
             for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
 }
 
-sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
-                                const sinew_lattice_bind_desc *caller_desc, sinew_lattice_binding **out)
+sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                const sinew_lattice_binding_desc *caller_desc, sinew_lattice_binding **out)
 {
     sn_clear_error();
     if (!lattice || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "out");
-    sinew_lattice_bind_desc local;
+    sinew_lattice_binding_desc local;
     sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "desc");
     if (r != SINEW_OK) return r;
-    const sinew_lattice_bind_desc *desc = &local;
+    const sinew_lattice_binding_desc *desc = &local;
     r = check_bind_desc(lattice, desc);
     if (r != SINEW_OK) return r;
     const bool with_normals = desc->normals.count != 0;
@@ -332,7 +332,7 @@ void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, f
     }
 }
 
-sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
+sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
                                         float *out_points, size_t out_stride, float *out_normals,
                                         size_t out_normal_stride, size_t first, size_t count)
 {

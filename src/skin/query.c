@@ -23,14 +23,14 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
     sinew_skin_info i = {0};
     i.vertex_count = skin->vertex_count;
     i.joint_count = skin->joint_count;
-    i.max_influences = skin->max_influences;
+    i.max_nonzero_influences = skin->max_influences;
     i.single_joint_vertices = skin->groups[0].count;
     i.merged_duplicates = skin->merged_duplicates;
     i.renormalized_vertices = skin->renormalized_vertices;
     i.unweighted_vertices = skin->unweighted_vertices;
     i.palette_floats = sinew_skin_palette_size(skin);
     i.palette_joint_floats = skin->record_floats;
-    i.bind_bytes = sizeof *skin + skin->max_influences * sizeof *skin->groups + skin->block_bytes;
+    i.memory_bytes = sizeof *skin + skin->max_influences * sizeof *skin->groups + skin->block_bytes;
     i.storage = skin->storage;
     i.blend = skin->blend;
     i.normals = skin->normals;

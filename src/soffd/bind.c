@@ -130,7 +130,7 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
     return sn_soffd_ring_build(h, &h->ring);
 }
 
-sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
+sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
                               sinew_soffd **out)
 {
     sn_clear_error();

@@ -45,8 +45,8 @@ static void test_hand(void **state)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = jc;
     d.bones = bones;
     d.bone_count = bc;
     sinew_bbw *b = NULL;

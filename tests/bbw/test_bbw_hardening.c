@@ -43,8 +43,8 @@ static void overflowing_index_counts(void **state)
     float handle[3] = {0.2f, 0.2f, 0.0f};
     sinew_bbw_desc d;
     SINEW_INIT(&d);
-    d.points = handle;
-    d.point_count = 1;
+    d.points.data = handle;
+    d.points.count = 1;
 
     sinew_trimesh tri = {{v, 3, 0}, idx, SIZE_MAX / 3};
     d.triangles = &tri;
@@ -78,8 +78,8 @@ static void overflowing_index_counts(void **state)
     uint32_t bones[2] = {0, 1};
     SINEW_INIT(&d);
     d.triangles = &tm;
-    d.joints = joints;
-    d.joint_count = 2;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = 2;
     d.bones = bones;
     d.bone_count = SIZE_MAX / 2;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "2^32"); /* bones are handles too */
@@ -95,8 +95,8 @@ static sinew_bbw *solved_grid(grid2d *g)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
@@ -163,10 +163,10 @@ static void misaligned_pointers_refused(void **state)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = hbad;
-    d.point_count = 1;
+    d.points.data = hbad;
+    d.points.count = 1;
     expect(create(&d), SINEW_ERROR_INVALID_ARGUMENT, "point handles pointer");
-    d.points = one;
+    d.points.data = one;
     sinew_trimesh tmbad = tm;
     tmbad.indices = misaligned(g.triangles);
     d.triangles = &tmbad;
@@ -186,8 +186,8 @@ static void not_converged_messages(void **state)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     for (int exact = 0; exact < 2; ++exact)

@@ -56,8 +56,8 @@ static sinew_bbw_desc base_desc(const sinew_trimesh *domain)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = domain;
-    d.points = handle_points;
-    d.point_count = HANDLES;
+    d.points.data = handle_points;
+    d.points.count = HANDLES;
     return d;
 }
 
@@ -125,22 +125,22 @@ static uint32_t triangles_bad[TRIANGLES * 3];
     }
 EDIT(no_domain, d->triangles = NULL)
 EDIT(two_domains, d->tets = &no_tets)
-EDIT(no_handles, d->point_count = 0)
-EDIT(null_points, d->points = NULL)
-EDIT(null_bones, d->bone_count = 1; d->joints = joints)
+EDIT(no_handles, d->points.count = 0)
+EDIT(null_points, d->points.data = NULL)
+EDIT(null_bones, d->bone_count = 1; d->joint_positions.data = joints)
 EDIT(null_cages, d->cage_count = 1)
 EDIT(cage_with_triangles_in_2d, d->cages = &cage_2d_with_triangles; d->cage_count = 1)
 EDIT(tolerance_negative, d->handle_tolerance = -1)
 EDIT(tolerance_nan, d->handle_tolerance = NAN)
-EDIT(handle_nan, d->points = nan_handles)
-EDIT(handles_coincide, d->points = coincident_handles)
-EDIT(handle_outside, d->points = outside_handles)
-EDIT(bone_joint_out_of_range, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone_out_of_range;
+EDIT(handle_nan, d->points.data = nan_handles)
+EDIT(handles_coincide, d->points.data = coincident_handles)
+EDIT(handle_outside, d->points.data = outside_handles)
+EDIT(bone_joint_out_of_range, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_out_of_range;
      d->bone_count = 1)
-EDIT(bone_zero_length, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone_collapsed;
+EDIT(bone_zero_length, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_collapsed;
      d->bone_count = 1)
-EDIT(point_count_size_max_8, d->point_count = SIZE_MAX / 8)
-EDIT(bone_count_size_max_3, d->joints = joints; d->joint_count = 2; d->bones = bone; d->bone_count = SIZE_MAX / 3)
+EDIT(point_count_size_max_8, d->points.count = SIZE_MAX / 8)
+EDIT(bone_count_size_max_3, d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone; d->bone_count = SIZE_MAX / 3)
 EDIT(cage_count_size_max_8, d->cages = &cage_2d_with_triangles; d->cage_count = SIZE_MAX / 8)
 EDIT(domain_vertex_nan, memcpy(grid_nan, grid, sizeof grid); grid_nan[3 * 7 + 1] = NAN; domain->positions.data = grid_nan)
 EDIT(domain_index_out_of_range, memcpy(triangles_bad, triangles, sizeof triangles); triangles_bad[3 * 5 + 2] = VERTICES;
@@ -151,7 +151,7 @@ EDIT(domain_triangles_size_max_3, domain->triangle_count = SIZE_MAX / 3)
 EDIT(domain_vertices_size_max_8, domain->positions.count = SIZE_MAX / 8)
 EDIT(domain_stride_too_small, domain->positions.stride = 8)
 EDIT(domain_null_indices, domain->indices = NULL)
-EDIT(bone_ok, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone; d->bone_count = 1)
+EDIT(bone_ok, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone; d->bone_count = 1)
 
 static sinew_result create_cancelled(void)
 {

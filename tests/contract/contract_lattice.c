@@ -44,8 +44,8 @@ static int setup(void **state)
     SINEW_INIT(&d);
     SINEW_INIT(&other);
     other.count[0] = 5;
-    sinew_lattice_bind_desc with_normals = {sizeof(sinew_lattice_bind_desc), view(points, POINTS, 0), view(normals, POINTS, 0), 0};
-    sinew_lattice_bind_desc plain = {sizeof(sinew_lattice_bind_desc), view(points, POINTS, 0), view(NULL, 0, 0), 0};
+    sinew_lattice_binding_desc with_normals = {sizeof(sinew_lattice_binding_desc), view(points, POINTS, 0), view(normals, POINTS, 0), 0};
+    sinew_lattice_binding_desc plain = {sizeof(sinew_lattice_binding_desc), view(points, POINTS, 0), view(NULL, 0, 0), 0};
     float bend[CONTROL_POINTS * 3] = {0};
     for (size_t i = 0; i < CONTROL_POINTS; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bend_view = view(bend, CONTROL_POINTS, 0);
@@ -54,8 +54,8 @@ static int setup(void **state)
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
         sinew_lattice_set_displacements(fx.bent, &bend_view, 0) ||
-        sinew_lattice_bind(NULL, fx.lattice, &with_normals, &fx.binding) ||
-        sinew_lattice_bind(NULL, fx.lattice, &plain, &fx.plain_binding) ||
+        sinew_lattice_binding_create(NULL, fx.lattice, &with_normals, &fx.binding) ||
+        sinew_lattice_binding_create(NULL, fx.lattice, &plain, &fx.plain_binding) ||
         sinew_lattice_refine(NULL, fx.bent, &mesh, &rd, &fx.refinement))
         return -1;
     return 0;
@@ -223,28 +223,28 @@ static sinew_result evaluate_positions(const sinew_points *in, float *out, size_
 
 /* ---- bound deformation ---------------------------------------------------------------- */
 
-static const sinew_lattice_bind_desc *points_only_desc(void)
+static const sinew_lattice_binding_desc *points_only_desc(void)
 {
-    static sinew_lattice_bind_desc d;
+    static sinew_lattice_binding_desc d;
     SINEW_INIT(&d);
     d.points = view(points, POINTS, 0);
     return &d;
 }
-static sinew_result bind_desc(sinew_lattice_bind_desc d)
+static sinew_result bind_desc(sinew_lattice_binding_desc d)
 {
-    sinew_result r = sinew_lattice_bind(NULL, fx.lattice, &d, OUT_HANDLE(sinew_lattice_binding));
+    sinew_result r = sinew_lattice_binding_create(NULL, fx.lattice, &d, OUT_HANDLE(sinew_lattice_binding));
     if (r == SINEW_OK) sinew_lattice_binding_destroy(*OUT_HANDLE(sinew_lattice_binding));
     return r;
 }
 static sinew_result bind_points(sinew_points p, sinew_points n, sinew_lattice_space space)
 {
-    return bind_desc((sinew_lattice_bind_desc){sizeof(sinew_lattice_bind_desc), p, n, space});
+    return bind_desc((sinew_lattice_binding_desc){sizeof(sinew_lattice_binding_desc), p, n, space});
 }
 static sinew_result deform_bound(const sinew_lattice_binding *b, const sinew_lattice *lat, float *out,
                                  size_t stride, float *out_normals, size_t normal_stride, size_t first,
                                  size_t count)
 {
-    return sinew_lattice_deform_bound(b, lat, out, stride, out_normals, normal_stride, first, count);
+    return sinew_lattice_binding_deform(b, lat, out, stride, out_normals, normal_stride, first, count);
 }
 static void binding_counts(void)
 {
@@ -350,11 +350,11 @@ static const sinew_lattice_desc *default_desc(void)
     X(deform_normals_ok, OK, NULL, { return deform_normals(view(normals, POINTS, 0), OUT2_F, 0); }) \
     /* bind and deform_bound */ \
     X(bind_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_bind(NULL, NULL, points_only_desc(), OUT_HANDLE(sinew_lattice_binding)); }) \
+      { return sinew_lattice_binding_create(NULL, NULL, points_only_desc(), OUT_HANDLE(sinew_lattice_binding)); }) \
     X(bind_null_desc, INVALID_ARGUMENT, "desc", \
-      { return sinew_lattice_bind(NULL, fx.lattice, NULL, OUT_HANDLE(sinew_lattice_binding)); }) \
+      { return sinew_lattice_binding_create(NULL, fx.lattice, NULL, OUT_HANDLE(sinew_lattice_binding)); }) \
     X(bind_null_out, INVALID_ARGUMENT, "out", \
-      { return sinew_lattice_bind(NULL, fx.lattice, points_only_desc(), NULL); }) \
+      { return sinew_lattice_binding_create(NULL, fx.lattice, points_only_desc(), NULL); }) \
     X(bind_no_points, INVALID_ARGUMENT, "points", { return bind_points(view(points, 0, 0), view(NULL, 0, 0), 0); }) \
     X(bind_null_point_data, INVALID_ARGUMENT, "point", \
       { return bind_points(view(NULL, POINTS, 0), view(NULL, 0, 0), 0); }) \

@@ -52,9 +52,9 @@ static int setup(void **state)
     sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};
     sinew_points points = {skin, POINTS, 0};
     sinew_points now = driver_now();
-    if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_bind(fx.ctx, &d, NULL, &fx.registered) ||
-        sinew_soffd_register(fx.registered, &points, NULL) || sinew_soffd_bind(NULL, &d, NULL, &fx.unregistered) ||
-        sinew_soffd_bind(NULL, &degenerate, &skip, &fx.skipping))
+    if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_create(fx.ctx, &d, NULL, &fx.registered) ||
+        sinew_soffd_register(fx.registered, &points, NULL) || sinew_soffd_create(NULL, &d, NULL, &fx.unregistered) ||
+        sinew_soffd_create(NULL, &degenerate, &skip, &fx.skipping))
         return -1;
     fx.element_frames = element_frames;
     fx.vertex_frames = vertex_frames;
@@ -99,7 +99,7 @@ static uint64_t fingerprint(void)
 
 static sinew_result bind(sinew_polymesh d, const sinew_soffd_desc *desc)
 {
-    sinew_result r = sinew_soffd_bind(NULL, &d, desc, OUT_HANDLE(sinew_soffd));
+    sinew_result r = sinew_soffd_create(NULL, &d, desc, OUT_HANDLE(sinew_soffd));
     if (r == SINEW_OK) sinew_soffd_destroy(*OUT_HANDLE(sinew_soffd));
     return r;
 }
@@ -123,7 +123,7 @@ static sinew_result bind_cancelled(void)
 {
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     cancelling = 1;
-    sinew_result r = sinew_soffd_bind(fx.ctx, &d, NULL, OUT_HANDLE(sinew_soffd));
+    sinew_result r = sinew_soffd_create(fx.ctx, &d, NULL, OUT_HANDLE(sinew_soffd));
     cancelling = 0;
     return r;
 }
@@ -166,7 +166,7 @@ static sinew_result register_nothing_ok(void)
     sinew_points none = {NULL, 0, 0};
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_soffd *h = NULL;
-    if (sinew_soffd_bind(NULL, &d, NULL, &h) != SINEW_OK) return SINEW_ERROR_PLAIN;
+    if (sinew_soffd_create(NULL, &d, NULL, &h) != SINEW_OK) return SINEW_ERROR_PLAIN;
     sinew_result r = sinew_soffd_register(h, &none, NULL);
     sinew_soffd_destroy(h);
     return r;
@@ -281,9 +281,9 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
 
 #define CASES(X) \
     /* bind */ \
-    X(bind_null_driver, INVALID_ARGUMENT, "driver", { return sinew_soffd_bind(NULL, NULL, NULL, OUT_HANDLE(sinew_soffd)); }) \
+    X(bind_null_driver, INVALID_ARGUMENT, "driver", { return sinew_soffd_create(NULL, NULL, NULL, OUT_HANDLE(sinew_soffd)); }) \
     X(bind_null_out, INVALID_ARGUMENT, "out", \
-      { sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS); return sinew_soffd_bind(NULL, &d, NULL, NULL); }) \
+      { sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS); return sinew_soffd_create(NULL, &d, NULL, NULL); }) \
     X(bind_null_indices, INVALID_ARGUMENT, "indices", { return bind(driver_mesh(NULL, NULL, ELEMENTS), NULL); }) \
     X(bind_null_positions, INVALID_ARGUMENT, "driver vertex", \
       { return bind_points((sinew_points){NULL, DRIVER_VERTICES, 0}); }) \

@@ -116,17 +116,17 @@ static float handle_coord(fz_reader *r)
 
 static void handles(fz_reader *r, sinew_bbw_desc *desc, bool planar)
 {
-    desc->point_count = fz_range(r, 0, 4);
-    float *points = fz_alloc(3 * desc->point_count * sizeof *points);
-    for (size_t i = 0; i < 3 * desc->point_count; i++) points[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
-    desc->points = points;
+    desc->points.count = fz_range(r, 0, 4);
+    float *points = fz_alloc(3 * desc->points.count * sizeof *points);
+    for (size_t i = 0; i < 3 * desc->points.count; i++) points[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
+    desc->points.data = points;
     if (fz_bool(r)) {
-        desc->joint_count = fz_range(r, 0, 4);
-        float *joints = fz_alloc(3 * desc->joint_count * sizeof *joints);
-        for (size_t i = 0; i < 3 * desc->joint_count; i++) joints[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
-        desc->joints = joints;
+        desc->joint_positions.count = fz_range(r, 0, 4);
+        float *joints = fz_alloc(3 * desc->joint_positions.count * sizeof *joints);
+        for (size_t i = 0; i < 3 * desc->joint_positions.count; i++) joints[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
+        desc->joint_positions.data = joints;
         desc->bone_count = fz_range(r, 0, 3);
-        desc->bones = fz_indices(r, 2 * desc->bone_count, desc->joint_count);
+        desc->bones = fz_indices(r, 2 * desc->bone_count, desc->joint_positions.count);
     }
     if (fz_u8(r) >= 200) {
         desc->cage_count = 1;

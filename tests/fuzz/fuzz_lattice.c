@@ -99,16 +99,16 @@ static void evaluate(fz_reader *r, const sinew_lattice *lattice)
 
 static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice, const sinew_lattice *other)
 {
-    sinew_lattice_bind_desc desc;
+    sinew_lattice_binding_desc desc;
     SINEW_INIT(&desc);
     desc.points = fz_points(r, fz_range(r, 0, 32));
     if (fz_bool(r)) desc.normals = fz_points(r, fz_u8(r) < 240 ? desc.points.count : fz_range(r, 0, 32));
     desc.space = (sinew_lattice_space)fz_enum(r, 2);
     sinew_lattice_binding *binding;
     fz_call c;
-    fz_call_begin(&c, "sinew_lattice_bind");
+    fz_call_begin(&c, "sinew_lattice_binding_create");
     fz_call_handle(&c, &binding);
-    if (fz_call_end(&c, sinew_lattice_bind(ctx, lattice, fz_u8(r) < 250 ? &desc : NULL, &binding), 0) != SINEW_OK)
+    if (fz_call_end(&c, sinew_lattice_binding_create(ctx, lattice, fz_u8(r) < 250 ? &desc : NULL, &binding), 0) != SINEW_OK)
         return;
     size_t n = sinew_lattice_binding_count(binding);
     fz_require(n == desc.points.count, "sinew_lattice_binding_count", "differs from the bound count");
@@ -118,11 +118,11 @@ static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice
     bool normals = fz_bool(r);
     size_t first, count;
     fz_subrange(r, n, &first, &count);
-    fz_call_begin(&c, "sinew_lattice_deform_bound");
+    fz_call_begin(&c, "sinew_lattice_binding_deform");
     fz_call_out(&c, out1, b1, true);
     fz_call_out(&c, normals ? out2 : NULL, b2, true);
     fz_call_end(&c,
-                sinew_lattice_deform_bound(binding, fz_bool(r) && other ? other : lattice, out1, s1,
+                sinew_lattice_binding_deform(binding, fz_bool(r) && other ? other : lattice, out1, s1,
                                            normals ? out2 : NULL, s2, first, count),
                 fz_moderate(r));
     sinew_lattice_binding_destroy(binding);

@@ -111,9 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     sinew_soffd *soffd;
     fz_call c;
-    fz_call_begin(&c, "sinew_soffd_bind");
+    fz_call_begin(&c, "sinew_soffd_create");
     fz_call_handle(&c, &soffd);
-    sinew_result res = fz_call_end(&c, sinew_soffd_bind(ctx, &driver, fz_u8(&r) < 230 ? &desc : NULL, &soffd), 0);
+    sinew_result res = fz_call_end(&c, sinew_soffd_create(ctx, &driver, fz_u8(&r) < 230 ? &desc : NULL, &soffd), 0);
     if (fz_bool(&r)) {
         sinew_context_destroy(ctx);
         ctx = NULL;
@@ -126,7 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_call_end(&c, sinew_soffd_get_info(soffd, &info), 0);
         fz_require(info.element_count > 0 && info.vertex_count == driver.positions.count, "sinew_soffd_get_info",
                    "counts differ from the driver");
-        fz_require(isfinite(info.length_scale) && info.length_scale > 0.0f, "sinew_soffd_bind",
+        fz_require(isfinite(info.length_scale) && info.length_scale > 0.0f, "sinew_soffd_create",
                    "a non-finite or non-positive length scale on OK");
 
         uint32_t face;

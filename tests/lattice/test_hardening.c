@@ -135,11 +135,11 @@ static void overflowing_counts(void **state)
 
     /* Points views spanning more than the address space. */
     sinew_points huge = {v, 3, top_bit};
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     bd.points = huge;
     sinew_lattice_binding *b = NULL;
-    expect(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_SIZE_OVERFLOW, "bound point");
+    expect(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_SIZE_OVERFLOW, "bound point");
     float out[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
     expect(sinew_lattice_deform(lat, &huge, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "point");
     expect(sinew_lattice_parameters(lat, &huge, out, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "world point");
@@ -222,21 +222,21 @@ static void misaligned_lattice_pointers(void **state)
            "point pointer");
     expect(sinew_lattice_set_displacements(lat, &bad_view, 0), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
     expect(sinew_lattice_segment_bound(lat, in, pts, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "segment start");
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     bd.points = bad_view;
     sinew_lattice_binding *b = NULL;
-    expect(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT, "bound point data pointer");
+    expect(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT, "bound point data pointer");
     bd.points = pv;
     bd.normals = nv;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
     memset(buf, 0x5a, sizeof buf);
     /* The AVX2 kernel (cubic, no normals) and the normal path. */
-    expect(sinew_lattice_deform_bound(b, lat, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
+    expect(sinew_lattice_binding_deform(b, lat, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "point output pointer");
-    expect(sinew_lattice_deform_bound(b, lat, buf, 0, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
+    expect(sinew_lattice_binding_deform(b, lat, buf, 0, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "normal output pointer");
-    expect(sinew_lattice_deform_bound(b, lat, buf, 18, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 18");
+    expect(sinew_lattice_binding_deform(b, lat, buf, 18, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 18");
     assert_untouched(buf, N);
     sinew_lattice_binding_destroy(b);
     sinew_lattice_destroy(lat);
@@ -466,7 +466,7 @@ static void finite_inputs_finite_outputs(void **state)
     d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     const float cases[4][3] = {{3e38f, 0.5f, 0.5f}, {-1e30f, 0.5f, 0.5f}, {1e20f, 1e20f, 1e20f}, {0.5f, 0.5f, 0.5f}};
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     for (int lift = 0; lift < 2; ++lift) {
         if (lift) {
@@ -481,9 +481,9 @@ static void finite_inputs_finite_outputs(void **state)
             ok_and_finite_or_refused(sinew_lattice_parameters(lat, &v, sevens(out, 12), 0, 0, 1), out, 3);
             bd.points = v;
             sinew_lattice_binding *b = NULL;
-            sinew_result r = sinew_lattice_bind(NULL, lat, &bd, &b);
+            sinew_result r = sinew_lattice_binding_create(NULL, lat, &bd, &b);
             if (r == SINEW_OK) {
-                ok_and_finite_or_refused(sinew_lattice_deform_bound(b, lat, sevens(out, 12), 0, NULL, 0, 0, 1), out,
+                ok_and_finite_or_refused(sinew_lattice_binding_deform(b, lat, sevens(out, 12), 0, NULL, 0, 0, 1), out,
                                          3);
                 sinew_lattice_binding_destroy(b);
             } else {
@@ -502,12 +502,12 @@ static void finite_inputs_finite_outputs(void **state)
     const float outside[3] = {1e10f, 0.5f, 0.5f};
     bd.points = (sinew_points){outside, 1, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
     float big[3] = {1e38f, 0, 0};
     sinew_points bv = {big, 1, 0};
     assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
     for (int i = 0; i < 12; ++i) out[i] = 7.0f;
-    expect(sinew_lattice_deform_bound(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
+    expect(sinew_lattice_binding_deform(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
     sinew_lattice_binding_destroy(b);
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;

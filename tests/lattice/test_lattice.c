@@ -476,14 +476,14 @@ static void bound_matches_one_shot(void **state)
                     nrm[3 * i + c] = c == 1 ? 1.0f : 0.0f;
                 }
             }
-            sinew_lattice_bind_desc bd;
+            sinew_lattice_binding_desc bd;
             SINEW_INIT(&bd);
             bd.points = (sinew_points){pts, N, 0};
             bd.normals = (sinew_points){nrm, N, 0};
             sinew_lattice_binding *b = NULL, *bp = NULL;
-            assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+            assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
             bd.normals.count = 0;
-            assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &bp), SINEW_OK);
+            assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &bp), SINEW_OK);
             assert_int_equal(sinew_lattice_binding_count(b), N);
             /* the lattice moves after binding; the binding follows */
             for (int frame = 0; frame < 2; ++frame) {
@@ -492,9 +492,9 @@ static void bound_matches_one_shot(void **state)
                 sinew_points pv = bd.points, nv = {nrm, N, 0};
                 assert_int_equal(sinew_lattice_deform(lat, &pv, &nv, a, 0, an, 0, 0, N), SINEW_OK);
                 /* two ranges, strided output */
-                assert_int_equal(sinew_lattice_deform_bound(b, lat, c, 16, cn, 16, 0, 100), SINEW_OK);
-                assert_int_equal(sinew_lattice_deform_bound(b, lat, c, 16, cn, 16, 100, N - 100), SINEW_OK);
-                assert_int_equal(sinew_lattice_deform_bound(bp, lat, d, 0, NULL, 0, 0, N), SINEW_OK);
+                assert_int_equal(sinew_lattice_binding_deform(b, lat, c, 16, cn, 16, 0, 100), SINEW_OK);
+                assert_int_equal(sinew_lattice_binding_deform(b, lat, c, 16, cn, 16, 100, N - 100), SINEW_OK);
+                assert_int_equal(sinew_lattice_binding_deform(bp, lat, d, 0, NULL, 0, 0, N), SINEW_OK);
                 for (int i = 0; i < N; ++i)
                     for (int k = 0; k < 3; ++k) {
                         assert_true(fabsf(a[3 * i + k] - c[4 * i + k]) < 1e-5f * (1 + fabsf(a[3 * i + k])));
@@ -517,22 +517,22 @@ static void bound_parameter_space_matches_evaluate(void **state)
     enum { N = 100 };
     float params[3 * N], a[3 * N], b[3 * N];
     for (int i = 0; i < 3 * N; ++i) params[i] = (float)support_rng_uniform(&rng, -0.1, 1.1);
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     bd.points = (sinew_points){params, N, 0};
     bd.space = SINEW_LATTICE_SPACE_PARAMETER;
     sinew_lattice_binding *bind = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &bind), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &bind), SINEW_OK);
     randomise(lat, &rng, 0.3);
     assert_int_equal(sinew_lattice_evaluate(lat, &bd.points, a, 0, NULL, 0, 0, N), SINEW_OK);
-    assert_int_equal(sinew_lattice_deform_bound(bind, lat, b, 0, NULL, 0, 0, N), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_deform(bind, lat, b, 0, NULL, 0, 0, N), SINEW_OK);
     for (int i = 0; i < 3 * N; ++i) assert_true(fabsf(a[i] - b[i]) < 1e-5f * (1 + fabsf(a[i])));
     /* a lattice of another structure is refused */
     sinew_lattice *other = make_lattice(3, 4, 5, 7, 6, 6, SINEW_LATTICE_OUTSIDE_CLAMP);
-    assert_int_equal(sinew_lattice_deform_bound(bind, other, b, 0, NULL, 0, 0, N), SINEW_ERROR_MISMATCH);
-    assert_int_equal(sinew_lattice_deform_bound(bind, lat, b, 0, b, 0, 0, N), SINEW_ERROR_INVALID_STATE);
-    assert_int_equal(sinew_lattice_deform_bound(bind, lat, b, 0, NULL, 0, 50, 51), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_lattice_deform_bound(bind, lat, b, 8, NULL, 0, 0, N), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_lattice_binding_deform(bind, other, b, 0, NULL, 0, 0, N), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_lattice_binding_deform(bind, lat, b, 0, b, 0, 0, N), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_lattice_binding_deform(bind, lat, b, 0, NULL, 0, 50, 51), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_lattice_binding_deform(bind, lat, b, 8, NULL, 0, 0, N), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_lattice_destroy(other);
     sinew_lattice_binding_destroy(bind);
     sinew_lattice_destroy(lat);
@@ -624,17 +624,17 @@ static void call_validation(void **state)
     assert_int_equal(sinew_lattice_get_info(lat, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     /* bind */
     sinew_lattice_binding *b = (sinew_lattice_binding *)(uintptr_t)0x1;
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT);
     bd.points = v;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_NON_FINITE);
     bd.points = one;
     bd.normals = v;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_MISMATCH);
     bd.normals.count = 0;
     bd.space = (sinew_lattice_space)3;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT);
     assert_true(b == (sinew_lattice_binding *)(uintptr_t)0x1);
     sinew_lattice_binding_destroy(NULL);
     assert_int_equal(sinew_lattice_binding_count(NULL), 0);
@@ -653,12 +653,12 @@ static sinew_result attempt_create_bind(sinew_context *ctx, void *user)
     sinew_result r = sinew_lattice_create(ctx, &d, &lat);
     if (r != SINEW_OK) return r;
     float pts[9] = {0.1f, 0.2f, 0.3f, 0.5f, 0.5f, 0.5f, 2, 2, 2};
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 3, 0};
     bd.normals = (sinew_points){pts, 3, 0};
     sinew_lattice_binding *b = NULL;
-    r = sinew_lattice_bind(ctx, lat, &bd, &b);
+    r = sinew_lattice_binding_create(ctx, lat, &bd, &b);
     sinew_lattice_binding_destroy(b);
     if (r == SINEW_OK) {
         sinew_lattice_fold_report rep;

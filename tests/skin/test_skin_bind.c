@@ -169,7 +169,7 @@ static void duplicates_merge_and_sort(void **state)
     SINEW_INIT(&info);
     assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
     assert_int_equal(info.merged_duplicates, 2);
-    assert_int_equal(info.max_influences, 3);
+    assert_int_equal(info.max_nonzero_influences, 3);
     assert_int_equal(info.single_joint_vertices, 0);
     /* Asking for the count only, or a short capacity, is fine. */
     assert_int_equal(sinew_skin_vertex_influences(skin, 1, NULL, NULL, 0, &k), SINEW_OK);
@@ -412,7 +412,7 @@ static void compressed_weights_sum_to_255(void **state)
     sinew_skin_info finfo;
     SINEW_INIT(&finfo);
     sinew_skin_get_info(fskin, &finfo);
-    assert_true(info.bind_bytes < finfo.bind_bytes);
+    assert_true(info.memory_bytes < finfo.memory_bytes);
     sinew_skin_destroy(skin);
     sinew_skin_destroy(fskin);
     free(rj), free(rw);
@@ -430,7 +430,7 @@ static void info_reports_the_binding(void **state)
     assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
     assert_int_equal(info.vertex_count, 2);
     assert_int_equal(info.joint_count, 3);
-    assert_int_equal(info.max_influences, 3);
+    assert_int_equal(info.max_nonzero_influences, 3);
     assert_int_equal(info.single_joint_vertices, 1);
     assert_int_equal(info.palette_joint_floats, 16);
     assert_int_equal(info.palette_floats, 48);
@@ -439,7 +439,7 @@ static void info_reports_the_binding(void **state)
     assert_int_equal(info.normals, SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE);
     assert_int_equal(info.storage, SINEW_SKIN_STORAGE_FLOAT);
     assert_true(info.kernel != SINEW_SKIN_KERNEL_AUTO);
-    assert_true(info.bind_bytes > 0);
+    assert_true(info.memory_bytes > 0);
     assert_int_equal(sinew_skin_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_skin_get_info(skin, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_skin_palette_size(NULL), 0);

@@ -954,7 +954,7 @@ static void compressed_matches_float_within_quantisation(void **state)
     }
     print_message("  compressed vs float (%s): max position error %.2e of the model size, %.4f of the joints' spread "
                   "(bound k/255 = %.4f for k = %zu)\n",
-                  arm ? "arm" : "tube", worst, worst_ratio, (double)info.max_influences / 255.0, info.max_influences);
+                  arm ? "arm" : "tube", worst, worst_ratio, (double)info.max_nonzero_influences / 255.0, info.max_nonzero_influences);
     assert_true(worst > 0.0); /* quantisation is really in effect */
     free(pal);
     sinew_skin_destroy(sf);

@@ -23,7 +23,7 @@ static sinew_soffd *bind_cage(const cage *c, const sinew_soffd_desc *desc)
 {
     sinew_polymesh m = cage_polymesh(c, NULL);
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, desc, &h), SINEW_OK);
     assert_non_null(h);
     return h;
 }
@@ -123,7 +123,7 @@ static void normal_offset_stays_constant(void **state)
         }
     sinew_polymesh m = {{pos, nv, 0}, tri, NULL, nt};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float *skin = random_points(3, N_SKIN, 0.05f, 0.95f), *out = malloc(3 * N_SKIN * sizeof(float));
     for (size_t i = 0; i < N_SKIN; ++i) skin[3 * i + 2] = (skin[3 * i + 2] - 0.5f) * 0.6f;
     register_points(h, skin, N_SKIN, NULL);
@@ -558,7 +558,7 @@ static void re_registration_equals_a_fresh_bind(void **state)
     sinew_soffd_info info;
     SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, info.length_scale, 0}, &fresh), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, info.length_scale, 0}, &fresh), SINEW_OK);
     register_points(fresh, skin, N_SKIN, &policy);
     assert_int_equal(lib_deform(h, now, c.nv, a), SINEW_OK);
     assert_int_equal(lib_deform(fresh, now, c.nv, b), SINEW_OK);
@@ -649,7 +649,7 @@ static void bind_triangulates_concave_faces(void **state)
     const uint32_t sizes[] = {6, 4};
     sinew_polymesh m = {{pos, 9, 0}, idx, sizes, 2};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -679,44 +679,44 @@ static void validation_names_the_element(void **state)
     sinew_polymesh m = {{pos, 5, 0}, tri, NULL, 2};
     sinew_soffd *h = (sinew_soffd *)&m; /* must stay untouched on failure */
     sinew_soffd *const sentinel = h;
-    assert_int_equal(sinew_soffd_bind(NULL, NULL, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), -1, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), NAN, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, -2, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, NULL, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), -1, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), NAN, 0, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, -2, 0}, &h), SINEW_ERROR_INVALID_ARGUMENT);
     pos[4] = NAN;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "driver vertex 1 has a non-finite coordinate y (nan)");
     pos[4] = 0;
     tri[4] = 7;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_string_equal(sinew_last_error(), "driver face 1 refers to vertex 7, but there are only 5");
     tri[4] = 3;
     m.face_count = 0;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     m.face_count = 2;
     m.positions.count = 0;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     m.positions.count = 5;
     m.positions.stride = 6;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     m.positions.stride = 0;
     m.indices = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     m.indices = tri;
     const uint32_t two[] = {3, 2};
     m.face_sizes = two;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     assert_string_equal(sinew_last_error(), "driver face 1 has 2 vertices (needs 3)");
     m.face_sizes = NULL;
     /* A zero-area triangle: an error naming it, or skipped and counted. */
     uint32_t with_sliver[] = {0, 1, 2, 1, 3, 2, 0, 3, 3};
     m.indices = with_sliver;
     m.face_count = 3;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_DEGENERATE);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_DEGENERATE);
     assert_non_null(strstr(sinew_last_error(), "driver face 2 has a zero-area triangle (vertices 0, 3, 3)"));
     assert_ptr_equal(h, sentinel);
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -731,13 +731,13 @@ static void validation_names_the_element(void **state)
     uint32_t all_bad[] = {0, 1, 1, 2, 2, 2};
     m.indices = all_bad;
     m.face_count = 2;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h2), SINEW_ERROR_DEGENERATE);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h2), SINEW_ERROR_DEGENERATE);
     /* A face that cannot be triangulated. */
     const float bow[] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 0};
     const uint32_t bow_idx[] = {0, 1, 2, 3};
     const uint32_t four[] = {4};
     sinew_polymesh bm = {{bow, 4, 0}, bow_idx, four, 1};
-    assert_int_equal(sinew_soffd_bind(NULL, &bm, NULL, &h2), SINEW_ERROR_INVALID_TOPOLOGY);
+    assert_int_equal(sinew_soffd_create(NULL, &bm, NULL, &h2), SINEW_ERROR_INVALID_TOPOLOGY);
     assert_non_null(strstr(sinew_last_error(), "driver face 0 (4 vertices) cannot be triangulated"));
     assert_ptr_equal(h2, sentinel);
 
@@ -807,7 +807,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sweep_data *d = (sweep_data *)user;
     sinew_polymesh m = cage_polymesh(&d->c, NULL);
     sinew_soffd *h = NULL;
-    sinew_result r = sinew_soffd_bind(ctx, &m, NULL, &h);
+    sinew_result r = sinew_soffd_create(ctx, &m, NULL, &h);
     if (r != SINEW_OK) return r;
     sinew_points s = {d->skin, d->n, 0};
     sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), d->what == 1 ? 0.0f : 1e-3f, 0, 0, 0};
@@ -875,7 +875,7 @@ static void registration_can_be_cancelled(void **state)
     float *skin = random_points(14, N, -1.5f, 1.5f);
     sinew_polymesh m = cage_polymesh(&c, NULL);
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(ctx, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(ctx, &m, NULL, &h), SINEW_OK);
     sinew_context_destroy(ctx);
     sinew_points s = {skin, 3, 0};
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK); /* one report at 0, one at 1 */

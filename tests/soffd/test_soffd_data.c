@@ -98,7 +98,7 @@ static void beetle_drives_beetle_alt(void **state)
 
     sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -174,7 +174,7 @@ static void dropped_mass_is_tight(void **state)
     assert_true(support_read_obj(path, &d));
     sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);

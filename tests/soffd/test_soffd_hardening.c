@@ -23,7 +23,7 @@ static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
 {
     sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, desc, &h), SINEW_OK);
     return h;
 }
 
@@ -35,15 +35,15 @@ static void huge_counts_fail_before_reading(void **state)
     sinew_soffd *h = (sinew_soffd *)&h, *const sentinel = h;
     /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
     sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "driver faces (triangles) overflow"));
     m.face_count = SIZE_MAX / 12 + 1;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     /* face_sizes of SIZE_MAX / 2 entries cannot exist either. */
     const uint32_t sizes[] = {3};
     m.face_sizes = sizes;
     m.face_count = SIZE_MAX / 2;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "face_sizes"));
     assert_ptr_equal(h, sentinel);
 
@@ -133,7 +133,7 @@ static void far_points_keep_finite_weights(void **state)
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 40, 0, 0}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
     const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
@@ -163,7 +163,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     /* Skin points far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
@@ -195,7 +195,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     /* A driver bound near FLT_MAX. */
     sinew_soffd *h2 = NULL;
     sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8};
-    assert_int_equal(sinew_soffd_bind(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_create(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     sinew_points refp = {pose, 6, 0};
     assert_int_equal(sinew_soffd_set_reference(h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
@@ -224,7 +224,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     float tiny[18];
     octahedron(1e-30f, (const float[3]){0, 0, 0}, tiny, idx);
     sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8};
-    assert_int_equal(sinew_soffd_bind(NULL, &tm, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
@@ -320,7 +320,7 @@ static void precision_holds_far_from_the_origin(void **state)
             for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
         sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt};
         sinew_soffd *h = NULL;
-        assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+        assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
             sinew_points s = {skin, N, 0};
             sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f, 0, 0, 0};
@@ -417,7 +417,7 @@ static void frame_checks_name_every_entry(void **state)
     cage c = make_cube_cage(2, 0);
     sinew_polymesh m = cage_polymesh(&c, NULL);
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float p[3] = {0.1f, 0.2f, 1.3f};
     sinew_points s = {p, 1, 0};
     assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
@@ -480,7 +480,7 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
     pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
     sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     bend_twist(pos, now, nv, 0.7f);
     float *near = malloc(16 * nv * sizeof(float)), *far = malloc(16 * nv * sizeof(float));
     sinew_points d = {now, nv, 0};

@@ -171,7 +171,7 @@ static void soffd_is_thread_safe(void **state)
     sinew_points skin_view = {skin, SOFFD_POINTS, 0};
     sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &driver, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &driver, NULL, &h), SINEW_OK);
     assert_int_equal(sinew_soffd_register(h, &skin_view, &policy), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
@@ -229,7 +229,7 @@ static sinew_result lattice_deform_job(const pose_job *job, unsigned char *out, 
 static sinew_result lattice_deform_bound_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const lattice_fixture *f = job->data;
-    return sinew_lattice_deform_bound(f->binding, f->lattice, F(out), 6 * sizeof(float), F(out) + 3,
+    return sinew_lattice_binding_deform(f->binding, f->lattice, F(out), 6 * sizeof(float), F(out) + 3,
                                       6 * sizeof(float), first, count);
 }
 /* The control-point getters write element i at (i - first) * stride. */
@@ -262,9 +262,9 @@ static void lattice_is_thread_safe(void **state)
     float *points = random_points(31, LATTICE_POINTS, -0.2f, 1.2f);
     float *normals = random_points(32, LATTICE_POINTS, -1.0f, 1.0f);
     lattice_fixture f = {lattice, NULL, {points, LATTICE_POINTS, 0}, {normals, LATTICE_POINTS, 0}};
-    sinew_lattice_bind_desc bd = {sizeof(sinew_lattice_bind_desc), f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
+    sinew_lattice_binding_desc bd = {sizeof(sinew_lattice_binding_desc), f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
     sinew_lattice_binding *binding = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, lattice, &bd, &binding), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lattice, &bd, &binding), SINEW_OK);
     f.binding = binding;
 
     const size_t n = LATTICE_POINTS;
@@ -414,8 +414,8 @@ static void bbw_is_thread_safe(void **state)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = &domain;
-    d.points = handles;
-    d.point_count = BBW_HANDLES;
+    d.points.data = handles;
+    d.points.count = BBW_HANDLES;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);

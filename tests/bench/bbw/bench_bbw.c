@@ -79,8 +79,8 @@ static void bench_hand(void)
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = jc;
     d.bones = bones;
     d.bone_count = bc;
     for (int mode = 0; mode < 2; ++mode) {
@@ -227,8 +227,8 @@ static void bench_armadillo(void)
     SINEW_INIT(&d);
     d.surface = &surf;
     d.grid_resolution = res;
-    d.points = pts;
-    d.point_count = 10;
+    d.points.data = pts;
+    d.points.count = 10;
     sinew_bbw_info best;
     SINEW_INIT(&best);
     best.seconds_domain = best.seconds_operators = best.seconds_solve = 1e30;

@@ -93,11 +93,11 @@ static void bench_bound_deform(void)
     float *out = malloc(3 * count * sizeof(float));
     float *ref = malloc(3 * count * sizeof(float));
     for (size_t i = 0; i < 3 * count; ++i) pts[i] = (float)support_rng_uniform(&rng, 0.0, 1.0);
-    sinew_lattice_bind_desc bd;
+    sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, count, 0};
     sinew_lattice_binding *bind = NULL;
-    if (sinew_lattice_bind(NULL, lat, &bd, &bind) != SINEW_OK) {
+    if (sinew_lattice_binding_create(NULL, lat, &bd, &bind) != SINEW_OK) {
         fprintf(stderr, "bind: %s\n", sinew_last_error());
         exit(1);
     }
@@ -107,7 +107,7 @@ static void bench_bound_deform(void)
     double best = INFINITY, best_base = INFINITY, best_once = INFINITY;
     for (int run = 0; run < 5; ++run) {
         double t0 = support_cpu_now();
-        sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
+        sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
         double t1 = support_cpu_now();
         /* the unit box: parameters equal world positions */
         baseline_deform(pts, count, ctrl, n, knots, ref);
@@ -120,7 +120,7 @@ static void bench_bound_deform(void)
         sinew_lattice_deform(lat, &bd.points, NULL, out, 0, NULL, 0, 0, count);
         best_once = fmin(best_once, support_cpu_now() - t0);
     }
-    sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
+    sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
     double worst = 0;
     for (size_t i = 0; i < 3 * count; ++i) worst = fmax(worst, fabs(out[i] - ref[i]));
     if (worst > 1e-4) {

@@ -143,7 +143,7 @@ int main(void)
     }
     sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt};
     sinew_soffd *h = NULL;
-    if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
+    if (sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind failed: %s\n", sinew_last_error());
         return 1;
     }
@@ -161,7 +161,7 @@ int main(void)
     for (int li = 0; li < 2; ++li) {
         sinew_soffd_destroy(h);
         h = NULL;
-        if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), locals[li], 0, 1}, &h) != SINEW_OK) return 1;
+        if (sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), locals[li], 0, 1}, &h) != SINEW_OK) return 1;
         double best = INFINITY;
         for (int rep = 0; rep < 3; ++rep) {
             double t0 = support_cpu_now();
