@@ -65,7 +65,7 @@ int main(int argc, char **argv)
     float *wt = malloc(n * k * sizeof(float)), *posed = malloc(n * 3 * sizeof(float));
     double *rot = malloc(bc * 4 * sizeof(double)), *trans = malloc(bc * 3 * sizeof(double));
     sinew_points surface = support_mesh_points(&mesh);
-    sinew_bbw_top_k(bbw, &surface, 0, n, k, jt, wt);
+    sinew_bbw_top_k(bbw, &surface, k, jt, wt, 0, n);
     hp_forward_kinematics(joints, bones, bc, pose, rot, trans);
     sinew_skin_desc sk;
     SINEW_INIT(&sk);

@@ -159,7 +159,7 @@ int main(int argc, char **argv)
     sinew_result r = sinew_bbw_create(NULL, &bbw_desc, &bbw);
     if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
     sinew_points cage_points = {cage.positions, cage.vertex_count, 0};
-    if (r == SINEW_OK) r = sinew_bbw_top_k(bbw, &cage_points, 0, cage.vertex_count, K, joints, weights);
+    if (r == SINEW_OK) r = sinew_bbw_top_k(bbw, &cage_points, K, joints, weights, 0, cage.vertex_count);
     if (r != SINEW_OK) return fail("bounded biharmonic weights", r);
     double t_bbw = support_now() - t0;
     sinew_bbw_destroy(bbw);

@@ -133,7 +133,7 @@ int main(int argc, char **argv)
         cp[3 * i + 1] = (float)(R - (R - y) * cos(a));
     }
     sinew_points cv = {cp, info.point_count, 0};
-    sinew_lattice_set_points(lat, &cv, 0);
+    sinew_lattice_set_points(lat, &cv, 0, cv.count);
 
     /* Vertices only. */
     float *plain = malloc(nv * 3 * sizeof(float));

@@ -321,8 +321,13 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         sinew_lattice_fold_report fold;
         SINEW_INIT(&fold);
         sinew_lattice_check_folds(lat, 4, NULL, 0, &fold);
-        for (int i = 0; i < view->contact_count; ++i)
-            sinew_lattice_get_points(lat, &view->contact[pass][3 * i], 0, (size_t)i + (size_t)cu * mid, 1);
+        /* Range reads write control point i at out + i * stride: read the
+         * contact layer up to the middle row, then keep that row. */
+        size_t row = (size_t)cu * mid;
+        float *layer = malloc((row + (size_t)view->contact_count) * 3 * sizeof(float));
+        if (layer && sinew_lattice_get_points(lat, layer, 0, row, (size_t)view->contact_count) == SINEW_OK)
+            memcpy(view->contact[pass], layer + 3 * row, (size_t)view->contact_count * 3 * sizeof(float));
+        free(layer);
         view->snake[pass] = out;
         snprintf(path, sizeof path, "%s/placement_%s_snake%s.obj", dir, name, pass ? "_springs" : "");
         support_write_obj(path, out, snake.vertex_count, 0, snake.tri, snake.triangle_count);

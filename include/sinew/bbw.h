@@ -160,7 +160,8 @@ SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_des
 SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *info);
 
 /* Domain vertex positions (3 floats each; z = 0 in 2D) for [first, first+count)
- * into out (stride bytes, 0 = packed): lets callers draw the automatic volume.
+ * into out, vertex i at byte offset i * stride (0 = packed): lets callers
+ * draw the automatic volume.
  * INVALID_ARGUMENT on NULL, a bad stride (0 or a multiple of 4 that is at
  * least 12) or an out not aligned to 4 bytes, INDEX_OUT_OF_RANGE on a bad
  * range, SIZE_OVERFLOW when count vertices at stride overflow size_t.
@@ -168,35 +169,37 @@ SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *
 SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t stride, size_t first,
                                                  size_t count);
 
-/* Domain elements (3 or 4 indices each) for [first, first+count) into out.
- * Thread-safe. */
+/* Domain elements (3 or 4 indices each, packed: element i at out[i * per]
+ * with per 3 in 2D, 4 in 3D) for [first, first+count). Thread-safe. */
 SINEW_API sinew_result sinew_bbw_domain_elements(const sinew_bbw *bbw, uint32_t *out, size_t first,
                                                  size_t count);
 
 /* Weights at domain vertices [first, first+count): handle_count floats per
- * vertex, vertex-major (out[(v - first) * handle_count + j]). INVALID_STATE
+ * vertex, packed, vertex-major (out[v * handle_count + j], by vertex number). INVALID_STATE
  * before a successful solve; INVALID_ARGUMENT for an out not aligned to 4
  * bytes (as for every float or index output below). Never allocates;
  * thread-safe. */
 SINEW_API sinew_result sinew_bbw_vertex_weights(const sinew_bbw *bbw, float *out, size_t first, size_t count);
 
-/* Weights at arbitrary points (handle_count floats per point, point-major) by
- * barycentric interpolation in the containing element. Points slightly outside
- * the domain (within a few cells of its element grid, e.g. surface vertices
- * around an automatic volume) take the weights of the nearest element's
- * closest point; farther points fail with OUTSIDE_DOMAIN naming the point.
- * Points [first, first+count) are read; out gets count rows. INVALID_STATE
- * before a solve. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew_points *points, size_t first,
-                                               size_t count, float *out);
+/* Weights at arbitrary points (handle_count floats per point, packed,
+ * point-major: out[i * handle_count + j] for point i) by barycentric
+ * interpolation in the containing element. Points slightly outside the domain
+ * (within a few cells of its element grid, e.g. surface vertices around an
+ * automatic volume) take the weights of the nearest element's closest point;
+ * farther points fail with OUTSIDE_DOMAIN naming the point. Points
+ * [first, first+count) are read and their rows written. INVALID_STATE before
+ * a solve. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew_points *points, float *out,
+                                               size_t first, size_t count);
 
-/* Top-k influences per point in the skinning layout: joints[i * k + s] (handle
- * index) and weights[i * k + s] for point i = 0 .. count-1 (from points[first +
- * i]), sorted by decreasing weight, renormalised to sum to one; unused slots
- * have joint 0 and weight 0. points NULL = domain vertices. k in 1 .. 64.
- * Same rules as sinew_bbw_point_weights. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t first,
-                                       size_t count, uint32_t k, uint32_t *joints, float *weights);
+/* Top-k influences per point in the skinning layout (k = influence_count
+ * slots, packed): joints[i * k + s] (handle index) and weights[i * k + s] for
+ * point i in [first, first + count), sorted by decreasing weight, renormalised
+ * to sum to one; unused slots have joint 0 and weight 0. points NULL = domain
+ * vertices. influence_count in 1 .. 64. Same rules as
+ * sinew_bbw_point_weights. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, uint32_t influence_count,
+                                       uint32_t *joints, float *weights, size_t first, size_t count);
 
 #ifdef __cplusplus
 }

@@ -96,9 +96,10 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
 
 /* ---- Control points ------------------------------------------------------
  * Ranges are in control point indices (see the top of this file); out and
- * in buffers hold element i at byte offset (i - first) * stride
- * (stride 0 = 3 packed floats). Getters are thread-safe with other const calls;
- * setters modify the lattice and need external locking. */
+ * in buffers hold control point i at byte offset i * stride (stride 0 = 3
+ * packed floats) for i in [first, first + count), as every range call does,
+ * so jobs can share whole buffers. Getters are thread-safe with other const
+ * calls; setters modify the lattice and need external locking. */
 
 /* Writes the rest (Greville) positions of control points [first, first+count).
  * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad stride,
@@ -112,18 +113,20 @@ SINEW_API sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, fl
 /* Writes the current displacements from the rest positions, same rules. */
 SINEW_API sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
                                                        size_t first, size_t count);
-/* Moves control points [first, first + positions->count) to arbitrary world
- * positions (a lattice fitted over terrain, say). Returns
- * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the point; also
- * a displacement or position beyond the float range),
- * SINEW_ERROR_INDEX_OUT_OF_RANGE; on failure nothing is changed. Modifies the
- * lattice: not thread-safe with any other call on it. */
+/* Moves control points [first, first + count) to arbitrary world positions
+ * (a lattice fitted over terrain, say): point i to positions element i.
+ * Returns SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the
+ * point; also a displacement or position beyond the float range),
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE (a range past the view or the lattice); on
+ * failure nothing is changed. Modifies the lattice: not thread-safe with any
+ * other call on it. */
 SINEW_API sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions,
-                                                size_t first);
+                                                size_t first, size_t count);
 /* Sets displacements from the rest positions of control points
- * [first, first + displacements->count), world units; same rules. */
+ * [first, first + count) to displacements element i, world units; same rules. */
 SINEW_API sinew_result sinew_lattice_set_displacements(sinew_lattice *lattice,
-                                                       const sinew_points *displacements, size_t first);
+                                                       const sinew_points *displacements, size_t first,
+                                                       size_t count);
 /* Puts every control point back at rest (the identity). NULL is ignored. Not
  * thread-safe with other calls on the lattice. */
 SINEW_API void sinew_lattice_reset(sinew_lattice *lattice);

@@ -175,7 +175,8 @@ SINEW_API const sinew_lattice *sinew_placement_lattice(const sinew_placement *pl
 /* Writes the directions along which each contact control point moves (its
  * degree of freedom, unit vectors: up for F1, the contact surface's normal at
  * build time for F2) for columns [first, first + count), column (i, j) at index
- * i + count_u * j, element at byte offset (index - first) * stride (0 = packed).
+ * i + count_u * j, element at byte offset index * stride (0 = packed), as
+ * every range call does, so jobs can share whole buffers.
  * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad stride, out not 4-byte
  * aligned), SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_SIZE_OVERFLOW (count
  * elements at stride overflow size_t). Thread-safe with other const calls. */

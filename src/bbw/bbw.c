@@ -138,12 +138,13 @@ sinew_result sinew_bbw_domain_vertices(const sinew_bbw *b, float *out, size_t st
     sn_clear_error();
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->vertex_count, "domain vertex");
-    if (r == SINEW_OK) r = sn_check_float_array(out, stride, 3, count, "domain vertex output");
+    /* Vertex i goes to out + i * stride: the span reaches vertex first + count - 1. */
+    if (r == SINEW_OK) r = sn_check_float_array(out, stride, 3, count ? first + count : 0, "domain vertex output");
     if (r != SINEW_OK) return r;
     size_t step = sn_stride(stride, 3 * sizeof(float));
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = first; i < first + count; ++i) {
         float *p = (float *)((char *)out + i * step);
-        for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * (first + i) + a];
+        for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * i + a];
     }
     return SINEW_OK;
 }
@@ -154,8 +155,8 @@ sinew_result sinew_bbw_domain_elements(const sinew_bbw *b, uint32_t *out, size_t
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->element_count, "domain element");
     /* uint32_t shares float's size and alignment: the same check applies. */
-    if (r == SINEW_OK) r = sn_check_float_array(out, 0, b->per, count, "domain element output");
+    if (r == SINEW_OK) r = sn_check_float_array(out, 0, b->per, count ? first + count : 0, "domain element output");
     if (r != SINEW_OK) return r;
-    memcpy(out, b->elements + first * b->per, count * b->per * sizeof(uint32_t));
+    if (count) memcpy(out + first * b->per, b->elements + first * b->per, count * b->per * sizeof(uint32_t));
     return SINEW_OK;
 }

@@ -251,7 +251,8 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
-    return sn_check_float_array(out, stride, 3, count, what);
+    /* Element i goes to out + i * stride: the span reaches element first + count - 1. */
+    return sn_check_float_array(out, stride, 3, first + count, what);
 }
 
 /* Copies control point `index`'s displacement into every packed cell that
@@ -285,9 +286,8 @@ static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stri
     sinew_result r = check_block(lat, out, stride, first, count, "control point output");
     if (r != SINEW_OK) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
-    for (size_t n = 0; n < count; ++n) {
-        size_t index = first + n;
-        float *o = (float *)((char *)out + n * stride);
+    for (size_t index = first; index < first + count; ++index) {
+        float *o = (float *)((char *)out + index * stride);
         double rest[3] = {0.0, 0.0, 0.0};
         if (kind != BLOCK_DISPLACEMENTS) rest_of_index(lat, index, rest);
         for (int c = 0; c < 3; ++c) {
@@ -316,37 +316,37 @@ sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float
     return read_block(lattice, out, stride, first, count, BLOCK_DISPLACEMENTS);
 }
 
-static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size_t first, bool positions)
+static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size_t first, size_t count,
+                                bool positions)
 {
     sn_clear_error();
     if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     const char *what = positions ? "control point" : "displacement";
-    sinew_result r = sn_check_points(in, what);
+    sinew_result r = sn_lat_check_range(in, what, first, count);
     if (r != SINEW_OK) return r;
-    if (first > lat->point_count || in->count > lat->point_count - first)
-        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%zu %ss from index %zu, but the lattice has %zu", in->count,
-                       what, first, lat->point_count);
+    if (count && first + count > lat->point_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%ss %zu..%zu given, but the lattice has %zu", what, first,
+                       first + count - 1, lat->point_count);
     /* Convert everything before writing, so a value that overflows float
      * leaves the lattice as it was. A set of the whole lattice makes the
      * displacement bound exact again. */
-    const bool whole = first == 0 && in->count == lat->point_count;
+    const bool whole = first == 0 && count == lat->point_count;
     double bound = whole ? 0.0 : lat->disp_bound;
     for (int pass = 0; pass < 2; ++pass) {
-        for (size_t n = 0; n < in->count; ++n) {
-            size_t index = first + n;
-            const float *q = sn_point(in, n);
+        for (size_t index = first; index < first + count; ++index) {
+            const float *q = sn_point(in, index);
             double rest[3];
             rest_of_index(lat, index, rest);
             for (int c = 0; c < 3; ++c) {
                 float d = (float)((double)q[c] - (positions ? rest[c] : 0.0));
                 if (pass == 0 && !isfinite(d))
                     return sn_fail(SINEW_ERROR_NON_FINITE,
-                                   "%s %zu gives a displacement %c that overflows a float", what, n, "xyz"[c]);
+                                   "%s %zu gives a displacement %c that overflows a float", what, index, "xyz"[c]);
                 /* get_points reports rest + displacement as a float. */
                 if (pass == 0 && !isfinite((float)(rest[c] + (double)d)))
                     return sn_fail(SINEW_ERROR_NON_FINITE,
-                                   "%s %zu puts control point %zu at a position %c beyond the float range", what, n,
-                                   index, "xyz"[c]);
+                                   "%s %zu puts control point %zu at a position %c beyond the float range", what,
+                                   index, index, "xyz"[c]);
                 if (pass == 1) {
                     lat->disp[c][index] = d;
                     bound = fmax(bound, fabs((double)d));
@@ -359,15 +359,16 @@ static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size
     return SINEW_OK;
 }
 
-sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions, size_t first)
+sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions, size_t first,
+                                      size_t count)
 {
-    return write_block(lattice, positions, first, true);
+    return write_block(lattice, positions, first, count, true);
 }
 
 sinew_result sinew_lattice_set_displacements(sinew_lattice *lattice, const sinew_points *displacements,
-                                             size_t first)
+                                             size_t first, size_t count)
 {
-    return write_block(lattice, displacements, first, false);
+    return write_block(lattice, displacements, first, count, false);
 }
 
 void sinew_lattice_reset(sinew_lattice *lattice)

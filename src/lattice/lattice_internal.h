@@ -126,4 +126,9 @@ sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3]
 /* Binomial coefficient C(n, k) for n <= 64 as a double. */
 double sn_lat_binom(unsigned n, unsigned k);
 
+/* Validates a range [first, first + count) over an input view: the view
+ * itself (pointer, alignment, stride, span) and the range's coordinates,
+ * named by their index in the view ("control point 7"). */
+sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count);
+
 #endif /* SINEW_LATTICE_INTERNAL_H */

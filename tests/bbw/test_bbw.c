@@ -438,7 +438,7 @@ static void test_queries(void **state)
     uint32_t jt[4];
     float wt[4];
     assert_int_equal(sinew_bbw_vertex_weights(b, tmp, 0, 1), SINEW_ERROR_INVALID_STATE);
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 4, jt, wt), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 4, jt, wt, 0, 1), SINEW_ERROR_INVALID_STATE);
     sinew_bbw_info info;
     SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
@@ -451,7 +451,7 @@ static void test_queries(void **state)
                     g.positions[3 * g.triangles[3 * t0 + 2] + a]) / 3.0f;
     sinew_points qp = {q, 2, 0};
     float pw[6];
-    assert_int_equal(sinew_bbw_point_weights(b, &qp, 0, 2, pw), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &qp, pw, 0, 2), SINEW_OK);
     for (int j = 0; j < 3; ++j) {
         assert_float_equal(pw[j], w[g.triangles[3 * t0] * 3 + j], 1e-6f);
         float avg = (w[g.triangles[3 * t0] * 3 + j] + w[g.triangles[3 * t0 + 1] * 3 + j] +
@@ -461,7 +461,7 @@ static void test_queries(void **state)
     /* Top-k in the skinning layout: k = 4 > 3 handles leaves slot 3 empty. */
     uint32_t *joints = malloc(info.vertex_count * 4 * sizeof(uint32_t));
     float *weights = malloc(info.vertex_count * 4 * sizeof(float));
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, info.vertex_count, 4, joints, weights), SINEW_OK);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 4, joints, weights, 0, info.vertex_count), SINEW_OK);
     for (size_t v = 0; v < info.vertex_count; ++v) {
         float s = 0.0f;
         for (int k = 0; k < 4; ++k) {
@@ -475,27 +475,28 @@ static void test_queries(void **state)
         assert_float_equal(weights[v * 4 + 3], 0.0f, 0.0f);
     }
     /* k = 1 renormalises the single largest weight to 1. */
-    assert_int_equal(sinew_bbw_top_k(b, &qp, 1, 1, 1, jt, wt), SINEW_OK);
-    assert_float_equal(wt[0], 1.0f, 1e-6f);
+    assert_int_equal(sinew_bbw_top_k(b, &qp, 1, jt, wt, 1, 1), SINEW_OK);
+    assert_float_equal(wt[1], 1.0f, 1e-6f);   /* point 1's row (ranges index outputs by point number) */
     /* Errors: bad k, bad range, far point, NaN point. */
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 0, jt, wt), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 65, jt, wt), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, jt, wt, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 65, jt, wt, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_bbw_vertex_weights(b, tmp, info.vertex_count, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     float far[3] = {50.0f, 0.0f, 0.0f}, nan_pt[3] = {NAN, 0.0f, 0.0f};
     sinew_points fp = {far, 1, 0}, np = {nan_pt, 1, 0};
     pw[0] = 42.0f;
-    assert_int_equal(sinew_bbw_point_weights(b, &fp, 0, 1, pw), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_bbw_point_weights(b, &fp, pw, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point 0"));
     assert_float_equal(pw[0], 42.0f, 0.0f); /* untouched */
-    assert_int_equal(sinew_bbw_point_weights(b, &np, 0, 1, pw), SINEW_ERROR_NON_FINITE);
-    assert_int_equal(sinew_bbw_point_weights(b, &qp, 1, 2, pw), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_bbw_point_weights(b, &np, pw, 0, 1), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_bbw_point_weights(b, &qp, pw, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     /* Domain accessors. */
-    float dv[3];
-    uint32_t de[3];
+    /* Range outputs are indexed by element number: vertex 5 lands at dv[15]. */
+    float dv[3 * 6];
+    uint32_t de[3 * 3];
     assert_int_equal(sinew_bbw_domain_vertices(b, dv, 0, 5, 1), SINEW_OK);
-    assert_float_equal(dv[0], g.positions[15], 0.0f);
+    assert_float_equal(dv[15], g.positions[15], 0.0f);
     assert_int_equal(sinew_bbw_domain_elements(b, de, 2, 1), SINEW_OK);
-    assert_memory_equal(de, g.triangles + 6, sizeof de);
+    assert_memory_equal(de + 6, g.triangles + 6, 3 * sizeof(uint32_t));
     assert_int_equal(sinew_bbw_domain_elements(b, de, info.element_count, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     free(joints);
     free(weights);
@@ -560,7 +561,7 @@ static void automatic_volume(int open)
      * summing to one and favouring the nearer handle. */
     float out[16];
     sinew_points corners = {pos, 8, 0};
-    assert_int_equal(sinew_bbw_point_weights(b, &corners, 0, 8, out), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &corners, out, 0, 8), SINEW_OK);
     for (int c = 0; c < 8; ++c) {
         assert_float_equal(out[2 * c] + out[2 * c + 1], 1.0f, 1e-5f);
         if (c & 1) assert_true(out[2 * c + 1] > out[2 * c]);

@@ -82,7 +82,7 @@ static void test_hand(void **state)
     const uint32_t k = 4;
     uint32_t *jt = malloc(n * k * sizeof(uint32_t));
     float *wt = malloc(n * k * sizeof(float));
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, n, k, jt, wt), SINEW_OK);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, k, jt, wt, 0, n), SINEW_OK);
     double *rot = malloc(bc * 4 * sizeof(double)), *trans = malloc(bc * 3 * sizeof(double));
     assert_true(hp_forward_kinematics(joints, bones, bc, pose, rot, trans));
     /* The second call: bind the top-4 to the skinning phase and deform. */

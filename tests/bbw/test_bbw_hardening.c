@@ -131,15 +131,15 @@ static void misaligned_pointers_refused(void **state)
     expect(sinew_bbw_domain_elements(b, ibad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "domain element output pointer");
     float q[6] = {0.5f, 0.5f, 0, 0.25f, 0.5f, 0};
     sinew_points pv = {q, 2, 0};
-    expect(sinew_bbw_point_weights(b, &pv, 0, 2, bad), SINEW_ERROR_INVALID_ARGUMENT, "point weight output pointer");
-    expect(sinew_bbw_top_k(b, &pv, 0, 2, 2, ibuf, bad), SINEW_ERROR_INVALID_ARGUMENT, "top-k weight output pointer");
-    expect(sinew_bbw_top_k(b, &pv, 0, 2, 2, ibad, buf), SINEW_ERROR_INVALID_ARGUMENT, "top-k joint output pointer");
+    expect(sinew_bbw_point_weights(b, &pv, bad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "point weight output pointer");
+    expect(sinew_bbw_top_k(b, &pv, 2, ibuf, bad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "top-k weight output pointer");
+    expect(sinew_bbw_top_k(b, &pv, 2, ibad, buf, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "top-k joint output pointer");
     /* Misaligned input points. */
     float qq[8];
     float *qbad = misaligned(qq);
     memcpy(qbad, q, 6 * sizeof(float));
     sinew_points pbad = {qbad, 2, 0};
-    expect(sinew_bbw_point_weights(b, &pbad, 0, 2, buf), SINEW_ERROR_INVALID_ARGUMENT, "points pointer");
+    expect(sinew_bbw_point_weights(b, &pbad, buf, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "points pointer");
     for (size_t i = 0; i < 64; ++i) {
         uint32_t x;
         memcpy(&x, &buf[i], 4);

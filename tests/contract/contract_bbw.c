@@ -205,12 +205,12 @@ static sinew_points query_view(const float *data, size_t count, size_t stride)
 }
 static sinew_result point_weights(const sinew_bbw *b, sinew_points p, size_t first, size_t count, float *out)
 {
-    return sinew_bbw_point_weights(b, &p, first, count, out);
+    return sinew_bbw_point_weights(b, &p, out, first, count);
 }
 static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k, uint32_t *joints_out,
                           float *weights_out)
 {
-    return sinew_bbw_top_k(fx.bbw, &p, first, count, k, joints_out, weights_out);
+    return sinew_bbw_top_k(fx.bbw, &p, k, joints_out, weights_out, first, count);
 }
 
 #define CASES(X) \
@@ -304,7 +304,7 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(point_weights_unsolved, INVALID_STATE, "solve", \
       { return point_weights(fx.unsolved, query_view(query, 4, 0), 0, 4, OUT_F); }) \
     X(point_weights_null_points, INVALID_ARGUMENT, "points", \
-      { return sinew_bbw_point_weights(fx.bbw, NULL, 0, 4, OUT_F); }) \
+      { return sinew_bbw_point_weights(fx.bbw, NULL, OUT_F, 0, 4); }) \
     X(point_weights_null_data, INVALID_ARGUMENT, "points", \
       { return point_weights(fx.bbw, query_view(NULL, 4, 0), 0, 4, OUT_F); }) \
     X(point_weights_null_out, INVALID_ARGUMENT, "out", \
@@ -326,11 +326,11 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(point_weights_zero_count_ok, OK, NULL, { return point_weights(fx.bbw, query_view(query, 4, 0), 4, 0, NULL); }) \
     X(point_weights_ok, OK, NULL, { return point_weights(fx.bbw, query_view(query, 4, 16), 0, 3, OUT_F); }) \
     X(top_k_null_bbw, INVALID_ARGUMENT, "bbw", \
-      { return sinew_bbw_top_k(NULL, NULL, 0, 4, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(NULL, NULL, 2, OUT_U32, OUT2_F, 0, 4); }) \
     X(top_k_unsolved, INVALID_STATE, "solve", \
-      { return sinew_bbw_top_k(fx.unsolved, NULL, 0, 4, 2, OUT_U32, OUT2_F); }) \
-    X(top_k_zero, INVALID_ARGUMENT, "k = 0", { return top_k(query_view(query, 4, 0), 0, 4, 0, OUT_U32, OUT2_F); }) \
-    X(top_k_65, INVALID_ARGUMENT, "k = 65", { return top_k(query_view(query, 4, 0), 0, 4, 65, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.unsolved, NULL, 2, OUT_U32, OUT2_F, 0, 4); }) \
+    X(top_k_zero, INVALID_ARGUMENT, "influence_count = 0", { return top_k(query_view(query, 4, 0), 0, 4, 0, OUT_U32, OUT2_F); }) \
+    X(top_k_65, INVALID_ARGUMENT, "influence_count = 65", { return top_k(query_view(query, 4, 0), 0, 4, 65, OUT_U32, OUT2_F); }) \
     X(top_k_null_joints, INVALID_ARGUMENT, "joints", { return top_k(query_view(query, 4, 0), 0, 4, 2, NULL, OUT2_F); }) \
     X(top_k_null_weights, INVALID_ARGUMENT, "weights", { return top_k(query_view(query, 4, 0), 0, 4, 2, OUT_U32, NULL); }) \
     X(top_k_misaligned_weights, INVALID_ARGUMENT, "aligned", \
@@ -340,13 +340,13 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(top_k_range_past_view, INDEX_OUT_OF_RANGE, "range", \
       { return top_k(query_view(query, 4, 0), 3, 2, 2, OUT_U32, OUT2_F); }) \
     X(top_k_domain_range_past_end, INDEX_OUT_OF_RANGE, "25", \
-      { return sinew_bbw_top_k(fx.bbw, NULL, VERTICES - 1, 2, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.bbw, NULL, 2, OUT_U32, OUT2_F, VERTICES - 1, 2); }) \
     X(top_k_domain_range_wraps, INDEX_OUT_OF_RANGE, "25", \
-      { return sinew_bbw_top_k(fx.bbw, NULL, 2, SIZE_MAX, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.bbw, NULL, 2, OUT_U32, OUT2_F, 2, SIZE_MAX); }) \
     X(top_k_nan, NON_FINITE, "point 1", { return top_k(query_view(query_nan, 4, 0), 0, 4, 2, OUT_U32, OUT2_F); }) \
     X(top_k_outside, OUTSIDE_DOMAIN, "point 1", { return top_k(query_view(query_far, 4, 0), 0, 4, 2, OUT_U32, OUT2_F); }) \
     X(top_k_points_ok, OK, NULL, { return top_k(query_view(query, 4, 0), 1, 3, 3, OUT_U32, OUT2_F); }) \
-    X(top_k_domain_ok, OK, NULL, { return sinew_bbw_top_k(fx.bbw, NULL, 0, VERTICES, 1, OUT_U32, OUT2_F); })
+    X(top_k_domain_ok, OK, NULL, { return sinew_bbw_top_k(fx.bbw, NULL, 1, OUT_U32, OUT2_F, 0, VERTICES); })
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};

@@ -53,7 +53,7 @@ static int setup(void **state)
     sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.01, 0, 0, 0};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
-        sinew_lattice_set_displacements(fx.bent, &bend_view, 0) ||
+        sinew_lattice_set_displacements(fx.bent, &bend_view, 0, bend_view.count) ||
         sinew_lattice_binding_create(NULL, fx.lattice, &with_normals, &fx.binding) ||
         sinew_lattice_binding_create(NULL, fx.lattice, &plain, &fx.plain_binding) ||
         sinew_lattice_refine(NULL, fx.bent, &mesh, &rd, &fx.refinement))
@@ -118,7 +118,7 @@ EDIT(trilinear_ok, d->order[0] = d->order[1] = d->order[2] = 2; d->count[1] = 3;
 /* ---- control points --------------------------------------------------------------- */
 
 typedef sinew_result (*block_getter)(const sinew_lattice *, float *, size_t, size_t, size_t);
-typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size_t);
+typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size_t, size_t);
 
 #define GETTER_CASES(X, fn, tag) \
     X(tag##_null_lattice, INVALID_ARGUMENT, "lattice", { return fn(NULL, OUT_F, 0, 0, 4); }) \
@@ -135,34 +135,39 @@ typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size
     X(tag##_zero_count_ok, OK, NULL, { return fn(fx.lattice, OUT_F, 0, CONTROL_POINTS, 0); }) \
     X(tag##_ok, OK, NULL, { return fn(fx.lattice, OUT_F, 16, 60, 4); })
 
-static sinew_result set_block(block_setter fn, sinew_points in, size_t first)
+/* Inputs are read at the control point's index: element i of the view for point i. */
+static sinew_result set_block(block_setter fn, sinew_points in, size_t first, size_t count)
 {
-    return fn(fx.lattice, &in, first);
+    return fn(fx.lattice, &in, first, count);
 }
+/* Zeros for one control point more than the lattice has. */
+static const float zeros_past_end[3 * (CONTROL_POINTS + 1)];
 #define SETTER_CASES(X, fn, tag, noun) \
     X(tag##_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { sinew_points in = view(points, POINTS, 0); return fn(NULL, &in, 0); }) \
-    X(tag##_null_view, INVALID_ARGUMENT, noun, { return fn(fx.lattice, NULL, 0); }) \
-    X(tag##_null_data, INVALID_ARGUMENT, noun, { return set_block(fn, view(NULL, POINTS, 0), 0); }) \
+      { sinew_points in = view(points, POINTS, 0); return fn(NULL, &in, 0, POINTS); }) \
+    X(tag##_null_view, INVALID_ARGUMENT, noun, { return fn(fx.lattice, NULL, 0, 1); }) \
+    X(tag##_null_data, INVALID_ARGUMENT, noun, { return set_block(fn, view(NULL, POINTS, 0), 0, POINTS); }) \
     X(tag##_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
-      { return set_block(fn, view(points, 2, 14), 0); }) \
-    X(tag##_stride_too_small, INVALID_ARGUMENT, "stride", { return set_block(fn, view(points, 2, 4), 0); }) \
-    X(tag##_count_size_max_8, SIZE_OVERFLOW, noun, { return set_block(fn, view(points, SIZE_MAX / 8, 0), 0); }) \
+      { return set_block(fn, view(points, 2, 14), 0, 2); }) \
+    X(tag##_stride_too_small, INVALID_ARGUMENT, "stride", { return set_block(fn, view(points, 2, 4), 0, 2); }) \
+    X(tag##_count_size_max_8, SIZE_OVERFLOW, noun, \
+      { return set_block(fn, view(points, SIZE_MAX / 8, 0), 0, SIZE_MAX / 8); }) \
+    X(tag##_range_past_view, INDEX_OUT_OF_RANGE, "past", { return set_block(fn, view(points, POINTS, 0), 1, POINTS); }) \
     X(tag##_range_past_end, INDEX_OUT_OF_RANGE, "64", \
-      { return set_block(fn, view(points, POINTS, 0), CONTROL_POINTS - 3); }) \
-    X(tag##_first_size_max, INDEX_OUT_OF_RANGE, "64", { return set_block(fn, view(points, 1, 0), SIZE_MAX); }) \
-    X(tag##_nan, NON_FINITE, noun " 1", { return set_block(fn, view(nan_point, POINTS, 0), 0); })
+      { return set_block(fn, view(zeros_past_end, CONTROL_POINTS + 1, 0), CONTROL_POINTS - 3, 4); }) \
+    X(tag##_first_size_max, INDEX_OUT_OF_RANGE, "past", { return set_block(fn, view(points, 1, 0), SIZE_MAX, 1); }) \
+    X(tag##_nan, NON_FINITE, noun " 1", { return set_block(fn, view(nan_point, POINTS, 0), 0, POINTS); })
 
 static sinew_result set_points_at_rest(void)
 {
     float rest[CONTROL_POINTS * 3];
     if (sinew_lattice_rest_points(fx.lattice, rest, 0, 0, CONTROL_POINTS)) return SINEW_ERROR_PLAIN;
-    return set_block(sinew_lattice_set_points, view(rest, CONTROL_POINTS, 0), 0);
+    return set_block(sinew_lattice_set_points, view(rest, CONTROL_POINTS, 0), 0, CONTROL_POINTS);
 }
 static sinew_result set_zero_displacements(void)
 {
-    static const float zero[3 * POINTS];
-    return set_block(sinew_lattice_set_displacements, view(zero, POINTS, 0), 10);
+    static const float zero[3 * (10 + POINTS)];
+    return set_block(sinew_lattice_set_displacements, view(zero, 10 + POINTS, 0), 10, POINTS);
 }
 /* ---- evaluation -------------------------------------------------------------------- */
 

@@ -154,7 +154,8 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
         case 0: {
             size_t stride = fz_stride(r, 12);
             fz_subrange(r, nv, &first, &count);
-            size_t bytes = fz_span(count < nv ? count : nv, stride, 12);
+            /* Outputs are indexed by element number: [0, first + count) (none past the domain). */
+            size_t bytes = first <= nv ? fz_span(first + (count < nv ? count : nv), stride, 12) : 0;
             float *out = fz_alloc(bytes);
             fz_call_begin(&c, "sinew_bbw_domain_vertices");
             fz_call_out(&c, out, bytes, true);
@@ -165,11 +166,12 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
             fz_subrange(r, info->element_count, &first, &count);
             size_t per = 4;   /* room for tets; triangles leave the last quarter untouched */
             size_t n = count < info->element_count ? count : info->element_count;
-            uint32_t *out = fz_alloc(per * n * sizeof *out);
+            size_t rows = first <= info->element_count ? first + n : 0;
+            uint32_t *out = fz_alloc(per * rows * sizeof *out);
             fz_call_begin(&c, "sinew_bbw_domain_elements");
-            fz_call_out(&c, out, per * n * sizeof *out, false);
+            fz_call_out(&c, out, per * rows * sizeof *out, false);
             if (fz_call_end(&c, sinew_bbw_domain_elements(bbw, out, first, count), 0) == SINEW_OK) {
-                for (size_t i = 0; i < per * n; i++)
+                for (size_t i = 0; i < per * rows; i++)
                     fz_require(out[i] < nv || out[i] == 0xa5a5a5a5u, "sinew_bbw_domain_elements",
                                "an element index out of range");
             }
@@ -178,11 +180,12 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
         case 2: {
             fz_subrange(r, nv, &first, &count);
             size_t n = count < nv ? count : nv;
-            float *out = fz_alloc(n * h * sizeof *out);
+            size_t rows = first <= nv ? first + n : 0;
+            float *out = fz_alloc(rows * h * sizeof *out);
             fz_call_begin(&c, "sinew_bbw_vertex_weights");
-            fz_call_out(&c, out, n * h * sizeof *out, true);
+            fz_call_out(&c, out, rows * h * sizeof *out, true);
             if (fz_call_end(&c, sinew_bbw_vertex_weights(bbw, out, first, count), fz_finite(r)) == SINEW_OK) {
-                for (size_t i = 0; i < n * h; i++)
+                for (size_t i = first * h; i < rows * h; i++)
                     fz_require(out[i] >= -1e-4f && out[i] <= 1.0001f, "sinew_bbw_vertex_weights",
                                "a weight outside [0, 1]");
             }
@@ -195,23 +198,28 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
                     if (fz_u8(r) < 230) ((float *)pts.data)[3 * i + k] = fz_param(r, -0.05f, 1.05f);
             fz_subrange(r, pts.count, &first, &count);
             size_t n = count < pts.count ? count : pts.count;
+            /* Outputs are indexed by point number: rows [0, first + n) (none past the view). */
+            size_t rows = first <= pts.count ? first + n : 0;
             if (fz_bool(r)) {
-                float *out = fz_alloc(n * h * sizeof *out);
+                float *out = fz_alloc(rows * h * sizeof *out);
                 fz_call_begin(&c, "sinew_bbw_point_weights");
-                fz_call_out(&c, out, n * h * sizeof *out, true);
-                fz_call_end(&c, sinew_bbw_point_weights(bbw, &pts, first, count, out), fz_finite(r));
+                fz_call_out(&c, out, rows * h * sizeof *out, true);
+                fz_call_end(&c, sinew_bbw_point_weights(bbw, &pts, out, first, count), fz_finite(r));
             } else {
                 uint32_t k = fz_u8(r) < 240 ? fz_range(r, 1, 8) : fz_range(r, 0, 70);
                 bool domain = fz_u8(r) >= 200;
-                if (domain) n = count < nv ? count : nv;
-                uint32_t *joints = fz_alloc(n * k * sizeof *joints);
-                float *weights = fz_alloc(n * k * sizeof *weights);
+                if (domain) {
+                    n = count < nv ? count : nv;
+                    rows = first <= nv ? first + n : 0;
+                }
+                uint32_t *joints = fz_alloc(rows * k * sizeof *joints);
+                float *weights = fz_alloc(rows * k * sizeof *weights);
                 fz_call_begin(&c, "sinew_bbw_top_k");
-                fz_call_out(&c, joints, n * k * sizeof *joints, false);
-                fz_call_out(&c, weights, n * k * sizeof *weights, true);
-                if (fz_call_end(&c, sinew_bbw_top_k(bbw, domain ? NULL : &pts, first, count, k, joints, weights),
+                fz_call_out(&c, joints, rows * k * sizeof *joints, false);
+                fz_call_out(&c, weights, rows * k * sizeof *weights, true);
+                if (fz_call_end(&c, sinew_bbw_top_k(bbw, domain ? NULL : &pts, k, joints, weights, first, count),
                                 fz_finite(r)) == SINEW_OK) {
-                    for (size_t i = 0; i < n * k; i++)
+                    for (size_t i = first * k; i < rows * k; i++)
                         fz_require(joints[i] < h || weights[i] == 0.0f, "sinew_bbw_top_k",
                                    "a joint out of range with a weight");
                 }

@@ -6,6 +6,7 @@
  * under both tests and splits; and bounds segments.
  */
 #include <math.h>
+#include <string.h>
 
 #include "fuzz.h"
 
@@ -38,15 +39,28 @@ static void control_points(fz_reader *r, sinew_lattice *lattice, size_t point_co
     fz_call c;
     fz_call_begin(&c, "sinew_lattice_set_points");
     bool points = fz_bool(r);
-    sinew_result res = points ? sinew_lattice_set_points(lattice, &values, first)
-                              : sinew_lattice_set_displacements(lattice, &values, first);
+    /* Inputs are read at the control point's index: the values sit at [first, first + n) of a view whose
+     * head is NaN, so a read outside the range shows as a NON_FINITE failure. */
+    sinew_points view = values;
+    if (first <= point_count && values.count > 0) {
+        size_t stride = values.stride ? values.stride : 3 * sizeof(float);
+        float *whole = fz_alloc((first + values.count) * stride);
+        for (size_t i = 0; i < first * stride / sizeof(float); i++) whole[i] = NAN;
+        memcpy((char *)whole + first * stride, values.data, values.count * stride);
+        view.data = whole;
+        view.count = first + values.count;
+    }
+    size_t count = values.count;
+    sinew_result res = points ? sinew_lattice_set_points(lattice, &view, first, count)
+                              : sinew_lattice_set_displacements(lattice, &view, first, count);
     fz_call_end(&c, res, 0);
 
     for (int which = 0; which < 3; which++) {
         size_t stride = fz_stride(r, 12);
         size_t f, n;
         fz_subrange(r, point_count, &f, &n);
-        size_t span = n < point_count ? n : point_count;
+        /* Outputs are indexed by control point: [0, f + n) (none past the lattice). */
+        size_t span = f <= point_count ? f + (n < point_count ? n : point_count) : 0;
         size_t bytes = fz_span(span, stride, 12);
         float *out = fz_alloc(bytes);
         fz_call_begin(&c, which == 0 ? "sinew_lattice_rest_points"

@@ -109,7 +109,8 @@ static void query(fz_reader *r, const sinew_placement *placement, const sinew_pl
     size_t packed = lifts ? 4 : 12;
     size_t stride = fz_stride(r, packed);
     size_t n = count < columns ? count : columns;
-    size_t bytes = fz_span(n, stride, packed);
+    /* Outputs are indexed by column number: [0, first + n) (none past the columns). */
+    size_t bytes = first <= columns ? fz_span(first + n, stride, packed) : 0;
     float *out = fz_alloc(bytes);
     fz_call c;
     fz_call_begin(&c, lifts ? "sinew_placement_lifts" : "sinew_placement_directions");

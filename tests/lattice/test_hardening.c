@@ -144,7 +144,7 @@ static void overflowing_counts(void **state)
     expect(sinew_lattice_deform(lat, &huge, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "point");
     expect(sinew_lattice_parameters(lat, &huge, out, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "world point");
     expect(sinew_lattice_evaluate(lat, &huge, out, 0, NULL, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "parameter point");
-    expect(sinew_lattice_set_points(lat, &huge, 0), SINEW_ERROR_SIZE_OVERFLOW, "control point");
+    expect(sinew_lattice_set_points(lat, &huge, 0, huge.count), SINEW_ERROR_SIZE_OVERFLOW, "control point");
     /* An output whose last element lies past the address space. */
     sinew_points three = {v, 3, 0};
     expect(sinew_lattice_deform(lat, &three, NULL, out, top_bit, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW,
@@ -220,7 +220,7 @@ static void misaligned_lattice_pointers(void **state)
     sinew_points bad_view = {in, 2, 0};
     expect(sinew_lattice_deform(lat, &bad_view, NULL, buf, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "point pointer");
-    expect(sinew_lattice_set_displacements(lat, &bad_view, 0), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
+    expect(sinew_lattice_set_displacements(lat, &bad_view, 0, bad_view.count), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
     expect(sinew_lattice_segment_bound(lat, in, pts, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "segment start");
     sinew_lattice_binding_desc bd;
     SINEW_INIT(&bd);
@@ -325,7 +325,7 @@ static sinew_lattice *quadratic_lattice(const uint32_t order[3], const uint32_t 
         disp[3 * index] = (float)(c * sum / (p * (p - 1) / 2.0));
     }
     sinew_points dv = {disp, info.point_count, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0, dv.count), SINEW_OK);
     free(disp);
     return lat;
 }
@@ -451,9 +451,11 @@ static void finite_inputs_finite_outputs(void **state)
     d.extents[0] = 3e38f, d.extents[1] = d.extents[2] = 1.0f;
     d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
-    float push[3] = {3e38f, 0, 0};
-    sinew_points pv = {push, 1, 0};
-    expect(sinew_lattice_set_displacements(lat, &pv, 63), SINEW_ERROR_NON_FINITE, "control point 63");
+    /* Inputs are read at the control point's own index: element 63 of the view. */
+    float push[64 * 3] = {0};
+    push[63 * 3] = 3e38f;
+    sinew_points pv = {push, 64, 0};
+    expect(sinew_lattice_set_displacements(lat, &pv, 63, 1), SINEW_ERROR_NON_FINITE, "control point 63");
     float all[64 * 3];
     assert_int_equal(sinew_lattice_get_points(lat, all, 0, 0, 64), SINEW_OK);
     assert_true(all_finite(all, 64 * 3));
@@ -472,7 +474,7 @@ static void finite_inputs_finite_outputs(void **state)
         if (lift) {
             float big[3] = {1e38f, 0, 0};
             sinew_points bv = {big, 1, 0};
-            assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+            assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
         }
         for (int c = 0; c < 4; ++c) {
             sinew_points v = {cases[c], 1, 0};
@@ -505,7 +507,7 @@ static void finite_inputs_finite_outputs(void **state)
     assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
     float big[3] = {1e38f, 0, 0};
     sinew_points bv = {big, 1, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
     for (int i = 0; i < 12; ++i) out[i] = 7.0f;
     expect(sinew_lattice_binding_deform(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
     sinew_lattice_binding_destroy(b);

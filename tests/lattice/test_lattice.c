@@ -91,7 +91,7 @@ static void randomise(sinew_lattice *lat, support_rng *rng, double amount)
     float *d = malloc(info.point_count * 3 * sizeof(float));
     for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(rng, -amount, amount);
     sinew_points view = {d, info.point_count, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &view, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &view, 0, view.count), SINEW_OK);
     free(d);
 }
 
@@ -142,7 +142,7 @@ static void identity_for_every_order(void **state)
         float *rest = malloc(info.point_count * 3 * sizeof(float));
         assert_int_equal(sinew_lattice_rest_points(lat, rest, 0, 0, info.point_count), SINEW_OK);
         sinew_points rv = {rest, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &rv, 0), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &rv, 0, rv.count), SINEW_OK);
         assert_int_equal(sinew_lattice_parameters(lat, &view, params, 0, 0, N), SINEW_OK);
         sinew_points pv = {params, N, 0};
         assert_int_equal(sinew_lattice_evaluate(lat, &pv, eval, 0, NULL, 0, 0, N), SINEW_OK);
@@ -178,7 +178,7 @@ static void affine_map_reproduced_for_every_order(void **state)
             for (int r = 0; r < 3; ++r) pts[3 * i + r] = (float)(A[r] * p[0] + A[3 + r] * p[1] + A[6 + r] * p[2] + t[r]);
         }
         sinew_points cv = {pts, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &cv, 0), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &cv, 0, cv.count), SINEW_OK);
         enum { N = 300 };
         float in[3 * N], out[3 * N];
         for (int i = 0; i < N; ++i) {
@@ -354,8 +354,12 @@ static void control_points_round_trip(void **state)
     /* set arbitrary positions for a block, read them back as positions and
      * as displacements */
     float block[3 * 5] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, -1, -2, -3};
-    sinew_points bv = {block, 5, 0};
-    assert_int_equal(sinew_lattice_set_points(lat, &bv, 7), SINEW_OK);
+    /* The view is indexed by control point: points 7..11 are its elements 7..11;
+     * NaN elsewhere proves nothing outside the range is read. */
+    float whole[3 * 12];
+    for (int i = 0; i < 3 * 12; ++i) whole[i] = i >= 3 * 7 ? block[i - 3 * 7] : NAN;
+    sinew_points bv = {whole, 12, 0};
+    assert_int_equal(sinew_lattice_set_points(lat, &bv, 7, 5), SINEW_OK);
     assert_int_equal(sinew_lattice_get_points(lat, pts, 0, 0, 60), SINEW_OK);
     assert_int_equal(sinew_lattice_get_displacements(lat, disp, 0, 0, 60), SINEW_OK);
     for (int i = 0; i < 60; ++i)
@@ -365,9 +369,9 @@ static void control_points_round_trip(void **state)
             assert_true(fabsf(disp[3 * i + c] - (want - rest[3 * i + c])) < 1e-5f);
         }
     /* strided read of one point */
-    float wide[2 * 4];
+    float wide[10 * 4];   /* point i at byte i * 16: points 8 and 9 at wide[32], wide[36] */
     assert_int_equal(sinew_lattice_get_points(lat, wide, 4 * sizeof(float), 8, 2), SINEW_OK);
-    assert_true(fabsf(wide[0] - 4) < 1e-5f && fabsf(wide[4] - 7) < 1e-5f);
+    assert_true(fabsf(wide[32] - 4) < 1e-5f && fabsf(wide[36] - 7) < 1e-5f);
     sinew_lattice_reset(lat);
     assert_int_equal(sinew_lattice_get_displacements(lat, disp, 0, 0, 60), SINEW_OK);
     for (int i = 0; i < 180; ++i) assert_true(disp[i] == 0.0f);
@@ -617,8 +621,8 @@ static void call_validation(void **state)
     /* control point access */
     float big[3] = {3e38f, 0, 0};
     sinew_points bv = {big, 1, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 64), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_lattice_set_points(lat, &v, 0), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 64, bv.count), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_lattice_set_points(lat, &v, 0, v.count), SINEW_ERROR_NON_FINITE);
     assert_int_equal(sinew_lattice_get_points(lat, out, 0, 63, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_lattice_get_points(lat, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_lattice_get_info(lat, NULL), SINEW_ERROR_INVALID_ARGUMENT);

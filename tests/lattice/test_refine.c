@@ -47,7 +47,7 @@ static void bend_and_twist(sinew_lattice *lat, double bend, double twist)
         q[2] = (float)(cz + sin(a) * y + cos(a) * z);
     }
     sinew_points v = {p, info.point_count, 0};
-    assert_int_equal(sinew_lattice_set_points(lat, &v, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_points(lat, &v, 0, v.count), SINEW_OK);
     free(p);
 }
 
@@ -219,7 +219,7 @@ static void bound_closed_form_quadratic(void **state)
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < 3; ++j) d[3 * (1 + 3 * (j + 3 * k)) + 1] = h;
     sinew_points v = {d, 27, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0, v.count), SINEW_OK);
     float a[3] = {0, 0.5f, 0.5f}, b[3] = {1, 0.5f, 0.5f};
     double bound = 0, t = 0;
     assert_int_equal(sinew_lattice_segment_bound(lat, a, b, &bound, &t), SINEW_OK);
@@ -247,7 +247,7 @@ static void bound_exceeds_sampled_deviation(void **state)
             float *d = malloc(info.point_count * 3 * sizeof(float));
             for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
             sinew_points v = {d, info.point_count, 0};
-            assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0), SINEW_OK);
+            assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0, v.count), SINEW_OK);
             for (int n = 0; n < 30; ++n) {
                 /* CLAMP and EXTEND segments may leave the box; LEAVE ones stay
                  * inside, where F is continuous */
@@ -369,7 +369,7 @@ static void farthest_split_finds_the_deformed_end(void **state)
             p[3 * i + 1] += (float)(0.3 * s * s);
         }
         sinew_points pv = {p, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
         float a[3] = {0, 0.5f, 0.5f}, b[3] = {1, 0.5f, 0.5f};
         double bound, t;
         assert_int_equal(sinew_lattice_segment_bound(lat, a, b, &bound, &t), SINEW_OK);
@@ -396,7 +396,7 @@ static void midpoint_test_misses_s_curves(void **state)
             d[3 * (2 + 4 * (j + 4 * k)) + 1] = -h;
         }
     sinew_points dv = {d, 64, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0, dv.count), SINEW_OK);
     /* A quad across the box: its u-running edges and its diagonal all follow
      * the same S (D depends on u alone), its w-running edges stay straight. */
     float v[12] = {0.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.7f, 0.0f, 0.5f, 0.7f};
@@ -621,7 +621,7 @@ static void fold_check(void **state)
                 p[3 * i1] = 0.95f;
             }
         sinew_points pv = {p, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
         assert_int_equal(sinew_lattice_check_folds(lat, 5, flags, sizeof flags, &rep), SINEW_OK);
         assert_true(rep.cells_may_fold > 0);
         assert_true(rep.min_sampled_det < 0.0f);

@@ -232,12 +232,12 @@ static sinew_result lattice_deform_bound_job(const pose_job *job, unsigned char 
     return sinew_lattice_binding_deform(f->binding, f->lattice, F(out), 6 * sizeof(float), F(out) + 3,
                                       6 * sizeof(float), first, count);
 }
-/* The control-point getters write element i at (i - first) * stride. */
+/* The control-point getters write element i at i * stride, like every range call. */
 #define LATTICE_GETTER_JOB(name, getter) \
     static sinew_result name(const pose_job *job, unsigned char *out, size_t first, size_t count) \
     { \
         const lattice_fixture *f = job->data; \
-        return getter(f->lattice, F(out) + 3 * first, 0, first, count); \
+        return getter(f->lattice, F(out), 0, first, count); \
     }
 LATTICE_GETTER_JOB(lattice_rest_points_job, sinew_lattice_rest_points)
 LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_get_points)
@@ -258,7 +258,7 @@ static void lattice_is_thread_safe(void **state)
     const size_t control = 6 * 5 * 4;
     float *bend = random_points(30, control, -0.1f, 0.1f);
     sinew_points bend_view = {bend, control, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lattice, &bend_view, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lattice, &bend_view, 0, bend_view.count), SINEW_OK);
     float *points = random_points(31, LATTICE_POINTS, -0.2f, 1.2f);
     float *normals = random_points(32, LATTICE_POINTS, -1.0f, 1.0f);
     lattice_fixture f = {lattice, NULL, {points, LATTICE_POINTS, 0}, {normals, LATTICE_POINTS, 0}};
@@ -304,12 +304,12 @@ static sinew_result placement_deform_job(const pose_job *job, unsigned char *out
 static sinew_result placement_directions_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    return sinew_placement_directions(f->placement, F(out) + 3 * first, 0, first, count);
+    return sinew_placement_directions(f->placement, F(out), 0, first, count);
 }
 static sinew_result placement_lifts_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    return sinew_placement_lifts(f->placement, F(out) + first, 0, first, count);
+    return sinew_placement_lifts(f->placement, F(out), 0, first, count);
 }
 static sinew_result placement_map_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
@@ -376,12 +376,12 @@ typedef struct bbw_fixture {
 static sinew_result bbw_vertex_weights_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const bbw_fixture *f = job->data;
-    return sinew_bbw_vertex_weights(f->bbw, F(out) + first * BBW_HANDLES, first, count);
+    return sinew_bbw_vertex_weights(f->bbw, F(out), first, count);
 }
 static sinew_result bbw_point_weights_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const bbw_fixture *f = job->data;
-    return sinew_bbw_point_weights(f->bbw, &f->points, first, count, F(out) + first * BBW_HANDLES);
+    return sinew_bbw_point_weights(f->bbw, &f->points, F(out), first, count);
 }
 /* Joints of all points first, then their weights. */
 static sinew_result bbw_top_k_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
@@ -389,7 +389,7 @@ static sinew_result bbw_top_k_job(const pose_job *job, unsigned char *out, size_
     const bbw_fixture *f = job->data;
     float *weights = F(out) + job->total * BBW_K;
     const sinew_points *points = job->total == BBW_POINTS ? &f->points : NULL;
-    return sinew_bbw_top_k(f->bbw, points, first, count, BBW_K, U32(out) + first * BBW_K, weights + first * BBW_K);
+    return sinew_bbw_top_k(f->bbw, points, BBW_K, U32(out), weights, first, count);
 }
 
 static void bbw_is_thread_safe(void **state)

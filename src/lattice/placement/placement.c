@@ -28,7 +28,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
                 for (int a = 0; a < 3; ++a)
                     p->points[3 * (c + columns * k) + a] = p->hit[3 * c + a] + p->lift[c] * p->dof[3 * c + a];
         sinew_points all = {p->points, columns * cw, 0};
-        if ((r = sinew_lattice_set_points(p->lattice, &all, 0))) return r;
+        if ((r = sinew_lattice_set_points(p->lattice, &all, 0, all.count))) return r;
         for (uint32_t j = 0; j < cv; ++j)
             for (uint32_t i = 0; i < cu; ++i) {
                 float *q = &p->params[3 * (i + (size_t)cu * j)];
@@ -55,7 +55,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
         }
     }
     sinew_points all = {p->points, columns * cw, 0};
-    return sinew_lattice_set_points(p->lattice, &all, 0);
+    return sinew_lattice_set_points(p->lattice, &all, 0, all.count);
 }
 
 sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info)
@@ -95,7 +95,8 @@ static sinew_result check_columns(const sinew_placement *p, const float *out, si
                        what, first, first, count, columns);
     char name[32];
     snprintf(name, sizeof name, "%s output", what);
-    return sn_check_float_array(out, stride, packed / sizeof(float), count, name);
+    /* Column c goes to out + c * stride: the span reaches column first + count - 1. */
+    return sn_check_float_array(out, stride, packed / sizeof(float), count ? first + count : 0, name);
 }
 
 sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride, size_t first,
@@ -105,8 +106,8 @@ sinew_result sinew_placement_directions(const sinew_placement *placement, float 
     sinew_result r = check_columns(placement, out, stride, 3 * sizeof(float), first, count, "direction");
     if (r) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
-    for (size_t c = 0; c < count; ++c)
-        memcpy((char *)out + c * stride, &placement->dof[3 * (first + c)], 3 * sizeof(float));
+    for (size_t c = first; c < first + count; ++c)
+        memcpy((char *)out + c * stride, &placement->dof[3 * c], 3 * sizeof(float));
     return SINEW_OK;
 }
 
@@ -117,6 +118,6 @@ sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out,
     sinew_result r = check_columns(placement, out, stride, sizeof(float), first, count, "lift");
     if (r) return r;
     stride = sn_stride(stride, sizeof(float));
-    for (size_t c = 0; c < count; ++c) memcpy((char *)out + c * stride, &placement->lift[first + c], sizeof(float));
+    for (size_t c = first; c < first + count; ++c) memcpy((char *)out + c * stride, &placement->lift[c], sizeof(float));
     return SINEW_OK;
 }

@@ -85,7 +85,7 @@ static void bench_bound_deform(void)
     float *disp = malloc(3 * 512 * sizeof(float));
     for (int i = 0; i < 3 * 512; ++i) disp[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
     sinew_points dv = {disp, 512, 0};
-    sinew_lattice_set_displacements(lat, &dv, 0);
+    sinew_lattice_set_displacements(lat, &dv, 0, dv.count);
     float *ctrl = malloc(3 * 512 * sizeof(float));
     sinew_lattice_get_points(lat, ctrl, 0, 0, 512);
 
@@ -279,7 +279,7 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
                                    info.axes[1][c] * (v2 + 0.5 * info.extents[1]) +
                                    info.axes[2][c] * (w2 + 0.5 * info.extents[2]));
     }
-    sinew_lattice_set_points(lat, &pv, 0);
+    sinew_lattice_set_points(lat, &pv, 0, pv.count);
     free(p);
     free(u);
     sinew_lattice_fold_report fr;

@@ -619,10 +619,13 @@ static void push_moves_the_column(void **state)
     const uint32_t pi = 5, pj = 2;
     assert_int_equal(sinew_placement_push(p, pi, pj, 0.3f), SINEW_OK);
     float *after = lattice_points(p, &li);
-    float dir[3], lift;
     size_t col = pi + (size_t)li.count[0] * pj;
-    assert_int_equal(sinew_placement_directions(p, dir, 0, col, 1), SINEW_OK);
-    assert_int_equal(sinew_placement_lifts(p, &lift, 0, col, 1), SINEW_OK);
+    /* Range outputs are indexed by column number: column col lands at col * stride. */
+    float *dirs = malloc((col + 1) * 3 * sizeof(float)), *lifts = malloc((col + 1) * sizeof(float));
+    assert_int_equal(sinew_placement_directions(p, dirs, 0, col, 1), SINEW_OK);
+    assert_int_equal(sinew_placement_lifts(p, lifts, 0, col, 1), SINEW_OK);
+    const float *dir = dirs + 3 * col;
+    float lift = lifts[col];
     assert_float_equal(lift, 0.3, 1e-6);
     assert_float_equal(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2], 1.0, 1e-5);
     assert_true(dir[2] > 0.5f);
@@ -643,8 +646,10 @@ static void push_moves_the_column(void **state)
     assert_int_equal(sinew_placement_push(p, pi, pj, -1.0f), SINEW_OK);
     sinew_result r = sinew_placement_relax(p, NULL, NULL);
     assert_true(r == SINEW_OK);
-    assert_int_equal(sinew_placement_lifts(p, &lift, 0, col, 1), SINEW_OK);
-    assert_true(lift >= 0.0f);
+    assert_int_equal(sinew_placement_lifts(p, lifts, 0, col, 1), SINEW_OK);
+    assert_true(lifts[col] >= 0.0f);
+    free(dirs);
+    free(lifts);
     free(before);
     free(after);
     free(again);
