@@ -236,7 +236,7 @@ typedef struct sinew_lattice_fold_report {
 
 /* Checks every cell. samples_per_axis: samples per cell and axis for the
  * sampled minimum (0 = 4; at most 64). cell_flags: optional, cell_flag_count
- * bytes (must be >= the cell count when given), set to 1 for cells that may
+ * bytes (the cell count of sinew_lattice_info, else SINEW_ERROR_MISMATCH), set to 1 for cells that may
  * fold, 0 otherwise; cell (a, b, c) has index a + cells[0] * (b + cells[1] * c).
  * report: required (its values are clamped to the float range). Cost per
  * cell, with degrees p = order - 1: det J has degrees 3p - 1 and is formed as

@@ -249,10 +249,12 @@ SINEW_API sinew_result sinew_skin_deform(const sinew_skin *skin, const float *pa
 
 /* Reads back the stored influences of one vertex (after merging,
  * renormalisation and, with compressed storage, quantisation), sorted by
- * decreasing weight. Writes *count and up to `capacity` joints and weights
- * (either array may be NULL to ask only for the count). Returns
- * INVALID_ARGUMENT (NULL skin or count) or INDEX_OUT_OF_RANGE (vertex).
- * Thread-safe (reads only). */
+ * decreasing weight, into `capacity`-entry arrays (either may be NULL when
+ * not wanted). Always writes *count, the vertex's number of influences.
+ * Both arrays NULL asks only for the count (SINEW_OK). A capacity below the
+ * count is SINEW_ERROR_BUFFER_TOO_SMALL with nothing else written (all or
+ * nothing). Returns INVALID_ARGUMENT (NULL skin or count) or
+ * INDEX_OUT_OF_RANGE (vertex). Thread-safe (reads only). */
 SINEW_API sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints,
                                                     float *weights, size_t capacity, size_t *count);
 

@@ -111,10 +111,13 @@ SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soff
 SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t element, uint32_t *face);
 
 /* Faces of the zero-area triangles that skip_degenerate left out, one entry
- * per triangle (a face may repeat), in face order; skipped_triangles entries.
- * Returns BUDGET_EXCEEDED when capacity is smaller (nothing written),
- * INVALID_ARGUMENT. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity);
+ * per triangle (a face may repeat), in face order, into `capacity` entries.
+ * *count receives the number of entries (skipped_triangles) in every case
+ * but INVALID_ARGUMENT (NULL soffd or count). faces NULL asks only for the
+ * count; a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with nothing
+ * else written. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
+                                               size_t *count);
 
 /* Registers skin points (replacing any earlier registration and edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
@@ -153,11 +156,13 @@ SINEW_API sinew_result sinew_soffd_dropped_mass(const sinew_soffd *soffd, size_t
 SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, size_t point, size_t *count);
 
 /* Reads C_P in ascending element order and the normalised weights u_k.
- * elements: capacity entries (required); weights: capacity entries or NULL.
- * Returns BUDGET_EXCEEDED when capacity < |C_P| (nothing written),
- * INVALID_ARGUMENT, INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
+ * elements: capacity entries, NULL to ask only for the count; weights:
+ * capacity entries or NULL. *count receives |C_P| on SINEW_OK and on
+ * SINEW_ERROR_BUFFER_TOO_SMALL (capacity < |C_P|: nothing else written).
+ * Also returns INVALID_ARGUMENT (NULL count, weights without elements),
+ * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
 SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
-                                                    float *weights, size_t capacity);
+                                                    float *weights, size_t capacity, size_t *count);
 
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are
  * recomputed from the paper's formula normalised over the new set. count 0

@@ -189,9 +189,10 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
     if (samples_per_axis == 0) samples_per_axis = 4;
     if (samples_per_axis > 64)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);
-    if (cell_flags && cell_flag_count < lattice->cell_count)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cell flag buffer holds %zu bytes for %zu cells",
-                       cell_flag_count, lattice->cell_count);
+    /* The caller knows the cell count (sinew_lattice_info): a buffer of another size is a mismatch. */
+    if (cell_flags && cell_flag_count != lattice->cell_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "cell flag buffer holds %zu bytes for %zu cells", cell_flag_count,
+                       lattice->cell_count);
     fold_scratch s;
     size_t doubles = scratch_layout(lattice, &s, NULL);
     double *mem = (double *)sn_alloc_array(&lattice->env, doubles, sizeof(double), "fold-over scratch");

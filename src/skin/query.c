@@ -64,11 +64,16 @@ sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex,
         const sn_skin_group *g = &skin->groups[k - 1];
         size_t at = sn_skin_group_lower_bound(g, vertex);
         if (at == g->count || g->vertex[at] != vertex) continue;
-        for (size_t s = 0; s < k && s < capacity; ++s) {
+        /* All or nothing: no arrays is a query; arrays too small get only the needed count. */
+        *count = k;
+        if (!joints && !weights) return SINEW_OK;
+        if (capacity < k)
+            return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "vertex %zu has %zu influences, capacity is %zu", vertex, k,
+                           capacity);
+        for (size_t s = 0; s < k; ++s) {
             if (joints) joints[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
             if (weights) weights[s] = k == 1 ? 1.0f : sn_skin_weight(g->weights, skin->format, at * k + s);
         }
-        *count = k;
         return SINEW_OK;
     }
     /* Every vertex lands in exactly one group at bind time. */

@@ -282,13 +282,16 @@ sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity)
+sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
-    if (h->skipped && !faces) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "faces is NULL");
+    if (!count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "count is NULL");
+    /* faces NULL is a query; a capacity too small gets only the needed count. */
+    *count = h->skipped;
+    if (!faces) return SINEW_OK;
     if (capacity < h->skipped)
-        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "%zu triangles were skipped, capacity is %zu", h->skipped,
+        return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "%zu triangles were skipped, capacity is %zu", h->skipped,
                        capacity);
     if (h->skipped) memcpy(faces, h->skipped_face, h->skipped * sizeof(uint32_t));
     return SINEW_OK;

@@ -403,7 +403,8 @@ static const sinew_lattice_desc *default_desc(void)
     X(check_folds_null_report, INVALID_ARGUMENT, "report", \
       { return sinew_lattice_check_folds(fx.lattice, 0, NULL, 0, NULL); }) \
     X(check_folds_too_many_samples, INVALID_ARGUMENT, "samples", { return check_folds(65, NULL, 0); }) \
-    X(check_folds_flag_buffer_short, INVALID_ARGUMENT, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 0); }) \
+    X(check_folds_flag_buffer_short, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 0); }) \
+    X(check_folds_flag_buffer_long, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 2); }) \
     X(check_folds_ok, OK, NULL, { return check_folds(2, SCRATCH(uint8_t, 32768), 1); }) \
     /* refinement */ \
     X(refine_null_lattice, INVALID_ARGUMENT, "lattice", \

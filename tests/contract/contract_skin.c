@@ -293,6 +293,15 @@ static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, 
 {
     return sinew_skin_vertex_influences(fx.linear, vertex, joints, weights, capacity, count);
 }
+/* A capacity one short of vertex 1's influences: BUFFER_TOO_SMALL writes the
+ * needed count (kept outside the scratch buffer) and nothing else. */
+static sinew_result influences_one_short(void)
+{
+    size_t needed = 0, count = 0;
+    if (influences(1, NULL, NULL, 0, &needed) != SINEW_OK || needed < 2) return SINEW_ERROR_PLAIN;
+    sinew_result r = influences(1, OUT_U32, OUT2_F, needed - 1, &count);
+    return count == needed ? r : SINEW_ERROR_PLAIN;
+}
 
 #define CASES(X) \
     /* create */ \
@@ -425,6 +434,7 @@ static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, 
     X(influences_vertex_size_max, INDEX_OUT_OF_RANGE, "vertex", \
       { return influences(SIZE_MAX, OUT_U32, OUT2_F, SLOTS, OUT_SIZE + 64); }) \
     X(influences_count_only_ok, OK, NULL, { return influences(1, NULL, NULL, 0, OUT_SIZE + 64); }) \
+    X(influences_capacity_short, BUFFER_TOO_SMALL, "capacity", { return influences_one_short(); }) \
     X(influences_ok, OK, NULL, { return influences(1, OUT_U32, OUT2_F, SLOTS, OUT_SIZE + 64); })
 
 CASES(CONTRACT_DEFINE)

@@ -87,7 +87,7 @@ static uint64_t fingerprint(void)
         float weights[ELEMENTS];
         size_t n = 0;
         sinew_soffd_contributor_count(fx.registered, p, &n);
-        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS);
+        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
         h = contract_hash(h, elements, n * sizeof *elements);
         h = contract_hash(h, weights, n * sizeof *weights);
     }
@@ -197,7 +197,7 @@ static sinew_result set_same_contributors(void)
     uint32_t elements[ELEMENTS];
     size_t n = 0;
     if (sinew_soffd_contributor_count(fx.registered, 1, &n) ||
-        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS))
+        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
         return SINEW_ERROR_PLAIN;
     return set_contributors(1, elements, n);
 }
@@ -279,6 +279,22 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
     X(tag##_zero_count_ok, OK, NULL, { return fn(fx.registered, frames, OUT_F, 0, POINTS, 0); }) \
     X(tag##_ok, OK, NULL, { return fn(fx.registered, frames, OUT_F, 16, 1, 3); })
 
+/* Counts written by the capacity calls: outside the scratch buffer, since
+ * SINEW_ERROR_BUFFER_TOO_SMALL writes the needed count (and nothing else). */
+static size_t count_out;
+/* r, or PLAIN when the count written is not `want`. */
+static sinew_result expect_count(sinew_result r, size_t want)
+{
+    return count_out == want ? r : SINEW_ERROR_PLAIN;
+}
+/* Contributors of registered point 0 (asked before the call under test, which must leave the message). */
+static size_t contributors_of_point_0(void)
+{
+    size_t n = 0;
+    sinew_soffd_contributor_count(fx.registered, 0, &n);
+    return n;
+}
+
 #define CASES(X) \
     /* bind */ \
     X(bind_null_driver, INVALID_ARGUMENT, "driver", { return sinew_soffd_create(NULL, NULL, NULL, OUT_HANDLE(sinew_soffd)); }) \
@@ -328,12 +344,13 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
     X(element_face_size_max, INDEX_OUT_OF_RANGE, "element", \
       { return sinew_soffd_element_face(fx.registered, SIZE_MAX, OUT_U32); }) \
     X(element_face_ok, OK, NULL, { return sinew_soffd_element_face(fx.registered, 3, OUT_U32); }) \
-    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4); }) \
-    X(get_skipped_null_faces, INVALID_ARGUMENT, "faces", { return sinew_soffd_get_skipped(fx.skipping, NULL, 4); }) \
-    X(get_skipped_capacity_short, BUDGET_EXCEEDED, "capacity", \
-      { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0); }) \
-    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1); }) \
-    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0); }) \
+    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4, &count_out); }) \
+    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 4, NULL); }) \
+    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_get_skipped(fx.skipping, NULL, 0, &count_out), 1); }) \
+    X(get_skipped_capacity_short, BUFFER_TOO_SMALL, "capacity", \
+      { return expect_count(sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
+    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1, &count_out); }) \
+    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0, &count_out); }) \
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
       { sinew_points p = skin_points(); return sinew_soffd_register(NULL, &p, NULL); }) \
@@ -387,17 +404,23 @@ static sinew_result deform_extended(size_t stride, size_t first, size_t count)
       { return sinew_soffd_contributor_count(fx.unregistered, 0, OUT_SIZE); }) \
     X(contributor_count_ok, OK, NULL, { return sinew_soffd_contributor_count(fx.registered, 3, OUT_SIZE); }) \
     X(get_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_elements, INVALID_ARGUMENT, "elements", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS); }) \
-    X(get_contributors_capacity_short, BUDGET_EXCEEDED, "capacity", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1); }) \
+      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
+    X(get_contributors_null_count, INVALID_ARGUMENT, "count", \
+      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
+    X(get_contributors_capacity_short, BUFFER_TOO_SMALL, "capacity", \
+      { size_t want = contributors_of_point_0(); \
+        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
+    X(get_contributors_query_ok, OK, NULL, \
+      { size_t want = contributors_of_point_0(); \
+        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
     X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
-      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_ok, OK, NULL, \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
     X(set_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
       { return sinew_soffd_set_contributors(NULL, 0, faces, 1); }) \
     X(set_contributors_null_elements, INVALID_ARGUMENT, "elements", { return set_contributors(0, NULL, 2); }) \

@@ -105,12 +105,11 @@ static void influences(fz_reader *r, const sinew_skin *skin, size_t vertex_count
     size_t capacity = fz_range(r, 0, 12);
     uint32_t *joints = fz_u8(r) < 200 ? fz_alloc(capacity * sizeof *joints + 1) : NULL;
     float *weights = fz_u8(r) < 200 ? fz_alloc(capacity * sizeof *weights + 1) : NULL;
-    size_t count;
+    size_t count = 0;   /* written on OK and BUFFER_TOO_SMALL alike, so not checked as an output */
     fz_call c;
     fz_call_begin(&c, "sinew_skin_vertex_influences");
     fz_call_out(&c, joints, capacity * sizeof *joints, false);
     fz_call_out(&c, weights, capacity * sizeof *weights, true);
-    fz_call_out(&c, &count, sizeof count, false);
     if (fz_call_end(&c, sinew_skin_vertex_influences(skin, vertex, joints, weights, capacity, &count),
                     FZ_FINITE_INPUTS) != SINEW_OK)
         return;

@@ -45,7 +45,10 @@ static void contributors(fz_reader *r, sinew_soffd *soffd, size_t points, size_t
     fz_call_begin(&c, "sinew_soffd_get_contributors");
     fz_call_out(&c, ids, capacity * sizeof *ids, false);
     fz_call_out(&c, weights, capacity * sizeof *weights, true);
-    fz_call_end(&c, sinew_soffd_get_contributors(soffd, point, ids, weights, capacity), FZ_FINITE_INPUTS);
+    size_t listed = 0;
+    if (fz_call_end(&c, sinew_soffd_get_contributors(soffd, point, ids, weights, capacity, &listed), FZ_FINITE_INPUTS) ==
+        SINEW_OK)
+        fz_require(listed == count, "sinew_soffd_get_contributors", "a count other than sinew_soffd_contributor_count's");
 
     float mass;
     fz_call_begin(&c, "sinew_soffd_dropped_mass");
@@ -140,7 +143,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t *skipped = fz_alloc(cap * sizeof *skipped + 1);
         fz_call_begin(&c, "sinew_soffd_get_skipped");
         fz_call_out(&c, skipped, cap * sizeof *skipped, false);
-        fz_call_end(&c, sinew_soffd_get_skipped(soffd, skipped, cap), 0);
+        size_t skipped_count = 0;
+        fz_call_end(&c, sinew_soffd_get_skipped(soffd, skipped, cap, &skipped_count), 0);
 
         for (int round = fz_range(&r, 1, 2); round > 0; round--) {
             sinew_points skin = fz_points(&r, fz_range(&r, 0, 48));

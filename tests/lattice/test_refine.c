@@ -601,14 +601,14 @@ static void fold_check(void **state)
         sinew_lattice_fold_report rep;
         SINEW_INIT(&rep);
         /* identity: det J = 1 everywhere, nothing flagged */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cell_count, info.cell_count);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(fabsf(rep.min_sampled_det - 1.0f) < 1e-5f);
         assert_true(fabsf(rep.min_coefficient - 1.0f) < 1e-5f);
         /* a bent and twisted lattice that stays unfolded */
         bend_and_twist(lat, 0.1, 0.8);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(rep.min_sampled_det > 0.0f);
         assert_true(rep.min_coefficient <= rep.min_sampled_det + 1e-5f); /* coefficients bound from below */
@@ -622,7 +622,7 @@ static void fold_check(void **state)
             }
         sinew_points pv = {p, info.point_count, 0};
         assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
-        assert_int_equal(sinew_lattice_check_folds(lat, 5, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(lat, 5, flags, info.cell_count, &rep), SINEW_OK);
         assert_true(rep.cells_may_fold > 0);
         assert_true(rep.min_sampled_det < 0.0f);
         assert_true(rep.min_sampled_at[0] < 0.75f);
@@ -631,7 +631,9 @@ static void fold_check(void **state)
         assert_int_equal(flagged, rep.cells_may_fold);
         free(p);
         /* validation */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, 1, &rep), SINEW_ERROR_INVALID_ARGUMENT);
+        /* The flag buffer holds exactly the cell count (callers know it): any other size is a mismatch. */
+        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, 1, &rep), SINEW_ERROR_MISMATCH);
+        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count + 1, &rep), SINEW_ERROR_MISMATCH);
         assert_int_equal(sinew_lattice_check_folds(lat, 65, NULL, 0, &rep), SINEW_ERROR_INVALID_ARGUMENT);
         assert_int_equal(sinew_lattice_check_folds(lat, 3, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         sinew_lattice_destroy(lat);

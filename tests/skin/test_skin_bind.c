@@ -171,9 +171,16 @@ static void duplicates_merge_and_sort(void **state)
     assert_int_equal(info.merged_duplicates, 2);
     assert_int_equal(info.max_nonzero_influences, 3);
     assert_int_equal(info.single_joint_vertices, 0);
-    /* Asking for the count only, or a short capacity, is fine. */
+    /* Asking for the count only is fine; a short capacity gets the count and nothing else. */
     assert_int_equal(sinew_skin_vertex_influences(skin, 1, NULL, NULL, 0, &k), SINEW_OK);
     assert_int_equal(k, 3);
+    k = 0;
+    jj[0] = 77, ww[0] = -1.0f;
+    assert_int_equal(sinew_skin_vertex_influences(skin, 1, jj, ww, 2, &k), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(k, 3);
+    assert_int_equal(jj[0], 77);
+    assert_float_equal(ww[0], -1.0f, 0.0f);
+    assert_non_null(strstr(sinew_last_error(), "vertex 1 has 3 influences, capacity is 2"));
     assert_int_equal(sinew_skin_vertex_influences(skin, 2, jj, ww, 16, &k), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_non_null(strstr(sinew_last_error(), "vertex 2, but the skin has only 2 vertices"));
     assert_int_equal(sinew_skin_vertex_influences(NULL, 0, jj, ww, 16, &k), SINEW_ERROR_INVALID_ARGUMENT);
