@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 
     sinew_bbw *bbw = NULL;
     sinew_result r = sinew_bbw_create(NULL, &desc, &bbw);
-    if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
+    if (r == SINEW_OK) r = sinew_bbw_solve(NULL, bbw, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "bbw_2d: %s: %s\n", sinew_result_string(r), sinew_last_error());
         sinew_bbw_destroy(bbw);

@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     sinew_bbw *bbw = NULL;
     double t0 = support_now();
     sinew_result r = sinew_bbw_create(NULL, &desc, &bbw);
-    if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
+    if (r == SINEW_OK) r = sinew_bbw_solve(NULL, bbw, NULL);
     double t1 = support_now();
     if (r != SINEW_OK) {
         fprintf(stderr, "bbw_hand: %s: %s\n", sinew_result_string(r), sinew_last_error());

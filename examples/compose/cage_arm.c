@@ -157,7 +157,7 @@ int main(int argc, char **argv)
     sinew_bbw *bbw = NULL;
     double t0 = support_now();
     sinew_result r = sinew_bbw_create(NULL, &bbw_desc, &bbw);
-    if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
+    if (r == SINEW_OK) r = sinew_bbw_solve(NULL, bbw, NULL);
     sinew_points cage_points = {cage.positions, cage.vertex_count, 0};
     if (r == SINEW_OK) r = sinew_bbw_top_k(bbw, &cage_points, K, joints, weights, 0, cage.vertex_count);
     if (r != SINEW_OK) return fail("bounded biharmonic weights", r);
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);
     policy.weight_threshold = 1e-3f;
-    if ((r = sinew_soffd_register(soffd, &arm_points, &policy)) != SINEW_OK) return fail("soffd register", r);
+    if ((r = sinew_soffd_register(NULL, soffd, &arm_points, &policy)) != SINEW_OK) return fail("soffd register", r);
     double t_register = support_now() - t0;
     sinew_soffd_info info;
     SINEW_INIT(&info);

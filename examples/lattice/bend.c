@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     }
     sinew_lattice_fold_report fr;
     SINEW_INIT(&fr);
-    sinew_lattice_check_folds(lat, 4, NULL, 0, &fr);
+    sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fr);
     printf("plain:   %zu triangles, largest edge error bound %.4f\n", nt, worst_bound(lat, v, t, nt));
     printf("refined: %zu triangles in %zu rounds, largest edge error bound %.4f (tolerance %.4f)\n",
            m.triangle_count, m.rounds, worst_bound(lat, m.rest_positions, m.indices, m.triangle_count),

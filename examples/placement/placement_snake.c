@@ -305,7 +305,7 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         double t_relax = 0;
         if (pass == 1) {
             t0 = support_now();
-            r = sinew_placement_relax(p, springs, &rep);
+            r = sinew_placement_relax(NULL, p, springs, &rep);
             t_relax = support_now() - t0;
             if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
                 fprintf(stderr, "%s: relax failed: %s\n", name, sinew_last_error());
@@ -320,7 +320,7 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         double t_deform = (support_now() - t0) / reps;
         sinew_lattice_fold_report fold;
         SINEW_INIT(&fold);
-        sinew_lattice_check_folds(lat, 4, NULL, 0, &fold);
+        sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fold);
         /* Range reads write control point i at out + i * stride: read the
          * contact layer up to the middle row, then keep that row. */
         size_t row = (size_t)cu * mid;

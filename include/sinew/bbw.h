@@ -143,7 +143,8 @@ SINEW_API sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc
 /* Destroys a handle (NULL is fine). */
 SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
 
-/* Solves for the weights. desc may be NULL (defaults). Returns SINEW_OK;
+/* Solves for the weights. ctx: this call's progress callback (NULL = none);
+ * memory comes from the handle's allocator. desc may be NULL (defaults). Returns SINEW_OK;
  * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the best
  * (feasible: bounded, partition-of-unity) weights are kept and the achieved
  * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, negative mask
@@ -152,7 +153,7 @@ SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
  * CANCELLED
  * (previous weights kept). Progress stages: "bbw: factorise", "bbw: iterate".
  * Modifies bbw: not thread-safe on the same handle. */
-SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
+SINEW_API sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
 
 /* Copies the handle's counts, residuals and timings into *info. Thread-safe.
  *On success it leaves sinew_last_error() as it was, so a failure's message

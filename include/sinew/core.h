@@ -116,10 +116,13 @@ static inline void sinew_struct_init(void *s, size_t size)
 #define SINEW_INIT(ptr) sinew_struct_init((ptr), sizeof *(ptr))
 
 /* ---- Context ----------------------------------------------------------------
- * A context carries the allocator and the progress callback. Every handle is
- * created from one and keeps a copy of its settings, so the context may be
- * destroyed while handles made from it live on. NULL context = defaults
- * (malloc-backed allocator, no progress reports). There is no global state. */
+ * A context carries the allocator and the progress callback. Long calls take
+ * one first (NULL = defaults: malloc-backed allocator, no progress reports).
+ * A handle keeps a copy of its creating context's allocator (all memory it
+ * keeps comes from it), so the context may be destroyed while handles made
+ * from it live on; it never keeps the progress callback: progress is per
+ * call, reported only during the call that was given the context. There is
+ * no global state. */
 
 /* Allocator hooks: both or neither. alloc returns memory aligned to at least
  * `align` (a power of two, at most 64) or NULL; free accepts NULL. */

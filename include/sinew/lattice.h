@@ -243,11 +243,12 @@ typedef struct sinew_lattice_fold_report {
  * F_u . (F_v x F_w) by convolutions of about 6 |F_v| |F_w| + 3 |F_u| |F_v x F_w|
  * multiply-adds (|F_u| = p_u (p_v+1) (p_w+1), ...): some 5e4 for cubic cells,
  * 3.5e5 for orders (6,5,5), 5e6 for order 8 (docs/lattice.md has timings).
- * Reports progress ("lattice: fold-over check") once per cell and returns
- * SINEW_ERROR_CANCELLED (cell_flags untouched) when the callback asks.
+ * Reports progress ("lattice: fold-over check") through ctx's callback (NULL =
+ * none) and returns SINEW_ERROR_CANCELLED (cell_flags untouched) when it asks.
  * Allocates scratch from the lattice's allocator (SINEW_ERROR_OUT_OF_MEMORY);
  * thread-safe with other const calls. */
-SINEW_API sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
+SINEW_API sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *lattice,
+                                                 uint32_t samples_per_axis,
                                                  uint8_t *cell_flags, size_t cell_flag_count,
                                                  sinew_lattice_fold_report *report);
 

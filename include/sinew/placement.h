@@ -232,9 +232,12 @@ typedef struct sinew_placement_relax_report {
  * with the relaxed state kept; SINEW_ERROR_INVALID_ARGUMENT (NULL placement,
  * a value out of range), SINEW_ERROR_NON_FINITE, SINEW_ERROR_CANCELLED
  * (progress "placement: relax"), SINEW_ERROR_OUT_OF_MEMORY (placement
- * unchanged on these). desc: NULL = all defaults. report: optional.
+ * unchanged on these). ctx: this call's progress callback (NULL = none);
+ * memory comes from the placement's allocator. desc: NULL = all defaults.
+ * report: optional.
  * Modifies the placement: not thread-safe with other calls on it. */
-SINEW_API sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_placement_relax_desc *desc,
+SINEW_API sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placement,
+                                             const sinew_placement_relax_desc *desc,
                                              sinew_placement_relax_report *report);
 
 /* ---- Editing (§4.1) --------------------------------------------------------

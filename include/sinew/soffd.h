@@ -91,7 +91,8 @@ typedef struct sinew_soffd_info {
  * (names the face), INVALID_TOPOLOGY (a face that cannot be triangulated,
  * named), DEGENERATE (a zero-area triangle, named, unless skip_degenerate; or
  * every triangle degenerate), OUT_OF_MEMORY, SIZE_OVERFLOW, CANCELLED.
- * ctx: NULL = defaults; its allocator and progress callback are copied.
+ * ctx: NULL = defaults; progress of this call, and the allocator the handle
+ * keeps for its lifetime (calls on it report progress through their own ctx).
  * driver: positions (any stride), faces (face_sizes NULL = triangles);
  *   unreferenced vertices are allowed. Not retained.
  * desc: NULL = all defaults. out: receives the handle. Thread-safe. */
@@ -121,24 +122,27 @@ SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_
 
 /* Registers skin points (replacing any earlier registration and edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
- * Reports progress ("soffd: register") and stops with CANCELLED when asked,
- * the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
+ * ctx: this call's progress callback (NULL = none); memory comes from the
+ * handle's allocator. Reports progress ("soffd: register") and stops with
+ * CANCELLED when asked, the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
  * point), OUTSIDE_DOMAIN (a coordinate beyond 2^60, or a point more than 2^62
  * element sizes from a kept element; names the point), OUT_OF_MEMORY,
  * SIZE_OVERFLOW (exact registration needs points x elements entries),
  * CANCELLED. Weights are finite and sum to one for every accepted point.
  * skin: points (any stride), copied; count may be 0. policy: NULL = exact.
  * Modifies the handle: not thread-safe with other calls on it. */
-SINEW_API sinew_result sinew_soffd_register(sinew_soffd *soffd, const sinew_points *skin,
+SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *soffd, const sinew_points *skin,
                                             const sinew_soffd_register_desc *policy);
 
 /* Re-registration: moves the reference surface R (same vertex count; the
  * triangulation is kept) and registers the same skin points again with the
  * same policy, without rebuilding the handle. Edits to contributing sets are
- * reset. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
+ * reset. ctx: progress of the re-registration ("soffd: register"), NULL =
+ * none. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
  * that was used loses its area), OUT_OF_MEMORY, CANCELLED; on failure the
  * handle is unchanged. Modifies the handle: not thread-safe. */
-SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew_points *reference);
+SINEW_API sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *soffd,
+                                                 const sinew_points *reference);
 
 /* Weight mass point `point` lost to pruning: an upper bound on the sum of
  * the exact normalised weights (over every element) of the elements outside

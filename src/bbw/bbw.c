@@ -80,7 +80,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     sn_env_from_context(&env, ctx);
     sinew_bbw *b = sn_calloc(&env, sizeof *b, "bbw handle");
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->env = env;   /* with progress while creating; kept without it (below) */
     b->handle_count = m;
     double t0 = sn_bbw_seconds(), cell = 0.0;
     if (desc->surface) r = sn_bbw_domain_from_surface(b, desc->surface, desc->grid_resolution, &cell);
@@ -109,6 +109,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     b->info.handle_count = m;
     b->info.seconds_domain = t1 - t0;
     b->info.seconds_operators = sn_bbw_seconds() - t1;
+    b->env = sn_env_kept(&env);
     *out = b;
     return SINEW_OK;
 fail:

@@ -39,6 +39,21 @@ void sn_env_from_context(sn_env *env, const sinew_context *ctx)
     env->allocator.free = default_free;
 }
 
+sn_env sn_env_kept(const sn_env *env)
+{
+    sn_env kept = *env;
+    kept.progress = NULL;
+    kept.progress_user = NULL;
+    return kept;
+}
+
+void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ctx)
+{
+    *call = *handle;
+    call->progress = ctx ? ctx->env.progress : NULL;
+    call->progress_user = ctx ? ctx->env.progress_user : NULL;
+}
+
 static _Thread_local sinew_result last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
 
 sinew_result sn_alloc_failure(void)

@@ -26,8 +26,10 @@
  * also satisfies every SIMD load the kernels make. */
 #define SN_ALIGN 64
 
-/* The settings a handle copies from its context at creation. Handles embed this
- * by value, so the public context may die before them. */
+/* The settings a call works with: the allocator and the progress callback.
+ * Handles embed one by value (so the public context may die before them)
+ * with no progress callback: progress belongs to the call that was given a
+ * context (sn_env_for_call), never to the handle. */
 typedef struct sn_env {
     sinew_allocator allocator;  /* always both hooks set */
     sinew_progress_fn progress;
@@ -40,6 +42,12 @@ struct sinew_context {
 
 /* Fills env from ctx (NULL ctx = defaults). Never fails. */
 void sn_env_from_context(sn_env *env, const sinew_context *ctx);
+/* What a handle keeps of a creation call's env: its allocator, no progress. */
+sn_env sn_env_kept(const sn_env *env);
+/* The env of a call on an existing handle: the handle's allocator (the memory
+ * the handle keeps comes from the allocator it was created with, and so does
+ * the call's scratch) and ctx's progress callback (none for a NULL ctx). */
+void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ctx);
 
 /* Allocates size bytes aligned to SN_ALIGN. On failure sets the thread's
  * message ("out of memory allocating <what>") and returns NULL. size 0 is

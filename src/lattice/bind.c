@@ -122,7 +122,7 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
     sn_env_from_context(&env, ctx);
     sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->env = sn_env_kept(&env);
     b->records = (float *)sn_alloc(&env, rec_bytes, "lattice binding records");
     if (b->records && with_normals) b->normals = (float *)sn_alloc_array(&env, n, 3 * sizeof(float), "bound normals");
     const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;

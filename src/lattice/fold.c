@@ -179,13 +179,15 @@ static float to_float_range(double x)
     return (float)fmax(-(double)FLT_MAX, fmin((double)FLT_MAX, x));
 }
 
-sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
+sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *lattice, uint32_t samples_per_axis,
                                        uint8_t *cell_flags, size_t cell_flag_count,
                                        sinew_lattice_fold_report *report)
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     if (sn_check_struct_out(report, "report") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sn_env call;
+    sn_env_for_call(&call, &lattice->env, ctx);
     if (samples_per_axis == 0) samples_per_axis = 4;
     if (samples_per_axis > 64)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);
@@ -195,16 +197,16 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                        lattice->cell_count);
     fold_scratch s;
     size_t doubles = scratch_layout(lattice, &s, NULL);
-    double *mem = (double *)sn_alloc_array(&lattice->env, doubles, sizeof(double), "fold-over scratch");
+    double *mem = (double *)sn_alloc_array(&call, doubles, sizeof(double), "fold-over scratch");
     if (!mem) return sn_alloc_failure();
     scratch_layout(lattice, &s, mem);
     /* Flags are gathered aside and copied out only on success, so a
      * cancelled check leaves the caller's buffer as it was. */
     uint8_t *flags = NULL;
     if (cell_flags) {
-        flags = (uint8_t *)sn_alloc(&lattice->env, lattice->cell_count, "fold-over cell flags");
+        flags = (uint8_t *)sn_alloc(&call, lattice->cell_count, "fold-over cell flags");
         if (!flags) {
-            sn_free(&lattice->env, mem);
+            sn_free(&call, mem);
             return sn_alloc_failure();
         }
     }
@@ -221,7 +223,7 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
             for (uint32_t cu = 0; cu < ax[0].cells; ++cu, ++index) {
                 /* A cell of order 8 costs millions of operations (see
                  * lattice.h), so every cell reports and may cancel. */
-                if ((r = sn_progress(&lattice->env, "lattice: fold-over check",
+                if ((r = sn_progress(&call, "lattice: fold-over check",
                                      (float)index / (float)lattice->cell_count)) != SINEW_OK)
                     break;
                 const uint32_t cell[3] = {cu, cv, cw};
@@ -258,9 +260,9 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                             }
                         }
             }
-    sn_free(&lattice->env, mem);
+    sn_free(&call, mem);
     if (r == SINEW_OK && flags) memcpy(cell_flags, flags, lattice->cell_count);
-    sn_free(&lattice->env, flags);
+    sn_free(&call, flags);
     if (r != SINEW_OK) return r;
     /* det J of huge displacements can pass the float range: the report
      * keeps the sign and the largest float magnitude. */

@@ -137,7 +137,7 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
         sn_free(&env, lat);
         return sn_alloc_failure();
     }
-    lat->env = env;
+    lat->env = sn_env_kept(&env);
     lat->outside = desc->outside;
     lat->point_count = points;
     lat->cell_count = cells;

@@ -415,7 +415,7 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
             const edge_entry *entry = edge_find(&r, edge_key(r.tri[3 * t + e], r.tri[3 * t + (e + 1) % 3]));
             if (entry->error > max_error) max_error = entry->error;
         }
-    ref->env = env;
+    ref->env = sn_env_kept(&env);
     ref->rest = r.rest;
     ref->def = r.def;
     ref->parents = r.parents;

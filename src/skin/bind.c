@@ -294,7 +294,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         r = sn_alloc_failure();
         goto fail;
     }
-    skin->env = env;
+    skin->env = sn_env_kept(&env);
     skin->groups = sn_calloc_array(&env, max_k, sizeof *skin->groups, "skin groups");
     if (!skin->groups) {
         r = sn_alloc_failure();

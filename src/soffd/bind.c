@@ -166,7 +166,7 @@ sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver
     if ((r = sn_progress(&env, "soffd: bind", 0.0f)) != SINEW_OK) return r;
     sinew_soffd *h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
     if (!h) return sn_alloc_failure();
-    h->env = env;
+    h->env = sn_env_kept(&env);
     h->vertex_count = driver->positions.count;
     h->face_count = driver->face_count;
     h->local = options.local > 0 ? options.local : DEFAULT_LOCAL;

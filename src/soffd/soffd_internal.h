@@ -150,9 +150,9 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
 sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
                                   const sn_soffd_candidate *items, size_t n);
 
-/* Registers `skin` (count points, stride bytes, 0 = packed) into *reg. */
-sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
-                                      const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
+/* Registers `skin` (count points, stride bytes, 0 = packed) into *reg, reporting progress through `call`. */
+sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,
+                                      size_t count, const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Dropped mass of registered point `point` (sinew_soffd_dropped_mass): the

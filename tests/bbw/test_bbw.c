@@ -35,7 +35,7 @@ static sinew_bbw *create_ok(const sinew_bbw_desc *d)
 
 static float *solve_weights(sinew_bbw *b, const sinew_bbw_solve_desc *sd, sinew_bbw_info *info)
 {
-    sinew_result r = sinew_bbw_solve(b, sd);
+    sinew_result r = sinew_bbw_solve(NULL, b, sd);
     if (r != SINEW_OK) fail_msg("solve: %s: %s", sinew_result_string(r), sinew_last_error());
     assert_int_equal(sinew_bbw_get_info(b, info), SINEW_OK);
     float *w = malloc(info->vertex_count * info->handle_count * sizeof(float));
@@ -207,7 +207,7 @@ static void test_certificate_bounds_error(void **state)
         SINEW_INIT(&sd);
         sd.tolerance = 1e-4;
         sd.max_iterations = caps[c];
-        sinew_result r = sinew_bbw_solve(b, &sd);
+        sinew_result r = sinew_bbw_solve(NULL, b, &sd);
         assert_true(r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED);
         sinew_bbw_info info;
         SINEW_INIT(&info);
@@ -722,25 +722,25 @@ static void test_validation(void **state)
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.partition = (sinew_bbw_partition)7;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
     SINEW_INIT(&sd);
     sd.tolerance = NAN;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
     SINEW_INIT(&sd);
     float mask[3] = {1, 1, 1};
     sd.shape_mask = mask;
     sd.shape_mask_count = 3;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_MISMATCH);
     float *m2 = calloc(g.triangle_count, sizeof(float));
     m2[4] = -1.0f;
     sd.shape_mask = m2;
     sd.shape_mask_count = g.triangle_count;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "element 4"));
     m2[4] = INFINITY;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NON_FINITE);
     free(m2);
-    assert_int_equal(sinew_bbw_solve(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_bbw_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
@@ -815,7 +815,7 @@ static void test_not_converged_and_cancel(void **state)
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.max_iterations = 1;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NOT_CONVERGED);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NOT_CONVERGED);
     assert_non_null(strstr(sinew_last_error(), "1 iterations"));
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -841,11 +841,11 @@ static void test_not_converged_and_cancel(void **state)
     assert_null(b);
     calls = -1000000;
     assert_int_equal(sinew_bbw_create(ctx, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NOT_CONVERGED);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NOT_CONVERGED);
     float *before = malloc(info.vertex_count * 3 * sizeof(float)), *after = malloc(info.vertex_count * 3 * sizeof(float));
     assert_int_equal(sinew_bbw_vertex_weights(b, before, 0, info.vertex_count), SINEW_OK);
     calls = 2; /* the solve's first report cancels */
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_ERROR_CANCELLED);
+    assert_int_equal(sinew_bbw_solve(ctx, b, NULL), SINEW_ERROR_CANCELLED);
     assert_int_equal(sinew_bbw_vertex_weights(b, after, 0, info.vertex_count), SINEW_OK);
     assert_memory_equal(before, after, info.vertex_count * 3 * sizeof(float));
     sinew_bbw_destroy(b);
@@ -872,7 +872,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.partition = c->partition;
-    r = sinew_bbw_solve(b, &sd);
+    r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_destroy(b);
     return r;
 }

@@ -52,7 +52,7 @@ static void test_hand(void **state)
     sinew_bbw *b = NULL;
     double t0 = support_now();
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    sinew_result r = sinew_bbw_solve(b, NULL);
+    sinew_result r = sinew_bbw_solve(NULL, b, NULL);
     double t1 = support_now();
     sinew_bbw_info info;
     SINEW_INIT(&info);

@@ -99,7 +99,7 @@ static sinew_bbw *solved_grid(grid2d *g)
     d.points.count = 2;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     return b;
 }
 
@@ -151,7 +151,7 @@ static void misaligned_pointers_refused(void **state)
     SINEW_INIT(&sd);
     sd.shape_mask = misaligned(mask);
     sd.shape_mask_count = info.element_count;
-    expect(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT, "shape mask pointer");
+    expect(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT, "shape mask pointer");
     sinew_bbw_destroy(b);
 
     /* Handle arrays and domain views at create. */
@@ -197,7 +197,7 @@ static void not_converged_messages(void **state)
             sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
             sd.max_iterations = cap;
             sd.tolerance = 1e-12;
-            sinew_result r = sinew_bbw_solve(b, &sd);
+            sinew_result r = sinew_bbw_solve(NULL, b, &sd);
             assert_int_equal(r, SINEW_ERROR_NOT_CONVERGED);
             char want[64];
             snprintf(want, sizeof want, "%u iterations", cap);

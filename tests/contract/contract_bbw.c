@@ -69,7 +69,7 @@ static int setup(void **state)
     sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_bbw_desc d = base_desc(&fx.domain);
     if (sinew_context_create(&cd, &fx.ctx) || sinew_bbw_create(fx.ctx, &d, &fx.bbw) ||
-        sinew_bbw_solve(fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))
+        sinew_bbw_solve(NULL, fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))
         return -1;
     return 0;
 }
@@ -168,7 +168,7 @@ static float mask_bad[TRIANGLES];
 static sinew_result solve_with(int partition, double tolerance, double penalty, const float *mask, size_t mask_count)
 {
     sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
-    return sinew_bbw_solve(fx.bbw, &d);
+    return sinew_bbw_solve(NULL, fx.bbw, &d);
 }
 static sinew_result solve_mask_value(float value)
 {
@@ -182,7 +182,7 @@ static sinew_result solve_not_converged(void)
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
     sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0};
-    sinew_result r = sinew_bbw_solve(b, &sd);
+    sinew_result r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_info info;
     SINEW_INIT(&info);
     if (sinew_bbw_get_info(b, &info) || (r == SINEW_ERROR_NOT_CONVERGED && !info.solved)) r = SINEW_ERROR_PLAIN;
@@ -192,7 +192,7 @@ static sinew_result solve_not_converged(void)
 static sinew_result solve_cancelled(void)
 {
     cancelling = 1;
-    sinew_result r = sinew_bbw_solve(fx.bbw, NULL);
+    sinew_result r = sinew_bbw_solve(fx.ctx, fx.bbw, NULL);
     cancelling = 0;
     return r;
 }
@@ -250,7 +250,7 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(create_bone_ok, OK, NULL, { return create_edited(NULL, bone_ok); }) \
     X(destroy_null, PLAIN, NULL, { sinew_bbw_destroy(NULL); return SINEW_OK; }) \
     /* solve */ \
-    X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL); }) \
+    X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL, NULL); }) \
     X(solve_bad_partition, INVALID_ARGUMENT, "partition", { return solve_with(2, 0, 0, NULL, 0); }) \
     X(solve_tolerance_negative, INVALID_ARGUMENT, "tolerance", { return solve_with(0, -1, 0, NULL, 0); }) \
     X(solve_penalty_nan, INVALID_ARGUMENT, "penalty", { return solve_with(0, 0, NAN, NULL, 0); }) \
@@ -261,7 +261,7 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(solve_cancelled, CANCELLED, "bbw", { return solve_cancelled(); }) \
     X(solve_not_converged, NOT_CONVERGED, "iteration", { return solve_not_converged(); }) \
     X(solve_normalise_ok, OK, NULL, { return solve_with(SINEW_BBW_PARTITION_NORMALISE, 0, 0, NULL, 0); }) \
-    X(solve_ok, OK, NULL, { return sinew_bbw_solve(fx.bbw, NULL); }) \
+    X(solve_ok, OK, NULL, { return sinew_bbw_solve(NULL, fx.bbw, NULL); }) \
     /* info and domain */ \
     X(get_info_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_get_info(NULL, OUT_STRUCT(sinew_bbw_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_bbw_get_info(fx.bbw, NULL); }) \

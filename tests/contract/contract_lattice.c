@@ -262,7 +262,7 @@ static void binding_counts(void)
 
 static sinew_result check_folds(uint32_t samples, uint8_t *flags, size_t flag_count)
 {
-    return sinew_lattice_check_folds(fx.lattice, samples, flags, flag_count,
+    return sinew_lattice_check_folds(NULL, fx.lattice, samples, flags, flag_count,
                                      OUT_STRUCT(sinew_lattice_fold_report, 16384));
 }
 static sinew_result refine(sinew_context *ctx, const sinew_lattice *lat, sinew_trimesh mesh,
@@ -399,9 +399,9 @@ static const sinew_lattice_desc *default_desc(void)
     X(deform_bound_ok, OK, NULL, { return deform_bound(fx.binding, fx.bent, OUT_F, 16, OUT2_F, 0, 1, 3); }) \
     /* fold check */ \
     X(check_folds_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_check_folds(NULL, 0, NULL, 0, OUT_STRUCT(sinew_lattice_fold_report, 16384)); }) \
+      { return sinew_lattice_check_folds(NULL, NULL, 0, NULL, 0, OUT_STRUCT(sinew_lattice_fold_report, 16384)); }) \
     X(check_folds_null_report, INVALID_ARGUMENT, "report", \
-      { return sinew_lattice_check_folds(fx.lattice, 0, NULL, 0, NULL); }) \
+      { return sinew_lattice_check_folds(NULL, fx.lattice, 0, NULL, 0, NULL); }) \
     X(check_folds_too_many_samples, INVALID_ARGUMENT, "samples", { return check_folds(65, NULL, 0); }) \
     X(check_folds_flag_buffer_short, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 0); }) \
     X(check_folds_flag_buffer_long, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 2); }) \

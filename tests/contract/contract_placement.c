@@ -159,7 +159,7 @@ typedef sinew_result (*column_getter)(const sinew_placement *, float *, size_t, 
 
 static sinew_result relax(sinew_placement_relax_desc d)
 {
-    return sinew_placement_relax(fx.placement, &d, OUT_STRUCT(sinew_placement_relax_report, 16384));
+    return sinew_placement_relax(NULL, fx.placement, &d, OUT_STRUCT(sinew_placement_relax_report, 16384));
 }
 static sinew_placement_relax_desc relax_desc(float stiffness, float angle, uint32_t neighbourhood, uint32_t steps)
 {
@@ -170,7 +170,7 @@ static sinew_result relax_one_step(void)
 {
     if (sinew_placement_push(fx.placement, 2, 1, 0.5f) != SINEW_OK) return SINEW_ERROR_PLAIN;
     sinew_placement_relax_desc d = relax_desc(0, 1, 0, 1);
-    return sinew_placement_relax(fx.placement, &d, NULL);
+    return sinew_placement_relax(NULL, fx.placement, &d, NULL);
 }
 static sinew_result press(sinew_placement_press_desc d)
 {
@@ -258,14 +258,14 @@ static sinew_result deform_map_nan(void)
     COLUMN_CASES(X, sinew_placement_directions, directions, 14, 8, 16) \
     COLUMN_CASES(X, sinew_placement_lifts, lifts, 6, 2, 8) \
     /* relaxation */ \
-    X(relax_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_relax(NULL, NULL, NULL); }) \
+    X(relax_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_relax(NULL, NULL, NULL, NULL); }) \
     X(relax_stiffness_negative, INVALID_ARGUMENT, "stiffness", { return relax(relax_desc(-1, 0, 0, 0)); }) \
     X(relax_stiffness_nan, NON_FINITE, "stiffness", { return relax(relax_desc(NAN, 0, 0, 0)); }) \
     X(relax_angle_180, INVALID_ARGUMENT, "angle", { return relax(relax_desc(0, 180, 0, 0)); }) \
     X(relax_neighbourhood_65, INVALID_ARGUMENT, "neighbourhood", { return relax(relax_desc(0, 0, 65, 0)); }) \
     X(relax_ok, OK, NULL, { return relax(relax_desc(0, 0, 0, 0)); }) \
     X(relax_not_converged, NOT_CONVERGED, "step", { return relax_one_step(); }) \
-    X(relax_defaults_ok, OK, NULL, { return sinew_placement_relax(fx.placement, NULL, NULL); }) \
+    X(relax_defaults_ok, OK, NULL, { return sinew_placement_relax(NULL, fx.placement, NULL, NULL); }) \
     /* edits */ \
     X(push_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_push(NULL, 0, 0, 1); }) \
     X(push_i_past_end, INDEX_OUT_OF_RANGE, "i = 6", { return sinew_placement_push(fx.placement, 6, 0, 1); }) \

@@ -53,7 +53,7 @@ static int setup(void **state)
     sinew_points points = {skin, POINTS, 0};
     sinew_points now = driver_now();
     if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_create(fx.ctx, &d, NULL, &fx.registered) ||
-        sinew_soffd_register(fx.registered, &points, NULL) || sinew_soffd_create(NULL, &d, NULL, &fx.unregistered) ||
+        sinew_soffd_register(NULL, fx.registered, &points, NULL) || sinew_soffd_create(NULL, &d, NULL, &fx.unregistered) ||
         sinew_soffd_create(NULL, &degenerate, &skip, &fx.skipping))
         return -1;
     fx.element_frames = element_frames;
@@ -139,7 +139,7 @@ static sinew_result bind_all_degenerate(void)
 
 static sinew_result register_points(sinew_points p, const sinew_soffd_register_desc *policy)
 {
-    return sinew_soffd_register(fx.registered, &p, policy);
+    return sinew_soffd_register(NULL, fx.registered, &p, policy);
 }
 static sinew_result register_policy(float threshold, float max_distance)
 {
@@ -156,7 +156,8 @@ static sinew_result register_with_point(size_t point, float value)
 static sinew_result register_cancelled(void)
 {
     cancelling = 1;
-    sinew_result r = register_points((sinew_points){skin, POINTS, 0}, NULL);
+    sinew_points p = {skin, POINTS, 0};
+    sinew_result r = sinew_soffd_register(fx.ctx, fx.registered, &p, NULL);
     cancelling = 0;
     return r;
 }
@@ -167,13 +168,13 @@ static sinew_result register_nothing_ok(void)
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_soffd *h = NULL;
     if (sinew_soffd_create(NULL, &d, NULL, &h) != SINEW_OK) return SINEW_ERROR_PLAIN;
-    sinew_result r = sinew_soffd_register(h, &none, NULL);
+    sinew_result r = sinew_soffd_register(NULL, h, &none, NULL);
     sinew_soffd_destroy(h);
     return r;
 }
 static sinew_result set_reference(sinew_points p)
 {
-    return sinew_soffd_set_reference(fx.registered, &p);
+    return sinew_soffd_set_reference(NULL, fx.registered, &p);
 }
 static sinew_result set_reference_vertex(size_t vertex, float value)
 {
@@ -353,8 +354,8 @@ static size_t contributors_of_point_0(void)
     X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0, &count_out); }) \
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { sinew_points p = skin_points(); return sinew_soffd_register(NULL, &p, NULL); }) \
-    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(fx.registered, NULL, NULL); }) \
+      { sinew_points p = skin_points(); return sinew_soffd_register(NULL, NULL, &p, NULL); }) \
+    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
     X(register_null_skin_data, INVALID_ARGUMENT, "skin", \
       { return register_points((sinew_points){NULL, POINTS, 0}, NULL); }) \
     X(register_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
@@ -372,9 +373,9 @@ static size_t contributors_of_point_0(void)
     X(register_ok, OK, NULL, { return register_policy(0, 0); }) \
     X(register_nothing_ok, OK, NULL, { return register_nothing_ok(); }) \
     X(set_reference_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { sinew_points p = driver_now(); return sinew_soffd_set_reference(NULL, &p); }) \
+      { sinew_points p = driver_now(); return sinew_soffd_set_reference(NULL, NULL, &p); }) \
     X(set_reference_null_points, INVALID_ARGUMENT, "reference", \
-      { return sinew_soffd_set_reference(fx.registered, NULL); }) \
+      { return sinew_soffd_set_reference(NULL, fx.registered, NULL); }) \
     X(set_reference_count_short, MISMATCH, "reference", \
       { return set_reference((sinew_points){driver, DRIVER_VERTICES - 1, 0}); }) \
     X(set_reference_count_size_max_8, SIZE_OVERFLOW, "reference", \

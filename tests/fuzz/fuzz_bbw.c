@@ -274,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         solve.penalty = fz_u8(&r) < 200 ? 0.0 : (double)fz_param(&r, -0.1f, 2.0f);
         fz_call_begin(&c, "sinew_bbw_solve");
-        res = fz_call_end(&c, sinew_bbw_solve(bbw, &solve), 0);
+        res = fz_call_end(&c, sinew_bbw_solve(NULL, bbw, &solve), 0);
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
         fz_require((res == SINEW_OK || res == SINEW_ERROR_NOT_CONVERGED) == (info.solved != 0), "sinew_bbw_solve",

@@ -161,7 +161,7 @@ static void folds(fz_reader *r, const sinew_lattice *lattice, size_t cell_count,
     fz_call_begin(&c, "sinew_lattice_check_folds");
     fz_call_out(&c, flags, flag_count, false);
     fz_call_out_struct(&c, &report, sizeof report);
-    fz_call_end(&c, sinew_lattice_check_folds(lattice, samples, flags, flag_count, &report), 0);
+    fz_call_end(&c, sinew_lattice_check_folds(NULL, lattice, samples, flags, flag_count, &report), 0);
 }
 
 static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice)

@@ -73,7 +73,7 @@ static void edit(fz_reader *r, sinew_placement *placement, const sinew_placement
         SINEW_INIT(&report);
         fz_call_begin(&c, "sinew_placement_relax");
         fz_call_out_struct(&c, &report, sizeof report);
-        sinew_result res = sinew_placement_relax(placement, &desc, fz_bool(r) ? &report : NULL);
+        sinew_result res = sinew_placement_relax(NULL, placement, &desc, fz_bool(r) ? &report : NULL);
         /* NOT_CONVERGED keeps the relaxed state and fills the report. */
         fz_call_end(&c, res, FZ_FILLS_ON_NOT_CONVERGED);
         break;

@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             policy.max_distance = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -1.0f, 8.0f);
             policy.exclusive = fz_u8(&r) >= 220;
             fz_call_begin(&c, "sinew_soffd_register");
-            res = fz_call_end(&c, sinew_soffd_register(soffd, &skin, fz_bool(&r) ? &policy : NULL), 0);
+            res = fz_call_end(&c, sinew_soffd_register(NULL, soffd, &skin, fz_bool(&r) ? &policy : NULL), 0);
             fz_call_begin(&c, "sinew_soffd_get_info");
             fz_call_end(&c, sinew_soffd_get_info(soffd, &info), 0);
             fz_require(isfinite(info.max_dropped_mass) && info.max_dropped_mass >= 0.0f &&
@@ -166,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (fz_bool(&r)) {
                 sinew_points reference = fz_points(&r, fz_u8(&r) < 240 ? info.vertex_count : fz_range(&r, 0, 50));
                 fz_call_begin(&c, "sinew_soffd_set_reference");
-                fz_call_end(&c, sinew_soffd_set_reference(soffd, &reference), 0);
+                fz_call_end(&c, sinew_soffd_set_reference(NULL, soffd, &reference), 0);
             }
         }
         sinew_soffd_destroy(soffd);

@@ -351,7 +351,7 @@ static void fold_check_high_orders(void **state)
     SINEW_INIT(&rep);
     uint8_t flags[112];
     double t0 = support_now();
-    assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, sizeof flags, &rep), SINEW_OK);
     double seconds = support_now() - t0;
     print_message("orders (6,5,5), counts (12,8,8): fold-over check %.3f s\n", seconds);
     assert_int_equal(rep.cell_count, 112);
@@ -364,7 +364,7 @@ static void fold_check_high_orders(void **state)
 
     /* c > 0: det J = 1 + x >= 1, smallest at x = 0. */
     lat = quadratic_lattice(order, count, 0.5);
-    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 2, NULL, 0, &rep), SINEW_OK);
     assert_int_equal(rep.cells_may_fold, 0);
     assert_float_equal(rep.min_coefficient, 1.0, 2e-5);
 
@@ -382,12 +382,12 @@ static void fold_check_high_orders(void **state)
     memcpy(d.count, count, sizeof d.count);
     sinew_lattice *with_ctx = NULL;
     assert_int_equal(sinew_lattice_create(ctx, &d, &with_ctx), SINEW_OK);
-    assert_int_equal(sinew_lattice_check_folds(with_ctx, 1, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(ctx, with_ctx, 1, NULL, 0, &rep), SINEW_OK);
     assert_true(calls[0] >= 112);
     calls[0] = 0;
     calls[1] = 50; /* cancel at the 50th cell */
     memset(flags, 0x77, sizeof flags);
-    expect(sinew_lattice_check_folds(with_ctx, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED,
+    expect(sinew_lattice_check_folds(ctx, with_ctx, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED,
            "fold-over check");
     for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 0x77);
     sinew_lattice_destroy(with_ctx);
@@ -514,7 +514,7 @@ static void finite_inputs_finite_outputs(void **state)
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;
     SINEW_INIT(&rep);
-    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 2, NULL, 0, &rep), SINEW_OK);
     assert_true(isfinite(rep.min_coefficient) && isfinite(rep.min_sampled_det));
     sinew_lattice_destroy(lat);
 

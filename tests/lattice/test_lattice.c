@@ -668,7 +668,7 @@ static sinew_result attempt_create_bind(sinew_context *ctx, void *user)
         sinew_lattice_fold_report rep;
         SINEW_INIT(&rep);
         uint8_t flags[27];
-        r = sinew_lattice_check_folds(lat, 2, flags, sizeof flags, &rep);
+        r = sinew_lattice_check_folds(NULL, lat, 2, flags, sizeof flags, &rep);
     }
     sinew_lattice_destroy(lat);
     return r;

@@ -601,14 +601,14 @@ static void fold_check(void **state)
         sinew_lattice_fold_report rep;
         SINEW_INIT(&rep);
         /* identity: det J = 1 everywhere, nothing flagged */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cell_count, info.cell_count);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(fabsf(rep.min_sampled_det - 1.0f) < 1e-5f);
         assert_true(fabsf(rep.min_coefficient - 1.0f) < 1e-5f);
         /* a bent and twisted lattice that stays unfolded */
         bend_and_twist(lat, 0.1, 0.8);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(rep.min_sampled_det > 0.0f);
         assert_true(rep.min_coefficient <= rep.min_sampled_det + 1e-5f); /* coefficients bound from below */
@@ -622,7 +622,7 @@ static void fold_check(void **state)
             }
         sinew_points pv = {p, info.point_count, 0};
         assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
-        assert_int_equal(sinew_lattice_check_folds(lat, 5, flags, info.cell_count, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 5, flags, info.cell_count, &rep), SINEW_OK);
         assert_true(rep.cells_may_fold > 0);
         assert_true(rep.min_sampled_det < 0.0f);
         assert_true(rep.min_sampled_at[0] < 0.75f);
@@ -632,10 +632,10 @@ static void fold_check(void **state)
         free(p);
         /* validation */
         /* The flag buffer holds exactly the cell count (callers know it): any other size is a mismatch. */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, 1, &rep), SINEW_ERROR_MISMATCH);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, info.cell_count + 1, &rep), SINEW_ERROR_MISMATCH);
-        assert_int_equal(sinew_lattice_check_folds(lat, 65, NULL, 0, &rep), SINEW_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, 1, &rep), SINEW_ERROR_MISMATCH);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count + 1, &rep), SINEW_ERROR_MISMATCH);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 65, NULL, 0, &rep), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         sinew_lattice_destroy(lat);
     }
 }
@@ -655,12 +655,19 @@ static void fold_check_cancelled(void **state)
     d.count[0] = d.count[1] = d.count[2] = 12; /* 729 cells: progress is reported every 64 */
     sinew_lattice *lat = NULL;
     assert_int_equal(sinew_lattice_create(ctx, &d, &lat), SINEW_OK);
-    sinew_context_destroy(ctx);
     uint8_t flags[729];
     memset(flags, 7, sizeof flags);
     sinew_lattice_fold_report rep;
     SINEW_INIT(&rep);
-    assert_int_equal(sinew_lattice_check_folds(lat, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED);
+    /* Progress is per call: the lattice keeps no callback of its creating context. */
+    calls = 1;
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 1, flags, sizeof flags, &rep), SINEW_OK);
+    assert_int_equal(calls, 1);
+    memset(flags, 7, sizeof flags);
+    SINEW_INIT(&rep);
+    calls = 0;
+    assert_int_equal(sinew_lattice_check_folds(ctx, lat, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED);
+    sinew_context_destroy(ctx);
     for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 7);
     assert_int_equal(rep.cell_count, 0);
     sinew_lattice_destroy(lat);

@@ -31,7 +31,7 @@ static sinew_soffd *bind_cage(const cage *c, const sinew_soffd_desc *desc)
 static void register_points(sinew_soffd *h, const float *p, size_t n, const sinew_soffd_register_desc *policy)
 {
     sinew_points s = {p, n, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, policy), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, policy), SINEW_OK);
 }
 
 static void identity_at_bind(void **state)
@@ -558,7 +558,7 @@ static void re_registration_equals_a_fresh_bind(void **state)
     sinew_soffd *h = bind_cage(&c, NULL);
     register_points(h, skin, N_SKIN, &policy);
     sinew_points ref = {moved, c.nv, 0};
-    assert_int_equal(sinew_soffd_set_reference(h, &ref), SINEW_OK);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, &ref), SINEW_OK);
     sinew_polymesh m = cage_polymesh(&c, moved);
     sinew_soffd *fresh = NULL;
     /* The fresh bind measures L on the moved driver; give both the same L. */
@@ -577,11 +577,11 @@ static void re_registration_equals_a_fresh_bind(void **state)
     assert_int_equal(lib_deform(h, moved, c.nv, a), SINEW_OK);
     assert_true(max_diff(a, skin, N_SKIN) < 1e-5);
     ref.count = c.nv - 1;
-    assert_int_equal(sinew_soffd_set_reference(h, &ref), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, &ref), SINEW_ERROR_MISMATCH);
     ref.count = c.nv;
     float *flat = calloc(3 * c.nv, sizeof(float));
     ref.data = flat;
-    assert_int_equal(sinew_soffd_set_reference(h, &ref), SINEW_ERROR_DEGENERATE);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, &ref), SINEW_ERROR_DEGENERATE);
     assert_int_equal(lib_deform(h, moved, c.nv, a), SINEW_OK); /* unchanged by the failures */
     assert_true(max_diff(a, skin, N_SKIN) < 1e-5);
     sinew_soffd_destroy(h), sinew_soffd_destroy(fresh);
@@ -760,16 +760,16 @@ static void validation_names_the_element(void **state)
     float frames[16 * 2], vframes[16 * 5], out[6];
     assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
-    assert_int_equal(sinew_soffd_register(NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_register(h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_register(NULL, NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_register(NULL, h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     const sinew_soffd_register_desc bad[] = {{sizeof(sinew_soffd_register_desc), -0.1f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1.0f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), NAN, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0},
                                              {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0}};
-    for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
+    for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
     skin[5] = INFINITY;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "skin point 1 has a non-finite coordinate z (inf)");
     skin[5] = -0.3f;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {pos, 4, 0};
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_MISMATCH);
     assert_string_equal(sinew_last_error(), "the driver has 4 vertices now, but 5 were bound");
@@ -798,10 +798,10 @@ static void validation_names_the_element(void **state)
     for (int i = 0; i < 6; ++i) assert_float_equal(out[i], skin[i], 1e-6);
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_set_reference(h, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     /* Zero skin points is a valid registration. */
     s.count = 0;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_deform(h, frames, out, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
@@ -824,12 +824,12 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     if (r != SINEW_OK) return r;
     sinew_points s = {d->skin, d->n, 0};
     sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), d->what == 1 ? 0.0f : 1e-3f, 0, 0, 0};
-    if (d->what >= 1) r = sinew_soffd_register(h, &s, &policy);
+    if (d->what >= 1) r = sinew_soffd_register(NULL, h, &s, &policy);
     if (r == SINEW_OK && d->what == 2) {
         float *moved = malloc(3 * d->c.nv * sizeof(float));
         bend_twist(d->c.pos, moved, d->c.nv, 0.2f);
         sinew_points ref = {moved, d->c.nv, 0};
-        r = sinew_soffd_set_reference(h, &ref);
+        r = sinew_soffd_set_reference(NULL, h, &ref);
         free(moved);
     }
     if (r == SINEW_OK && d->what == 3) {
@@ -889,11 +889,16 @@ static void registration_can_be_cancelled(void **state)
     sinew_polymesh m = cage_polymesh(&c, NULL);
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(ctx, &m, NULL, &h), SINEW_OK);
-    sinew_context_destroy(ctx);
     sinew_points s = {skin, 3, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK); /* one report at 0, one at 1 */
+    assert_int_equal(sinew_soffd_register(ctx, h, &s, NULL), SINEW_OK); /* one report at 0, one at 1 */
+    /* Progress is per call: the handle keeps no callback, so a call without a
+     * context reports nothing (and is never cancelled). */
+    int before = calls;
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(calls, before);
     s.count = N;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_CANCELLED);
+    assert_int_equal(sinew_soffd_register(ctx, h, &s, NULL), SINEW_ERROR_CANCELLED);
+    sinew_context_destroy(ctx);
     assert_non_null(strstr(sinew_last_error(), "soffd: register"));
     sinew_soffd_info info;
     SINEW_INIT(&info);

@@ -50,7 +50,7 @@ static void huge_counts_fail_before_reading(void **state)
     h = bind_triangle(NULL);
     const float skin[] = {0.2f, 0.2f, 0.1f, 0.3f, 0.3f, 0.2f, 0.1f, 0.5f, -0.2f};
     sinew_points s = {skin, 3, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     /* A set longer than the element count is read no further than needed. */
     const uint32_t one = 0;
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
@@ -118,7 +118,7 @@ static void far_points_keep_finite_weights(void **state)
     sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){sizeof(sinew_soffd_desc), 100, 0, 0});
     const float far[] = {1e6f, 0, 0, 0.25f, 0.25f, 3e5f, -4e5f, 2e5f, 1};
     sinew_points s = {far, 3, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_weights_sum_to_one(h, 3);
     float moved[9], frames[16], out[9];
     for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
@@ -138,7 +138,7 @@ static void far_points_keep_finite_weights(void **state)
     s = (sinew_points){pts, 3, 0};
     const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
     for (int k = 0; k < 3; ++k) {
-        assert_int_equal(sinew_soffd_register(h, &s, &policies[k]), SINEW_OK);
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, &policies[k]), SINEW_OK);
         assert_weights_sum_to_one(h, 3);
         float of[16 * 8], vf[16 * 6], o[9];
         d = (sinew_points){pos, 6, 0};
@@ -167,14 +167,14 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     /* Skin points far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     const float far[] = {0, 0, 0, 1e38f, 0, 0};
     s = (sinew_points){far, 2, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 0"));
     sinew_soffd_info info;
@@ -198,7 +198,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     sinew_points refp = {pose, 6, 0};
-    assert_int_equal(sinew_soffd_set_reference(h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "reference vertex 0"));
 
     /* Finite frames from elsewhere whose products overflow: named, output untouched. */
@@ -227,10 +227,10 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 1 lies"));
     s.count = 1;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);
     /* A pose stretching the tiny one-rings by 1e48: the vertex maps would overflow. */
     float stretched[18];
@@ -324,7 +324,7 @@ static void precision_holds_far_from_the_origin(void **state)
         for (int exact = 1; exact >= 0; --exact) {
             sinew_points s = {skin, N, 0};
             sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f, 0, 0, 0};
-            assert_int_equal(sinew_soffd_register(h, &s, &pol), SINEW_OK);
+            assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
             for (int pose = 0; pose < 2; ++pose) {
                 /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */
                 float mtx[16];
@@ -420,7 +420,7 @@ static void frame_checks_name_every_entry(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float p[3] = {0.1f, 0.2f, 1.3f};
     sinew_points s = {p, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {c.pos, c.nv, 0};
     float *frames = malloc(16 * c.nt * sizeof(float)), *vframes = malloc(16 * c.nv * sizeof(float));
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);

@@ -172,7 +172,7 @@ static void soffd_is_thread_safe(void **state)
     sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(NULL, &driver, NULL, &h), SINEW_OK);
-    assert_int_equal(sinew_soffd_register(h, &skin_view, &policy), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &skin_view, &policy), SINEW_OK);
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -418,7 +418,7 @@ static void bbw_is_thread_safe(void **state)
     d.points.count = BBW_HANDLES;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     float *points = random_points(50, BBW_POINTS, 0.0f, 1.0f);
     for (size_t i = 0; i < BBW_POINTS; ++i) points[3 * i + 2] = 0;
     bbw_fixture f = {b, {points, BBW_POINTS, 0}};

@@ -331,7 +331,7 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
 
     sinew_placement *p = sn_calloc(&env, sizeof *p, "placement");
     if (!p) return sn_alloc_failure();
-    p->env = env;
+    p->env = sn_env_kept(&env);
     memcpy(p->count, count, sizeof count);
     p->volume = desc->volume;
     for (int c = 0; c < 3; ++c) p->up[c] = -b.view[c];

@@ -106,8 +106,8 @@ static void dilate(relax_state *s, uint32_t rings)
     memcpy(s->active, s->candidate, (size_t)cu * cv);
 }
 
-sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_placement_relax_desc *desc,
-                                   sinew_placement_relax_report *report)
+sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placement,
+                                   const sinew_placement_relax_desc *desc, sinew_placement_relax_report *report)
 {
     sn_clear_error();
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
@@ -136,7 +136,9 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
     relax_state s;
     memset(&s, 0, sizeof s);
     s.p = p;
-    const sn_env *e = &p->env;
+    sn_env call;
+    sn_env_for_call(&call, &p->env, ctx);
+    const sn_env *e = &call;
     float *saved = NULL;
     if (!(s.lift = sn_alloc_array(e, columns, sizeof(double), "relax lifts")) ||
         !(s.vel = sn_calloc_array(e, columns, sizeof(double), "relax velocities")) ||

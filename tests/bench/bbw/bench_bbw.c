@@ -46,7 +46,7 @@ static void bench_hand_error(const sinew_bbw_desc *d, const float *weights, size
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
-    sinew_result res = sinew_bbw_solve(b, &sd);
+    sinew_result res = sinew_bbw_solve(NULL, b, &sd);
     float *ref = malloc(cells * sizeof(float));
     sinew_bbw_vertex_weights(b, ref, 0, info->vertex_count);
     sinew_bbw_info ref_info;
@@ -103,7 +103,7 @@ static void bench_hand(void)
             SINEW_INIT(&sd);
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
             sd.tolerance = 1e-4;
-            res = sinew_bbw_solve(b, &sd);
+            res = sinew_bbw_solve(NULL, b, &sd);
             double t2 = support_cpu_now();
             sinew_bbw_get_info(b, &info);
             if (!weights) {
@@ -127,7 +127,7 @@ static void bench_hand(void)
             SINEW_INIT(&sd);
             sd.max_iterations = 1;
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
-            sinew_bbw_solve(b, &sd);
+            sinew_bbw_solve(NULL, b, &sd);
             double t1 = support_cpu_now();
             sinew_bbw_destroy(b);
             if (t1 - t0 < base) base = t1 - t0;
@@ -246,7 +246,7 @@ static void bench_armadillo(void)
         sinew_bbw_solve_desc sd;
         SINEW_INIT(&sd);
         sd.max_iterations = 150;
-        res_solve = sinew_bbw_solve(b, &sd);
+        res_solve = sinew_bbw_solve(NULL, b, &sd);
         sinew_bbw_info info;
         SINEW_INIT(&info);
         sinew_bbw_get_info(b, &info);

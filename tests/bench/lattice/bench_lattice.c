@@ -284,7 +284,7 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
     free(u);
     sinew_lattice_fold_report fr;
     SINEW_INIT(&fr);
-    sinew_lattice_check_folds(lat, 4, NULL, 0, &fr);
+    sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fr);
     printf("# lattice %ux%ux%u cubic, twist %.2f rad, bend %.2f: %zu of %zu cells may fold, smallest sampled det J %.3f\n",
            info.count[0], info.count[1], info.count[2], twist, bend, fr.cells_may_fold, fr.cell_count,
            (double)fr.min_sampled_det);
@@ -354,7 +354,7 @@ static void bench_fold(const char *name, uint32_t order_u, uint32_t order_vw, ui
     double best = INFINITY;
     for (int rep_i = 0; rep_i < 3; ++rep_i) {
         double t0 = support_now();
-        sinew_lattice_check_folds(lat, 4, NULL, 0, &rep);
+        sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &rep);
         double t = support_now() - t0;
         if (t < best) best = t;
     }

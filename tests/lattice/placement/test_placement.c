@@ -267,7 +267,7 @@ static void flat_ground_is_rigid(void **state)
         /* Nothing to relax on flat ground. */
         sinew_placement_relax_report rep;
         SINEW_INIT(&rep);
-        assert_int_equal(sinew_placement_relax(p, NULL, &rep), SINEW_OK);
+        assert_int_equal(sinew_placement_relax(NULL, p, NULL, &rep), SINEW_OK);
         assert_int_equal(rep.steps, 0);
         assert_float_equal(rep.max_lift, 0.0, 0.0);
         sinew_placement_destroy(p);
@@ -349,7 +349,7 @@ static double gap_middle_height(uint32_t neighbourhood, sinew_placement_relax_re
         sinew_placement_relax_desc rd;
         SINEW_INIT(&rd);
         rd.neighbourhood = neighbourhood;
-        sinew_result r = sinew_placement_relax(p, &rd, rep);
+        sinew_result r = sinew_placement_relax(NULL, p, &rd, rep);
         if (r != SINEW_OK) fail_msg("relax: %s: %s", sinew_result_string(r), sinew_last_error());
     }
     sinew_lattice_info li;
@@ -431,7 +431,7 @@ static void nothing_sinks_on_bumpy_terrain(void **state)
                 rd.angle_degrees = 5;
                 sinew_placement_relax_report rep;
                 SINEW_INIT(&rep);
-                sinew_result r = sinew_placement_relax(p, &rd, &rep);
+                sinew_result r = sinew_placement_relax(NULL, p, &rd, &rep);
                 if (r != SINEW_OK) fail_msg("relax: %s: %s", sinew_result_string(r), sinew_last_error());
                 /* The springs did lift part of the layer off the valleys. */
                 assert_true(rep.steps > 0);
@@ -467,13 +467,13 @@ static void extrusion_never_folds_on_height_field(void **state)
         for (int pass = 0; pass < 2; ++pass) {
             sinew_lattice_fold_report rep;
             SINEW_INIT(&rep);
-            assert_int_equal(sinew_lattice_check_folds(sinew_placement_lattice(p), 4, NULL, 0, &rep), SINEW_OK);
+            assert_int_equal(sinew_lattice_check_folds(NULL, sinew_placement_lattice(p), 4, NULL, 0, &rep), SINEW_OK);
             if (rep.cells_may_fold != 0)
                 fail_msg("path %d pass %d: %zu cells may fold (min coefficient %g)", which, pass, rep.cells_may_fold,
                          (double)rep.min_coefficient);
             assert_true(rep.min_sampled_det > 0.0f);
             if (pass == 0) {
-                sinew_result r = sinew_placement_relax(p, NULL, NULL);
+                sinew_result r = sinew_placement_relax(NULL, p, NULL, NULL);
                 assert_true(r == SINEW_OK);
             }
         }
@@ -644,7 +644,7 @@ static void push_moves_the_column(void **state)
     assert_memory_equal(again, after, li.point_count * 3 * sizeof(float));
     /* Relaxing brings a point pushed into the scene back up. */
     assert_int_equal(sinew_placement_push(p, pi, pj, -1.0f), SINEW_OK);
-    sinew_result r = sinew_placement_relax(p, NULL, NULL);
+    sinew_result r = sinew_placement_relax(NULL, p, NULL, NULL);
     assert_true(r == SINEW_OK);
     assert_int_equal(sinew_placement_lifts(p, lifts, 0, col, 1), SINEW_OK);
     assert_true(lifts[col] >= 0.0f);
@@ -943,14 +943,14 @@ static void create_validation(void **state)
     sinew_placement_relax_desc rd;
     SINEW_INIT(&rd);
     rd.stiffness = -1;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "stiffness");
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "stiffness");
     SINEW_INIT(&rd), rd.damping = NAN;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_NON_FINITE, "damping");
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_NON_FINITE, "damping");
     SINEW_INIT(&rd), rd.angle_degrees = 200;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "angle");
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "angle");
     SINEW_INIT(&rd), rd.neighbourhood = 65;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "neighbourhood");
-    expect_error(sinew_placement_relax(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "neighbourhood");
+    expect_error(sinew_placement_relax(NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     float buf[3];
     expect_error(sinew_placement_directions(p, buf, 0, 24 * 6, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE, "past");
     expect_error(sinew_placement_lifts(p, buf, 2, 0, 1), SINEW_ERROR_INVALID_ARGUMENT, "stride");
@@ -980,7 +980,7 @@ static sinew_result attempt_create_relax(sinew_context *ctx, void *user)
     sinew_placement_relax_desc rd;
     SINEW_INIT(&rd);
     rd.neighbourhood = 2;
-    r = sinew_placement_relax(p, &rd, NULL);
+    r = sinew_placement_relax(NULL, p, &rd, NULL);
     if (r == SINEW_OK) r = sinew_placement_push(p, 1, 1, 0.1f);
     sinew_placement_destroy(p);
     return r;
@@ -1038,7 +1038,7 @@ static void cancellation(void **state)
     sinew_lattice_info li;
     SINEW_INIT(&li);
     float *before = lattice_points(p, &li);
-    expect_error(sinew_placement_relax(p, NULL, NULL), SINEW_ERROR_CANCELLED, "placement: relax");
+    expect_error(sinew_placement_relax(ctx, p, NULL, NULL), SINEW_ERROR_CANCELLED, "placement: relax");
     float *after = lattice_points(p, &li);
     assert_memory_equal(before, after, li.point_count * 3 * sizeof(float));
     free(before);
@@ -1064,7 +1064,7 @@ static void step_cap_reports_not_converged(void **state)
     rd.neighbourhood = 4;
     sinew_placement_relax_report rep;
     SINEW_INIT(&rep);
-    expect_error(sinew_placement_relax(p, &rd, &rep), SINEW_ERROR_NOT_CONVERGED, "3 steps");
+    expect_error(sinew_placement_relax(NULL, p, &rd, &rep), SINEW_ERROR_NOT_CONVERGED, "3 steps");
     /* The message names the cap and the criterion's bound (the default 10 degrees). */
     assert_non_null(strstr(sinew_last_error(), "cap of 3 steps"));
     assert_non_null(strstr(sinew_last_error(), "more than 10 degrees apart"));
