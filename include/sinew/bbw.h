@@ -126,6 +126,7 @@ typedef struct sinew_bbw_info {
     double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
+    size_t memory_bytes;             /* every byte the handle holds (domain, operators, factor, weights) */
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.

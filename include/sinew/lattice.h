@@ -72,6 +72,7 @@ typedef struct sinew_lattice_info {
     float axes[3][3];      /* unit directions */
     float extents[3];
     sinew_lattice_outside outside;
+    size_t memory_bytes;   /* every byte the lattice holds (all its allocations) */
 } sinew_lattice_info;
 
 /* Creates a lattice at rest (every displacement zero). Returns
@@ -203,6 +204,21 @@ SINEW_API void sinew_lattice_binding_destroy(sinew_lattice_binding *binding);
 /* Number of points bound (0 for NULL). Thread-safe. */
 SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding);
 
+/* Facts about a binding. */
+typedef struct sinew_lattice_binding_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    size_t point_count;            /* points bound */
+    int has_normals;               /* nonzero when normals were bound */
+    sinew_lattice_space space;     /* space the points were given in */
+    size_t memory_bytes;           /* every byte the binding holds */
+} sinew_lattice_binding_info;
+
+/* Fills *info. Returns INVALID_ARGUMENT on NULL or an uninitialised
+ * struct_size. Thread-safe with other const calls; leaves sinew_last_error()
+ * as it was on success, like every *_get_info. */
+SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_binding *binding,
+                                                      sinew_lattice_binding_info *info);
+
 /* Deforms bound points [first, first + count) through the lattice's current
  * control points: writes point i at byte offset i * out_stride (0 = packed)
  * and, when out_normals is not NULL (the binding must hold normals), its
@@ -306,6 +322,7 @@ typedef struct sinew_lattice_refined_mesh {
     const float *parameters;        /* vertex_count - input_vertex_count */
     size_t rounds;                  /* split rounds made */
     double max_error;               /* largest final edge error by the chosen test */
+    size_t memory_bytes;            /* every byte the refinement holds */
 } sinew_lattice_refined_mesh;
 
 /* Refines a triangle mesh in the lattice's domain until every edge passes the

@@ -143,6 +143,7 @@ typedef struct sinew_placement_info {
     float max_height;           /* h_max */
     float up[3];                /* -V, unit */
     sinew_placement_volume volume;
+    size_t memory_bytes;        /* every byte the placement holds, its lattice included */
 } sinew_placement_info;
 
 /* Builds the lattice along the path over the scene (§3.1). Returns

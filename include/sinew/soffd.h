@@ -81,6 +81,7 @@ typedef struct sinew_soffd_info {
     float max_dropped_mass;     /* an upper bound on every point's sinew_soffd_dropped_mass, kept by
                                  * registration from box distances: cheap, but it can be far above
                                  * the largest one (query the points for their tight figures) */
+    size_t memory_bytes;        /* every byte the handle holds (all its allocations) */
 } sinew_soffd_info;
 
 /* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,

@@ -80,6 +80,8 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     sn_env_from_context(&env, ctx);
     sinew_bbw *b = sn_calloc(&env, sizeof *b, "bbw handle");
     if (!b) return sn_alloc_failure();
+    b->held_bytes = sizeof *b;
+    env.held = &b->held_bytes;
     b->env = env;   /* with progress while creating; kept without it (below) */
     b->handle_count = m;
     double t0 = sn_bbw_seconds(), cell = 0.0;
@@ -122,7 +124,9 @@ sinew_result sinew_bbw_get_info(const sinew_bbw *b, sinew_bbw_info *info)
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
     if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
-    sn_write_struct(info, &b->info, sizeof b->info);
+    sinew_bbw_info i = b->info;
+    i.memory_bytes = b->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

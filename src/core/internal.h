@@ -34,6 +34,11 @@ typedef struct sn_env {
     sinew_allocator allocator;  /* always both hooks set */
     sinew_progress_fn progress;
     void *progress_user;
+    /* When set, the bytes of every block allocated through this env are added
+     * here and taken off again when the block is freed (through any env): a
+     * handle points it at its own counter, which its *_get_info reports as
+     * memory_bytes. Never set in the env of a call on a const handle. */
+    size_t *held;
 } sn_env;
 
 struct sinew_context {
@@ -60,6 +65,8 @@ void *sn_calloc(const sn_env *env, size_t size, const char *what);
 void *sn_alloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
 void *sn_calloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
 void sn_free(const sn_env *env, void *ptr);
+/* Bytes asked for when the block at ptr (from sn_alloc*) was allocated; 0 for NULL. */
+size_t sn_block_bytes(const void *ptr);
 
 /* Result code for the most recent NULL return of an sn_alloc* call on this
  * thread: SINEW_ERROR_OUT_OF_MEMORY or SINEW_ERROR_SIZE_OVERFLOW. */

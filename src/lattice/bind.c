@@ -19,6 +19,7 @@
 
 struct sinew_lattice_binding {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     size_t count;
     /* The structure bound to; a lattice must match it to be used. */
     uint32_t axis_count[3], order[3];
@@ -121,6 +122,10 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
     sn_env env;
     sn_env_from_context(&env, ctx);
     sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
+    if (b) {
+        b->held_bytes = sizeof *b;
+        env.held = &b->held_bytes;
+    }
     if (!b) return sn_alloc_failure();
     b->env = sn_env_kept(&env);
     b->records = (float *)sn_alloc(&env, rec_bytes, "lattice binding records");
@@ -186,6 +191,21 @@ void sinew_lattice_binding_destroy(sinew_lattice_binding *binding)
 size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding)
 {
     return binding ? binding->count : 0;
+}
+
+sinew_result sinew_lattice_binding_get_info(const sinew_lattice_binding *binding, sinew_lattice_binding_info *info)
+{
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
+    if (!binding) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "binding is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_lattice_binding_info i;
+    memset(&i, 0, sizeof i);
+    i.point_count = binding->count;
+    i.has_normals = binding->normals != NULL;
+    i.space = binding->space;
+    i.memory_bytes = binding->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
+    return SINEW_OK;
 }
 
 static bool same_structure(const sinew_lattice_binding *b, const sinew_lattice *lat)

@@ -188,6 +188,7 @@ sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *
     if (sn_check_struct_out(report, "report") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sn_env call;
     sn_env_for_call(&call, &lattice->env, ctx);
+    call.held = NULL;   /* scratch of a const call: other threads may be using the lattice */
     if (samples_per_axis == 0) samples_per_axis = 4;
     if (samples_per_axis > 64)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);

@@ -131,6 +131,10 @@ sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *
     sn_env env;
     sn_env_from_context(&env, ctx);
     sinew_lattice *lat = (sinew_lattice *)sn_calloc(&env, sizeof *lat, "lattice");
+    if (lat) {
+        lat->held_bytes = sizeof *lat;
+        env.held = &lat->held_bytes;
+    }
     if (!lat) return sn_alloc_failure();
     lat->block = sn_calloc(&env, block_bytes, "lattice knots and control points");
     if (!lat->block) {
@@ -210,6 +214,7 @@ sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_
     i.point_count = lattice->point_count;
     i.cell_count = lattice->cell_count;
     i.outside = lattice->outside;
+    i.memory_bytes = lattice->held_bytes;
     sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }

@@ -27,6 +27,7 @@ typedef struct sn_lat_axis {
 
 struct sinew_lattice {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     sn_lat_axis axis[3];
     sinew_lattice_outside outside;
     size_t point_count;

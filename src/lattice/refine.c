@@ -435,6 +435,8 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
     m->rounds = rounds;
     m->max_error = max_error;
     m->struct_size = sizeof *m;
+    m->memory_bytes = sizeof *ref + sn_block_bytes(ref->rest) + sn_block_bytes(ref->def) +
+                      sn_block_bytes(ref->parents) + sn_block_bytes(ref->params) + sn_block_bytes(ref->tri);
     *out = ref;
     return SINEW_OK;
 }

@@ -166,6 +166,8 @@ sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver
     if ((r = sn_progress(&env, "soffd: bind", 0.0f)) != SINEW_OK) return r;
     sinew_soffd *h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
     if (!h) return sn_alloc_failure();
+    h->held_bytes = sizeof *h;
+    env.held = &h->held_bytes;
     h->env = sn_env_kept(&env);
     h->vertex_count = driver->positions.count;
     h->face_count = driver->face_count;
@@ -267,6 +269,7 @@ sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
             if (g->dropped[p] > i.max_dropped_mass) i.max_dropped_mass = g->dropped[p];
         }
     }
+    i.memory_bytes = h->held_bytes;
     sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }

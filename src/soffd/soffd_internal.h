@@ -45,6 +45,7 @@ typedef struct sn_soffd_reg {
 
 struct sinew_soffd {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     size_t vertex_count, face_count, element_count, skipped;
     float *reference;            /* 3 per vertex: R */
     uint32_t *elements;          /* 3 per element */

@@ -331,6 +331,8 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
 
     sinew_placement *p = sn_calloc(&env, sizeof *p, "placement");
     if (!p) return sn_alloc_failure();
+    p->held_bytes = sizeof *p;
+    env.held = &p->held_bytes;
     p->env = sn_env_kept(&env);
     memcpy(p->count, count, sizeof count);
     p->volume = desc->volume;

@@ -74,6 +74,10 @@ sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_pl
     i.max_height = placement->max_height;
     for (int a = 0; a < 3; ++a) i.up[a] = (float)placement->up[a];
     i.volume = placement->volume;
+    sinew_lattice_info lattice_info;
+    SINEW_INIT(&lattice_info);
+    sinew_lattice_get_info(placement->lattice, &lattice_info);
+    i.memory_bytes = placement->held_bytes + lattice_info.memory_bytes;
     sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
