@@ -15,12 +15,12 @@
 /* ---- Version ----------------------------------------------------------- */
 
 #define SINEW_VERSION_MAJOR 0
-#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_MINOR 2
 #define SINEW_VERSION_PATCH 0
 /* One integer that orders versions: major * 10000 + minor * 100 + patch. */
 #define SINEW_VERSION_NUMBER \
     (SINEW_VERSION_MAJOR * 10000 + SINEW_VERSION_MINOR * 100 + SINEW_VERSION_PATCH)
-#define SINEW_VERSION_STRING "0.1.0"
+#define SINEW_VERSION_STRING "0.2.0"
 
 /* ---- Export macro -------------------------------------------------------
  * Define SINEW_API yourself to override. On Windows, define SINEW_STATIC when
