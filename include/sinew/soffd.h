@@ -185,8 +185,8 @@ SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t p
  * that would lose every element keeps its set, and the call fails with
  * INVALID_WEIGHTS naming it, before anything changes. Returns
  * INDEX_OUT_OF_RANGE, INVALID_STATE. Modifies the handle: not thread-safe. */
-SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t first, size_t count,
-                                                    const uint8_t *excluded);
+SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const uint8_t *excluded, size_t first,
+                                                    size_t count);
 
 /* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
  * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,

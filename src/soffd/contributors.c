@@ -191,7 +191,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t count, const uint8_t *excluded)
+sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");

@@ -204,7 +204,7 @@ static sinew_result set_same_contributors(void)
 }
 static sinew_result exclude(size_t first, size_t count, const uint8_t *excluded)
 {
-    return sinew_soffd_exclude_elements(fx.registered, first, count, excluded);
+    return sinew_soffd_exclude_elements(fx.registered, excluded, first, count);
 }
 static const uint32_t set_past_end[2] = {1, ELEMENTS};
 static const uint32_t set_with_a_repeat[3] = {2, 0, 2};
@@ -439,13 +439,13 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_set_contributors(fx.unregistered, 0, faces, 1); }) \
     X(set_contributors_ok, OK, NULL, { return set_same_contributors(); }) \
     X(exclude_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_exclude_elements(NULL, 0, 1, exclude_none); }) \
+      { return sinew_soffd_exclude_elements(NULL, exclude_none, 0, 1); }) \
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
     X(exclude_every_element, INVALID_WEIGHTS, "skin point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_exclude_elements(fx.unregistered, 0, 0, exclude_none); }) \
+      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
     /* pose */ \
     FRAMES_CASES(X, sinew_soffd_element_frames, element_frames) \
