@@ -45,7 +45,7 @@ typedef struct sinew_bbw_cage {
     size_t triangle_count;
 } sinew_bbw_cage;
 
-/* Everything sinew_bbw_create needs. Zero-initialise, then set exactly one
+/* Everything sinew_bbw_create needs. SINEW_INIT it, then set exactly one
  * domain: `triangles` (2D: z ignored), `tets` (3D), or `surface` (3D
  * automatic volume). */
 typedef struct sinew_bbw_desc {

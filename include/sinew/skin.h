@@ -101,7 +101,7 @@ typedef enum sinew_skin_kernel {
     SINEW_SKIN_KERNEL_AVX2 = 3   /* ... and a CPU with AVX2 and FMA */
 } sinew_skin_kernel;
 
-/* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
+/* Bind data. SINEW_INIT it, then fill the counts and arrays; every other zero
  * field means the default named in its comment. */
 typedef struct sinew_skin_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */

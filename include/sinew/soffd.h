@@ -2,7 +2,7 @@
  * sinew: surface-oriented free-form deformation (Singh & Kokkevis).
  *
  * A driver polygon mesh D deforms a set of skin points. Phases:
- *   bind      sinew_soffd_create: D becomes the reference copy R (n-gons are
+ *   create    sinew_soffd_create (the bind pose): D becomes the reference copy R (n-gons are
  *             triangulated; each triangle is one control element).
  *   register  sinew_soffd_register: for every skin point P, the closest point on
  *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
@@ -27,7 +27,7 @@ extern "C" {
 
 typedef struct sinew_soffd sinew_soffd;
 
-/* Bind options; zero-initialise, a zero field means its default. */
+/* Creation options; SINEW_INIT it, then a zero field means its default. */
 typedef struct sinew_soffd_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The paper's `local`: how fast weights decay with distance, > 0.
@@ -47,7 +47,7 @@ typedef struct sinew_soffd_desc {
     int skip_degenerate;
 } sinew_soffd_desc;
 
-/* Pruning policies for registration; combinable; zero-initialise. All zero (or
+/* Pruning policies for registration; combinable; SINEW_INIT it. All zero (or
  * a NULL policy) = the paper's exact formula: every element contributes. */
 typedef struct sinew_soffd_register_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
