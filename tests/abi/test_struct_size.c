@@ -123,6 +123,82 @@ static void larger_info_gets_a_zero_tail(void **state)
     sinew_skin_destroy(skin);
 }
 
+/* Every desc reader and info writer goes through the struct_size rule: a
+ * struct zeroed without SINEW_INIT is refused, naming SINEW_INIT, by each. */
+#define EXPECT_NEEDS_INIT(call) \
+    do { \
+        assert_int_equal((call), SINEW_ERROR_INVALID_ARGUMENT); \
+        if (!strstr(sinew_last_error(), "SINEW_INIT")) fail_msg("%s: \"%s\"", #call, sinew_last_error()); \
+    } while (0)
+
+static void every_struct_reader_needs_init(void **state)
+{
+    (void)state;
+    /* Zeroed structs of every kind, struct_size 0. */
+    sinew_context_desc cd;
+    memset(&cd, 0, sizeof cd);
+    sinew_lattice_desc ld;
+    memset(&ld, 0, sizeof ld);
+    sinew_soffd_desc sd;
+    memset(&sd, 0, sizeof sd);
+    sinew_soffd_register_desc rd;
+    memset(&rd, 0, sizeof rd);
+    sinew_bbw_desc bd;
+    memset(&bd, 0, sizeof bd);
+    sinew_placement_desc pd;
+    memset(&pd, 0, sizeof pd);
+    sinew_skin_capsule_desc capd;
+    memset(&capd, 0, sizeof capd);
+    sinew_skin_smooth_desc smd;
+    memset(&smd, 0, sizeof smd);
+    sinew_lattice_refine_desc refd;
+    memset(&refd, 0, sizeof refd);
+    sinew_lattice_binding_desc bind;
+    memset(&bind, 0, sizeof bind);
+    sinew_lattice_info li;
+    memset(&li, 0, sizeof li);
+    sinew_lattice_fold_report fold;
+    memset(&fold, 0, sizeof fold);
+    sinew_soffd_info si;
+    memset(&si, 0, sizeof si);
+    sinew_context *ctx = NULL;
+    EXPECT_NEEDS_INIT(sinew_context_create(&cd, &ctx));
+    sinew_lattice *lat = NULL;
+    EXPECT_NEEDS_INIT(sinew_lattice_create(NULL, &ld, &lat));
+    sinew_bbw *bbw = NULL;
+    EXPECT_NEEDS_INIT(sinew_bbw_create(NULL, &bd, &bbw));
+    sinew_placement *placement = NULL;
+    EXPECT_NEEDS_INIT(sinew_placement_create(NULL, &pd, &placement));
+
+    static const float tri_pts[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    static const uint32_t tri[3] = {0, 1, 2};
+    sinew_polymesh driver = {{tri_pts, 3, 0}, tri, NULL, 1};
+    sinew_soffd *soffd = NULL;
+    EXPECT_NEEDS_INIT(sinew_soffd_create(NULL, &driver, &sd, &soffd));
+    assert_int_equal(sinew_soffd_create(NULL, &driver, NULL, &soffd), SINEW_OK);
+    sinew_points skin = {tri_pts, 3, 0};
+    EXPECT_NEEDS_INIT(sinew_soffd_register(NULL, soffd, &skin, &rd));
+    EXPECT_NEEDS_INIT(sinew_soffd_get_info(soffd, &si));
+    sinew_soffd_destroy(soffd);
+
+    sinew_skin_capsule capsule = {{0, 0, 0}, {1, 0, 0}, 1.0f, 0};
+    uint32_t j[3];
+    float w[3];
+    EXPECT_NEEDS_INIT(sinew_skin_capsule_weights(NULL, &skin, &capsule, 1, &capd, j, w, NULL));
+    sinew_trimesh mesh = {{tri_pts, 3, 0}, tri, 1};
+    EXPECT_NEEDS_INIT(sinew_skin_smooth_weights(NULL, &mesh, 1, j, w, &smd));
+
+    SINEW_INIT(&ld);
+    assert_int_equal(sinew_lattice_create(NULL, &ld, &lat), SINEW_OK);
+    EXPECT_NEEDS_INIT(sinew_lattice_get_info(lat, &li));
+    EXPECT_NEEDS_INIT(sinew_lattice_check_folds(NULL, lat, 0, NULL, 0, &fold));
+    sinew_lattice_refinement *ref = NULL;
+    EXPECT_NEEDS_INIT(sinew_lattice_refine(NULL, lat, &mesh, &refd, &ref));
+    sinew_lattice_binding *binding = NULL;
+    EXPECT_NEEDS_INIT(sinew_lattice_binding_create(NULL, lat, &bind, &binding));
+    sinew_lattice_destroy(lat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -131,6 +207,7 @@ int main(void)
         cmocka_unit_test(zero_struct_size_names_sinew_init),
         cmocka_unit_test(info_without_init_is_refused_untouched),
         cmocka_unit_test(larger_info_gets_a_zero_tail),
+        cmocka_unit_test(every_struct_reader_needs_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
