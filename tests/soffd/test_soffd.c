@@ -46,7 +46,11 @@ static void identity_at_bind(void **state)
     assert_int_equal(info.element_count, 2 * c.nf);
     assert_float_equal(info.local, 8, 0);
     assert_float_equal(info.length_scale, 2.0f / 3.0f, 1e-6); /* mean edge of the 3 x 3 grid */
-    const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 5, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1}};
+    const sinew_soffd_register_desc policies[] = {
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 5, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1}};
     for (size_t k = 0; k < 4; ++k) {
         register_points(h, skin, N_SKIN, &policies[k]);
         assert_int_equal(lib_deform(h, c.pos, c.nv, out), SINEW_OK);
@@ -762,8 +766,12 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(NULL, h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    const sinew_soffd_register_desc bad[] = {{sizeof(sinew_soffd_register_desc), -0.1f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1.0f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), NAN, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0},
-                                             {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0}};
+    const sinew_soffd_register_desc bad[] = {
+        {sizeof(sinew_soffd_register_desc), -0.1f, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 1.0f, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), NAN, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0}};
     for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
     skin[5] = INFINITY;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_NON_FINITE);

@@ -136,7 +136,10 @@ static void far_points_keep_finite_weights(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
-    const sinew_soffd_register_desc policies[] = {{sizeof(sinew_soffd_register_desc), 0, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}, {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
+    const sinew_soffd_register_desc policies[] = {
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
     for (int k = 0; k < 3; ++k) {
         assert_int_equal(sinew_soffd_register(NULL, h, &s, &policies[k]), SINEW_OK);
         assert_weights_sum_to_one(h, 3);
