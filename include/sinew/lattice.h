@@ -198,7 +198,8 @@ typedef struct sinew_lattice_binding sinew_lattice_binding;
  * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY. ctx: allocator, NULL =
  * defaults. Thread-safe with other const calls on the lattice. */
 SINEW_API sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
-                                          const sinew_lattice_binding_desc *desc, sinew_lattice_binding **out);
+                                                    const sinew_lattice_binding_desc *desc,
+                                                    sinew_lattice_binding **out);
 /* Destroys a binding (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_binding_destroy(sinew_lattice_binding *binding);
 /* Number of points bound (0 for NULL). Thread-safe. */
@@ -231,9 +232,9 @@ SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_bindin
  * float range (bind itself refuses points whose basis values would).
  * Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding,
-                                                  const sinew_lattice *lattice, float *out_points,
-                                                  size_t out_stride, float *out_normals, size_t out_normal_stride,
-                                                  size_t first, size_t count);
+                                                    const sinew_lattice *lattice, float *out_points,
+                                                    size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                                    size_t first, size_t count);
 
 /* ---- Fold-over check -----------------------------------------------------
  * det J > 0 everywhere means the deformation has no local self-intersection.

@@ -102,9 +102,9 @@ typedef struct sinew_skin_capsule_report {
  *   SINEW_ERROR_OUTSIDE_DOMAIN, untouched on any other failure.
  * Thread-safety: reentrant; no shared state. */
 SINEW_API sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *positions,
-                                                const sinew_skin_capsule *capsules, size_t capsule_count,
-                                                const sinew_skin_capsule_desc *desc, uint32_t *joints,
-                                                float *weights, sinew_skin_capsule_report *report);
+                                                  const sinew_skin_capsule *capsules, size_t capsule_count,
+                                                  const sinew_skin_capsule_desc *desc, uint32_t *joints,
+                                                  float *weights, sinew_skin_capsule_report *report);
 
 /* ---- Rogue-vertex removal ------------------------------------------------------ */
 

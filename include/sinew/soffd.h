@@ -98,7 +98,7 @@ typedef struct sinew_soffd_info {
  *   unreferenced vertices are allowed. Not retained.
  * desc: NULL = all defaults. out: receives the handle. Thread-safe. */
 SINEW_API sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver,
-                                        const sinew_soffd_desc *desc, sinew_soffd **out);
+                                          const sinew_soffd_desc *desc, sinew_soffd **out);
 
 /* Destroys a handle (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_soffd_destroy(sinew_soffd *soffd);

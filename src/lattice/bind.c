@@ -101,7 +101,7 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
 }
 
 sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
-                                const sinew_lattice_binding_desc *caller_desc, sinew_lattice_binding **out)
+                                          const sinew_lattice_binding_desc *caller_desc, sinew_lattice_binding **out)
 {
     sn_clear_error();
     if (!lattice || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "out");
@@ -353,8 +353,8 @@ void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, f
 }
 
 sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
-                                        float *out_points, size_t out_stride, float *out_normals,
-                                        size_t out_normal_stride, size_t first, size_t count)
+                                          float *out_points, size_t out_stride, float *out_normals,
+                                          size_t out_normal_stride, size_t first, size_t count)
 {
     sn_clear_error();
     if (!binding || !lattice || !out_points)

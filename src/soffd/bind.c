@@ -131,7 +131,7 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
 }
 
 sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
-                              sinew_soffd **out)
+                                sinew_soffd **out)
 {
     sn_clear_error();
     if (!driver || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", driver ? "out" : "driver");

@@ -153,9 +153,9 @@ done:
 }
 
 sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *positions,
-                                      const sinew_skin_capsule *capsules, size_t capsule_count,
-                                      const sinew_skin_capsule_desc *desc, uint32_t *joints, float *weights,
-                                      sinew_skin_capsule_report *caller_report)
+                                        const sinew_skin_capsule *capsules, size_t capsule_count,
+                                        const sinew_skin_capsule_desc *desc, uint32_t *joints, float *weights,
+                                        sinew_skin_capsule_report *caller_report)
 {
     sn_clear_error();
     sinew_skin_capsule_desc d = {0};
