@@ -63,12 +63,13 @@ int main(int argc, char **argv)
     float cage_pts[12] = {2.75f, 0.25f, 0, 3.75f, 0.25f, 0, 3.75f, 0.75f, 0, 2.75f, 0.75f, 0};
     uint32_t cage_edges[8] = {0, 1, 1, 2, 2, 3, 3, 0};
     sinew_bbw_cage cage = {{cage_pts, 4, 0}, cage_edges, 4, NULL, 0};
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     desc.triangles = &shape;
-    desc.points = points;
-    desc.point_count = 2;
-    desc.joints = joints;
-    desc.joint_count = 2;
+    desc.points.data = points;
+    desc.points.count = 2;
+    desc.joint_positions.data = joints;
+    desc.joint_positions.count = 2;
     desc.bones = bones;
     desc.bone_count = 1;
     desc.cages = &cage;
@@ -76,13 +77,14 @@ int main(int argc, char **argv)
 
     sinew_bbw *bbw = NULL;
     sinew_result r = sinew_bbw_create(NULL, &desc, &bbw);
-    if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
+    if (r == SINEW_OK) r = sinew_bbw_solve(NULL, bbw, NULL);
     if (r != SINEW_OK) {
         fprintf(stderr, "bbw_2d: %s: %s\n", sinew_result_string(r), sinew_last_error());
         sinew_bbw_destroy(bbw);
         return 1;
     }
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     sinew_bbw_get_info(bbw, &info);
     size_t m = info.handle_count;
     float *w = malloc(nv * m * sizeof(float));

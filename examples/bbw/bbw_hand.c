@@ -36,22 +36,24 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_tetmesh tets = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     desc.tets = &tets;
-    desc.joints = joints;
-    desc.joint_count = jc;
+    desc.joint_positions.data = joints;
+    desc.joint_positions.count = jc;
     desc.bones = bones;
     desc.bone_count = bc;
     sinew_bbw *bbw = NULL;
     double t0 = support_now();
     sinew_result r = sinew_bbw_create(NULL, &desc, &bbw);
-    if (r == SINEW_OK) r = sinew_bbw_solve(bbw, NULL);
+    if (r == SINEW_OK) r = sinew_bbw_solve(NULL, bbw, NULL);
     double t1 = support_now();
     if (r != SINEW_OK) {
         fprintf(stderr, "bbw_hand: %s: %s\n", sinew_result_string(r), sinew_last_error());
         return 1;
     }
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     sinew_bbw_get_info(bbw, &info);
     printf("bbw_hand: %zu vertices, %zu tets, %zu bones: weights in %.2f s (%u iterations, %u polish rounds)\n",
            info.vertex_count, info.element_count, info.handle_count, t1 - t0, info.iterations, info.polish_rounds);
@@ -63,9 +65,10 @@ int main(int argc, char **argv)
     float *wt = malloc(n * k * sizeof(float)), *posed = malloc(n * 3 * sizeof(float));
     double *rot = malloc(bc * 4 * sizeof(double)), *trans = malloc(bc * 3 * sizeof(double));
     sinew_points surface = support_mesh_points(&mesh);
-    sinew_bbw_top_k(bbw, &surface, 0, n, k, jt, wt);
+    sinew_bbw_top_k(bbw, &surface, k, jt, wt, 0, n);
     hp_forward_kinematics(joints, bones, bc, pose, rot, trans);
-    sinew_skin_desc sk = {0};
+    sinew_skin_desc sk;
+    SINEW_INIT(&sk);
     sk.vertex_count = n;
     sk.joint_count = bc;
     sk.influence_count = k;

@@ -60,6 +60,7 @@ static void make_cylinder(float **v, size_t *nv, uint32_t **t, size_t *nt)
 static int write_cage(const char *path, const sinew_lattice *lat, int rest)
 {
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     if (rest) sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
 
     /* A cubic lattice around the cylinder, 7 control points along its length. */
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.count[0] = 7, d.count[1] = 4, d.count[2] = 4;
     d.origin[0] = 0.0f, d.origin[1] = d.origin[2] = (float)(-1.2 * RADIUS);
     d.extents[0] = (float)LENGTH, d.extents[1] = d.extents[2] = (float)(2.4 * RADIUS);
@@ -121,6 +122,7 @@ int main(int argc, char **argv)
     /* Bend the lattice a quarter turn: the x axis becomes an arc of radius
      * R = LENGTH / (pi / 2) about (0, R). */
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     float *cp = malloc(info.point_count * 3 * sizeof(float));
     sinew_lattice_rest_points(lat, cp, 0, 0, info.point_count);
@@ -131,7 +133,7 @@ int main(int argc, char **argv)
         cp[3 * i + 1] = (float)(R - (R - y) * cos(a));
     }
     sinew_points cv = {cp, info.point_count, 0};
-    sinew_lattice_set_points(lat, &cv, 0);
+    sinew_lattice_set_points(lat, &cv, 0, cv.count);
 
     /* Vertices only. */
     float *plain = malloc(nv * 3 * sizeof(float));
@@ -140,7 +142,7 @@ int main(int argc, char **argv)
 
     /* Refined to 0.2% of the length. */
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 2e-3 * LENGTH;
     sinew_trimesh tm = {{v, nv, 0}, t, nt, SINEW_INDEX_U32, 0};
     sinew_lattice_refinement *ref = NULL;
@@ -149,6 +151,7 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_lattice_refined_mesh m;
+    SINEW_INIT(&m);
     sinew_lattice_refinement_mesh(ref, &m);
 
     int ok = 1;
@@ -167,7 +170,8 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew_lattice_fold_report fr;
-    sinew_lattice_check_folds(lat, 4, NULL, 0, &fr);
+    SINEW_INIT(&fr);
+    sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fr);
     printf("plain:   %zu triangles, largest edge error bound %.4f\n", nt, worst_bound(lat, v, t, nt));
     printf("refined: %zu triangles in %zu rounds, largest edge error bound %.4f (tolerance %.4f)\n",
            m.triangle_count, m.rounds, worst_bound(lat, m.rest_positions, m.indices, m.triangle_count),

@@ -153,6 +153,7 @@ static void join(char *buf, size_t size, const char *dir, const char *name)
 static bool write_lattice(const char *path, const sinew_lattice *lat)
 {
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     if (sinew_lattice_get_info(lat, &info)) return false;
     float *pts = malloc(info.point_count * 3 * sizeof(float));
     if (!pts) return false;
@@ -280,9 +281,10 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         return 1;
     }
     sinew_placement_info info;
+    SINEW_INIT(&info);
     sinew_placement_get_info(p, &info);
     sinew_placement_map_desc md;
-    memset(&md, 0, sizeof md);
+    SINEW_INIT(&md);
     md.box_min[0] = 0, md.box_min[1] = -SNAKE_RADIUS - 0.25f, md.box_min[2] = 0;
     md.box_max[0] = (float)SNAKE_LENGTH, md.box_max[1] = SNAKE_RADIUS + 0.25f, md.box_max[2] = 2 * SNAKE_RADIUS;
     md.offset = offset;
@@ -299,11 +301,11 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
     view->contact_count = (int)(cu < 64 ? cu : 64);
     for (int pass = 0; pass < 2; ++pass) {
         sinew_placement_relax_report rep;
-        memset(&rep, 0, sizeof rep);
+        SINEW_INIT(&rep);
         double t_relax = 0;
         if (pass == 1) {
             t0 = support_now();
-            r = sinew_placement_relax(p, springs, &rep);
+            r = sinew_placement_relax(NULL, p, springs, &rep);
             t_relax = support_now() - t0;
             if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
                 fprintf(stderr, "%s: relax failed: %s\n", name, sinew_last_error());
@@ -317,9 +319,15 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
         for (int k = 0; k < reps; ++k) sinew_placement_deform(p, &map, &model, out, 0, 0, snake.vertex_count);
         double t_deform = (support_now() - t0) / reps;
         sinew_lattice_fold_report fold;
-        sinew_lattice_check_folds(lat, 4, NULL, 0, &fold);
-        for (int i = 0; i < view->contact_count; ++i)
-            sinew_lattice_get_points(lat, &view->contact[pass][3 * i], 0, (size_t)i + (size_t)cu * mid, 1);
+        SINEW_INIT(&fold);
+        sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fold);
+        /* Range reads write control point i at out + i * stride: read the
+         * contact layer up to the middle row, then keep that row. */
+        size_t row = (size_t)cu * mid;
+        float *layer = malloc((row + (size_t)view->contact_count) * 3 * sizeof(float));
+        if (layer && sinew_lattice_get_points(lat, layer, 0, row, (size_t)view->contact_count) == SINEW_OK)
+            memcpy(view->contact[pass], layer + 3 * row, (size_t)view->contact_count * 3 * sizeof(float));
+        free(layer);
         view->snake[pass] = out;
         snprintf(path, sizeof path, "%s/placement_%s_snake%s.obj", dir, name, pass ? "_springs" : "");
         support_write_obj(path, out, snake.vertex_count, 0, snake.tri, snake.triangle_count);
@@ -360,7 +368,7 @@ int main(int argc, char **argv)
     make_staircase(&stairs);
     const float stair_path[6] = {-1.5f, 0, 6, 9.5f, 0, 6};
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path.data = stair_path;
     d.path.count = 2;
     d.width = (float)SNAKE_RADIUS + 0.25f;
@@ -372,7 +380,7 @@ int main(int argc, char **argv)
     views[0].path_samples = 256;
     for (int k = 0; k < 256; ++k) views[0].path_xy[2 * k] = -1.5f + 11.0f * k / 255, views[0].path_xy[2 * k + 1] = 0;
     sinew_placement_relax_desc springs;
-    memset(&springs, 0, sizeof springs);
+    SINEW_INIT(&springs);
     springs.neighbourhood = 3;
     failures += run_scene(dir, "staircase", &stairs, &d, &springs, 0.35f, &views[0]);
 

@@ -120,7 +120,8 @@ int main(int argc, char **argv)
     sinew_skin *skins[2] = {NULL, NULL};
     const char *names[2] = {"lbs", "dqs"};
     for (int b = 0; b < 2; ++b) {
-        sinew_skin_desc d = {0};
+        sinew_skin_desc d;
+        SINEW_INIT(&d);
         d.vertex_count = NV, d.joint_count = JOINTS, d.influence_count = 2;
         d.joints = joints, d.weights = weights, d.inverse_bind = inverse_bind;
         d.blend = b ? SINEW_SKIN_BLEND_DUAL_QUATERNION : SINEW_SKIN_BLEND_LINEAR;

@@ -139,18 +139,19 @@ int main(int argc, char **argv)
     sinew_polymesh driver = {{cage.pos, cage.nv, 0}, cage.tri, NULL, cage.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     double t0 = support_now();
-    if (sinew_soffd_bind(NULL, &driver, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {
+    if (sinew_soffd_create(NULL, &driver, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind: %s\n", sinew_last_error());
         return 1;
     }
     double t1 = support_now();
     sinew_points skin = {mesh.pos, mesh.nv, 0};
-    if (sinew_soffd_register(h, &skin, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}) != SINEW_OK) {
+    if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}) != SINEW_OK) {
         fprintf(stderr, "register: %s\n", sinew_last_error());
         return 1;
     }
     double t2 = support_now();
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     float *cage_now = malloc(3 * cage.nv * sizeof(float)), *mesh_now = malloc(3 * mesh.nv * sizeof(float));
     float *frames = malloc(16 * info.element_count * sizeof(float));

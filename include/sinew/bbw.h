@@ -45,10 +45,11 @@ typedef struct sinew_bbw_cage {
     size_t triangle_count;
 } sinew_bbw_cage;
 
-/* Everything sinew_bbw_create needs. Zero-initialise, then set exactly one
+/* Everything sinew_bbw_create needs. SINEW_INIT it, then set exactly one
  * domain: `triangles` (2D: z ignored), `tets` (3D), or `surface` (3D
  * automatic volume). */
 typedef struct sinew_bbw_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* ---- domain (exactly one) ---- */
     const sinew_trimesh *triangles;  /* 2D domain in the xy plane, either orientation */
     const sinew_tetmesh *tets;       /* 3D domain, positively oriented tets */
@@ -57,11 +58,9 @@ typedef struct sinew_bbw_desc {
     uint32_t grid_resolution;        /* automatic volume: cells along the longest
                                         side of the surface's box; 0 = 32 */
     /* ---- handles ---- */
-    const float *points;             /* 3 floats per point handle */
-    size_t point_count;
-    const float *joints;             /* 3 floats per skeleton joint */
-    size_t joint_count;
-    const uint32_t *bones;           /* 2 joint indices per bone (segment handle) */
+    sinew_points points;             /* point handles */
+    sinew_points joint_positions;    /* skeleton joints (needed with bones only) */
+    const uint32_t *bones;           /* 2 joint_positions indices per bone (segment handle) */
     size_t bone_count;
     const sinew_bbw_cage *cages;
     size_t cage_count;
@@ -80,6 +79,7 @@ typedef enum sinew_bbw_partition {
 } sinew_bbw_partition;
 
 typedef struct sinew_bbw_solve_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_bbw_partition partition;
     /* Accuracy asked of the weights: the solve returns OK once it has
      * certified (by a duality gap, see sinew_bbw_info.error_bound) that the
@@ -104,6 +104,7 @@ typedef struct sinew_bbw_solve_desc {
 
 /* What create and solve found. */
 typedef struct sinew_bbw_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;             /* domain vertices */
     size_t element_count;            /* domain triangles or tets */
     size_t handle_count;
@@ -125,6 +126,7 @@ typedef struct sinew_bbw_info {
     double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
+    size_t memory_bytes;             /* every byte the handle holds (domain, operators, factor, weights) */
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.
@@ -142,7 +144,8 @@ SINEW_API sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc
 /* Destroys a handle (NULL is fine). */
 SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
 
-/* Solves for the weights. desc may be NULL (defaults). Returns SINEW_OK;
+/* Solves for the weights. ctx: this call's progress callback (NULL = none);
+ * memory comes from the handle's allocator. desc may be NULL (defaults). Returns SINEW_OK;
  * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the best
  * (feasible: bounded, partition-of-unity) weights are kept and the achieved
  * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, negative mask
@@ -151,7 +154,7 @@ SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
  * CANCELLED
  * (previous weights kept). Progress stages: "bbw: factorise", "bbw: iterate".
  * Modifies bbw: not thread-safe on the same handle. */
-SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
+SINEW_API sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
 
 /* Copies the handle's counts, residuals and timings into *info. Thread-safe.
  *On success it leaves sinew_last_error() as it was, so a failure's message
@@ -159,7 +162,8 @@ SINEW_API sinew_result sinew_bbw_solve(sinew_bbw *bbw, const sinew_bbw_solve_des
 SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *info);
 
 /* Domain vertex positions (3 floats each; z = 0 in 2D) for [first, first+count)
- * into out (stride bytes, 0 = packed): lets callers draw the automatic volume.
+ * into out, vertex i at byte offset i * stride (0 = packed): lets callers
+ * draw the automatic volume.
  * INVALID_ARGUMENT on NULL, a bad stride (0 or a multiple of 4 that is at
  * least 12) or an out not aligned to 4 bytes, INDEX_OUT_OF_RANGE on a bad
  * range, SIZE_OVERFLOW when count vertices at stride overflow size_t.
@@ -167,35 +171,37 @@ SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *
 SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t stride, size_t first,
                                                  size_t count);
 
-/* Domain elements (3 or 4 indices each) for [first, first+count) into out.
- * Thread-safe. */
+/* Domain elements (3 or 4 indices each, packed: element i at out[i * per]
+ * with per 3 in 2D, 4 in 3D) for [first, first+count). Thread-safe. */
 SINEW_API sinew_result sinew_bbw_domain_elements(const sinew_bbw *bbw, uint32_t *out, size_t first,
                                                  size_t count);
 
 /* Weights at domain vertices [first, first+count): handle_count floats per
- * vertex, vertex-major (out[(v - first) * handle_count + j]). INVALID_STATE
+ * vertex, packed, vertex-major (out[v * handle_count + j], by vertex number). INVALID_STATE
  * before a successful solve; INVALID_ARGUMENT for an out not aligned to 4
  * bytes (as for every float or index output below). Never allocates;
  * thread-safe. */
 SINEW_API sinew_result sinew_bbw_vertex_weights(const sinew_bbw *bbw, float *out, size_t first, size_t count);
 
-/* Weights at arbitrary points (handle_count floats per point, point-major) by
- * barycentric interpolation in the containing element. Points slightly outside
- * the domain (within a few cells of its element grid, e.g. surface vertices
- * around an automatic volume) take the weights of the nearest element's
- * closest point; farther points fail with OUTSIDE_DOMAIN naming the point.
- * Points [first, first+count) are read; out gets count rows. INVALID_STATE
- * before a solve. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew_points *points, size_t first,
-                                               size_t count, float *out);
+/* Weights at arbitrary points (handle_count floats per point, packed,
+ * point-major: out[i * handle_count + j] for point i) by barycentric
+ * interpolation in the containing element. Points slightly outside the domain
+ * (within a few cells of its element grid, e.g. surface vertices around an
+ * automatic volume) take the weights of the nearest element's closest point;
+ * farther points fail with OUTSIDE_DOMAIN naming the point. Points
+ * [first, first+count) are read and their rows written. INVALID_STATE before
+ * a solve. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew_points *points, float *out,
+                                               size_t first, size_t count);
 
-/* Top-k influences per point in the skinning layout: joints[i * k + s] (handle
- * index) and weights[i * k + s] for point i = 0 .. count-1 (from points[first +
- * i]), sorted by decreasing weight, renormalised to sum to one; unused slots
- * have joint 0 and weight 0. points NULL = domain vertices. k in 1 .. 64.
- * Same rules as sinew_bbw_point_weights. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t first,
-                                       size_t count, uint32_t k, uint32_t *joints, float *weights);
+/* Top-k influences per point in the skinning layout (k = influence_count
+ * slots, packed): joints[i * k + s] (handle index) and weights[i * k + s] for
+ * point i in [first, first + count), sorted by decreasing weight, renormalised
+ * to sum to one; unused slots have joint 0 and weight 0. points NULL = domain
+ * vertices. influence_count in 1 .. 64. Same rules as
+ * sinew_bbw_point_weights. Never allocates; thread-safe. */
+SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, uint32_t influence_count,
+                                       uint32_t *joints, float *weights, size_t first, size_t count);
 
 /* ---- Save and load (core.h "Saved data", docs/bbw.md) ---- */
 

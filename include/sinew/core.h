@@ -15,12 +15,12 @@
 /* ---- Version ----------------------------------------------------------- */
 
 #define SINEW_VERSION_MAJOR 0
-#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_MINOR 2
 #define SINEW_VERSION_PATCH 0
 /* One integer that orders versions: major * 10000 + minor * 100 + patch. */
 #define SINEW_VERSION_NUMBER \
     (SINEW_VERSION_MAJOR * 10000 + SINEW_VERSION_MINOR * 100 + SINEW_VERSION_PATCH)
-#define SINEW_VERSION_STRING "0.1.0"
+#define SINEW_VERSION_STRING "0.2.0"
 
 /* ---- Export macro -------------------------------------------------------
  * Define SINEW_API yourself to override. On Windows, define SINEW_STATIC when
@@ -116,10 +116,13 @@ static inline void sinew_struct_init(void *s, size_t size)
 #define SINEW_INIT(ptr) sinew_struct_init((ptr), sizeof *(ptr))
 
 /* ---- Context ----------------------------------------------------------------
- * A context carries the allocator and the progress callback. Every handle is
- * created from one and keeps a copy of its settings, so the context may be
- * destroyed while handles made from it live on. NULL context = defaults
- * (malloc-backed allocator, no progress reports). There is no global state. */
+ * A context carries the allocator and the progress callback. Long calls take
+ * one first (NULL = defaults: malloc-backed allocator, no progress reports).
+ * A handle keeps a copy of its creating context's allocator (all memory it
+ * keeps comes from it), so the context may be destroyed while handles made
+ * from it live on; it never keeps the progress callback: progress is per
+ * call, reported only during the call that was given the context. There is
+ * no global state. */
 
 /* Allocator hooks: both or neither. alloc returns memory aligned to at least
  * `align` (a power of two, at most 64) or NULL; free accepts NULL. */
@@ -136,6 +139,7 @@ typedef struct sinew_allocator {
 typedef int (*sinew_progress_fn)(void *user, const char *stage, float fraction);
 
 typedef struct sinew_context_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_allocator allocator;   /* zero = malloc/free */
     sinew_progress_fn progress;  /* NULL = no reports, never cancelled */
     void *progress_user;

@@ -41,6 +41,7 @@ typedef enum sinew_lattice_outside {
 } sinew_lattice_outside;
 
 typedef struct sinew_lattice_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Control points per axis (u, v, w); 0 = the axis' order (one Bezier
      * cell). Each must be >= that axis' order. */
     uint32_t count[3];
@@ -61,6 +62,7 @@ typedef struct sinew_lattice sinew_lattice;
 
 /* Description of an existing lattice (what sinew_lattice_info fills). */
 typedef struct sinew_lattice_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t count[3];
     uint32_t order[3];
     uint32_t cells[3];     /* knot spans per axis: count - order + 1 */
@@ -70,6 +72,7 @@ typedef struct sinew_lattice_info {
     float axes[3][3];      /* unit directions */
     float extents[3];
     sinew_lattice_outside outside;
+    size_t memory_bytes;   /* every byte the lattice holds (all its allocations) */
 } sinew_lattice_info;
 
 /* Creates a lattice at rest (every displacement zero). Returns
@@ -94,9 +97,10 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
 
 /* ---- Control points ------------------------------------------------------
  * Ranges are in control point indices (see the top of this file); out and
- * in buffers hold element i at byte offset (i - first) * stride
- * (stride 0 = 3 packed floats). Getters are thread-safe with other const calls;
- * setters modify the lattice and need external locking. */
+ * in buffers hold control point i at byte offset i * stride (stride 0 = 3
+ * packed floats) for i in [first, first + count), as every range call does,
+ * so jobs can share whole buffers. Getters are thread-safe with other const
+ * calls; setters modify the lattice and need external locking. */
 
 /* Writes the rest (Greville) positions of control points [first, first+count).
  * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad stride,
@@ -110,18 +114,20 @@ SINEW_API sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, fl
 /* Writes the current displacements from the rest positions, same rules. */
 SINEW_API sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
                                                        size_t first, size_t count);
-/* Moves control points [first, first + positions->count) to arbitrary world
- * positions (a lattice fitted over terrain, say). Returns
- * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the point; also
- * a displacement or position beyond the float range),
- * SINEW_ERROR_INDEX_OUT_OF_RANGE; on failure nothing is changed. Modifies the
- * lattice: not thread-safe with any other call on it. */
+/* Moves control points [first, first + count) to arbitrary world positions
+ * (a lattice fitted over terrain, say): point i to positions element i.
+ * Returns SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_NON_FINITE (naming the
+ * point; also a displacement or position beyond the float range),
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE (a range past the view or the lattice); on
+ * failure nothing is changed. Modifies the lattice: not thread-safe with any
+ * other call on it. */
 SINEW_API sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions,
-                                                size_t first);
+                                                size_t first, size_t count);
 /* Sets displacements from the rest positions of control points
- * [first, first + displacements->count), world units; same rules. */
+ * [first, first + count) to displacements element i, world units; same rules. */
 SINEW_API sinew_result sinew_lattice_set_displacements(sinew_lattice *lattice,
-                                                       const sinew_points *displacements, size_t first);
+                                                       const sinew_points *displacements, size_t first,
+                                                       size_t count);
 /* Puts every control point back at rest (the identity). NULL is ignored. Not
  * thread-safe with other calls on the lattice. */
 SINEW_API void sinew_lattice_reset(sinew_lattice *lattice);
@@ -175,13 +181,14 @@ typedef enum sinew_lattice_space {
     SINEW_LATTICE_SPACE_PARAMETER = 1  /* points are (u, v, w) parameters */
 } sinew_lattice_space;
 
-typedef struct sinew_lattice_bind_desc {
+typedef struct sinew_lattice_binding_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_points points;          /* required, count >= 1 */
     /* Optional normals (count 0 = none), same count as points; in parameter
      * space they are normals in (u, v, w) space. */
     sinew_points normals;
     sinew_lattice_space space;
-} sinew_lattice_bind_desc;
+} sinew_lattice_binding_desc;
 
 typedef struct sinew_lattice_binding sinew_lattice_binding;
 
@@ -190,12 +197,28 @@ typedef struct sinew_lattice_binding sinew_lattice_binding;
  * SINEW_ERROR_NON_FINITE, SINEW_ERROR_MISMATCH (normal count differs),
  * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY. ctx: allocator, NULL =
  * defaults. Thread-safe with other const calls on the lattice. */
-SINEW_API sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
-                                          const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out);
+SINEW_API sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                                    const sinew_lattice_binding_desc *desc,
+                                                    sinew_lattice_binding **out);
 /* Destroys a binding (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_binding_destroy(sinew_lattice_binding *binding);
 /* Number of points bound (0 for NULL). Thread-safe. */
 SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding);
+
+/* Facts about a binding. */
+typedef struct sinew_lattice_binding_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    size_t point_count;            /* points bound */
+    int has_normals;               /* nonzero when normals were bound */
+    sinew_lattice_space space;     /* space the points were given in */
+    size_t memory_bytes;           /* every byte the binding holds */
+} sinew_lattice_binding_info;
+
+/* Fills *info. Returns INVALID_ARGUMENT on NULL or an uninitialised
+ * struct_size. Thread-safe with other const calls; leaves sinew_last_error()
+ * as it was on success, like every *_get_info. */
+SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_binding *binding,
+                                                      sinew_lattice_binding_info *info);
 
 /* Deforms bound points [first, first + count) through the lattice's current
  * control points: writes point i at byte offset i * out_stride (0 = packed)
@@ -208,10 +231,10 @@ SINEW_API size_t sinew_lattice_binding_count(const sinew_lattice_binding *bindin
  * plus the displacement bound times their largest basis sum could leave the
  * float range (bind itself refuses points whose basis values would).
  * Never allocates; thread-safe with other const calls. */
-SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding,
-                                                  const sinew_lattice *lattice, float *out_points,
-                                                  size_t out_stride, float *out_normals, size_t out_normal_stride,
-                                                  size_t first, size_t count);
+SINEW_API sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding,
+                                                    const sinew_lattice *lattice, float *out_points,
+                                                    size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                                    size_t first, size_t count);
 
 /* ---- Fold-over check -----------------------------------------------------
  * det J > 0 everywhere means the deformation has no local self-intersection.
@@ -220,6 +243,7 @@ SINEW_API sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *b
  * world map dF/dp, so the identity has det J = 1. */
 
 typedef struct sinew_lattice_fold_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t cell_count;         /* cells checked */
     size_t cells_may_fold;     /* cells with a Bezier coefficient of det J <= 0 */
     float min_coefficient;     /* smallest Bezier coefficient of det J over all cells */
@@ -229,18 +253,19 @@ typedef struct sinew_lattice_fold_report {
 
 /* Checks every cell. samples_per_axis: samples per cell and axis for the
  * sampled minimum (0 = 4; at most 64). cell_flags: optional, cell_flag_count
- * bytes (must be >= the cell count when given), set to 1 for cells that may
+ * bytes (the cell count of sinew_lattice_info, else SINEW_ERROR_MISMATCH), set to 1 for cells that may
  * fold, 0 otherwise; cell (a, b, c) has index a + cells[0] * (b + cells[1] * c).
  * report: required (its values are clamped to the float range). Cost per
  * cell, with degrees p = order - 1: det J has degrees 3p - 1 and is formed as
  * F_u . (F_v x F_w) by convolutions of about 6 |F_v| |F_w| + 3 |F_u| |F_v x F_w|
  * multiply-adds (|F_u| = p_u (p_v+1) (p_w+1), ...): some 5e4 for cubic cells,
  * 3.5e5 for orders (6,5,5), 5e6 for order 8 (docs/lattice.md has timings).
- * Reports progress ("lattice: fold-over check") once per cell and returns
- * SINEW_ERROR_CANCELLED (cell_flags untouched) when the callback asks.
+ * Reports progress ("lattice: fold-over check") through ctx's callback (NULL =
+ * none) and returns SINEW_ERROR_CANCELLED (cell_flags untouched) when it asks.
  * Allocates scratch from the lattice's allocator (SINEW_ERROR_OUT_OF_MEMORY);
  * thread-safe with other const calls. */
-SINEW_API sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
+SINEW_API sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *lattice,
+                                                 uint32_t samples_per_axis,
                                                  uint8_t *cell_flags, size_t cell_flag_count,
                                                  sinew_lattice_fold_report *report);
 
@@ -268,6 +293,7 @@ typedef enum sinew_lattice_split {
 } sinew_lattice_split;
 
 typedef struct sinew_lattice_refine_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Largest allowed deviation of a deformed edge from its chord, world units,
      * > 0 (required). */
     double tolerance;
@@ -286,6 +312,7 @@ typedef struct sinew_lattice_refinement sinew_lattice_refinement;
  * t = parameters[v - input_vertex_count] from the first parent, whose indices
  * are both < v: interpolate attributes as (1 - t) * a + t * b in vertex order. */
 typedef struct sinew_lattice_refined_mesh {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     const float *rest_positions;    /* 3 * vertex_count, undeformed */
     const float *positions;         /* 3 * vertex_count, deformed */
     size_t vertex_count;
@@ -296,6 +323,7 @@ typedef struct sinew_lattice_refined_mesh {
     const float *parameters;        /* vertex_count - input_vertex_count */
     size_t rounds;                  /* split rounds made */
     double max_error;               /* largest final edge error by the chosen test */
+    size_t memory_bytes;            /* every byte the refinement holds */
 } sinew_lattice_refined_mesh;
 
 /* Refines a triangle mesh in the lattice's domain until every edge passes the

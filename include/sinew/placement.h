@@ -84,6 +84,7 @@ typedef struct sinew_placement_scalar {
 } sinew_placement_scalar;
 
 typedef struct sinew_placement_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The sketched path, world positions, at least 2 points (required). The
      * view plane passes through the first point, perpendicular to V; every point
      * is projected onto it. Consecutive (projected) points must differ. */
@@ -132,6 +133,7 @@ typedef struct sinew_placement sinew_placement;
 
 /* What sinew_placement_get_info reports. */
 typedef struct sinew_placement_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t count[3];          /* lattice control points per axis */
     size_t rays_cast;           /* rays shot into the scene while building */
     size_t misses;              /* contact samples whose ray missed (handled by the miss policy) */
@@ -141,6 +143,7 @@ typedef struct sinew_placement_info {
     float max_height;           /* h_max */
     float up[3];                /* -V, unit */
     sinew_placement_volume volume;
+    size_t memory_bytes;        /* every byte the placement holds, its lattice included */
 } sinew_placement_info;
 
 /* Builds the lattice along the path over the scene (§3.1). Returns
@@ -173,7 +176,8 @@ SINEW_API const sinew_lattice *sinew_placement_lattice(const sinew_placement *pl
 /* Writes the directions along which each contact control point moves (its
  * degree of freedom, unit vectors: up for F1, the contact surface's normal at
  * build time for F2) for columns [first, first + count), column (i, j) at index
- * i + count_u * j, element at byte offset (index - first) * stride (0 = packed).
+ * i + count_u * j, element at byte offset index * stride (0 = packed), as
+ * every range call does, so jobs can share whole buffers.
  * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad stride, out not 4-byte
  * aligned), SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_SIZE_OVERFLOW (count
  * elements at stride overflow size_t). Thread-safe with other const calls. */
@@ -189,6 +193,7 @@ SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, f
 /* ---- Mass-spring relaxation of the contact layer (§3.2) ------------------ */
 
 typedef struct sinew_placement_relax_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* k: stiffness of the four springs of every mass, > 0; 0 = 1. */
     float stiffness;
     /* M: mass of every contact control point, > 0; 0 = 1. */
@@ -208,6 +213,7 @@ typedef struct sinew_placement_relax_desc {
 } sinew_placement_relax_desc;
 
 typedef struct sinew_placement_relax_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t steps;          /* integration steps made */
     size_t candidates;       /* masses still failing the angle criterion at the end */
     float time_step;         /* the stable step used: 1 / sqrt(8 k / M) */
@@ -227,9 +233,12 @@ typedef struct sinew_placement_relax_report {
  * with the relaxed state kept; SINEW_ERROR_INVALID_ARGUMENT (NULL placement,
  * a value out of range), SINEW_ERROR_NON_FINITE, SINEW_ERROR_CANCELLED
  * (progress "placement: relax"), SINEW_ERROR_OUT_OF_MEMORY (placement
- * unchanged on these). desc: NULL = all defaults. report: optional.
+ * unchanged on these). ctx: this call's progress callback (NULL = none);
+ * memory comes from the placement's allocator. desc: NULL = all defaults.
+ * report: optional.
  * Modifies the placement: not thread-safe with other calls on it. */
-SINEW_API sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_placement_relax_desc *desc,
+SINEW_API sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placement,
+                                             const sinew_placement_relax_desc *desc,
                                              sinew_placement_relax_report *report);
 
 /* ---- Editing (§4.1) --------------------------------------------------------
@@ -250,6 +259,7 @@ typedef enum sinew_placement_falloff {
 } sinew_placement_falloff;
 
 typedef struct sinew_placement_press_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     float center[3];   /* sphere centre, world */
     float radius;      /* world units, > 0 (required) */
     /* Distance the centre of the tool presses, world units: control points above
@@ -279,6 +289,7 @@ typedef struct sinew_placement_map {
 } sinew_placement_map;
 
 typedef struct sinew_placement_map_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The model's bounding box (model x along the path, y across, z up); each
      * max > min. */
     float box_min[3];

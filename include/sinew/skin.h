@@ -103,15 +103,16 @@ typedef enum sinew_skin_kernel {
 
 /* Type of skin weights. Normalised integers map to [0, 1] as glTF's
  * accessors do: value / 65535 for UNORM16, value / 255 for UNORM8. */
-typedef enum sinew_weight_type {
-    SINEW_WEIGHT_F32 = 0,      /* float (the default) */
-    SINEW_WEIGHT_UNORM16 = 1,  /* uint16_t, value / 65535 */
-    SINEW_WEIGHT_UNORM8 = 2    /* uint8_t, value / 255 */
-} sinew_weight_type;
+typedef enum sinew_skin_weight_type {
+    SINEW_SKIN_WEIGHT_F32 = 0,      /* float (the default) */
+    SINEW_SKIN_WEIGHT_UNORM16 = 1,  /* uint16_t, value / 65535 */
+    SINEW_SKIN_WEIGHT_UNORM8 = 2    /* uint8_t, value / 255 */
+} sinew_skin_weight_type;
 
-/* Bind data. Zero-initialise, then fill the counts and arrays; every other zero
+/* Bind data. SINEW_INIT it, then fill the counts and arrays; every other zero
  * field means the default named in its comment. */
 typedef struct sinew_skin_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;      /* > 0, at most 2^32 - 2 */
     size_t joint_count;       /* > 0, at most 65536 */
     size_t influence_count;   /* slots per vertex, > 0 (any number, not only 4) */
@@ -129,7 +130,7 @@ typedef struct sinew_skin_desc {
     sinew_index_type joint_type;       /* default: SINEW_INDEX_U32 */
     size_t joint_stride;               /* bytes from one vertex's joints to the next; 0 = packed */
     const void *weights;
-    sinew_weight_type weight_type;     /* default: SINEW_WEIGHT_F32 */
+    sinew_skin_weight_type weight_type;     /* default: SINEW_SKIN_WEIGHT_F32 */
     size_t weight_stride;              /* bytes from one vertex's weights to the next; 0 = packed */
     /* joint_count column-major affine 4x4 inverse bind matrices B_j^-1 (skin
      * local space -> joint local space), 16 floats each. NULL = identity. */
@@ -178,16 +179,17 @@ SINEW_API void sinew_skin_destroy(sinew_skin *skin);
 
 /* Facts about a bound skin. */
 typedef struct sinew_skin_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;
     size_t joint_count;
-    size_t max_influences;        /* most nonzero influences of any vertex after merging */
+    size_t max_nonzero_influences; /* most nonzero influences of any vertex after merging */
     size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
     size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
     size_t renormalized_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
     size_t palette_floats;        /* size of the palette buffer, in floats */
     size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */
-    size_t bind_bytes;            /* memory the skin holds */
+    size_t memory_bytes;          /* every byte the skin holds (handle, groups, bind data) */
     sinew_skin_storage storage;
     sinew_skin_blend blend;
     sinew_skin_normals normals;
@@ -292,10 +294,12 @@ SINEW_API sinew_result sinew_skin_vertex_matrices(const sinew_skin *skin, const 
 
 /* Reads back the stored influences of one vertex (after merging,
  * renormalisation and, with compressed storage, quantisation), sorted by
- * decreasing weight. Writes *count and up to `capacity` joints and weights
- * (either array may be NULL to ask only for the count). Returns
- * INVALID_ARGUMENT (NULL skin or count) or INDEX_OUT_OF_RANGE (vertex).
- * Thread-safe (reads only). */
+ * decreasing weight, into `capacity`-entry arrays (either may be NULL when
+ * not wanted). Always writes *count, the vertex's number of influences.
+ * Both arrays NULL asks only for the count (SINEW_OK). A capacity below the
+ * count is SINEW_ERROR_BUFFER_TOO_SMALL with nothing else written (all or
+ * nothing). Returns INVALID_ARGUMENT (NULL skin or count) or
+ * INDEX_OUT_OF_RANGE (vertex). Thread-safe (reads only). */
 SINEW_API sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints,
                                                     float *weights, size_t capacity, size_t *count);
 

@@ -2,8 +2,8 @@
  * sinew: skinning weight tools: automatic binding, rogue-vertex removal, smoothing, pruning.
  *
  * Every tool reads and writes per-vertex influences in exactly the layout
- * sinew_skin_create takes: vertex-major arrays with `per_vertex` slots per
- * vertex, joint `joints[v * per_vertex + s]` with weight `weights[v * per_vertex + s]`.
+ * sinew_skin_create takes: vertex-major arrays with `influence_count` slots per
+ * vertex, joint `joints[v * influence_count + s]` with weight `weights[v * influence_count + s]`.
  * Slots a tool writes are sorted by decreasing weight; unused slots hold
  * weight 0 and joint 0. Every weight row a tool writes sums to 1.
  *
@@ -33,25 +33,26 @@ extern "C" {
  * head-tail (head == tail gives a sphere). Several capsules may name the same
  * joint (a pelvis joint with one segment per leg); the joint then takes the
  * best score of its capsules. */
-typedef struct sinew_bone_capsule {
+typedef struct sinew_skin_capsule {
     float head[3];    /* segment start, mesh (bind-pose) space */
     float tail[3];    /* segment end, mesh space */
     float radius;     /* mesh units, > 0; 0 = derived from the mesh (see radius_quantile) */
     uint32_t joint;   /* joint index written into the influences */
-} sinew_bone_capsule;
+} sinew_skin_capsule;
 
 /* What to do with a vertex that no capsule reaches (score 0 for every capsule). */
-typedef enum sinew_unbound_policy {
+typedef enum sinew_skin_unbound {
     /* Fail with SINEW_ERROR_OUTSIDE_DOMAIN, list the vertices in the report. */
-    SINEW_UNBOUND_REPORT = 0,
+    SINEW_SKIN_UNBOUND_REPORT = 0,
     /* Bind the vertex fully to the capsule it is nearest to in radii
      * (distance / radius); the report still counts and lists such vertices. */
-    SINEW_UNBOUND_NEAREST = 1
-} sinew_unbound_policy;
+    SINEW_SKIN_UNBOUND_NEAREST = 1
+} sinew_skin_unbound;
 
-typedef struct sinew_capsule_bind_desc {
+typedef struct sinew_skin_capsule_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
-    uint32_t max_influences;
+    uint32_t influence_count;
     /* Width of the blend band outside each capsule, as a fraction of its radius:
      * a capsule's score is 1 inside it and falls smoothly (C1, smoothstep in the
      * distance) to 0 at distance radius * (1 + falloff) from the segment.
@@ -63,15 +64,16 @@ typedef struct sinew_capsule_bind_desc {
      * capsule that owns no vertex gets radius 0 and scores only points on its
      * segment. */
     float radius_quantile;
-    sinew_unbound_policy unbound;   /* 0 = SINEW_UNBOUND_REPORT */
-} sinew_capsule_bind_desc;
+    sinew_skin_unbound unbound;   /* 0 = SINEW_SKIN_UNBOUND_REPORT */
+} sinew_skin_capsule_desc;
 
 /* Vertices a binding could not place. The caller may give a list to fill. */
-typedef struct sinew_bind_report {
+typedef struct sinew_skin_capsule_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t *unbound;          /* optional (NULL = counts only): first vertices listed, ascending */
     size_t unbound_capacity;    /* entries available in `unbound` */
     size_t unbound_count;       /* out: how many vertices no capsule reached (may exceed capacity) */
-} sinew_bind_report;
+} sinew_skin_capsule_report;
 
 /* Containment binding (the skinning chapter's binding section, after Weber):
  * each vertex scores every capsule by its distance to the bone segment relative
@@ -81,7 +83,7 @@ typedef struct sinew_bind_report {
  * symmetric weights.
  *
  * Returns SINEW_OK; SINEW_ERROR_OUTSIDE_DOMAIN when some vertex lies outside
- * every capsule's band and desc->unbound is SINEW_UNBOUND_REPORT (the message
+ * every capsule's band and desc->unbound is SINEW_SKIN_UNBOUND_REPORT (the message
  * names the first such vertex and the count; report lists them; joints and
  * weights are untouched); SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, no
  * capsules or vertices, bad option, negative radius), SINEW_ERROR_NON_FINITE
@@ -99,17 +101,18 @@ typedef struct sinew_bind_report {
  * report: optional (NULL = none); its count and list are filled on OK and on
  *   SINEW_ERROR_OUTSIDE_DOMAIN, untouched on any other failure.
  * Thread-safety: reentrant; no shared state. */
-SINEW_API sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *positions,
-                                                const sinew_bone_capsule *capsules, size_t capsule_count,
-                                                const sinew_capsule_bind_desc *desc, uint32_t *joints,
-                                                float *weights, sinew_bind_report *report);
+SINEW_API sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *positions,
+                                                  const sinew_skin_capsule *capsules, size_t capsule_count,
+                                                  const sinew_skin_capsule_desc *desc, uint32_t *joints,
+                                                  float *weights, sinew_skin_capsule_report *report);
 
 /* ---- Rogue-vertex removal ------------------------------------------------------ */
 
-typedef struct sinew_rogue_report {
+typedef struct sinew_skin_rogue_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t influences_removed;  /* out: (vertex, joint) influences cut as rogue */
     size_t vertices_reattached; /* out: vertices left with no influence and given a neighbour's */
-} sinew_rogue_report;
+} sinew_skin_rogue_report;
 
 /* Rogue-vertex removal (Weber): for every joint, the vertices it influences
  * split into connected regions of the mesh graph; the region with the largest
@@ -119,7 +122,7 @@ typedef struct sinew_rogue_report {
  * nearest along mesh edges, or, when its connected part of the mesh has none
  * (a separate island), nearest in space.
  *
- * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, per_vertex 0,
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, influence_count 0,
  * no vertices), SINEW_ERROR_NON_FINITE (a position or weight),
  * SINEW_ERROR_INDEX_OUT_OF_RANGE (a triangle index), SINEW_ERROR_INVALID_WEIGHTS
  * (a negative weight, a vertex with no positive weight; message names the
@@ -130,21 +133,22 @@ typedef struct sinew_rogue_report {
  *
  * ctx: allocator and progress; NULL = defaults.
  * mesh: bind-pose triangle mesh; its positions->count is the vertex count.
- * per_vertex: slots per vertex (k >= 1) of joints and weights.
+ * influence_count: slots per vertex (k >= 1) of joints and weights.
  * joints, weights: influences, read and rewritten in place (vertex count * k).
  * report: optional (NULL = none), filled on success only.
  * Thread-safety: reentrant; no shared state. */
-SINEW_API sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
-                                                uint32_t *joints, float *weights, sinew_rogue_report *report);
+SINEW_API sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t influence_count,
+                                                uint32_t *joints, float *weights, sinew_skin_rogue_report *report);
 
 /* ---- Weight smoothing ---------------------------------------------------------- */
 
-typedef struct sinew_smooth_desc {
+typedef struct sinew_skin_smooth_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     uint32_t iterations;   /* Jacobi sweeps; 0 = 3 */
     /* Step of each sweep: w <- (1 - strength) w + strength * mean of the
      * neighbours' w. In (0, 1]; 0 = 0.5. */
     float strength;
-} sinew_smooth_desc;
+} sinew_skin_smooth_desc;
 
 /* Weight smoothing over the mesh graph: every sweep moves each vertex's
  * weights toward the mean of its edge neighbours' (uniform graph Laplacian),
@@ -153,7 +157,7 @@ typedef struct sinew_smooth_desc {
  * blended row and renormalises, so rows keep summing to 1 and never need more
  * slots than given. Vertices without neighbours keep their weights.
  *
- * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, per_vertex 0,
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, influence_count 0,
  * no vertices, bad option), SINEW_ERROR_NON_FINITE, SINEW_ERROR_INDEX_OUT_OF_RANGE,
  * SINEW_ERROR_INVALID_WEIGHTS, SINEW_ERROR_SIZE_OVERFLOW,
  * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_CANCELLED (stage "skin: smooth weights").
@@ -163,13 +167,13 @@ typedef struct sinew_smooth_desc {
  * ctx: allocator and progress; NULL = defaults.
  * mesh: triangle mesh whose edges define the neighbours (positions are
  *   validated but not used: the smoothing is uniform).
- * per_vertex: slots per vertex (k >= 1).
+ * influence_count: slots per vertex (k >= 1).
  * joints, weights: influences, read and rewritten in place.
  * desc: options; NULL = defaults.
  * Thread-safety: reentrant; no shared state. */
-SINEW_API sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
+SINEW_API sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *mesh, size_t influence_count,
                                                  uint32_t *joints, float *weights,
-                                                 const sinew_smooth_desc *desc);
+                                                 const sinew_skin_smooth_desc *desc);
 
 /* ---- Pruning ------------------------------------------------------------------- */
 
@@ -185,14 +189,14 @@ SINEW_API sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew
  *
  * ctx: allocator; NULL = defaults.
  * vertex_count: vertices (>= 1).
- * in_per_vertex, in_joints, in_weights: the N-slot input (N >= 1).
- * out_per_vertex: k >= 1 (k > N is allowed: extra slots get weight 0, joint 0).
+ * in_influence_count, in_joints, in_weights: the N-slot input (N >= 1).
+ * out_influence_count: k >= 1 (k > N is allowed: extra slots get weight 0, joint 0).
  * min_weight: relative threshold in [0, 1); 0 keeps every positive weight.
  * out_joints, out_weights: vertex_count * k entries; may be the input arrays.
  * Thread-safety: reentrant; no shared state. */
-SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, size_t in_per_vertex,
+SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, size_t in_influence_count,
                                                 const uint32_t *in_joints, const float *in_weights,
-                                                size_t out_per_vertex, float min_weight,
+                                                size_t out_influence_count, float min_weight,
                                                 uint32_t *out_joints, float *out_weights);
 
 #ifdef __cplusplus

@@ -2,7 +2,7 @@
  * sinew: surface-oriented free-form deformation (Singh & Kokkevis).
  *
  * A driver polygon mesh D deforms a set of skin points. Phases:
- *   bind      sinew_soffd_bind: D becomes the reference copy R (n-gons are
+ *   create    sinew_soffd_create (the bind pose): D becomes the reference copy R (n-gons are
  *             triangulated; each triangle is one control element).
  *   register  sinew_soffd_register: for every skin point P, the closest point on
  *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
@@ -27,8 +27,9 @@ extern "C" {
 
 typedef struct sinew_soffd sinew_soffd;
 
-/* Bind options; zero-initialise, a zero field means its default. */
+/* Creation options; SINEW_INIT it, then a zero field means its default. */
 typedef struct sinew_soffd_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* The paper's `local`: how fast weights decay with distance, > 0.
      * 0 = 8: weights stay near 1 within about 0.7 L and fall below 1/1000 of
      * the nearest element's beyond about 2.4 L, so a threshold of 1e-3 keeps
@@ -46,9 +47,10 @@ typedef struct sinew_soffd_desc {
     int skip_degenerate;
 } sinew_soffd_desc;
 
-/* Pruning policies for registration; combinable; zero-initialise. All zero (or
+/* Pruning policies for registration; combinable; SINEW_INIT it. All zero (or
  * a NULL policy) = the paper's exact formula: every element contributes. */
 typedef struct sinew_soffd_register_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
      * largest weight, in [0, 1). 1e-3 keeps the deformation within 0.1 % of
      * the exact one (see sinew_soffd_dropped_mass). 0 = no threshold. */
@@ -65,6 +67,7 @@ typedef struct sinew_soffd_register_desc {
 
 /* Read-only facts about a handle. */
 typedef struct sinew_soffd_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
     size_t vertex_count;        /* driver vertices (deform-time driver must match) */
     size_t face_count;          /* driver faces as given */
     size_t element_count;       /* triangles used as control elements */
@@ -78,6 +81,7 @@ typedef struct sinew_soffd_info {
     float max_dropped_mass;     /* an upper bound on every point's sinew_soffd_dropped_mass, kept by
                                  * registration from box distances: cheap, but it can be far above
                                  * the largest one (query the points for their tight figures) */
+    size_t memory_bytes;        /* every byte the handle holds (all its allocations) */
 } sinew_soffd_info;
 
 /* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,
@@ -88,12 +92,13 @@ typedef struct sinew_soffd_info {
  * (names the face), INVALID_TOPOLOGY (a face that cannot be triangulated,
  * named), DEGENERATE (a zero-area triangle, named, unless skip_degenerate; or
  * every triangle degenerate), OUT_OF_MEMORY, SIZE_OVERFLOW, CANCELLED.
- * ctx: NULL = defaults; its allocator and progress callback are copied.
+ * ctx: NULL = defaults; progress of this call, and the allocator the handle
+ * keeps for its lifetime (calls on it report progress through their own ctx).
  * driver: positions (any stride), faces (face_sizes NULL = triangles);
  *   unreferenced vertices are allowed. Not retained.
  * desc: NULL = all defaults. out: receives the handle. Thread-safe. */
-SINEW_API sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver,
-                                        const sinew_soffd_desc *desc, sinew_soffd **out);
+SINEW_API sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver,
+                                          const sinew_soffd_desc *desc, sinew_soffd **out);
 
 /* Destroys a handle (NULL is fine). Not thread-safe with other calls on it. */
 SINEW_API void sinew_soffd_destroy(sinew_soffd *soffd);
@@ -108,31 +113,37 @@ SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soff
 SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t element, uint32_t *face);
 
 /* Faces of the zero-area triangles that skip_degenerate left out, one entry
- * per triangle (a face may repeat), in face order; skipped_triangles entries.
- * Returns BUDGET_EXCEEDED when capacity is smaller (nothing written),
- * INVALID_ARGUMENT. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity);
+ * per triangle (a face may repeat), in face order, into `capacity` entries.
+ * *count receives the number of entries (skipped_triangles) in every case
+ * but INVALID_ARGUMENT (NULL soffd or count). faces NULL asks only for the
+ * count; a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with nothing
+ * else written. Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
+                                               size_t *count);
 
 /* Registers skin points (replacing any earlier registration and edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
- * Reports progress ("soffd: register") and stops with CANCELLED when asked,
- * the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
+ * ctx: this call's progress callback (NULL = none); memory comes from the
+ * handle's allocator. Reports progress ("soffd: register") and stops with
+ * CANCELLED when asked, the handle then unchanged. Returns INVALID_ARGUMENT, NON_FINITE (names the
  * point), OUTSIDE_DOMAIN (a coordinate beyond 2^60, or a point more than 2^62
  * element sizes from a kept element; names the point), OUT_OF_MEMORY,
  * SIZE_OVERFLOW (exact registration needs points x elements entries),
  * CANCELLED. Weights are finite and sum to one for every accepted point.
  * skin: points (any stride), copied; count may be 0. policy: NULL = exact.
  * Modifies the handle: not thread-safe with other calls on it. */
-SINEW_API sinew_result sinew_soffd_register(sinew_soffd *soffd, const sinew_points *skin,
+SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *soffd, const sinew_points *skin,
                                             const sinew_soffd_register_desc *policy);
 
 /* Re-registration: moves the reference surface R (same vertex count; the
  * triangulation is kept) and registers the same skin points again with the
  * same policy, without rebuilding the handle. Edits to contributing sets are
- * reset. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
+ * reset. ctx: progress of the re-registration ("soffd: register"), NULL =
+ * none. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
  * that was used loses its area), OUT_OF_MEMORY, CANCELLED; on failure the
  * handle is unchanged. Modifies the handle: not thread-safe. */
-SINEW_API sinew_result sinew_soffd_set_reference(sinew_soffd *soffd, const sinew_points *reference);
+SINEW_API sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *soffd,
+                                                 const sinew_points *reference);
 
 /* Weight mass point `point` lost to pruning: an upper bound on the sum of
  * the exact normalised weights (over every element) of the elements outside
@@ -150,11 +161,13 @@ SINEW_API sinew_result sinew_soffd_dropped_mass(const sinew_soffd *soffd, size_t
 SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, size_t point, size_t *count);
 
 /* Reads C_P in ascending element order and the normalised weights u_k.
- * elements: capacity entries (required); weights: capacity entries or NULL.
- * Returns BUDGET_EXCEEDED when capacity < |C_P| (nothing written),
- * INVALID_ARGUMENT, INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
+ * elements: capacity entries, NULL to ask only for the count; weights:
+ * capacity entries or NULL. *count receives |C_P| on SINEW_OK and on
+ * SINEW_ERROR_BUFFER_TOO_SMALL (capacity < |C_P|: nothing else written).
+ * Also returns INVALID_ARGUMENT (NULL count, weights without elements),
+ * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
 SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
-                                                    float *weights, size_t capacity);
+                                                    float *weights, size_t capacity, size_t *count);
 
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are
  * recomputed from the paper's formula normalised over the new set. count 0
@@ -172,8 +185,8 @@ SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t p
  * that would lose every element keeps its set, and the call fails with
  * INVALID_WEIGHTS naming it, before anything changes. Returns
  * INDEX_OUT_OF_RANGE, INVALID_STATE. Modifies the handle: not thread-safe. */
-SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, size_t first, size_t count,
-                                                    const uint8_t *excluded);
+SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const uint8_t *excluded, size_t first,
+                                                    size_t count);
 
 /* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
  * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,

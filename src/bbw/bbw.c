@@ -32,19 +32,22 @@ void sinew_bbw_destroy(sinew_bbw *b)
 
 static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
 {
-    if (d->point_count && !d->points)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu point handles but points is NULL", d->point_count);
-    if (d->bone_count && (!d->bones || !d->joints))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joints is NULL", d->bone_count);
+    if (d->points.count && !d->points.data)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu point handles but points.data is NULL", d->points.count);
+    if (d->bone_count && (!d->bones || !d->joint_positions.data))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu bones but bones or joint_positions.data is NULL",
+                       d->bone_count);
     if (d->cage_count && !d->cages)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%zu cages but cages is NULL", d->cage_count);
-    sinew_result r = sn_check_float_array(d->points, 0, 3, d->point_count, "point handles");
-    if (r == SINEW_OK && d->bone_count) r = sn_check_float_array(d->joints, 0, 3, d->joint_count, "joints");
+    sinew_result r = sn_check_float_array(d->points.data, d->points.stride, 3, d->points.count, "point handles");
+    if (r == SINEW_OK && d->bone_count)
+        r = sn_check_float_array(d->joint_positions.data, d->joint_positions.stride, 3, d->joint_positions.count,
+                                 "joint positions");
     if (r != SINEW_OK) return r;
     size_t cage_bytes;
     if (!sn_mul_size(d->cage_count, sizeof *d->cages, &cage_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu cages overflow", d->cage_count);
-    size_t total = d->point_count;
+    size_t total = d->points.count;
     if (!sn_add_size(total, d->bone_count, &total)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many handles");
     for (size_t c = 0; c < d->cage_count; ++c)
         if (!sn_add_size(total, d->cages[c].vertices.count, &total))
@@ -55,10 +58,14 @@ static sinew_result count_handles(const sinew_bbw_desc *d, size_t *m)
     return SINEW_OK;
 }
 
-sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, sinew_bbw **out)
+sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_desc, sinew_bbw **out)
 {
     sn_clear_error();
-    if (!desc || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", desc ? "out" : "desc");
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    sinew_bbw_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "desc");
+    if (r != SINEW_OK) return r;
+    const sinew_bbw_desc *desc = &local;
     int domains = (desc->triangles != NULL) + (desc->tets != NULL) + (desc->surface != NULL);
     if (domains != 1)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
@@ -67,13 +74,15 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, si
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "handle tolerance %g is not a finite value >= 0",
                        (double)desc->handle_tolerance);
     size_t m = 0;
-    sinew_result r = count_handles(desc, &m);
+    r = count_handles(desc, &m);
     if (r != SINEW_OK) return r;
     sn_env env;
     sn_env_from_context(&env, ctx);
     sinew_bbw *b = sn_calloc(&env, sizeof *b, "bbw handle");
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->held_bytes = sizeof *b;
+    env.held = &b->held_bytes;
+    b->env = env;   /* with progress while creating; kept without it (below) */
     b->handle_count = m;
     double t0 = sn_bbw_seconds(), cell = 0.0;
     if (desc->surface) r = sn_bbw_domain_from_surface(b, desc->surface, desc->grid_resolution, &cell);
@@ -102,6 +111,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *desc, si
     b->info.handle_count = m;
     b->info.seconds_domain = t1 - t0;
     b->info.seconds_operators = sn_bbw_seconds() - t1;
+    b->env = sn_env_kept(&env);
     *out = b;
     return SINEW_OK;
 fail:
@@ -112,8 +122,11 @@ fail:
 sinew_result sinew_bbw_get_info(const sinew_bbw *b, sinew_bbw_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!b || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "info" : "bbw");
-    *info = b->info;
+    if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_bbw_info i = b->info;
+    i.memory_bytes = b->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 
@@ -130,12 +143,13 @@ sinew_result sinew_bbw_domain_vertices(const sinew_bbw *b, float *out, size_t st
     sn_clear_error();
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->vertex_count, "domain vertex");
-    if (r == SINEW_OK) r = sn_check_float_array(out, stride, 3, count, "domain vertex output");
+    /* Vertex i goes to out + i * stride: the span reaches vertex first + count - 1. */
+    if (r == SINEW_OK) r = sn_check_float_array(out, stride, 3, count ? first + count : 0, "domain vertex output");
     if (r != SINEW_OK) return r;
     size_t step = sn_stride(stride, 3 * sizeof(float));
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = first; i < first + count; ++i) {
         float *p = (float *)((char *)out + i * step);
-        for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * (first + i) + a];
+        for (int a = 0; a < 3; ++a) p[a] = (float)b->positions[3 * i + a];
     }
     return SINEW_OK;
 }
@@ -146,8 +160,8 @@ sinew_result sinew_bbw_domain_elements(const sinew_bbw *b, uint32_t *out, size_t
     if (!b || (!out && count)) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", b ? "out" : "bbw");
     sinew_result r = check_range(first, count, b->element_count, "domain element");
     /* uint32_t shares float's size and alignment: the same check applies. */
-    if (r == SINEW_OK) r = sn_check_float_array(out, 0, b->per, count, "domain element output");
+    if (r == SINEW_OK) r = sn_check_float_array(out, 0, b->per, count ? first + count : 0, "domain element output");
     if (r != SINEW_OK) return r;
-    memcpy(out, b->elements + first * b->per, count * b->per * sizeof(uint32_t));
+    if (count) memcpy(out + first * b->per, b->elements + first * b->per, count * b->per * sizeof(uint32_t));
     return SINEW_OK;
 }

@@ -22,6 +22,7 @@ enum { SN_BBW_FREE = 0, SN_BBW_FIXED = 1, SN_BBW_UNREACHED = 2 };
 
 struct sinew_bbw {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     uint32_t dim;             /* 2 or 3 */
     uint32_t per;             /* vertices per element: dim + 1 */
     size_t vertex_count;

@@ -78,33 +78,33 @@ static size_t segment_samples(const constrain_state *s, const double a[3], const
 static sinew_result constrain_points_and_bones(constrain_state *s, const sinew_bbw_desc *d)
 {
     sinew_bbw *b = s->b;
-    for (size_t i = 0; i < d->point_count; ++i) {
-        sinew_result r = check_coords(d->points + 3 * i, "point handle", i);
+    for (size_t i = 0; i < d->points.count; ++i) {
+        sinew_result r = check_coords(sn_point(&d->points, i), "point handle", i);
         if (r != SINEW_OK) return r;
         double q[3];
         uint32_t v;
-        to_double(d->points + 3 * i, q, b->dim);
+        to_double(sn_point(&d->points, i), q, b->dim);
         if ((r = snap(s, q, "point handle", i, &v)) != SINEW_OK) return r;
         size_t h = i;
         double one = 1.0;
         claim(s, v, h, &h, &one, 1);
     }
     if (d->bone_count == 0) return SINEW_OK;
-    for (size_t j = 0; j < d->joint_count; ++j) {
-        sinew_result r = check_coords(d->joints + 3 * j, "joint", j);
+    for (size_t j = 0; j < d->joint_positions.count; ++j) {
+        sinew_result r = check_coords(sn_point(&d->joint_positions, j), "joint", j);
         if (r != SINEW_OK) return r;
     }
-    sinew_result r = sn_check_indices(d->bones, d->bone_count, 2, d->joint_count, "bone");
+    sinew_result r = sn_check_indices(d->bones, d->bone_count, 2, d->joint_positions.count, "bone");
     if (r != SINEW_OK) return r;
     for (size_t i = 0; i < d->bone_count; ++i) {
         double a[3], c[3];
-        to_double(d->joints + 3 * (size_t)d->bones[2 * i], a, b->dim);
-        to_double(d->joints + 3 * (size_t)d->bones[2 * i + 1], c, b->dim);
+        to_double(sn_point(&d->joint_positions, d->bones[2 * i]), a, b->dim);
+        to_double(sn_point(&d->joint_positions, d->bones[2 * i + 1]), c, b->dim);
         double len = sqrt((c[0] - a[0]) * (c[0] - a[0]) + (c[1] - a[1]) * (c[1] - a[1]) + (c[2] - a[2]) * (c[2] - a[2]));
         if (!(len > 1e-9 * b->scale))
             return sn_fail(SINEW_ERROR_DEGENERATE, "bone %zu (joints %u, %u) has zero length", i, d->bones[2 * i],
                            d->bones[2 * i + 1]);
-        size_t n = segment_samples(s, a, c), h = d->point_count + i;
+        size_t n = segment_samples(s, a, c), h = d->points.count + i;
         double one = 1.0;
         for (size_t k = 0; k < n; ++k) {
             double t = (double)k / (double)(n - 1), q[3];
@@ -144,7 +144,7 @@ static void triangle_coords(const double *a, const double *b, const double *c, c
 static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
 {
     sinew_bbw *b = s->b;
-    size_t base = d->point_count + d->bone_count, source = s->m;
+    size_t base = d->points.count + d->bone_count, source = s->m;
     for (size_t c = 0; c < d->cage_count; ++c) {
         const sinew_bbw_cage *cage = &d->cages[c];
         sinew_result r = sn_check_points(&cage->vertices, "cage vertex");

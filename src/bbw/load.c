@@ -373,7 +373,9 @@ sinew_result sinew_bbw_load(sinew_context *ctx, const void *data, size_t size, s
     sn_env_from_context(&env, ctx);
     sinew_bbw *b = sn_calloc(&env, sizeof *b, "bbw handle");
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->held_bytes = sizeof *b;
+    env.held = &b->held_bytes;
+    b->env = sn_env_kept(&env);
     if ((r = read_handle(&rd, b)) != SINEW_OK) {
         sinew_bbw_destroy(b);
         return r;

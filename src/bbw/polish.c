@@ -282,7 +282,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             r = rr;
             goto done;
         }
-        if ((rr = sn_progress(env, "bbw: polish", (float)*rounds / (float)max_rounds)) != SINEW_OK) {
+        if ((rr = sn_progress(s->call, "bbw: polish", (float)*rounds / (float)max_rounds)) != SINEW_OK) {
             r = rr;
             goto done;
         }

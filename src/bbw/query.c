@@ -24,8 +24,13 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     if (first > b->vertex_count || count > b->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);
-    if ((r = sn_check_float_array(out, 0, b->handle_count, count, "vertex weight output")) != SINEW_OK) return r;
-    memcpy(out, b->weights + first * b->handle_count, count * b->handle_count * sizeof(float));
+    /* Rows are indexed by vertex number: the span reaches row first + count - 1. */
+    if ((r = sn_check_float_array(out, 0, b->handle_count, count ? first + count : 0, "vertex weight output")) !=
+        SINEW_OK)
+        return r;
+    if (count)
+        memcpy(out + first * b->handle_count, b->weights + first * b->handle_count,
+               count * b->handle_count * sizeof(float));
     return SINEW_OK;
 }
 
@@ -68,15 +73,17 @@ static sinew_result check_points_view(const sinew_points *pts, size_t first, siz
     return sn_check_float_array(pts->data, pts->stride, 3, pts->count, "points");
 }
 
-sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count,
-                                     float *out)
+sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts, float *out, size_t first,
+                                     size_t count)
 {
     sn_clear_error();
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
     if ((r = check_points_view(pts, first, count)) != SINEW_OK) return r;
     if (!out && count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if ((r = sn_check_float_array(out, 0, b->handle_count, count, "point weight output")) != SINEW_OK) return r;
+    if ((r = sn_check_float_array(out, 0, b->handle_count, count ? first + count : 0, "point weight output")) !=
+        SINEW_OK)
+        return r;
     /* Locate everything first, so a failure leaves out untouched. */
     for (size_t i = first; i < first + count; ++i) {
         size_t e;
@@ -84,10 +91,10 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
         if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
     }
     size_t m = b->handle_count;
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = first; i < first + count; ++i) {
         size_t e;
         double bary[4];
-        locate_point(b, pts, first + i, &e, bary);
+        locate_point(b, pts, i, &e, bary);
         float *row = out + i * m;
         for (size_t j = 0; j < m; ++j) row[j] = 0.0f;
         for (uint32_t k = 0; k < b->per; ++k) {
@@ -145,13 +152,15 @@ static void select_top(const sinew_bbw *b, const uint32_t *corners, const double
         for (uint32_t s = 0; s < used; ++s) weights[s] = (float)(weights[s] / sum);
 }
 
-sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count, uint32_t k,
-                             uint32_t *joints, float *weights)
+sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, uint32_t influence_count,
+                             uint32_t *joints, float *weights, size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
-    if (k < 1 || k > 64) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "k = %u is outside 1 .. 64", k);
+    const uint32_t k = influence_count;
+    if (k < 1 || k > 64)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence_count = %u is outside 1 .. 64", k);
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
     /* The range first (a wrapped range is out of range, not an overflowing
@@ -162,8 +171,9 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex range [%zu, %zu + %zu) exceeds the %zu vertices", first,
                        first, count, b->vertex_count);
     }
-    if ((r = sn_check_float_array(joints, 0, k, count, "top-k joint output")) != SINEW_OK ||
-        (r = sn_check_float_array(weights, 0, k, count, "top-k weight output")) != SINEW_OK)
+    const size_t rows = count ? first + count : 0;   /* rows are indexed by point number */
+    if ((r = sn_check_float_array(joints, 0, k, rows, "top-k joint output")) != SINEW_OK ||
+        (r = sn_check_float_array(weights, 0, k, rows, "top-k weight output")) != SINEW_OK)
         return r;
     if (pts)
         for (size_t i = first; i < first + count; ++i) {
@@ -171,15 +181,15 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
             double bary[4];
             if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
         }
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = first; i < first + count; ++i) {
         uint32_t corners[4] = {0, 0, 0, 0};
         double bary[4] = {1.0, 0.0, 0.0, 0.0};
         if (pts) {
             size_t e;
-            locate_point(b, pts, first + i, &e, bary);
+            locate_point(b, pts, i, &e, bary);
             memcpy(corners, b->elements + e * b->per, b->per * sizeof(uint32_t));
         } else {
-            corners[0] = (uint32_t)(first + i);
+            corners[0] = (uint32_t)i;
             for (uint32_t c = 1; c < 4; ++c) corners[c] = corners[0];
         }
         select_top(b, corners, bary, k, joints + i * k, weights + i * k);

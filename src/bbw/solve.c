@@ -392,7 +392,7 @@ static sinew_result prepare(solve_state *s, double *rho)
     }
     ratio /= (double)nf;
     if ((r = split_metric(s)) != SINEW_OK) return r;
-    if ((r = sn_progress(&b->env, "bbw: factorise", 0.0f)) != SINEW_OK) return r;
+    if ((r = sn_progress(s->call, "bbw: factorise", 0.0f)) != SINEW_OK) return r;
     double *coords = sn_alloc_array(&b->env, nf, 3 * sizeof(double), "free vertex positions");
     if (!coords) return sn_alloc_failure();
     for (size_t f = 0; f < nf; ++f) memcpy(coords + 3 * f, b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
@@ -419,10 +419,10 @@ static sinew_result prepare(solve_state *s, double *rho)
     if (!s->q_vals || !s->q_diag) return sn_alloc_failure();
     memcpy(s->q_vals, s->factor.super_vals, entries * sizeof(double));
     memcpy(s->q_diag, s->factor.diag, nf * sizeof(double));
-    if ((r = sn_progress(&b->env, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
+    if ((r = sn_progress(s->call, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
     for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] += *rho * s->metric[f];
     if ((r = sn_ldlt_factor(&b->env, &s->factor, &s->a)) != SINEW_OK) return r;
-    return sn_progress(&b->env, "bbw: factorise", 1.0f);
+    return sn_progress(s->call, "bbw: factorise", 1.0f);
 }
 
 /* Anderson acceleration (type II) of the fixed-point map T: with g = T(s)
@@ -565,14 +565,17 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
     return sqrt(norm);
 }
 
-sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
+sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_solve_desc *desc)
 {
     sn_clear_error();
     if (!b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
+    sn_env call;
+    sn_env_for_call(&call, &b->env, ctx);
     sinew_bbw_solve_desc d;
-    if (desc) d = *desc;
-    else memset(&d, 0, sizeof d);
-    sinew_result r = check_options(b, &d);
+    memset(&d, 0, sizeof d);
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "solve desc")) != SINEW_OK) return r;
+    r = check_options(b, &d);
     if (r != SINEW_OK) return r;
     /* A loaded handle builds its operators at its first solve. */
     if ((r = sn_bbw_ensure_operators(b)) != SINEW_OK) return r;
@@ -586,6 +589,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
     solve_state s;
     memset(&s, 0, sizeof s);
     s.b = b;
+    s.call = &call;
     float *out = sn_alloc_array(&b->env, n, m * sizeof(float), "weights");
     if (!out) return sn_alloc_failure();
     if ((r = build_operator(&s, &d)) != SINEW_OK) goto fail;
@@ -657,7 +661,7 @@ sinew_result sinew_bbw_solve(sinew_bbw *b, const sinew_bbw_solve_desc *desc)
         if (norm > 2.0 * best_norm && aa.used > 1) aa.used = 1;
         if (norm < best_norm) best_norm = norm;
         if (aa.used) anderson_coefficients(&aa);
-        if (it % 16 == 0 && (r = sn_progress(&b->env, "bbw: iterate", (float)it / (float)max_it)) != SINEW_OK)
+        if (it % 16 == 0 && (r = sn_progress(s.call, "bbw: iterate", (float)it / (float)max_it)) != SINEW_OK)
             goto fail;
     }
 

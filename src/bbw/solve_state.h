@@ -10,6 +10,7 @@
 
 typedef struct solve_state {
     sinew_bbw *b;
+    const sn_env *call;      /* the handle's allocator and this call's progress */
     sn_sparse q, a;          /* full operator, reduced system */
     sn_ldlt factor;
     uint32_t *map;           /* vertex -> free index or UINT32_MAX */

@@ -39,6 +39,21 @@ void sn_env_from_context(sn_env *env, const sinew_context *ctx)
     env->allocator.free = default_free;
 }
 
+sn_env sn_env_kept(const sn_env *env)
+{
+    sn_env kept = *env;
+    kept.progress = NULL;
+    kept.progress_user = NULL;
+    return kept;   /* `held` stays: the handle's later allocations count as its memory */
+}
+
+void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ctx)
+{
+    *call = *handle;
+    call->progress = ctx ? ctx->env.progress : NULL;
+    call->progress_user = ctx ? ctx->env.progress_user : NULL;
+}
+
 static _Thread_local sinew_result last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
 
 sinew_result sn_alloc_failure(void)
@@ -46,15 +61,38 @@ sinew_result sn_alloc_failure(void)
     return last_alloc_failure;
 }
 
+/* Every block starts with one aligned header line: the size asked for and the
+ * counter it was added to, so frees and memory queries know both. */
+typedef struct block_header {
+    size_t size;
+    size_t *held;
+} block_header;
+
+static block_header *header_of(const void *ptr)
+{
+    return (block_header *)(void *)((unsigned char *)(uintptr_t)ptr - SN_ALIGN);
+}
+
 void *sn_alloc(const sn_env *env, size_t size, const char *what)
 {
-    void *p = env->allocator.alloc(env->allocator.user, size ? size : 1, SN_ALIGN);
-    if (!p) {
+    size_t total;
+    unsigned char *raw = NULL;
+    if (sn_add_size(size ? size : 1, SN_ALIGN, &total)) raw = env->allocator.alloc(env->allocator.user, total, SN_ALIGN);
+    if (!raw) {
         last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
         sn_fail(SINEW_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes for %s", size,
                 what ? what : "internal data");
+        return NULL;
     }
-    return p;
+    block_header h = {size, env->held};
+    memcpy(raw, &h, sizeof h);
+    if (env->held) *env->held += size;
+    return raw + SN_ALIGN;
+}
+
+size_t sn_block_bytes(const void *ptr)
+{
+    return ptr ? header_of(ptr)->size : 0;
 }
 
 void *sn_calloc(const sn_env *env, size_t size, const char *what)
@@ -87,7 +125,10 @@ void *sn_calloc_array(const sn_env *env, size_t count, size_t elem, const char *
 
 void sn_free(const sn_env *env, void *ptr)
 {
-    if (ptr) env->allocator.free(env->allocator.user, ptr);
+    if (!ptr) return;
+    block_header *h = header_of(ptr);
+    if (h->held) *h->held -= h->size;
+    env->allocator.free(env->allocator.user, h);
 }
 
 sinew_result sn_progress(const sn_env *env, const char *stage, float fraction)
@@ -104,6 +145,10 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
     sn_env env;
     sn_env_from_context(&env, NULL);
     if (desc) {
+        sinew_context_desc local;
+        sinew_result r = sn_read_struct(&local, sizeof local, desc, "desc");
+        if (r != SINEW_OK) return r;
+        desc = &local;
         const sinew_allocator *a = &desc->allocator;
         if ((a->alloc == NULL) != (a->free == NULL))
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,

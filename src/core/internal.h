@@ -26,12 +26,19 @@
  * also satisfies every SIMD load the kernels make. */
 #define SN_ALIGN 64
 
-/* The settings a handle copies from its context at creation. Handles embed this
- * by value, so the public context may die before them. */
+/* The settings a call works with: the allocator and the progress callback.
+ * Handles embed one by value (so the public context may die before them)
+ * with no progress callback: progress belongs to the call that was given a
+ * context (sn_env_for_call), never to the handle. */
 typedef struct sn_env {
     sinew_allocator allocator;  /* always both hooks set */
     sinew_progress_fn progress;
     void *progress_user;
+    /* When set, the bytes of every block allocated through this env are added
+     * here and taken off again when the block is freed (through any env): a
+     * handle points it at its own counter, which its *_get_info reports as
+     * memory_bytes. Never set in the env of a call on a const handle. */
+    size_t *held;
 } sn_env;
 
 struct sinew_context {
@@ -40,6 +47,12 @@ struct sinew_context {
 
 /* Fills env from ctx (NULL ctx = defaults). Never fails. */
 void sn_env_from_context(sn_env *env, const sinew_context *ctx);
+/* What a handle keeps of a creation call's env: its allocator, no progress. */
+sn_env sn_env_kept(const sn_env *env);
+/* The env of a call on an existing handle: the handle's allocator (the memory
+ * the handle keeps comes from the allocator it was created with, and so does
+ * the call's scratch) and ctx's progress callback (none for a NULL ctx). */
+void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ctx);
 
 /* Allocates size bytes aligned to SN_ALIGN. On failure sets the thread's
  * message ("out of memory allocating <what>") and returns NULL. size 0 is
@@ -52,6 +65,8 @@ void *sn_calloc(const sn_env *env, size_t size, const char *what);
 void *sn_alloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
 void *sn_calloc_array(const sn_env *env, size_t count, size_t elem, const char *what);
 void sn_free(const sn_env *env, void *ptr);
+/* Bytes asked for when the block at ptr (from sn_alloc*) was allocated; 0 for NULL. */
+size_t sn_block_bytes(const void *ptr);
 
 /* Result code for the most recent NULL return of an sn_alloc* call on this
  * thread: SINEW_ERROR_OUT_OF_MEMORY or SINEW_ERROR_SIZE_OVERFLOW. */

@@ -11,8 +11,8 @@ static sinew_result caller_size(const void *caller, const char *what, size_t *si
     memcpy(&s, caller, sizeof s);
     if (s < sizeof(size_t))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "%s->struct_size is %zu: initialise the struct with SINEW_INIT(&%s) before filling it",
-                       what, s, what);
+                       "%s has struct_size %zu: initialise the struct with SINEW_INIT before filling it",
+                       what, s);
     if (s > SN_STRUCT_MAX_SIZE)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s->struct_size is %zu, more than any struct (at most %u)",
                        what, s, SN_STRUCT_MAX_SIZE);

@@ -17,7 +17,7 @@
 #include "lattice/deform_kernels.h"
 #include "lattice/lattice_internal.h"
 
-static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_bind_desc *d)
+static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_binding_desc *d)
 {
     if ((unsigned)d->space > SINEW_LATTICE_SPACE_PARAMETER)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown bind space %d", (int)d->space);
@@ -70,13 +70,16 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
             for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
 }
 
-sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice,
-                                const sinew_lattice_bind_desc *desc, sinew_lattice_binding **out)
+sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                          const sinew_lattice_binding_desc *caller_desc, sinew_lattice_binding **out)
 {
     sn_clear_error();
-    if (!lattice || !desc || !out)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : !desc ? "desc" : "out");
-    sinew_result r = check_bind_desc(lattice, desc);
+    if (!lattice || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "out");
+    sinew_lattice_binding_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "desc");
+    if (r != SINEW_OK) return r;
+    const sinew_lattice_binding_desc *desc = &local;
+    r = check_bind_desc(lattice, desc);
     if (r != SINEW_OK) return r;
     const bool with_normals = desc->normals.count != 0;
     const size_t n = desc->points.count;
@@ -89,8 +92,12 @@ sinew_result sinew_lattice_bind(sinew_context *ctx, const sinew_lattice *lattice
     sn_env env;
     sn_env_from_context(&env, ctx);
     sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
+    if (b) {
+        b->held_bytes = sizeof *b;
+        env.held = &b->held_bytes;
+    }
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->env = sn_env_kept(&env);
     /* Zeroed: the padding of every record is saved as it is. */
     b->records = (float *)sn_calloc(&env, rec_bytes, "lattice binding records");
     if (b->records && with_normals) b->normals = (float *)sn_alloc_array(&env, n, 3 * sizeof(float), "bound normals");
@@ -155,6 +162,21 @@ void sinew_lattice_binding_destroy(sinew_lattice_binding *binding)
 size_t sinew_lattice_binding_count(const sinew_lattice_binding *binding)
 {
     return binding ? binding->count : 0;
+}
+
+sinew_result sinew_lattice_binding_get_info(const sinew_lattice_binding *binding, sinew_lattice_binding_info *info)
+{
+    /* Leaves the thread's message alone: it is read after a failure (api.md). */
+    if (!binding) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "binding is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_lattice_binding_info i;
+    memset(&i, 0, sizeof i);
+    i.point_count = binding->count;
+    i.has_normals = binding->normals != NULL;
+    i.space = binding->space;
+    i.memory_bytes = binding->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
+    return SINEW_OK;
 }
 
 static bool same_structure(const sinew_lattice_binding *b, const sinew_lattice *lat)
@@ -301,9 +323,9 @@ void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, f
     }
 }
 
-sinew_result sinew_lattice_deform_bound(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
-                                        float *out_points, size_t out_stride, float *out_normals,
-                                        size_t out_normal_stride, size_t first, size_t count)
+sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
+                                          float *out_points, size_t out_stride, float *out_normals,
+                                          size_t out_normal_stride, size_t first, size_t count)
 {
     sn_clear_error();
     if (!binding || !lattice || !out_points)

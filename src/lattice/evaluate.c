@@ -37,9 +37,7 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
-/* Validates a range [first, first + count) over an input view: the view
- * itself (pointer, alignment, stride, span) and the range's coordinates. */
-static sinew_result check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
     if (first > in->count || count > in->count - first)
@@ -158,7 +156,7 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = check_range(world, "world point", first, count);
+    sinew_result r = sn_lat_check_range(world, "world point", first, count);
     if (r == SINEW_OK && count) r = check_out(out, out_stride, 3, first + count, "parameter output");
     if (r == SINEW_OK) r = check_outputs_fit(lattice, world, true, 0, first, count, "world point");
     if (r != SINEW_OK) return r;
@@ -196,7 +194,7 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = check_range(params, "parameter point", first, count);
+    sinew_result r = sn_lat_check_range(params, "parameter point", first, count);
     if (r != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
@@ -239,13 +237,13 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = check_range(points, "point", first, count);
+    sinew_result r = sn_lat_check_range(points, "point", first, count);
     if (r != SINEW_OK) return r;
     if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
             return sn_fail(SINEW_ERROR_MISMATCH, "%zu normals for %zu points", normals->count, points->count);
-        if ((r = check_range(normals, "normal", first, count)) != SINEW_OK) return r;
+        if ((r = sn_lat_check_range(normals, "normal", first, count)) != SINEW_OK) return r;
         if ((r = check_out(out_normals, out_normal_stride, 3, first + count, "normal output")) != SINEW_OK) return r;
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");

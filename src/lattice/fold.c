@@ -179,31 +179,35 @@ static float to_float_range(double x)
     return (float)fmax(-(double)FLT_MAX, fmin((double)FLT_MAX, x));
 }
 
-sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t samples_per_axis,
+sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *lattice, uint32_t samples_per_axis,
                                        uint8_t *cell_flags, size_t cell_flag_count,
                                        sinew_lattice_fold_report *report)
 {
     sn_clear_error();
-    if (!lattice || !report)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lattice ? "lattice" : "report");
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    if (sn_check_struct_out(report, "report") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sn_env call;
+    sn_env_for_call(&call, &lattice->env, ctx);
+    call.held = NULL;   /* scratch of a const call: other threads may be using the lattice */
     if (samples_per_axis == 0) samples_per_axis = 4;
     if (samples_per_axis > 64)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);
-    if (cell_flags && cell_flag_count < lattice->cell_count)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cell flag buffer holds %zu bytes for %zu cells",
-                       cell_flag_count, lattice->cell_count);
+    /* The caller knows the cell count (sinew_lattice_info): a buffer of another size is a mismatch. */
+    if (cell_flags && cell_flag_count != lattice->cell_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "cell flag buffer holds %zu bytes for %zu cells", cell_flag_count,
+                       lattice->cell_count);
     fold_scratch s;
     size_t doubles = scratch_layout(lattice, &s, NULL);
-    double *mem = (double *)sn_alloc_array(&lattice->env, doubles, sizeof(double), "fold-over scratch");
+    double *mem = (double *)sn_alloc_array(&call, doubles, sizeof(double), "fold-over scratch");
     if (!mem) return sn_alloc_failure();
     scratch_layout(lattice, &s, mem);
     /* Flags are gathered aside and copied out only on success, so a
      * cancelled check leaves the caller's buffer as it was. */
     uint8_t *flags = NULL;
     if (cell_flags) {
-        flags = (uint8_t *)sn_alloc(&lattice->env, lattice->cell_count, "fold-over cell flags");
+        flags = (uint8_t *)sn_alloc(&call, lattice->cell_count, "fold-over cell flags");
         if (!flags) {
-            sn_free(&lattice->env, mem);
+            sn_free(&call, mem);
             return sn_alloc_failure();
         }
     }
@@ -220,7 +224,7 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
             for (uint32_t cu = 0; cu < ax[0].cells; ++cu, ++index) {
                 /* A cell of order 8 costs millions of operations (see
                  * lattice.h), so every cell reports and may cancel. */
-                if ((r = sn_progress(&lattice->env, "lattice: fold-over check",
+                if ((r = sn_progress(&call, "lattice: fold-over check",
                                      (float)index / (float)lattice->cell_count)) != SINEW_OK)
                     break;
                 const uint32_t cell[3] = {cu, cv, cw};
@@ -257,15 +261,15 @@ sinew_result sinew_lattice_check_folds(const sinew_lattice *lattice, uint32_t sa
                             }
                         }
             }
-    sn_free(&lattice->env, mem);
+    sn_free(&call, mem);
     if (r == SINEW_OK && flags) memcpy(cell_flags, flags, lattice->cell_count);
-    sn_free(&lattice->env, flags);
+    sn_free(&call, flags);
     if (r != SINEW_OK) return r;
     /* det J of huge displacements can pass the float range: the report
      * keeps the sign and the largest float magnitude. */
     rep.min_coefficient = to_float_range(min_coef);
     rep.min_sampled_det = to_float_range(min_det);
     for (int a = 0; a < 3; ++a) rep.min_sampled_at[a] = (float)min_at[a];
-    *report = rep;
+    sn_write_struct(report, &rep, sizeof rep);
     return SINEW_OK;
 }

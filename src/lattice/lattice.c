@@ -118,14 +118,20 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
     if (!sn_mul_size(disp_bytes, 3, &block_bytes) || !sn_add_size(block_bytes, knot_bytes, &block_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice displacement array is too large");
 
-    sinew_lattice *lat = (sinew_lattice *)sn_calloc(env, sizeof *lat, "lattice");
+    /* The handle counts every block it owns from here on (memory_bytes). */
+    sn_env kept = *env;
+    sinew_lattice *lat = (sinew_lattice *)sn_calloc(&kept, sizeof *lat, "lattice");
+    if (lat) {
+        lat->held_bytes = sizeof *lat;
+        kept.held = &lat->held_bytes;
+    }
     if (!lat) return sn_alloc_failure();
-    lat->block = sn_calloc(env, block_bytes, "lattice knots and control points");
+    lat->block = sn_calloc(&kept, block_bytes, "lattice knots and control points");
     if (!lat->block) {
-        sn_free(env, lat);
+        sn_free(&kept, lat);
         return sn_alloc_failure();
     }
-    lat->env = *env;
+    lat->env = sn_env_kept(&kept);
     lat->outside = outside;
     lat->point_count = points;
     lat->cell_count = cells;
@@ -150,7 +156,7 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
         (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
-        lat->packed = (float *)sn_calloc_array(env, cells, SN_LAT_PACKED_CELL * sizeof(float),
+        lat->packed = (float *)sn_calloc_array(&kept, cells, SN_LAT_PACKED_CELL * sizeof(float),
                                                "packed lattice cells");
         if (!lat->packed) {
             sinew_result r = sn_alloc_failure();
@@ -168,14 +174,17 @@ double sn_lat_finish_frame(sinew_lattice *lat)
     return lat->frame_det;
 }
 
-sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *desc, sinew_lattice **out)
+sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_lattice_desc *caller_desc, sinew_lattice **out)
 {
     sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice desc is NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
+    sinew_lattice_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "lattice desc");
+    if (r != SINEW_OK) return r;
+    const sinew_lattice_desc *desc = &local;
     uint32_t count[3], order[3];
     double axes[3][3], extents[3];
-    sinew_result r = check_desc(desc, count, order, axes, extents);
+    r = check_desc(desc, count, order, axes, extents);
     if (r != SINEW_OK) return r;
 
     sn_env env;
@@ -207,19 +216,23 @@ void sinew_lattice_destroy(sinew_lattice *lattice)
 sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!lattice || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", lattice ? "info" : "lattice");
-    memset(info, 0, sizeof *info);
+    if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_lattice_info i;
+    memset(&i, 0, sizeof i);
     for (int a = 0; a < 3; ++a) {
-        info->count[a] = lattice->axis[a].count;
-        info->order[a] = lattice->axis[a].order;
-        info->cells[a] = lattice->axis[a].cells;
-        info->origin[a] = (float)lattice->origin[a];
-        info->extents[a] = lattice->extents[a];
-        for (int c = 0; c < 3; ++c) info->axes[a][c] = lattice->unit_axes[a][c];
+        i.count[a] = lattice->axis[a].count;
+        i.order[a] = lattice->axis[a].order;
+        i.cells[a] = lattice->axis[a].cells;
+        i.origin[a] = (float)lattice->origin[a];
+        i.extents[a] = lattice->extents[a];
+        for (int c = 0; c < 3; ++c) i.axes[a][c] = lattice->unit_axes[a][c];
     }
-    info->point_count = lattice->point_count;
-    info->cell_count = lattice->cell_count;
-    info->outside = lattice->outside;
+    i.point_count = lattice->point_count;
+    i.cell_count = lattice->cell_count;
+    i.outside = lattice->outside;
+    i.memory_bytes = lattice->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 
@@ -260,7 +273,8 @@ static sinew_result check_block(const sinew_lattice *lat, const float *out, size
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                        "control points %zu..%zu requested, but the lattice has %zu", first, first + count - 1,
                        lat->point_count);
-    return sn_check_float_array(out, stride, 3, count, what);
+    /* Element i goes to out + i * stride: the span reaches element first + count - 1. */
+    return sn_check_float_array(out, stride, 3, first + count, what);
 }
 
 /* Copies control point `index`'s displacement into every packed cell that
@@ -300,9 +314,8 @@ static sinew_result read_block(const sinew_lattice *lat, float *out, size_t stri
     sinew_result r = check_block(lat, out, stride, first, count, "control point output");
     if (r != SINEW_OK) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
-    for (size_t n = 0; n < count; ++n) {
-        size_t index = first + n;
-        float *o = (float *)((char *)out + n * stride);
+    for (size_t index = first; index < first + count; ++index) {
+        float *o = (float *)((char *)out + index * stride);
         double rest[3] = {0.0, 0.0, 0.0};
         if (kind != BLOCK_DISPLACEMENTS) sn_lat_rest_index(lat, index, rest);
         for (int c = 0; c < 3; ++c) {
@@ -331,37 +344,37 @@ sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float
     return read_block(lattice, out, stride, first, count, BLOCK_DISPLACEMENTS);
 }
 
-static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size_t first, bool positions)
+static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size_t first, size_t count,
+                                bool positions)
 {
     sn_clear_error();
     if (!lat) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     const char *what = positions ? "control point" : "displacement";
-    sinew_result r = sn_check_points(in, what);
+    sinew_result r = sn_lat_check_range(in, what, first, count);
     if (r != SINEW_OK) return r;
-    if (first > lat->point_count || in->count > lat->point_count - first)
-        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%zu %ss from index %zu, but the lattice has %zu", in->count,
-                       what, first, lat->point_count);
+    if (count && first + count > lat->point_count)
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "%ss %zu..%zu given, but the lattice has %zu", what, first,
+                       first + count - 1, lat->point_count);
     /* Convert everything before writing, so a value that overflows float
      * leaves the lattice as it was. A set of the whole lattice makes the
      * displacement bound exact again. */
-    const bool whole = first == 0 && in->count == lat->point_count;
+    const bool whole = first == 0 && count == lat->point_count;
     double bound = whole ? 0.0 : lat->disp_bound;
     for (int pass = 0; pass < 2; ++pass) {
-        for (size_t n = 0; n < in->count; ++n) {
-            size_t index = first + n;
-            const float *q = sn_point(in, n);
+        for (size_t index = first; index < first + count; ++index) {
+            const float *q = sn_point(in, index);
             double rest[3];
             sn_lat_rest_index(lat, index, rest);
             for (int c = 0; c < 3; ++c) {
                 float d = (float)((double)q[c] - (positions ? rest[c] : 0.0));
                 if (pass == 0 && !isfinite(d))
                     return sn_fail(SINEW_ERROR_NON_FINITE,
-                                   "%s %zu gives a displacement %c that overflows a float", what, n, "xyz"[c]);
+                                   "%s %zu gives a displacement %c that overflows a float", what, index, "xyz"[c]);
                 /* get_points reports rest + displacement as a float. */
                 if (pass == 0 && !isfinite((float)(rest[c] + (double)d)))
                     return sn_fail(SINEW_ERROR_NON_FINITE,
-                                   "%s %zu puts control point %zu at a position %c beyond the float range", what, n,
-                                   index, "xyz"[c]);
+                                   "%s %zu puts control point %zu at a position %c beyond the float range", what,
+                                   index, index, "xyz"[c]);
                 if (pass == 1) {
                     lat->disp[c][index] = d;
                     bound = fmax(bound, fabs((double)d));
@@ -374,15 +387,16 @@ static sinew_result write_block(sinew_lattice *lat, const sinew_points *in, size
     return SINEW_OK;
 }
 
-sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions, size_t first)
+sinew_result sinew_lattice_set_points(sinew_lattice *lattice, const sinew_points *positions, size_t first,
+                                      size_t count)
 {
-    return write_block(lattice, positions, first, true);
+    return write_block(lattice, positions, first, count, true);
 }
 
 sinew_result sinew_lattice_set_displacements(sinew_lattice *lattice, const sinew_points *displacements,
-                                             size_t first)
+                                             size_t first, size_t count)
 {
-    return write_block(lattice, displacements, first, false);
+    return write_block(lattice, displacements, first, count, false);
 }
 
 void sinew_lattice_reset(sinew_lattice *lattice)

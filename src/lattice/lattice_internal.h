@@ -27,6 +27,7 @@ typedef struct sn_lat_axis {
 
 struct sinew_lattice {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     sn_lat_axis axis[3];
     sinew_lattice_outside outside;
     size_t point_count;
@@ -73,6 +74,7 @@ void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3]);
 
 struct sinew_lattice_binding {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     size_t count;
     /* The structure bound to; a lattice must match it to be used. */
     uint32_t axis_count[3], order[3];
@@ -179,5 +181,10 @@ sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3]
 
 /* Binomial coefficient C(n, k) for n <= 64 as a double. */
 double sn_lat_binom(unsigned n, unsigned k);
+
+/* Validates a range [first, first + count) over an input view: the view
+ * itself (pointer, alignment, stride, span) and the range's coordinates,
+ * named by their index in the view ("control point 7"). */
+sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count);
 
 #endif /* SINEW_LATTICE_INTERNAL_H */

@@ -308,7 +308,9 @@ sinew_result sinew_lattice_binding_load(sinew_context *ctx, const void *data, si
     sn_env_from_context(&env, ctx);
     sinew_lattice_binding *b = (sinew_lattice_binding *)sn_calloc(&env, sizeof *b, "lattice binding");
     if (!b) return sn_alloc_failure();
-    b->env = env;
+    b->held_bytes = sizeof *b;
+    env.held = &b->held_bytes;
+    b->env = sn_env_kept(&env);
     bool normals = false;
     if ((res = read_binding_header(&r, b, &normals)) != SINEW_OK) goto fail;
     const size_t n = b->count;
@@ -406,7 +408,7 @@ sinew_result sinew_lattice_refinement_load(sinew_context *ctx, const void *data,
     sn_env_from_context(&env, ctx);
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)sn_calloc(&env, sizeof *ref, "refinement");
     if (!ref) return sn_alloc_failure();
-    ref->env = env;
+    ref->env = sn_env_kept(&env);
     const size_t v = m.vertex_count, added = v - m.input_vertex_count;
     if (!(ref->rest = (float *)sn_alloc_array(&env, v, 3 * sizeof(float), "refined rest positions")) ||
         !(ref->def = (float *)sn_alloc_array(&env, v, 3 * sizeof(float), "refined positions")) ||

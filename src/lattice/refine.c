@@ -336,11 +336,15 @@ static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_tri
 }
 
 sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
-                                  const sinew_lattice_refine_desc *desc, sinew_lattice_refinement **out)
+                                  const sinew_lattice_refine_desc *caller_desc, sinew_lattice_refinement **out)
 {
     sn_clear_error();
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    sinew_result res = check_refine_input(lattice, mesh, desc);
+    sinew_lattice_refine_desc local;
+    sinew_result res = sn_read_struct(&local, sizeof local, caller_desc, "desc");
+    if (res != SINEW_OK) return res;
+    const sinew_lattice_refine_desc *desc = &local;
+    res = check_refine_input(lattice, mesh, desc);
     if (res != SINEW_OK) return res;
     sn_env env;
     sn_env_from_context(&env, ctx);
@@ -406,7 +410,7 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
             const edge_entry *entry = edge_find(&r, edge_key(r.tri[3 * t + e], r.tri[3 * t + (e + 1) % 3]));
             if (entry->error > max_error) max_error = entry->error;
         }
-    ref->env = env;
+    ref->env = sn_env_kept(&env);
     ref->rest = r.rest;
     ref->def = r.def;
     ref->parents = r.parents;
@@ -425,6 +429,9 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
     m->parameters = ref->params;
     m->rounds = rounds;
     m->max_error = max_error;
+    m->struct_size = sizeof *m;
+    m->memory_bytes = sizeof *ref + sn_block_bytes(ref->rest) + sn_block_bytes(ref->def) +
+                      sn_block_bytes(ref->parents) + sn_block_bytes(ref->params) + sn_block_bytes(ref->tri);
     *out = ref;
     return SINEW_OK;
 }
@@ -433,9 +440,9 @@ sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refin
                                            sinew_lattice_refined_mesh *mesh)
 {
     sn_clear_error();
-    if (!refinement || !mesh)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !refinement ? "refinement" : "mesh");
-    *mesh = refinement->mesh;
+    if (!refinement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "refinement is NULL");
+    if (sn_check_struct_out(mesh, "mesh") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sn_write_struct(mesh, &refinement->mesh, sizeof refinement->mesh);
     return SINEW_OK;
 }
 

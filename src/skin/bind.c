@@ -213,12 +213,15 @@ static sn_skin_format sn_skin_pick_format(const sinew_skin_desc *d)
     return d->joint_count <= 256 ? SN_SKIN_U8_J8 : SN_SKIN_U8_J16;
 }
 
-sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *desc, sinew_skin **out)
+sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller_desc, sinew_skin **out)
 {
     sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin desc is NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
-    sinew_result r = sn_skin_check_desc(desc);
+    sinew_skin_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "skin desc");
+    if (r != SINEW_OK) return r;
+    const sinew_skin_desc *desc = &local;
+    r = sn_skin_check_desc(desc);
     if (r != SINEW_OK) return r;
 
     sn_env env;

@@ -5,12 +5,12 @@
 
 #include "skin/skin_internal.h"
 
-static size_t weight_size(sinew_weight_type type)
+static size_t weight_size(sinew_skin_weight_type type)
 {
     switch (type) {
-    case SINEW_WEIGHT_F32: return 4;
-    case SINEW_WEIGHT_UNORM16: return 2;
-    case SINEW_WEIGHT_UNORM8: return 1;
+    case SINEW_SKIN_WEIGHT_F32: return 4;
+    case SINEW_SKIN_WEIGHT_UNORM16: return 2;
+    case SINEW_SKIN_WEIGHT_UNORM8: return 1;
     }
     return 0;
 }
@@ -40,7 +40,7 @@ sinew_result sn_skin_check_streams(const sinew_skin_desc *d)
     if (jsize == 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin joint_type %d is not a sinew_index_type", (int)d->joint_type);
     if (wsize == 0)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weight_type %d is not a sinew_weight_type",
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weight_type %d is not a sinew_skin_weight_type",
                        (int)d->weight_type);
     sinew_result r = check_stream(d, d->joints, jsize, d->joint_stride, "joints");
     if (r == SINEW_OK) r = check_stream(d, d->weights, wsize, d->weight_stride, "weights");
@@ -62,8 +62,8 @@ static const void *weight_at(const sinew_skin_desc *d, size_t v, size_t s)
 uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s)
 {
     switch (d->weight_type) {
-    case SINEW_WEIGHT_UNORM16: return *(const uint16_t *)weight_at(d, v, s);
-    case SINEW_WEIGHT_UNORM8: return *(const uint8_t *)weight_at(d, v, s);
+    case SINEW_SKIN_WEIGHT_UNORM16: return *(const uint16_t *)weight_at(d, v, s);
+    case SINEW_SKIN_WEIGHT_UNORM8: return *(const uint8_t *)weight_at(d, v, s);
     default: return 0;
     }
 }
@@ -71,15 +71,15 @@ uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s)
 float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s)
 {
     switch (d->weight_type) {
-    case SINEW_WEIGHT_UNORM16: return (float)sn_skin_input_raw_weight(d, v, s) / 65535.0f;
-    case SINEW_WEIGHT_UNORM8: return (float)sn_skin_input_raw_weight(d, v, s) / 255.0f;
+    case SINEW_SKIN_WEIGHT_UNORM16: return (float)sn_skin_input_raw_weight(d, v, s) / 65535.0f;
+    case SINEW_SKIN_WEIGHT_UNORM8: return (float)sn_skin_input_raw_weight(d, v, s) / 255.0f;
     default: return *(const float *)weight_at(d, v, s);
     }
 }
 
 sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero)
 {
-    if (d->weight_type == SINEW_WEIGHT_F32 || d->weight_tolerance > 0.0f) {
+    if (d->weight_type == SINEW_SKIN_WEIGHT_F32 || d->weight_tolerance > 0.0f) {
         const float tolerance = d->weight_tolerance > 0.0f ? d->weight_tolerance : 1e-3f;
         if (fabs(sum - 1.0) > (double)tolerance)
             return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
@@ -89,7 +89,7 @@ sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, u
     }
     /* Normalised weights: each nonzero one may be off by half a step from
      * rounding, so the raw sum may be off by nonzero / 2 steps, no more. */
-    const uint64_t full = d->weight_type == SINEW_WEIGHT_UNORM16 ? 65535u : 255u;
+    const uint64_t full = d->weight_type == SINEW_SKIN_WEIGHT_UNORM16 ? 65535u : 255u;
     const uint64_t off = raw_sum > full ? raw_sum - full : full - raw_sum;
     if (2 * off > nonzero)
         return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,

@@ -32,7 +32,7 @@ sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_
     sinew_result r;
     sinew_skin *skin = sn_calloc(env, sizeof *skin, "skin handle");
     if (!skin) return sn_alloc_failure();
-    skin->env = *env;
+    skin->env = sn_env_kept(env);
     skin->groups = sn_calloc_array(env, max_k, sizeof *skin->groups, "skin groups");
     if (!skin->groups) {
         r = sn_alloc_failure();

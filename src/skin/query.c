@@ -19,23 +19,23 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
-    if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin info pointer is NULL");
+    if (sn_check_struct_out(info, "skin info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_skin_info i = {0};
     i.vertex_count = skin->vertex_count;
     i.joint_count = skin->joint_count;
-    i.max_influences = skin->max_influences;
+    i.max_nonzero_influences = skin->max_influences;
     i.single_joint_vertices = skin->groups[0].count;
     i.merged_duplicates = skin->merged_duplicates;
     i.renormalized_vertices = skin->renormalized_vertices;
     i.unweighted_vertices = skin->unweighted_vertices;
     i.palette_floats = sinew_skin_palette_size(skin);
     i.palette_joint_floats = skin->record_floats;
-    i.bind_bytes = sizeof *skin + skin->max_influences * sizeof *skin->groups + skin->block_bytes;
+    i.memory_bytes = sizeof *skin + skin->max_influences * sizeof *skin->groups + skin->block_bytes;
     i.storage = skin->storage;
     i.blend = skin->blend;
     i.normals = skin->normals;
     i.kernel = skin->kernel;
-    *info = i;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 
@@ -64,11 +64,16 @@ sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex,
         const sn_skin_group *g = &skin->groups[k - 1];
         size_t at = sn_skin_group_lower_bound(g, vertex);
         if (at == g->count || g->vertex[at] != vertex) continue;
-        for (size_t s = 0; s < k && s < capacity; ++s) {
+        /* All or nothing: no arrays is a query; arrays too small get only the needed count. */
+        *count = k;
+        if (!joints && !weights) return SINEW_OK;
+        if (capacity < k)
+            return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "vertex %zu has %zu influences, capacity is %zu", vertex, k,
+                           capacity);
+        for (size_t s = 0; s < k; ++s) {
             if (joints) joints[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
             if (weights) weights[s] = k == 1 ? 1.0f : sn_skin_weight(g->weights, skin->format, at * k + s);
         }
-        *count = k;
         return SINEW_OK;
     }
     /* Every vertex lands in exactly one group at bind time. */

@@ -142,13 +142,16 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h)
     return sn_soffd_ring_build(h, &h->ring);
 }
 
-sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
-                              sinew_soffd **out)
+sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver, const sinew_soffd_desc *desc,
+                                sinew_soffd **out)
 {
     sn_clear_error();
     if (!driver || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", driver ? "out" : "driver");
     sinew_soffd_desc options = {0};
-    if (desc) options = *desc;
+    if (desc) {
+        sinew_result rd = sn_read_struct(&options, sizeof options, desc, "desc");
+        if (rd != SINEW_OK) return rd;
+    }
     if (!isfinite(options.local) || options.local < 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = 8), got %g",
                        (double)options.local);
@@ -182,7 +185,9 @@ sinew_result sinew_soffd_bind(sinew_context *ctx, const sinew_polymesh *driver, 
         r = sn_alloc_failure();
         goto fail;
     }
-    h->env = env;
+    h->held_bytes = sizeof *h;
+    env.held = &h->held_bytes;
+    h->env = sn_env_kept(&env);
     h->vertex_count = driver->positions.count;
     h->face_count = driver->face_count;
     h->local = options.local > 0 ? options.local : DEFAULT_LOCAL;
@@ -265,24 +270,27 @@ fail:
 sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
-    if (!h || !info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", h ? "info" : "soffd");
-    memset(info, 0, sizeof *info);
-    info->vertex_count = h->vertex_count;
-    info->face_count = h->face_count;
-    info->element_count = h->element_count;
-    info->skipped_triangles = h->skipped;
-    info->local = (float)h->local;
-    info->length_scale = (float)h->length_scale;
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_soffd_info i = {0};
+    i.vertex_count = h->vertex_count;
+    i.face_count = h->face_count;
+    i.element_count = h->element_count;
+    i.skipped_triangles = h->skipped;
+    i.local = (float)h->local;
+    i.length_scale = (float)h->length_scale;
     if (h->registered) {
         const sn_soffd_reg *g = &h->reg;
-        info->point_count = g->point_count;
-        info->contribution_count = g->entry_count;
-        info->max_set_size = g->max_set;
-        for (size_t i = 0; i < g->point_count; ++i) {
-            if (g->offsets[i] == g->offsets[i + 1]) ++info->empty_points;
-            if (g->dropped[i] > info->max_dropped_mass) info->max_dropped_mass = g->dropped[i];
+        i.point_count = g->point_count;
+        i.contribution_count = g->entry_count;
+        i.max_set_size = g->max_set;
+        for (size_t p = 0; p < g->point_count; ++p) {
+            if (g->offsets[p] == g->offsets[p + 1]) ++i.empty_points;
+            if (g->dropped[p] > i.max_dropped_mass) i.max_dropped_mass = g->dropped[p];
         }
     }
+    i.memory_bytes = h->held_bytes;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 
@@ -297,13 +305,16 @@ sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity)
+sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
-    if (h->skipped && !faces) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "faces is NULL");
+    if (!count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "count is NULL");
+    /* faces NULL is a query; a capacity too small gets only the needed count. */
+    *count = h->skipped;
+    if (!faces) return SINEW_OK;
     if (capacity < h->skipped)
-        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "%zu triangles were skipped, capacity is %zu", h->skipped,
+        return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "%zu triangles were skipped, capacity is %zu", h->skipped,
                        capacity);
     if (h->skipped) memcpy(faces, h->skipped_face, h->skipped * sizeof(uint32_t));
     return SINEW_OK;

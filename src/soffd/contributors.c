@@ -38,16 +38,20 @@ sinew_result sinew_soffd_contributor_count(const sinew_soffd *h, size_t point, s
 }
 
 sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
-                                          size_t capacity)
+                                          size_t capacity, size_t *count)
 {
     sn_clear_error();
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
+    if (!count) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "count is NULL");
+    if (!elements && weights) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL but weights is not");
     size_t s = h->reg.offsets[point], n = h->reg.offsets[point + 1] - s;
+    /* elements NULL is a query; a capacity too small gets only the needed count. */
+    *count = n;
+    if (!elements) return SINEW_OK;
     if (capacity < n)
-        return sn_fail(SINEW_ERROR_BUDGET_EXCEEDED, "skin point %zu has %zu contributing elements, capacity is %zu",
+        return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "skin point %zu has %zu contributing elements, capacity is %zu",
                        point, n, capacity);
-    if (!elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL");
     for (size_t i = 0; i < n; ++i) {
         elements[i] = h->reg.element[s + i];
         if (weights) weights[i] = h->reg.coeff[4 * (s + i) + 3];
@@ -187,7 +191,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, size_t first, size_t count, const uint8_t *excluded)
+sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");

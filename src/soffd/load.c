@@ -303,7 +303,9 @@ sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size,
     if ((res = sn_progress(&env, "soffd: load", 0.0f)) != SINEW_OK) return res;
     sinew_soffd *h = (sinew_soffd *)sn_calloc(&env, sizeof *h, "the soffd handle");
     if (!h) return sn_alloc_failure();
-    h->env = env;
+    h->held_bytes = sizeof *h;
+    env.held = &h->held_bytes;
+    h->env = sn_env_kept(&env);
     h->vertex_count = s.vertices;
     h->face_count = s.faces;
     h->element_count = s.elements;

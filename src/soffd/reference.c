@@ -6,10 +6,12 @@
 
 #include "soffd/soffd_internal.h"
 
-sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *reference)
+sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *h, const sinew_points *reference)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    sn_env call;
+    sn_env_for_call(&call, &h->env, ctx);
     sinew_result r = sn_check_points(reference, "reference vertex");
     if (r == SINEW_OK) r = sn_soffd_check_domain(reference, "reference vertex");
     if (r != SINEW_OK) return r;
@@ -34,7 +36,7 @@ sinew_result sinew_soffd_set_reference(sinew_soffd *h, const sinew_points *refer
     for (size_t v = 0; v < h->vertex_count; ++v) memcpy(&next.reference[3 * v], sn_point(reference, v), 12);
     r = sn_soffd_build_reference_data(&next);
     if (r == SINEW_OK && h->registered)
-        r = sn_soffd_register_points(&next, h->reg.rest, 0, h->reg.point_count, &h->policy, &next.reg);
+        r = sn_soffd_register_points(&next, &call, h->reg.rest, 0, h->reg.point_count, &h->policy, &next.reg);
     if (r != SINEW_OK) {
         sn_free(&h->env, next.reference);
         sn_free(&h->env, next.reference_normal);

@@ -256,8 +256,8 @@ static double dropped_weight_bound(const gather *g, const sn_soffd_scale *scale,
     return upper;
 }
 
-sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
-                                      const sinew_soffd_register_desc *policy, sn_soffd_reg *out)
+sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,
+                                      size_t count, const sinew_soffd_register_desc *policy, sn_soffd_reg *out)
 {
     const sn_env *env = &h->env;
     stride = sn_stride(stride, 3 * sizeof(float));
@@ -285,7 +285,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
     reg.offsets[0] = 0;
     reg.corner_offsets[0] = 0;
     for (size_t i = 0; i < count; ++i) {
-        if ((i & 1023) == 0 && (r = sn_progress(env, "soffd: register", (float)i / (float)count)) != SINEW_OK)
+        if ((i & 1023) == 0 && (r = sn_progress(call, "soffd: register", (float)i / (float)count)) != SINEW_OK)
             goto fail;
         const float *p = (const float *)((const char *)skin + i * stride);
         memcpy(&reg.rest[3 * i], p, 3 * sizeof(float));
@@ -339,7 +339,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, s
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
         else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
     }
-    if ((r = sn_progress(env, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
+    if ((r = sn_progress(call, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
     sn_free(env, g.drops);
     sn_free(env, slot);
@@ -373,18 +373,22 @@ static void commit(sinew_soffd *h, sn_soffd_reg *reg)
     h->registered = 1;
 }
 
-sinew_result sinew_soffd_register(sinew_soffd *h, const sinew_points *skin, const sinew_soffd_register_desc *policy)
+sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *h, const sinew_points *skin,
+                                  const sinew_soffd_register_desc *policy)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    sn_env call;
+    sn_env_for_call(&call, &h->env, ctx);
     sinew_soffd_register_desc p = {0};
-    if (policy) p = *policy;
-    sinew_result r = check_policy(&p);
+    sinew_result r = SINEW_OK;
+    if (policy && (r = sn_read_struct(&p, sizeof p, policy, "policy")) != SINEW_OK) return r;
+    r = check_policy(&p);
     if (r != SINEW_OK) return r;
     if ((r = sn_check_points(skin, "skin point")) != SINEW_OK) return r;
     if ((r = sn_soffd_check_domain(skin, "skin point")) != SINEW_OK) return r;
     sn_soffd_reg reg;
-    if ((r = sn_soffd_register_points(h, skin->data, skin->stride, skin->count, &p, &reg)) != SINEW_OK) return r;
+    if ((r = sn_soffd_register_points(h, &call, skin->data, skin->stride, skin->count, &p, &reg)) != SINEW_OK) return r;
     commit(h, &reg);
     h->policy = p;
     return SINEW_OK;

@@ -45,6 +45,7 @@ typedef struct sn_soffd_reg {
 
 struct sinew_soffd {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     size_t vertex_count, face_count, element_count, skipped;
     float *reference;            /* 3 per vertex: R */
     uint32_t *elements;          /* 3 per element */
@@ -151,9 +152,9 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
 sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
                                   const sn_soffd_candidate *items, size_t n);
 
-/* Registers `skin` (count points, stride bytes, 0 = packed) into *reg. */
-sinew_result sn_soffd_register_points(const sinew_soffd *h, const float *skin, size_t stride, size_t count,
-                                      const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
+/* Registers `skin` (count points, stride bytes, 0 = packed) into *reg, reporting progress through `call`. */
+sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,
+                                      size_t count, const sinew_soffd_register_desc *policy, sn_soffd_reg *reg);
 void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Dropped mass of registered point `point` (sinew_soffd_dropped_mass): the

@@ -35,7 +35,7 @@ static sinew_bbw *create_ok(const sinew_bbw_desc *d)
 
 static float *solve_weights(sinew_bbw *b, const sinew_bbw_solve_desc *sd, sinew_bbw_info *info)
 {
-    sinew_result r = sinew_bbw_solve(b, sd);
+    sinew_result r = sinew_bbw_solve(NULL, b, sd);
     if (r != SINEW_OK) fail_msg("solve: %s: %s", sinew_result_string(r), sinew_last_error());
     assert_int_equal(sinew_bbw_get_info(b, info), SINEW_OK);
     float *w = malloc(info->vertex_count * info->handle_count * sizeof(float));
@@ -67,15 +67,18 @@ static void agreement_2d(int exact)
     uint32_t hv[3] = {grid2d_vertex(8, 1, 1), grid2d_vertex(8, 7, 2), grid2d_vertex(8, 3, 7)};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
     sd.tolerance = 1e-6;
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, &sd, &info);
     assert_int_equal(info.vertex_count, g.vertex_count);
     check_properties(w, info.vertex_count, 3, 1e-6);
@@ -124,14 +127,17 @@ static void test_agreement_3d_exact(void **state)
     uint32_t hv[3] = {(0 * 4 + 0) * 4 + 0, (1 * 4 + 3) * 4 + 3, (3 * 4 + 1) * 4 + 2};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, &sd, &info);
     size_t n = g.vertex_count;
     check_properties(w, n, 3, 1e-6);
@@ -169,10 +175,11 @@ static void test_certificate_bounds_error(void **state)
     uint32_t hv[3] = {grid2d_vertex(nx, 1, 1), grid2d_vertex(nx, 11, 4), grid2d_vertex(nx, 5, 11)};
     float pts[9];
     for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, g.positions + 3 * hv[h], 3 * sizeof(float));
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
     size_t n = g.vertex_count;
     uint8_t *fixed = calloc(n, 1);
@@ -196,12 +203,14 @@ static void test_certificate_bounds_error(void **state)
     const uint32_t caps[] = {1, 3, 10, 30, 0};
     double first_error = 0.0;
     for (size_t c = 0; c < sizeof caps / sizeof caps[0]; ++c) {
-        sinew_bbw_solve_desc sd = {0};
+        sinew_bbw_solve_desc sd;
+        SINEW_INIT(&sd);
         sd.tolerance = 1e-4;
         sd.max_iterations = caps[c];
-        sinew_result r = sinew_bbw_solve(b, &sd);
+        sinew_result r = sinew_bbw_solve(NULL, b, &sd);
         assert_true(r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED);
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
         assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
         double sq = 0.0;
@@ -238,12 +247,14 @@ static void test_interpolation_bounds_symmetry(void **state)
     sinew_trimesh tm = grid_view(&g);
     /* Two handles mirrored across x = 1. */
     float pts[6] = {0.5f, 1.0f, 0.0f, 1.5f, 1.0f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 2, 1e-6);
     /* Interpolation: exactly 1 at the own handle, 0 at the other. */
@@ -273,12 +284,14 @@ static void test_locality(void **state)
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {1.0f, 0.0f, 0.0f, 5.0f, 0.0f, 0.0f, 9.0f, 0.0f, 0.0f};
     for (int h = 0; h < 3; ++h) pts[3 * h + 1] = 1.0f / 3.0f;
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 3, 1e-6);
     for (size_t j = 0; j <= 3; ++j)
@@ -297,14 +310,16 @@ static void test_bones_share_joint(void **state)
     sinew_trimesh tm = grid_view(&g);
     float joints[9] = {0.2f, 0.5f, 0.0f, 0.5f, 0.5f, 0.0f, 0.8f, 0.5f, 0.0f};
     uint32_t bones[4] = {0, 1, 1, 2};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.joints = joints;
-    d.joint_count = 3;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = 3;
     d.bones = bones;
     d.bone_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     check_properties(w, info.vertex_count, 2, 1e-6);
     uint32_t joint = grid2d_vertex(10, 5, 5);
@@ -332,12 +347,14 @@ static void test_cage_linear(void **state)
         {{square, 4, 0}, square_edges, 4, NULL, 0},
         {{open, 3, 0}, open_edges, 2, NULL, 0},
     };
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
     d.cages = cages;
     d.cage_count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     assert_int_equal(info.handle_count, 7);
     check_properties(w, info.vertex_count, 7, 1e-6);
@@ -368,12 +385,14 @@ static void test_shape_mask(void **state)
     grid2d_make(&g, 16, 4, 4.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[6] = {0.0f, 0.5f, 0.0f, 4.0f, 0.5f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *plain = solve_weights(b, NULL, &info);
     /* Mask the middle band 1.5 <= x <= 2.5: its weights should flatten. */
     float *mask = calloc(g.triangle_count, sizeof(float));
@@ -382,7 +401,8 @@ static void test_shape_mask(void **state)
         for (int k = 0; k < 3; ++k) cx += g.positions[3 * g.triangles[3 * t + k]] / 3.0f;
         mask[t] = cx > 1.5f && cx < 2.5f ? 1.0f : 0.0f;
     }
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.shape_mask = mask;
     sd.shape_mask_count = g.triangle_count;
     sd.shape_strength = 100.0;
@@ -408,17 +428,19 @@ static void test_queries(void **state)
     grid2d_make(&g, 6, 6, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {0.0f, 0.0f, 0, 1.0f, 0.0f, 0, 0.5f, 1.0f, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
     float tmp[3];
     uint32_t jt[4];
     float wt[4];
     assert_int_equal(sinew_bbw_vertex_weights(b, tmp, 0, 1), SINEW_ERROR_INVALID_STATE);
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 4, jt, wt), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 4, jt, wt, 0, 1), SINEW_ERROR_INVALID_STATE);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     /* Point weights at a vertex and at a triangle's centroid. */
     uint32_t t0 = 7;
@@ -429,7 +451,7 @@ static void test_queries(void **state)
                     g.positions[3 * g.triangles[3 * t0 + 2] + a]) / 3.0f;
     sinew_points qp = {q, 2, 0};
     float pw[6];
-    assert_int_equal(sinew_bbw_point_weights(b, &qp, 0, 2, pw), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &qp, pw, 0, 2), SINEW_OK);
     for (int j = 0; j < 3; ++j) {
         assert_float_equal(pw[j], w[g.triangles[3 * t0] * 3 + j], 1e-6f);
         float avg = (w[g.triangles[3 * t0] * 3 + j] + w[g.triangles[3 * t0 + 1] * 3 + j] +
@@ -439,7 +461,7 @@ static void test_queries(void **state)
     /* Top-k in the skinning layout: k = 4 > 3 handles leaves slot 3 empty. */
     uint32_t *joints = malloc(info.vertex_count * 4 * sizeof(uint32_t));
     float *weights = malloc(info.vertex_count * 4 * sizeof(float));
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, info.vertex_count, 4, joints, weights), SINEW_OK);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 4, joints, weights, 0, info.vertex_count), SINEW_OK);
     for (size_t v = 0; v < info.vertex_count; ++v) {
         float s = 0.0f;
         for (int k = 0; k < 4; ++k) {
@@ -453,27 +475,28 @@ static void test_queries(void **state)
         assert_float_equal(weights[v * 4 + 3], 0.0f, 0.0f);
     }
     /* k = 1 renormalises the single largest weight to 1. */
-    assert_int_equal(sinew_bbw_top_k(b, &qp, 1, 1, 1, jt, wt), SINEW_OK);
-    assert_float_equal(wt[0], 1.0f, 1e-6f);
+    assert_int_equal(sinew_bbw_top_k(b, &qp, 1, jt, wt, 1, 1), SINEW_OK);
+    assert_float_equal(wt[1], 1.0f, 1e-6f);   /* point 1's row (ranges index outputs by point number) */
     /* Errors: bad k, bad range, far point, NaN point. */
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 0, jt, wt), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, 1, 65, jt, wt), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, jt, wt, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, 65, jt, wt, 0, 1), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_bbw_vertex_weights(b, tmp, info.vertex_count, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     float far[3] = {50.0f, 0.0f, 0.0f}, nan_pt[3] = {NAN, 0.0f, 0.0f};
     sinew_points fp = {far, 1, 0}, np = {nan_pt, 1, 0};
     pw[0] = 42.0f;
-    assert_int_equal(sinew_bbw_point_weights(b, &fp, 0, 1, pw), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_bbw_point_weights(b, &fp, pw, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point 0"));
     assert_float_equal(pw[0], 42.0f, 0.0f); /* untouched */
-    assert_int_equal(sinew_bbw_point_weights(b, &np, 0, 1, pw), SINEW_ERROR_NON_FINITE);
-    assert_int_equal(sinew_bbw_point_weights(b, &qp, 1, 2, pw), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_bbw_point_weights(b, &np, pw, 0, 1), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_bbw_point_weights(b, &qp, pw, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     /* Domain accessors. */
-    float dv[3];
-    uint32_t de[3];
+    /* Range outputs are indexed by element number: vertex 5 lands at dv[15]. */
+    float dv[3 * 6];
+    uint32_t de[3 * 3];
     assert_int_equal(sinew_bbw_domain_vertices(b, dv, 0, 5, 1), SINEW_OK);
-    assert_float_equal(dv[0], g.positions[15], 0.0f);
+    assert_float_equal(dv[15], g.positions[15], 0.0f);
     assert_int_equal(sinew_bbw_domain_elements(b, de, 2, 1), SINEW_OK);
-    assert_memory_equal(de, g.triangles + 6, sizeof de);
+    assert_memory_equal(de + 6, g.triangles + 6, 3 * sizeof(uint32_t));
     assert_int_equal(sinew_bbw_domain_elements(b, de, info.element_count, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     free(joints);
     free(weights);
@@ -516,13 +539,15 @@ static void automatic_volume(int open)
     size_t tc = cube_surface(pos, tri, open);
     sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.surface = &surf;
     d.grid_resolution = 6;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     float *w = solve_weights(b, NULL, &info);
     printf("automatic volume (%s): %zu vertices, %zu tets\n", open ? "open" : "closed", info.vertex_count,
            info.element_count);
@@ -536,7 +561,7 @@ static void automatic_volume(int open)
      * summing to one and favouring the nearer handle. */
     float out[16];
     sinew_points corners = {pos, 8, 0};
-    assert_int_equal(sinew_bbw_point_weights(b, &corners, 0, 8, out), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &corners, out, 0, 8), SINEW_OK);
     for (int c = 0; c < 8; ++c) {
         assert_float_equal(out[2 * c] + out[2 * c + 1], 1.0f, 1e-5f);
         if (c & 1) assert_true(out[2 * c + 1] > out[2 * c]);
@@ -584,10 +609,11 @@ static void test_validation(void **state)
     grid2d_make(&g, 4, 4, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[6] = {0.0f, 0.0f, 0.0f, 1.0f, 1.0f, 0.0f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, NULL, &b), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_bbw_create(NULL, &d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -601,10 +627,10 @@ static void test_validation(void **state)
     e.tets = &tet;
     expect_create(&e, SINEW_ERROR_INVALID_ARGUMENT, "exactly one domain");
     e = d;
-    e.point_count = 0;
+    e.points.count = 0;
     expect_create(&e, SINEW_ERROR_INVALID_ARGUMENT, "no handles");
     e = d;
-    e.points = NULL;
+    e.points.data = NULL;
     expect_create(&e, SINEW_ERROR_INVALID_ARGUMENT, NULL);
     e = d;
     e.handle_tolerance = -1.0f;
@@ -625,19 +651,19 @@ static void test_validation(void **state)
     /* Handles: non-finite, outside, collapsing, zero-length bone, bad bone index. */
     float bad[6] = {0.0f, NAN, 0.0f, 1.0f, 1.0f, 0.0f};
     e = d;
-    e.points = bad;
+    e.points.data = bad;
     expect_create(&e, SINEW_ERROR_NON_FINITE, "point handle 0");
     float outside[6] = {0.0f, 0.0f, 0.0f, 3.0f, 1.0f, 0.0f};
-    e.points = outside;
+    e.points.data = outside;
     expect_create(&e, SINEW_ERROR_OUTSIDE_DOMAIN, "point handle 1");
     float same[6] = {0.5f, 0.5f, 0.0f, 0.51f, 0.5f, 0.0f};
-    e.points = same;
+    e.points.data = same;
     expect_create(&e, SINEW_ERROR_DEGENERATE, "handle 0");
     float joints[6] = {0.25f, 0.25f, 0.0f, 0.25f, 0.25f, 0.0f};
     uint32_t bones[2] = {0, 1};
     e = d;
-    e.joints = joints;
-    e.joint_count = 2;
+    e.joint_positions.data = joints;
+    e.joint_positions.count = 2;
     e.bones = bones;
     e.bone_count = 1;
     expect_create(&e, SINEW_ERROR_DEGENERATE, "bone 0");
@@ -649,7 +675,7 @@ static void test_validation(void **state)
     uint32_t ce[2] = {0, 2}, ct[3] = {0, 1, 1};
     sinew_bbw_cage cage = {{cv, 2, 0}, ce, 1, NULL, 0};
     e = d;
-    e.point_count = 0;
+    e.points.count = 0;
     e.cages = &cage;
     e.cage_count = 1;
     expect_create(&e, SINEW_ERROR_INDEX_OUT_OF_RANGE, "cage edge 0");
@@ -664,10 +690,11 @@ static void test_validation(void **state)
     grid3d_make(&g3, 1, 1.0f);
     sinew_tetmesh t3 = {{g3.positions, g3.vertex_count, 0}, g3.tets, g3.tet_count, SINEW_INDEX_U32, 0};
     float p3[6] = {0, 0, 0, 1, 1, 1};
-    sinew_bbw_desc d3 = {0};
+    sinew_bbw_desc d3;
+    SINEW_INIT(&d3);
     d3.tets = &t3;
-    d3.points = p3;
-    d3.point_count = 2;
+    d3.points.data = p3;
+    d3.points.count = 2;
     assert_int_equal(try_create(&d3), SINEW_OK);
     uint32_t swap = g3.tets[4 * 2 + 2];
     g3.tets[4 * 2 + 2] = g3.tets[4 * 2 + 3];
@@ -681,38 +708,41 @@ static void test_validation(void **state)
     float flat[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     uint32_t ft[3] = {0, 1, 2};
     sinew_trimesh fs = {{flat, 3, 0}, ft, 1, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc ds = {0};
+    sinew_bbw_desc ds;
+    SINEW_INIT(&ds);
     ds.surface = &fs;
-    ds.points = p3;
-    ds.point_count = 1;
+    ds.points.data = p3;
+    ds.points.count = 1;
     expect_create(&ds, SINEW_ERROR_DEGENERATE, "encloses no cell");
     ds.grid_resolution = 100000;
     expect_create(&ds, SINEW_ERROR_INVALID_ARGUMENT, "resolution");
 
     /* Solve options. */
     b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = (sinew_bbw_partition)7;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
-    memset(&sd, 0, sizeof sd);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    SINEW_INIT(&sd);
     sd.tolerance = NAN;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
-    memset(&sd, 0, sizeof sd);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    SINEW_INIT(&sd);
     float mask[3] = {1, 1, 1};
     sd.shape_mask = mask;
     sd.shape_mask_count = 3;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_MISMATCH);
     float *m2 = calloc(g.triangle_count, sizeof(float));
     m2[4] = -1.0f;
     sd.shape_mask = m2;
     sd.shape_mask_count = g.triangle_count;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "element 4"));
     m2[4] = INFINITY;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NON_FINITE);
     free(m2);
-    assert_int_equal(sinew_bbw_solve(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_bbw_solve(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.solved, 0);
@@ -739,12 +769,14 @@ static void test_unreached_region(void **state)
     for (size_t k = 0; k < 3 * t; ++k) tri[3 * t + k] = g.triangles[k] + (uint32_t)n;
     sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = create_ok(&d);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.unreached_region_count, 1);
     assert_int_equal(info.unreached_vertex_count, n);
@@ -774,16 +806,19 @@ static void test_not_converged_and_cancel(void **state)
     grid2d_make(&g, 10, 10, 1.0f, 1.0f);
     sinew_trimesh tm = grid_view(&g);
     float pts[9] = {0.1f, 0.1f, 0, 0.9f, 0.2f, 0, 0.5f, 0.9f, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = create_ok(&d);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.max_iterations = 1;
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NOT_CONVERGED);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NOT_CONVERGED);
     assert_non_null(strstr(sinew_last_error(), "1 iterations"));
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.solved, 1);
     assert_true(info.primal_residual > 0.0);
@@ -794,7 +829,8 @@ static void test_not_converged_and_cancel(void **state)
 
     /* Cancellation: a solved handle keeps its weights. */
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.progress = cancel_after;
     cd.progress_user = &calls;
     sinew_context *ctx;
@@ -805,11 +841,11 @@ static void test_not_converged_and_cancel(void **state)
     assert_null(b);
     calls = -1000000;
     assert_int_equal(sinew_bbw_create(ctx, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, &sd), SINEW_ERROR_NOT_CONVERGED);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_NOT_CONVERGED);
     float *before = malloc(info.vertex_count * 3 * sizeof(float)), *after = malloc(info.vertex_count * 3 * sizeof(float));
     assert_int_equal(sinew_bbw_vertex_weights(b, before, 0, info.vertex_count), SINEW_OK);
     calls = 2; /* the solve's first report cancels */
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_ERROR_CANCELLED);
+    assert_int_equal(sinew_bbw_solve(ctx, b, NULL), SINEW_ERROR_CANCELLED);
     assert_int_equal(sinew_bbw_vertex_weights(b, after, 0, info.vertex_count), SINEW_OK);
     assert_memory_equal(before, after, info.vertex_count * 3 * sizeof(float));
     sinew_bbw_destroy(b);
@@ -833,9 +869,10 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_bbw *b = NULL;
     sinew_result r = sinew_bbw_create(ctx, c->desc, &b);
     if (r != SINEW_OK) return r;
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.partition = c->partition;
-    r = sinew_bbw_solve(b, &sd);
+    r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_destroy(b);
     return r;
 }
@@ -852,12 +889,13 @@ static void test_allocation_failures(void **state)
     float cv[6] = {0.0f, 0.5f, 0, 1.0f, 0.5f, 0};
     uint32_t ce[2] = {0, 1};
     sinew_bbw_cage cage = {{cv, 2, 0}, ce, 1, NULL, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
-    d.joints = joints;
-    d.joint_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = 2;
     d.bones = bones;
     d.bone_count = 1;
     d.cages = &cage;
@@ -875,11 +913,12 @@ static void test_allocation_failures(void **state)
     size_t tc = cube_surface(pos, tri, 0);
     sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float p2[6] = {0.3f, 0.5f, 0.5f, 0.7f, 0.5f, 0.5f};
-    sinew_bbw_desc ds = {0};
+    sinew_bbw_desc ds;
+    SINEW_INIT(&ds);
     ds.surface = &surf;
     ds.grid_resolution = 3;
-    ds.points = p2;
-    ds.point_count = 2;
+    ds.points.data = p2;
+    ds.points.count = 2;
     sweep_case c = {&ds, SINEW_BBW_PARTITION_EXACT};
     if (!support_sweep_allocation_failures(sweep_attempt, &c, &runs, report, sizeof report)) fail_msg("%s", report);
     grid2d_free(&g);

@@ -42,18 +42,20 @@ static void test_hand(void **state)
     assert_int_equal(rows * cols, 4 * bc);
 
     sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = jc;
     d.bones = bones;
     d.bone_count = bc;
     sinew_bbw *b = NULL;
     double t0 = support_now();
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    sinew_result r = sinew_bbw_solve(b, NULL);
+    sinew_result r = sinew_bbw_solve(NULL, b, NULL);
     double t1 = support_now();
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     printf("hand: %s in %.2f s, %u iterations, %u polish rounds, residuals %.2g / %.2g\n", sinew_result_string(r),
            t1 - t0, info.iterations, info.polish_rounds, info.primal_residual, info.change_residual);
@@ -80,11 +82,12 @@ static void test_hand(void **state)
     const uint32_t k = 4;
     uint32_t *jt = malloc(n * k * sizeof(uint32_t));
     float *wt = malloc(n * k * sizeof(float));
-    assert_int_equal(sinew_bbw_top_k(b, NULL, 0, n, k, jt, wt), SINEW_OK);
+    assert_int_equal(sinew_bbw_top_k(b, NULL, k, jt, wt, 0, n), SINEW_OK);
     double *rot = malloc(bc * 4 * sizeof(double)), *trans = malloc(bc * 3 * sizeof(double));
     assert_true(hp_forward_kinematics(joints, bones, bc, pose, rot, trans));
     /* The second call: bind the top-4 to the skinning phase and deform. */
-    sinew_skin_desc sk = {0};
+    sinew_skin_desc sk;
+    SINEW_INIT(&sk);
     sk.vertex_count = n;
     sk.joint_count = bc;
     sk.influence_count = k;

@@ -41,9 +41,10 @@ static void overflowing_index_counts(void **state)
     float tv[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     uint32_t idx[4] = {0, 1, 2, 3};
     float handle[3] = {0.2f, 0.2f, 0.0f};
-    sinew_bbw_desc d = {0};
-    d.points = handle;
-    d.point_count = 1;
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.points.data = handle;
+    d.points.count = 1;
 
     sinew_trimesh tri = {{v, 3, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
     d.triangles = &tri;
@@ -75,10 +76,10 @@ static void overflowing_index_counts(void **state)
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     float joints[6] = {0.25f, 0.25f, 0, 0.75f, 0.75f, 0};
     uint32_t bones[2] = {0, 1};
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.joints = joints;
-    d.joint_count = 2;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = 2;
     d.bones = bones;
     d.bone_count = SIZE_MAX / 2;
     expect(create(&d), SINEW_ERROR_SIZE_OVERFLOW, "2^32"); /* bones are handles too */
@@ -91,13 +92,14 @@ static sinew_bbw *solved_grid(grid2d *g)
     static float pts[6] = {0.1f, 0.1f, 0, 0.9f, 0.8f, 0};
     static sinew_trimesh tm;
     tm = (sinew_trimesh){{g->positions, g->vertex_count, 0}, g->triangles, g->triangle_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points.data = pts;
+    d.points.count = 2;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     return b;
 }
 
@@ -113,6 +115,7 @@ static void misaligned_pointers_refused(void **state)
     grid2d g;
     sinew_bbw *b = solved_grid(&g);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     float buf[64];
     uint32_t ibuf[64];
@@ -128,15 +131,15 @@ static void misaligned_pointers_refused(void **state)
     expect(sinew_bbw_domain_elements(b, ibad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "domain element output pointer");
     float q[6] = {0.5f, 0.5f, 0, 0.25f, 0.5f, 0};
     sinew_points pv = {q, 2, 0};
-    expect(sinew_bbw_point_weights(b, &pv, 0, 2, bad), SINEW_ERROR_INVALID_ARGUMENT, "point weight output pointer");
-    expect(sinew_bbw_top_k(b, &pv, 0, 2, 2, ibuf, bad), SINEW_ERROR_INVALID_ARGUMENT, "top-k weight output pointer");
-    expect(sinew_bbw_top_k(b, &pv, 0, 2, 2, ibad, buf), SINEW_ERROR_INVALID_ARGUMENT, "top-k joint output pointer");
+    expect(sinew_bbw_point_weights(b, &pv, bad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "point weight output pointer");
+    expect(sinew_bbw_top_k(b, &pv, 2, ibuf, bad, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "top-k weight output pointer");
+    expect(sinew_bbw_top_k(b, &pv, 2, ibad, buf, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "top-k joint output pointer");
     /* Misaligned input points. */
     float qq[8];
     float *qbad = misaligned(qq);
     memcpy(qbad, q, 6 * sizeof(float));
     sinew_points pbad = {qbad, 2, 0};
-    expect(sinew_bbw_point_weights(b, &pbad, 0, 2, buf), SINEW_ERROR_INVALID_ARGUMENT, "points pointer");
+    expect(sinew_bbw_point_weights(b, &pbad, buf, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "points pointer");
     for (size_t i = 0; i < 64; ++i) {
         uint32_t x;
         memcpy(&x, &buf[i], 4);
@@ -144,10 +147,11 @@ static void misaligned_pointers_refused(void **state)
     }
     /* Shape mask. */
     float mask[80];
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.shape_mask = misaligned(mask);
     sd.shape_mask_count = info.element_count;
-    expect(sinew_bbw_solve(b, &sd), SINEW_ERROR_INVALID_ARGUMENT, "shape mask pointer");
+    expect(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_ARGUMENT, "shape mask pointer");
     sinew_bbw_destroy(b);
 
     /* Handle arrays and domain views at create. */
@@ -156,12 +160,13 @@ static void misaligned_pointers_refused(void **state)
     float one[3] = {0.3f, 0.3f, 0};
     memcpy(hbad, one, sizeof one);
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = hbad;
-    d.point_count = 1;
+    d.points.data = hbad;
+    d.points.count = 1;
     expect(create(&d), SINEW_ERROR_INVALID_ARGUMENT, "point handles pointer");
-    d.points = one;
+    d.points.data = one;
     sinew_trimesh tmbad = tm;
     tmbad.indices = misaligned(g.triangles);
     d.triangles = &tmbad;
@@ -178,19 +183,21 @@ static void not_converged_messages(void **state)
     grid2d_make(&g, 8, 8, 1.0f, 1.0f);
     float pts[9] = {0.1f, 0.1f, 0, 0.9f, 0.2f, 0, 0.5f, 0.9f, 0};
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 3;
+    d.points.data = pts;
+    d.points.count = 3;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     for (int exact = 0; exact < 2; ++exact)
         for (uint32_t cap = 1; cap <= 40; ++cap) {
-            sinew_bbw_solve_desc sd = {0};
+            sinew_bbw_solve_desc sd;
+            SINEW_INIT(&sd);
             sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
             sd.max_iterations = cap;
             sd.tolerance = 1e-12;
-            sinew_result r = sinew_bbw_solve(b, &sd);
+            sinew_result r = sinew_bbw_solve(NULL, b, &sd);
             assert_int_equal(r, SINEW_ERROR_NOT_CONVERGED);
             char want[64];
             snprintf(want, sizeof want, "%u iterations", cap);

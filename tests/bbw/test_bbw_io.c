@@ -74,6 +74,7 @@ static size_t lowest_x(const float *pos, size_t n)
 static float *query_points(const sinew_bbw *b, size_t *count)
 {
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     size_t n = info.vertex_count, ne = info.element_count < 64 ? info.element_count : 64;
     float *pos = malloc(n * 3 * sizeof(float));
@@ -139,6 +140,8 @@ static void assert_same_info(const sinew_bbw_info *a, const sinew_bbw_info *b)
 static void assert_same_queries(const sinew_bbw *a, const sinew_bbw *b)
 {
     sinew_bbw_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
     assert_int_equal(sinew_bbw_get_info(a, &ia), SINEW_OK);
     assert_int_equal(sinew_bbw_get_info(b, &ib), SINEW_OK);
     assert_same_info(&ia, &ib);
@@ -156,17 +159,17 @@ static void assert_same_queries(const sinew_bbw *a, const sinew_bbw *b)
     SAME_QUERY(sinew_bbw_vertex_weights(a, wa, 0, n), sinew_bbw_vertex_weights(b, wb, 0, n), wa, wb,
                n * m * sizeof(float));
     /* All points but the far one, then the far one alone (OUTSIDE_DOMAIN). */
-    SAME_QUERY(sinew_bbw_point_weights(a, &pts, 0, qn - 1, wa), sinew_bbw_point_weights(b, &pts, 0, qn - 1, wb), wa,
+    SAME_QUERY(sinew_bbw_point_weights(a, &pts, wa, 0, qn - 1), sinew_bbw_point_weights(b, &pts, wb, 0, qn - 1), wa,
                wb, (qn - 1) * m * sizeof(float));
-    if (ia.solved) assert_int_equal(sinew_bbw_point_weights(a, &pts, 0, qn - 1, wa), SINEW_OK);
-    SAME_QUERY(sinew_bbw_point_weights(a, &pts, qn - 1, 1, wa), sinew_bbw_point_weights(b, &pts, qn - 1, 1, wb), wa,
+    if (ia.solved) assert_int_equal(sinew_bbw_point_weights(a, &pts, wa, 0, qn - 1), SINEW_OK);
+    SAME_QUERY(sinew_bbw_point_weights(a, &pts, wa, qn - 1, 1), sinew_bbw_point_weights(b, &pts, wb, qn - 1, 1), wa,
                wb, m * sizeof(float));
     uint32_t k = m < 4 ? (uint32_t)m : 4;
     uint32_t *ja = malloc(rows * k * sizeof(uint32_t)), *jb = malloc(rows * k * sizeof(uint32_t));
-    SAME_QUERY(sinew_bbw_top_k(a, NULL, 0, n, k, ja, wa), sinew_bbw_top_k(b, NULL, 0, n, k, jb, wb), ja, jb,
+    SAME_QUERY(sinew_bbw_top_k(a, NULL, k, ja, wa, 0, n), sinew_bbw_top_k(b, NULL, k, jb, wb, 0, n), ja, jb,
                n * k * sizeof(uint32_t));
     assert_memory_equal(wa, wb, n * k * sizeof(float));
-    SAME_QUERY(sinew_bbw_top_k(a, &pts, 0, qn - 1, k, ja, wa), sinew_bbw_top_k(b, &pts, 0, qn - 1, k, jb, wb), ja,
+    SAME_QUERY(sinew_bbw_top_k(a, &pts, k, ja, wa, 0, qn - 1), sinew_bbw_top_k(b, &pts, k, jb, wb, 0, qn - 1), ja,
                jb, (qn - 1) * k * sizeof(uint32_t));
     assert_memory_equal(wa, wb, (qn - 1) * k * sizeof(float));
     free(fa);
@@ -197,7 +200,7 @@ static saved round_trip(const sinew_bbw *b)
 
 static void solve_expect(sinew_bbw *b, const sinew_bbw_solve_desc *sd, sinew_result expected)
 {
-    sinew_result r = sinew_bbw_solve(b, sd);
+    sinew_result r = sinew_bbw_solve(NULL, b, sd);
     if (r != expected) fail_msg("solve: %s: %s", sinew_result_string(r), sinew_last_error());
 }
 
@@ -215,6 +218,8 @@ static void round_trip_states(const sinew_bbw_desc *d, const sinew_bbw_solve_des
     /* Solved from loaded data: the same weights and figures (the timings
      * aside), so a saved, unsolved handle is as good as a created one. */
     sinew_bbw_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
     assert_int_equal(sinew_bbw_get_info(b, &ia), SINEW_OK);
     assert_int_equal(sinew_bbw_get_info(loaded, &ib), SINEW_OK);
     ib.seconds_domain = ia.seconds_domain;
@@ -267,11 +272,10 @@ static void case2d_make(case2d *c, size_t cells)
     c->cage_edges[0] = 0;
     c->cage_edges[1] = 1;
     c->cage = (sinew_bbw_cage){{c->cage_vertices, 2, 0}, c->cage_edges, 1, NULL, 0};
+    SINEW_INIT(&c->desc);
     c->desc.triangles = &c->tm;
-    c->desc.points = c->points;
-    c->desc.point_count = 2;
-    c->desc.joints = c->joints;
-    c->desc.joint_count = 2;
+    c->desc.points = (sinew_points){c->points, 2, 0};
+    c->desc.joint_positions = (sinew_points){c->joints, 2, 0};
     c->desc.bones = c->bones;
     c->desc.bone_count = 1;
     c->desc.cages = &c->cage;
@@ -285,7 +289,8 @@ static saved small_saved(void)
     case2d c;
     case2d_make(&c, 4);
     sinew_bbw *b = create_ok(&c.desc);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
     solve_expect(b, &sd, SINEW_OK);
     saved s = save_ok(b);
@@ -301,7 +306,8 @@ static void test_round_trip_2d(void **state)
     (void)state;
     case2d c;
     case2d_make(&c, 8);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     round_trip_states(&c.desc, &sd, SINEW_OK);
     sd.partition = SINEW_BBW_PARTITION_NORMALISE;
     round_trip_states(&c.desc, &sd, SINEW_OK);
@@ -313,7 +319,8 @@ static void test_round_trip_not_converged(void **state)
     (void)state;
     case2d c;
     case2d_make(&c, 8);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.max_iterations = 2;
     round_trip_states(&c.desc, &sd, SINEW_ERROR_NOT_CONVERGED);
     sd.max_iterations = 1; /* the change residual is still infinite */
@@ -331,12 +338,11 @@ static void test_round_trip_tets(void **state)
     float points[9] = {0, 0, 0, 1, 1, 1, 1, 0, 0.5f};
     float joints[6] = {0, 1, 0, 0, 1, 1};
     uint32_t bones[2] = {0, 1};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.points = points;
-    d.point_count = 3;
-    d.joints = joints;
-    d.joint_count = 2;
+    d.points = (sinew_points){points, 3, 0};
+    d.joint_positions = (sinew_points){joints, 2, 0};
     d.bones = bones;
     d.bone_count = 1;
     round_trip_states(&d, NULL, SINEW_OK);
@@ -353,7 +359,8 @@ static void test_round_trip_cage_3d(void **state)
     float cv[12] = {0.25f, 0.25f, 0.25f, 0.75f, 0.25f, 0.25f, 0.25f, 0.75f, 0.25f, 0.25f, 0.25f, 0.75f};
     uint32_t ct[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
     sinew_bbw_cage cage = {{cv, 4, 0}, NULL, 0, ct, 4};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
     d.cages = &cage;
     d.cage_count = 1;
@@ -383,11 +390,11 @@ static void test_round_trip_automatic_volume(void **state)
     size_t tc = cube_surface(pos, tri);
     sinew_trimesh surf = {{pos, 8, 0}, tri, tc, SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.surface = &surf;
     d.grid_resolution = 5;
-    d.points = pts;
-    d.point_count = 2;
+    d.points = (sinew_points){pts, 2, 0};
     round_trip_states(&d, NULL, SINEW_OK);
     /* The automatic volume snaps the surface's own corners (outside the
      * voxels' reach of the tet grid): the reach is saved, not re-derived. */
@@ -397,8 +404,8 @@ static void test_round_trip_automatic_volume(void **state)
     sinew_bbw *loaded = load_ok(&s);
     sinew_points corners = {pos, 8, 0};
     float wa[16], wb[16];
-    assert_int_equal(sinew_bbw_point_weights(b, &corners, 0, 8, wa), SINEW_OK);
-    assert_int_equal(sinew_bbw_point_weights(loaded, &corners, 0, 8, wb), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &corners, wa, 0, 8), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(loaded, &corners, wb, 0, 8), SINEW_OK);
     assert_memory_equal(wa, wb, sizeof wa);
     free(s.bytes);
     sinew_bbw_destroy(loaded);
@@ -425,10 +432,10 @@ static void test_round_trip_unreached(void **state)
     for (size_t k = 0; k < 3 * t; ++k) tri[3 * t + k] = g.triangles[k] + (uint32_t)n;
     sinew_trimesh tm = {{pos, 2 * n, 0}, tri, 2 * t, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points = (sinew_points){pts, 2, 0};
     round_trip_states(&d, NULL, SINEW_OK);
     free(pos);
     free(tri);
@@ -451,10 +458,10 @@ static void test_round_trip_hand(void **state)
     assert_true(support_read_medit(mp, &mesh));
     assert_true(support_read_tgf(tp, &joints, &jc, &bones, &bc));
     sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions = (sinew_points){joints, jc, 0};
     d.bones = bones;
     d.bone_count = bc;
     sinew_bbw *b = create_ok(&d);
@@ -513,7 +520,8 @@ static void write_fuzz_corpus(const char *dir)
     snprintf(path, sizeof path, "%s/seed-2d-unsolved", dir);
     write_file(path, s.bytes, s.size);
     free(s.bytes);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.max_iterations = 1;
     sd.partition = SINEW_BBW_PARTITION_NORMALISE;
     solve_expect(b, &sd, SINEW_ERROR_NOT_CONVERGED);
@@ -528,10 +536,10 @@ static void write_fuzz_corpus(const char *dir)
     grid3d_make(&g, 2, 1.0f);
     sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
     float points[6] = {0, 0, 0, 1, 1, 1};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.points = points;
-    d.point_count = 2;
+    d.points = (sinew_points){points, 2, 0};
     b = create_ok(&d);
     solve_expect(b, NULL, SINEW_OK);
     s = save_ok(b);
@@ -545,11 +553,11 @@ static void write_fuzz_corpus(const char *dir)
     uint32_t tri[36];
     sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
     float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
-    sinew_bbw_desc ds = {0};
+    sinew_bbw_desc ds;
+    SINEW_INIT(&ds);
     ds.surface = &surf;
     ds.grid_resolution = 2;
-    ds.points = pts;
-    ds.point_count = 2;
+    ds.points = (sinew_points){pts, 2, 0};
     b = create_ok(&ds);
     solve_expect(b, NULL, SINEW_OK);
     s = save_ok(b);
@@ -587,6 +595,8 @@ static void test_golden(void **state)
     saved now = small_saved();
     sinew_bbw *fresh = load_ok(&now);
     sinew_bbw_info il, inow;
+    SINEW_INIT(&il);
+    SINEW_INIT(&inow);
     assert_int_equal(sinew_bbw_get_info(loaded, &il), SINEW_OK);
     assert_int_equal(sinew_bbw_get_info(fresh, &inow), SINEW_OK);
     assert_int_equal(il.vertex_count, 25);
@@ -637,6 +647,7 @@ static sinew_result load_and_use(const void *data, size_t size, void *user)
         return r;
     }
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     size_t qn, m = info.handle_count;
     float *q = query_points(b, &qn);
@@ -644,7 +655,7 @@ static sinew_result load_and_use(const void *data, size_t size, void *user)
     float *w = malloc((qn + info.vertex_count) * m * sizeof(float));
     if (info.solved) {
         assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, info.vertex_count), SINEW_OK);
-        sinew_result pr = sinew_bbw_point_weights(b, &pts, 0, qn - 1, w);
+        sinew_result pr = sinew_bbw_point_weights(b, &pts, w, 0, qn - 1);
         assert_true(pr == SINEW_OK || pr == SINEW_ERROR_OUTSIDE_DOMAIN);
         /* Interpolated weights are convex combinations of the vertices'
          * (clamped barycentric coordinates): never below zero, at most a
@@ -658,9 +669,10 @@ static sinew_result load_and_use(const void *data, size_t size, void *user)
         memcmp(again.bytes + 40, bytes + 40, size - 40) != 0)
         fail_msg("changed data loaded but saves differently");
     free(again.bytes);
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.max_iterations = 3;
-    sinew_result sr = sinew_bbw_solve(b, &sd);
+    sinew_result sr = sinew_bbw_solve(NULL, b, &sd);
     assert_true(sr == SINEW_OK || sr == SINEW_ERROR_NOT_CONVERGED || sr == SINEW_ERROR_DEGENERATE);
     free(w);
     free(q);
@@ -826,10 +838,10 @@ static void test_handles_must_own_vertices(void **state)
     grid2d_make(&g, 4, 4, 1.0f, 1.0f);
     sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
     float pts[6] = {0, 0, 0, 1, 1, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &tm;
-    d.points = pts;
-    d.point_count = 2;
+    d.points = (sinew_points){pts, 2, 0};
     sinew_bbw *b = create_ok(&d);
     saved s = save_ok(b);
     size_t count;
@@ -918,7 +930,8 @@ static void test_save_out_of_memory(void **state)
     case2d c;
     case2d_make(&c, 4);
     support_allocator counter = {0};
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.allocator = support_allocator_hooks(&counter);
     sinew_context *ctx;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
@@ -952,7 +965,7 @@ static sinew_result load_attempt(sinew_context *ctx, void *user)
     sinew_bbw *b = NULL;
     sinew_result r = sinew_bbw_load(ctx, c->data->bytes, c->data->size, &b);
     if (r != SINEW_OK) return r;
-    if (c->solve) r = sinew_bbw_solve(b, NULL);
+    if (c->solve) r = sinew_bbw_solve(NULL, b, NULL);
     sinew_bbw_destroy(b);
     return r;
 }

@@ -22,6 +22,13 @@ void contract_resnapshot(void)
     memcpy(snapshot, contract_scratch, CONTRACT_SCRATCH_BYTES);
 }
 
+void *contract_out_struct(size_t byte_offset, size_t size)
+{
+    memcpy(contract_scratch + byte_offset, &size, sizeof size);
+    contract_resnapshot();
+    return contract_scratch + byte_offset;
+}
+
 /* Leaves a message on this thread, so a success case shows it clears it. */
 static void leave_a_message(void)
 {

@@ -47,6 +47,10 @@ extern unsigned char *contract_scratch;
 /* A second output area, for calls with two outputs. */
 #define OUT2_F SCRATCH(float, 32768)
 #define OUT2_U32 SCRATCH(uint32_t, 32768)
+/* An info or report struct in the scratch buffer: sentinel bytes with its
+ * struct_size set as SINEW_INIT would, and taken into the snapshot. */
+void *contract_out_struct(size_t byte_offset, size_t size);
+#define OUT_STRUCT(type, byte_offset) ((type *)contract_out_struct((byte_offset), sizeof(type)))
 /* p moved by 2 bytes: a float or uint32_t pointer that is not aligned. */
 #define MISALIGNED(type, p) ((type *)(void *)((char *)(p) + 2))
 

@@ -53,10 +53,11 @@ static void make_grid(void)
 
 static sinew_bbw_desc base_desc(const sinew_trimesh *domain)
 {
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = domain;
-    d.points = handle_points;
-    d.point_count = HANDLES;
+    d.points.data = handle_points;
+    d.points.count = HANDLES;
     return d;
 }
 
@@ -65,10 +66,10 @@ static int setup(void **state)
     (void)state;
     make_grid();
     fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES, SINEW_INDEX_U32, 0};
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_bbw_desc d = base_desc(&fx.domain);
     if (sinew_context_create(&cd, &fx.ctx) || sinew_bbw_create(fx.ctx, &d, &fx.bbw) ||
-        sinew_bbw_solve(fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))
+        sinew_bbw_solve(NULL, fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))
         return -1;
     return 0;
 }
@@ -87,6 +88,7 @@ static uint64_t fingerprint(void)
 {
     float w[VERTICES * HANDLES];
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     if (sinew_bbw_vertex_weights(fx.bbw, w, 0, VERTICES) || sinew_bbw_get_info(fx.bbw, &info)) return 0;
     return contract_hash(contract_hash(CONTRACT_HASH_SEED, w, sizeof w), &info.iterations, sizeof info.iterations);
 }
@@ -123,22 +125,22 @@ static uint32_t triangles_bad[TRIANGLES * 3];
     }
 EDIT(no_domain, d->triangles = NULL)
 EDIT(two_domains, d->tets = &no_tets)
-EDIT(no_handles, d->point_count = 0)
-EDIT(null_points, d->points = NULL)
-EDIT(null_bones, d->bone_count = 1; d->joints = joints)
+EDIT(no_handles, d->points.count = 0)
+EDIT(null_points, d->points.data = NULL)
+EDIT(null_bones, d->bone_count = 1; d->joint_positions.data = joints)
 EDIT(null_cages, d->cage_count = 1)
 EDIT(cage_with_triangles_in_2d, d->cages = &cage_2d_with_triangles; d->cage_count = 1)
 EDIT(tolerance_negative, d->handle_tolerance = -1)
 EDIT(tolerance_nan, d->handle_tolerance = NAN)
-EDIT(handle_nan, d->points = nan_handles)
-EDIT(handles_coincide, d->points = coincident_handles)
-EDIT(handle_outside, d->points = outside_handles)
-EDIT(bone_joint_out_of_range, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone_out_of_range;
+EDIT(handle_nan, d->points.data = nan_handles)
+EDIT(handles_coincide, d->points.data = coincident_handles)
+EDIT(handle_outside, d->points.data = outside_handles)
+EDIT(bone_joint_out_of_range, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_out_of_range;
      d->bone_count = 1)
-EDIT(bone_zero_length, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone_collapsed;
+EDIT(bone_zero_length, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_collapsed;
      d->bone_count = 1)
-EDIT(point_count_size_max_8, d->point_count = SIZE_MAX / 8)
-EDIT(bone_count_size_max_3, d->joints = joints; d->joint_count = 2; d->bones = bone; d->bone_count = SIZE_MAX / 3)
+EDIT(point_count_size_max_8, d->points.count = SIZE_MAX / 8)
+EDIT(bone_count_size_max_3, d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone; d->bone_count = SIZE_MAX / 3)
 EDIT(cage_count_size_max_8, d->cages = &cage_2d_with_triangles; d->cage_count = SIZE_MAX / 8)
 EDIT(domain_vertex_nan, memcpy(grid_nan, grid, sizeof grid); grid_nan[3 * 7 + 1] = NAN; domain->positions.data = grid_nan)
 EDIT(domain_index_out_of_range, memcpy(triangles_bad, triangles, sizeof triangles); triangles_bad[3 * 5 + 2] = VERTICES;
@@ -149,7 +151,7 @@ EDIT(domain_triangles_size_max_3, domain->triangle_count = SIZE_MAX / 3)
 EDIT(domain_vertices_size_max_8, domain->positions.count = SIZE_MAX / 8)
 EDIT(domain_stride_too_small, domain->positions.stride = 8)
 EDIT(domain_null_indices, domain->indices = NULL)
-EDIT(bone_ok, d->point_count = 0; d->joints = joints; d->joint_count = 2; d->bones = bone; d->bone_count = 1)
+EDIT(bone_ok, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone; d->bone_count = 1)
 
 static sinew_result create_cancelled(void)
 {
@@ -165,8 +167,8 @@ static const float mask_ok[TRIANGLES];
 static float mask_bad[TRIANGLES];
 static sinew_result solve_with(int partition, double tolerance, double penalty, const float *mask, size_t mask_count)
 {
-    sinew_bbw_solve_desc d = {(sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
-    return sinew_bbw_solve(fx.bbw, &d);
+    sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
+    return sinew_bbw_solve(NULL, fx.bbw, &d);
 }
 static sinew_result solve_mask_value(float value)
 {
@@ -179,9 +181,10 @@ static sinew_result solve_not_converged(void)
     sinew_bbw_desc d = base_desc(&fx.domain);
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
-    sinew_bbw_solve_desc sd = {0, 1e-9, 1, NULL, 0, 0, 0};
-    sinew_result r = sinew_bbw_solve(b, &sd);
+    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0};
+    sinew_result r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     if (sinew_bbw_get_info(b, &info) || (r == SINEW_ERROR_NOT_CONVERGED && !info.solved)) r = SINEW_ERROR_PLAIN;
     sinew_bbw_destroy(b);
     return r;
@@ -189,7 +192,7 @@ static sinew_result solve_not_converged(void)
 static sinew_result solve_cancelled(void)
 {
     cancelling = 1;
-    sinew_result r = sinew_bbw_solve(fx.bbw, NULL);
+    sinew_result r = sinew_bbw_solve(fx.ctx, fx.bbw, NULL);
     cancelling = 0;
     return r;
 }
@@ -202,12 +205,12 @@ static sinew_points query_view(const float *data, size_t count, size_t stride)
 }
 static sinew_result point_weights(const sinew_bbw *b, sinew_points p, size_t first, size_t count, float *out)
 {
-    return sinew_bbw_point_weights(b, &p, first, count, out);
+    return sinew_bbw_point_weights(b, &p, out, first, count);
 }
 static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k, uint32_t *joints_out,
                           float *weights_out)
 {
-    return sinew_bbw_top_k(fx.bbw, &p, first, count, k, joints_out, weights_out);
+    return sinew_bbw_top_k(fx.bbw, &p, k, joints_out, weights_out, first, count);
 }
 
 #define CASES(X) \
@@ -247,7 +250,7 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(create_bone_ok, OK, NULL, { return create_edited(NULL, bone_ok); }) \
     X(destroy_null, PLAIN, NULL, { sinew_bbw_destroy(NULL); return SINEW_OK; }) \
     /* solve */ \
-    X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL); }) \
+    X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL, NULL); }) \
     X(solve_bad_partition, INVALID_ARGUMENT, "partition", { return solve_with(2, 0, 0, NULL, 0); }) \
     X(solve_tolerance_negative, INVALID_ARGUMENT, "tolerance", { return solve_with(0, -1, 0, NULL, 0); }) \
     X(solve_penalty_nan, INVALID_ARGUMENT, "penalty", { return solve_with(0, 0, NAN, NULL, 0); }) \
@@ -258,11 +261,11 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(solve_cancelled, CANCELLED, "bbw", { return solve_cancelled(); }) \
     X(solve_not_converged, NOT_CONVERGED, "iteration", { return solve_not_converged(); }) \
     X(solve_normalise_ok, OK, NULL, { return solve_with(SINEW_BBW_PARTITION_NORMALISE, 0, 0, NULL, 0); }) \
-    X(solve_ok, OK, NULL, { return sinew_bbw_solve(fx.bbw, NULL); }) \
+    X(solve_ok, OK, NULL, { return sinew_bbw_solve(NULL, fx.bbw, NULL); }) \
     /* info and domain */ \
-    X(get_info_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_get_info(NULL, SCRATCH(sinew_bbw_info, 256)); }) \
+    X(get_info_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_get_info(NULL, OUT_STRUCT(sinew_bbw_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_bbw_get_info(fx.bbw, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_bbw_get_info(fx.bbw, SCRATCH(sinew_bbw_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_bbw_get_info(fx.bbw, OUT_STRUCT(sinew_bbw_info, 256)); }) \
     X(domain_vertices_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_domain_vertices(NULL, OUT_F, 0, 0, 4); }) \
     X(domain_vertices_null_out, INVALID_ARGUMENT, "out", { return sinew_bbw_domain_vertices(fx.bbw, NULL, 0, 0, 4); }) \
     X(domain_vertices_stride_too_small, INVALID_ARGUMENT, "stride", \
@@ -301,7 +304,7 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(point_weights_unsolved, INVALID_STATE, "solve", \
       { return point_weights(fx.unsolved, query_view(query, 4, 0), 0, 4, OUT_F); }) \
     X(point_weights_null_points, INVALID_ARGUMENT, "points", \
-      { return sinew_bbw_point_weights(fx.bbw, NULL, 0, 4, OUT_F); }) \
+      { return sinew_bbw_point_weights(fx.bbw, NULL, OUT_F, 0, 4); }) \
     X(point_weights_null_data, INVALID_ARGUMENT, "points", \
       { return point_weights(fx.bbw, query_view(NULL, 4, 0), 0, 4, OUT_F); }) \
     X(point_weights_null_out, INVALID_ARGUMENT, "out", \
@@ -323,11 +326,11 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(point_weights_zero_count_ok, OK, NULL, { return point_weights(fx.bbw, query_view(query, 4, 0), 4, 0, NULL); }) \
     X(point_weights_ok, OK, NULL, { return point_weights(fx.bbw, query_view(query, 4, 16), 0, 3, OUT_F); }) \
     X(top_k_null_bbw, INVALID_ARGUMENT, "bbw", \
-      { return sinew_bbw_top_k(NULL, NULL, 0, 4, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(NULL, NULL, 2, OUT_U32, OUT2_F, 0, 4); }) \
     X(top_k_unsolved, INVALID_STATE, "solve", \
-      { return sinew_bbw_top_k(fx.unsolved, NULL, 0, 4, 2, OUT_U32, OUT2_F); }) \
-    X(top_k_zero, INVALID_ARGUMENT, "k = 0", { return top_k(query_view(query, 4, 0), 0, 4, 0, OUT_U32, OUT2_F); }) \
-    X(top_k_65, INVALID_ARGUMENT, "k = 65", { return top_k(query_view(query, 4, 0), 0, 4, 65, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.unsolved, NULL, 2, OUT_U32, OUT2_F, 0, 4); }) \
+    X(top_k_zero, INVALID_ARGUMENT, "influence_count = 0", { return top_k(query_view(query, 4, 0), 0, 4, 0, OUT_U32, OUT2_F); }) \
+    X(top_k_65, INVALID_ARGUMENT, "influence_count = 65", { return top_k(query_view(query, 4, 0), 0, 4, 65, OUT_U32, OUT2_F); }) \
     X(top_k_null_joints, INVALID_ARGUMENT, "joints", { return top_k(query_view(query, 4, 0), 0, 4, 2, NULL, OUT2_F); }) \
     X(top_k_null_weights, INVALID_ARGUMENT, "weights", { return top_k(query_view(query, 4, 0), 0, 4, 2, OUT_U32, NULL); }) \
     X(top_k_misaligned_weights, INVALID_ARGUMENT, "aligned", \
@@ -337,13 +340,13 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(top_k_range_past_view, INDEX_OUT_OF_RANGE, "range", \
       { return top_k(query_view(query, 4, 0), 3, 2, 2, OUT_U32, OUT2_F); }) \
     X(top_k_domain_range_past_end, INDEX_OUT_OF_RANGE, "25", \
-      { return sinew_bbw_top_k(fx.bbw, NULL, VERTICES - 1, 2, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.bbw, NULL, 2, OUT_U32, OUT2_F, VERTICES - 1, 2); }) \
     X(top_k_domain_range_wraps, INDEX_OUT_OF_RANGE, "25", \
-      { return sinew_bbw_top_k(fx.bbw, NULL, 2, SIZE_MAX, 2, OUT_U32, OUT2_F); }) \
+      { return sinew_bbw_top_k(fx.bbw, NULL, 2, OUT_U32, OUT2_F, 2, SIZE_MAX); }) \
     X(top_k_nan, NON_FINITE, "point 1", { return top_k(query_view(query_nan, 4, 0), 0, 4, 2, OUT_U32, OUT2_F); }) \
     X(top_k_outside, OUTSIDE_DOMAIN, "point 1", { return top_k(query_view(query_far, 4, 0), 0, 4, 2, OUT_U32, OUT2_F); }) \
     X(top_k_points_ok, OK, NULL, { return top_k(query_view(query, 4, 0), 1, 3, 3, OUT_U32, OUT2_F); }) \
-    X(top_k_domain_ok, OK, NULL, { return sinew_bbw_top_k(fx.bbw, NULL, 0, VERTICES, 1, OUT_U32, OUT2_F); })
+    X(top_k_domain_ok, OK, NULL, { return sinew_bbw_top_k(fx.bbw, NULL, 1, OUT_U32, OUT2_F, 0, VERTICES); })
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};

@@ -16,7 +16,8 @@ static void plain_free(void *user, void *ptr)
 
 static sinew_result create_with(sinew_allocator allocator)
 {
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = allocator;
     return sinew_context_create(&desc, OUT_HANDLE(sinew_context));
 }
@@ -30,13 +31,13 @@ static sinew_result create_and_destroy(const sinew_context_desc *desc)
 
 static void check_result_strings(void)
 {
-    for (int code = SINEW_OK; code <= SINEW_ERROR_NO_RESULT; ++code) {
+    for (int code = SINEW_OK; code <= SINEW_ERROR_INVALID_DATA; ++code) {
         const char *s = sinew_result_string((sinew_result)code);
         assert_non_null(s);
         assert_true(s[0] != '\0');
         assert_string_not_equal(s, "unknown result");
     }
-    const int unknown[] = {SINEW_ERROR_NO_RESULT + 1, -1, INT_MAX, INT_MIN};
+    const int unknown[] = {SINEW_ERROR_INVALID_DATA + 1, -1, INT_MAX, INT_MIN};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; ++i)
         assert_string_equal(sinew_result_string((sinew_result)unknown[i]), "unknown result");
 }
@@ -50,6 +51,14 @@ static void check_clear_error(void)
     assert_string_equal(sinew_last_error(), "");
     sinew_clear_error();
     assert_string_equal(sinew_last_error(), "");
+}
+
+/* A desc of defaults, as SINEW_INIT leaves it. */
+static const sinew_context_desc *zero_desc(void)
+{
+    static sinew_context_desc desc;
+    SINEW_INIT(&desc);
+    return &desc;
 }
 
 #define CASES(X) \
@@ -67,7 +76,7 @@ static void check_clear_error(void)
     X(context_create_allocator_fails, OUT_OF_MEMORY, "context", \
       { return create_with((sinew_allocator){refuse_alloc, plain_free, NULL}); }) \
     X(context_create_defaults_ok, OK, NULL, { return create_and_destroy(NULL); }) \
-    X(context_create_zero_desc_ok, OK, NULL, { return create_and_destroy(&(sinew_context_desc){0}); }) \
+    X(context_create_zero_desc_ok, OK, NULL, { return create_and_destroy(zero_desc()); }) \
     X(context_destroy_null, PLAIN, NULL, { sinew_context_destroy(NULL); return SINEW_OK; })
 
 CASES(CONTRACT_DEFINE)

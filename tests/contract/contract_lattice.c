@@ -39,21 +39,23 @@ static sinew_points view(const float *data, size_t count, size_t stride)
 static int setup(void **state)
 {
     (void)state;
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
-    sinew_lattice_desc d = {0}, other = {0};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_lattice_desc d, other;
+    SINEW_INIT(&d);
+    SINEW_INIT(&other);
     other.count[0] = 5;
-    sinew_lattice_bind_desc with_normals = {view(points, POINTS, 0), view(normals, POINTS, 0), 0};
-    sinew_lattice_bind_desc plain = {view(points, POINTS, 0), view(NULL, 0, 0), 0};
+    sinew_lattice_binding_desc with_normals = {sizeof(sinew_lattice_binding_desc), view(points, POINTS, 0), view(normals, POINTS, 0), 0};
+    sinew_lattice_binding_desc plain = {sizeof(sinew_lattice_binding_desc), view(points, POINTS, 0), view(NULL, 0, 0), 0};
     float bend[CONTROL_POINTS * 3] = {0};
     for (size_t i = 0; i < CONTROL_POINTS; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bend_view = view(bend, CONTROL_POINTS, 0);
     sinew_trimesh mesh = {view(points, 3, 0), triangle, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd = {0.01, 0, 0, 0};
+    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.01, 0, 0, 0};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
-        sinew_lattice_set_displacements(fx.bent, &bend_view, 0) ||
-        sinew_lattice_bind(NULL, fx.lattice, &with_normals, &fx.binding) ||
-        sinew_lattice_bind(NULL, fx.lattice, &plain, &fx.plain_binding) ||
+        sinew_lattice_set_displacements(fx.bent, &bend_view, 0, bend_view.count) ||
+        sinew_lattice_binding_create(NULL, fx.lattice, &with_normals, &fx.binding) ||
+        sinew_lattice_binding_create(NULL, fx.lattice, &plain, &fx.plain_binding) ||
         sinew_lattice_refine(NULL, fx.bent, &mesh, &rd, &fx.refinement))
         return -1;
     return 0;
@@ -85,7 +87,8 @@ static uint64_t fingerprint(void)
 typedef void (*desc_edit)(sinew_lattice_desc *d);
 static sinew_result create_edited(desc_edit edit)
 {
-    sinew_lattice_desc d = {0};
+    sinew_lattice_desc d;
+    SINEW_INIT(&d);
     d.extents[0] = d.extents[1] = d.extents[2] = 2.0f;
     if (edit) edit(&d);
     sinew_result r = sinew_lattice_create(NULL, &d, OUT_HANDLE(sinew_lattice));
@@ -115,7 +118,7 @@ EDIT(trilinear_ok, d->order[0] = d->order[1] = d->order[2] = 2; d->count[1] = 3;
 /* ---- control points --------------------------------------------------------------- */
 
 typedef sinew_result (*block_getter)(const sinew_lattice *, float *, size_t, size_t, size_t);
-typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size_t);
+typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size_t, size_t);
 
 #define GETTER_CASES(X, fn, tag) \
     X(tag##_null_lattice, INVALID_ARGUMENT, "lattice", { return fn(NULL, OUT_F, 0, 0, 4); }) \
@@ -132,34 +135,39 @@ typedef sinew_result (*block_setter)(sinew_lattice *, const sinew_points *, size
     X(tag##_zero_count_ok, OK, NULL, { return fn(fx.lattice, OUT_F, 0, CONTROL_POINTS, 0); }) \
     X(tag##_ok, OK, NULL, { return fn(fx.lattice, OUT_F, 16, 60, 4); })
 
-static sinew_result set_block(block_setter fn, sinew_points in, size_t first)
+/* Inputs are read at the control point's index: element i of the view for point i. */
+static sinew_result set_block(block_setter fn, sinew_points in, size_t first, size_t count)
 {
-    return fn(fx.lattice, &in, first);
+    return fn(fx.lattice, &in, first, count);
 }
+/* Zeros for one control point more than the lattice has. */
+static const float zeros_past_end[3 * (CONTROL_POINTS + 1)];
 #define SETTER_CASES(X, fn, tag, noun) \
     X(tag##_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { sinew_points in = view(points, POINTS, 0); return fn(NULL, &in, 0); }) \
-    X(tag##_null_view, INVALID_ARGUMENT, noun, { return fn(fx.lattice, NULL, 0); }) \
-    X(tag##_null_data, INVALID_ARGUMENT, noun, { return set_block(fn, view(NULL, POINTS, 0), 0); }) \
+      { sinew_points in = view(points, POINTS, 0); return fn(NULL, &in, 0, POINTS); }) \
+    X(tag##_null_view, INVALID_ARGUMENT, noun, { return fn(fx.lattice, NULL, 0, 1); }) \
+    X(tag##_null_data, INVALID_ARGUMENT, noun, { return set_block(fn, view(NULL, POINTS, 0), 0, POINTS); }) \
     X(tag##_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
-      { return set_block(fn, view(points, 2, 14), 0); }) \
-    X(tag##_stride_too_small, INVALID_ARGUMENT, "stride", { return set_block(fn, view(points, 2, 4), 0); }) \
-    X(tag##_count_size_max_8, SIZE_OVERFLOW, noun, { return set_block(fn, view(points, SIZE_MAX / 8, 0), 0); }) \
+      { return set_block(fn, view(points, 2, 14), 0, 2); }) \
+    X(tag##_stride_too_small, INVALID_ARGUMENT, "stride", { return set_block(fn, view(points, 2, 4), 0, 2); }) \
+    X(tag##_count_size_max_8, SIZE_OVERFLOW, noun, \
+      { return set_block(fn, view(points, SIZE_MAX / 8, 0), 0, SIZE_MAX / 8); }) \
+    X(tag##_range_past_view, INDEX_OUT_OF_RANGE, "past", { return set_block(fn, view(points, POINTS, 0), 1, POINTS); }) \
     X(tag##_range_past_end, INDEX_OUT_OF_RANGE, "64", \
-      { return set_block(fn, view(points, POINTS, 0), CONTROL_POINTS - 3); }) \
-    X(tag##_first_size_max, INDEX_OUT_OF_RANGE, "64", { return set_block(fn, view(points, 1, 0), SIZE_MAX); }) \
-    X(tag##_nan, NON_FINITE, noun " 1", { return set_block(fn, view(nan_point, POINTS, 0), 0); })
+      { return set_block(fn, view(zeros_past_end, CONTROL_POINTS + 1, 0), CONTROL_POINTS - 3, 4); }) \
+    X(tag##_first_size_max, INDEX_OUT_OF_RANGE, "past", { return set_block(fn, view(points, 1, 0), SIZE_MAX, 1); }) \
+    X(tag##_nan, NON_FINITE, noun " 1", { return set_block(fn, view(nan_point, POINTS, 0), 0, POINTS); })
 
 static sinew_result set_points_at_rest(void)
 {
     float rest[CONTROL_POINTS * 3];
     if (sinew_lattice_rest_points(fx.lattice, rest, 0, 0, CONTROL_POINTS)) return SINEW_ERROR_PLAIN;
-    return set_block(sinew_lattice_set_points, view(rest, CONTROL_POINTS, 0), 0);
+    return set_block(sinew_lattice_set_points, view(rest, CONTROL_POINTS, 0), 0, CONTROL_POINTS);
 }
 static sinew_result set_zero_displacements(void)
 {
-    static const float zero[3 * POINTS];
-    return set_block(sinew_lattice_set_displacements, view(zero, POINTS, 0), 10);
+    static const float zero[3 * (10 + POINTS)];
+    return set_block(sinew_lattice_set_displacements, view(zero, 10 + POINTS, 0), 10, POINTS);
 }
 /* ---- evaluation -------------------------------------------------------------------- */
 
@@ -220,27 +228,28 @@ static sinew_result evaluate_positions(const sinew_points *in, float *out, size_
 
 /* ---- bound deformation ---------------------------------------------------------------- */
 
-static const sinew_lattice_bind_desc *points_only_desc(void)
+static const sinew_lattice_binding_desc *points_only_desc(void)
 {
-    static sinew_lattice_bind_desc d;
+    static sinew_lattice_binding_desc d;
+    SINEW_INIT(&d);
     d.points = view(points, POINTS, 0);
     return &d;
 }
-static sinew_result bind_desc(sinew_lattice_bind_desc d)
+static sinew_result bind_desc(sinew_lattice_binding_desc d)
 {
-    sinew_result r = sinew_lattice_bind(NULL, fx.lattice, &d, OUT_HANDLE(sinew_lattice_binding));
+    sinew_result r = sinew_lattice_binding_create(NULL, fx.lattice, &d, OUT_HANDLE(sinew_lattice_binding));
     if (r == SINEW_OK) sinew_lattice_binding_destroy(*OUT_HANDLE(sinew_lattice_binding));
     return r;
 }
 static sinew_result bind_points(sinew_points p, sinew_points n, sinew_lattice_space space)
 {
-    return bind_desc((sinew_lattice_bind_desc){p, n, space});
+    return bind_desc((sinew_lattice_binding_desc){sizeof(sinew_lattice_binding_desc), p, n, space});
 }
 static sinew_result deform_bound(const sinew_lattice_binding *b, const sinew_lattice *lat, float *out,
                                  size_t stride, float *out_normals, size_t normal_stride, size_t first,
                                  size_t count)
 {
-    return sinew_lattice_deform_bound(b, lat, out, stride, out_normals, normal_stride, first, count);
+    return sinew_lattice_binding_deform(b, lat, out, stride, out_normals, normal_stride, first, count);
 }
 static void binding_counts(void)
 {
@@ -253,8 +262,8 @@ static void binding_counts(void)
 
 static sinew_result check_folds(uint32_t samples, uint8_t *flags, size_t flag_count)
 {
-    return sinew_lattice_check_folds(fx.lattice, samples, flags, flag_count,
-                                     SCRATCH(sinew_lattice_fold_report, 16384));
+    return sinew_lattice_check_folds(NULL, fx.lattice, samples, flags, flag_count,
+                                     OUT_STRUCT(sinew_lattice_fold_report, 16384));
 }
 static sinew_result refine(sinew_context *ctx, const sinew_lattice *lat, sinew_trimesh mesh,
                            sinew_lattice_refine_desc d)
@@ -269,7 +278,7 @@ static sinew_trimesh mesh_of(const float *positions, size_t vertices, const uint
 }
 static sinew_lattice_refine_desc refine_desc(double tolerance, int test, int split, size_t max_triangles)
 {
-    return (sinew_lattice_refine_desc){tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
+    return (sinew_lattice_refine_desc){sizeof(sinew_lattice_refine_desc), tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
                                        max_triangles};
 }
 static sinew_result refine_cancelled(void)
@@ -284,10 +293,18 @@ static sinew_result segment(const float *a, const float *b)
     return sinew_lattice_segment_bound(fx.bent, a, b, SCRATCH(double, 256), SCRATCH(double, 264));
 }
 
+/* A desc of defaults (one cubic cell), as SINEW_INIT leaves it. */
+static const sinew_lattice_desc *default_desc(void)
+{
+    static sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
+    return &desc;
+}
+
 #define CASES(X) \
     /* create */ \
     X(create_null_desc, INVALID_ARGUMENT, "desc", { return sinew_lattice_create(NULL, NULL, OUT_HANDLE(sinew_lattice)); }) \
-    X(create_null_out, INVALID_ARGUMENT, "out", { return sinew_lattice_create(NULL, &(sinew_lattice_desc){0}, NULL); }) \
+    X(create_null_out, INVALID_ARGUMENT, "out", { return sinew_lattice_create(NULL, default_desc(), NULL); }) \
     X(create_order_one, INVALID_ARGUMENT, "order", { return create_edited(order_one); }) \
     X(create_order_nine, INVALID_ARGUMENT, "order", { return create_edited(order_nine); }) \
     X(create_count_below_order, INVALID_ARGUMENT, "axis u", { return create_edited(count_below_order); }) \
@@ -305,9 +322,9 @@ static sinew_result segment(const float *a, const float *b)
     X(destroy_and_reset_null, PLAIN, NULL, \
       { sinew_lattice_destroy(NULL); sinew_lattice_reset(NULL); return SINEW_OK; }) \
     X(get_info_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_get_info(NULL, SCRATCH(sinew_lattice_info, 256)); }) \
+      { return sinew_lattice_get_info(NULL, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_lattice_get_info(fx.lattice, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, SCRATCH(sinew_lattice_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     /* control points */ \
     GETTER_CASES(X, sinew_lattice_rest_points, rest_points) \
     GETTER_CASES(X, sinew_lattice_get_points, get_points) \
@@ -338,11 +355,11 @@ static sinew_result segment(const float *a, const float *b)
     X(deform_normals_ok, OK, NULL, { return deform_normals(view(normals, POINTS, 0), OUT2_F, 0); }) \
     /* bind and deform_bound */ \
     X(bind_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_bind(NULL, NULL, points_only_desc(), OUT_HANDLE(sinew_lattice_binding)); }) \
+      { return sinew_lattice_binding_create(NULL, NULL, points_only_desc(), OUT_HANDLE(sinew_lattice_binding)); }) \
     X(bind_null_desc, INVALID_ARGUMENT, "desc", \
-      { return sinew_lattice_bind(NULL, fx.lattice, NULL, OUT_HANDLE(sinew_lattice_binding)); }) \
+      { return sinew_lattice_binding_create(NULL, fx.lattice, NULL, OUT_HANDLE(sinew_lattice_binding)); }) \
     X(bind_null_out, INVALID_ARGUMENT, "out", \
-      { return sinew_lattice_bind(NULL, fx.lattice, points_only_desc(), NULL); }) \
+      { return sinew_lattice_binding_create(NULL, fx.lattice, points_only_desc(), NULL); }) \
     X(bind_no_points, INVALID_ARGUMENT, "points", { return bind_points(view(points, 0, 0), view(NULL, 0, 0), 0); }) \
     X(bind_null_point_data, INVALID_ARGUMENT, "point", \
       { return bind_points(view(NULL, POINTS, 0), view(NULL, 0, 0), 0); }) \
@@ -382,11 +399,12 @@ static sinew_result segment(const float *a, const float *b)
     X(deform_bound_ok, OK, NULL, { return deform_bound(fx.binding, fx.bent, OUT_F, 16, OUT2_F, 0, 1, 3); }) \
     /* fold check */ \
     X(check_folds_null_lattice, INVALID_ARGUMENT, "lattice", \
-      { return sinew_lattice_check_folds(NULL, 0, NULL, 0, SCRATCH(sinew_lattice_fold_report, 16384)); }) \
+      { return sinew_lattice_check_folds(NULL, NULL, 0, NULL, 0, OUT_STRUCT(sinew_lattice_fold_report, 16384)); }) \
     X(check_folds_null_report, INVALID_ARGUMENT, "report", \
-      { return sinew_lattice_check_folds(fx.lattice, 0, NULL, 0, NULL); }) \
+      { return sinew_lattice_check_folds(NULL, fx.lattice, 0, NULL, 0, NULL); }) \
     X(check_folds_too_many_samples, INVALID_ARGUMENT, "samples", { return check_folds(65, NULL, 0); }) \
-    X(check_folds_flag_buffer_short, INVALID_ARGUMENT, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 0); }) \
+    X(check_folds_flag_buffer_short, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 0); }) \
+    X(check_folds_flag_buffer_long, MISMATCH, "cell", { return check_folds(0, SCRATCH(uint8_t, 32768), 2); }) \
     X(check_folds_ok, OK, NULL, { return check_folds(2, SCRATCH(uint8_t, 32768), 1); }) \
     /* refinement */ \
     X(refine_null_lattice, INVALID_ARGUMENT, "lattice", \
@@ -426,9 +444,9 @@ static sinew_result segment(const float *a, const float *b)
     X(refine_cancelled, CANCELLED, "refine", { return refine_cancelled(); }) \
     X(refine_ok, OK, NULL, { return refine(NULL, fx.bent, mesh_of(points, 3, triangle, 1), refine_desc(0.05, 1, 1, 0)); }) \
     X(refinement_mesh_null_refinement, INVALID_ARGUMENT, "refinement", \
-      { return sinew_lattice_refinement_mesh(NULL, SCRATCH(sinew_lattice_refined_mesh, 256)); }) \
+      { return sinew_lattice_refinement_mesh(NULL, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_mesh_null_mesh, INVALID_ARGUMENT, "mesh", { return sinew_lattice_refinement_mesh(fx.refinement, NULL); }) \
-    X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, SCRATCH(sinew_lattice_refined_mesh, 256)); }) \
+    X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_destroy_null, PLAIN, NULL, { sinew_lattice_refinement_destroy(NULL); return SINEW_OK; }) \
     /* segment bound */ \
     X(segment_null_lattice, INVALID_ARGUMENT, "lattice", \

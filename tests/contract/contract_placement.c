@@ -29,7 +29,8 @@ static int progress(void *user, const char *stage, float fraction)
 
 static sinew_placement_desc base_desc(void)
 {
-    sinew_placement_desc d = {0};
+    sinew_placement_desc d;
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 1;
     d.height = 1;
@@ -42,9 +43,9 @@ static sinew_placement_desc base_desc(void)
 static int setup(void **state)
 {
     (void)state;
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_placement_desc d = base_desc();
-    sinew_placement_map_desc md = {{0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
+    sinew_placement_map_desc md = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_placement_create(fx.ctx, &d, &fx.placement) ||
         sinew_placement_map_model(fx.placement, &md, &fx.map))
         return -1;
@@ -158,18 +159,18 @@ typedef sinew_result (*column_getter)(const sinew_placement *, float *, size_t, 
 
 static sinew_result relax(sinew_placement_relax_desc d)
 {
-    return sinew_placement_relax(fx.placement, &d, SCRATCH(sinew_placement_relax_report, 16384));
+    return sinew_placement_relax(NULL, fx.placement, &d, OUT_STRUCT(sinew_placement_relax_report, 16384));
 }
 static sinew_placement_relax_desc relax_desc(float stiffness, float angle, uint32_t neighbourhood, uint32_t steps)
 {
-    return (sinew_placement_relax_desc){stiffness, 0, 0, angle, neighbourhood, steps};
+    return (sinew_placement_relax_desc){sizeof(sinew_placement_relax_desc), stiffness, 0, 0, angle, neighbourhood, steps};
 }
 /* A pushed-up column is still far from rest after one step. */
 static sinew_result relax_one_step(void)
 {
     if (sinew_placement_push(fx.placement, 2, 1, 0.5f) != SINEW_OK) return SINEW_ERROR_PLAIN;
     sinew_placement_relax_desc d = relax_desc(0, 1, 0, 1);
-    return sinew_placement_relax(fx.placement, &d, NULL);
+    return sinew_placement_relax(NULL, fx.placement, &d, NULL);
 }
 static sinew_result press(sinew_placement_press_desc d)
 {
@@ -177,7 +178,7 @@ static sinew_result press(sinew_placement_press_desc d)
 }
 static sinew_placement_press_desc press_desc(float x, float radius, float depth, int falloff)
 {
-    return (sinew_placement_press_desc){{x, 0, 1}, radius, depth, (sinew_placement_falloff)falloff};
+    return (sinew_placement_press_desc){sizeof(sinew_placement_press_desc), {x, 0, 1}, radius, depth, (sinew_placement_falloff)falloff};
 }
 static sinew_result map_model(sinew_placement_map_desc d)
 {
@@ -185,7 +186,7 @@ static sinew_result map_model(sinew_placement_map_desc d)
 }
 static sinew_placement_map_desc map_desc(float x_max, float y_min, float fraction, float offset)
 {
-    return (sinew_placement_map_desc){{0, y_min, 0}, {x_max, 0.5f, 1}, fraction, offset};
+    return (sinew_placement_map_desc){sizeof(sinew_placement_map_desc), {0, y_min, 0}, {x_max, 0.5f, 1}, fraction, offset};
 }
 static sinew_result deform(const sinew_placement_map *map, const float *points, size_t count, size_t model_stride,
                            float *out, size_t out_stride, size_t first, size_t n)
@@ -250,21 +251,21 @@ static sinew_result deform_map_nan(void)
     X(create_offset_bspline_ok, OK, NULL, { return create_edited(NULL, offset_bspline_ok); }) \
     /* getters */ \
     X(get_info_null_placement, INVALID_ARGUMENT, "placement", \
-      { return sinew_placement_get_info(NULL, SCRATCH(sinew_placement_info, 256)); }) \
+      { return sinew_placement_get_info(NULL, OUT_STRUCT(sinew_placement_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_placement_get_info(fx.placement, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_placement_get_info(fx.placement, SCRATCH(sinew_placement_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_placement_get_info(fx.placement, OUT_STRUCT(sinew_placement_info, 256)); }) \
     X(lattice_and_destroy_null, PLAIN, NULL, { lattice_of_null_and_placement(); return SINEW_OK; }) \
     COLUMN_CASES(X, sinew_placement_directions, directions, 14, 8, 16) \
     COLUMN_CASES(X, sinew_placement_lifts, lifts, 6, 2, 8) \
     /* relaxation */ \
-    X(relax_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_relax(NULL, NULL, NULL); }) \
+    X(relax_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_relax(NULL, NULL, NULL, NULL); }) \
     X(relax_stiffness_negative, INVALID_ARGUMENT, "stiffness", { return relax(relax_desc(-1, 0, 0, 0)); }) \
     X(relax_stiffness_nan, NON_FINITE, "stiffness", { return relax(relax_desc(NAN, 0, 0, 0)); }) \
     X(relax_angle_180, INVALID_ARGUMENT, "angle", { return relax(relax_desc(0, 180, 0, 0)); }) \
     X(relax_neighbourhood_65, INVALID_ARGUMENT, "neighbourhood", { return relax(relax_desc(0, 0, 65, 0)); }) \
     X(relax_ok, OK, NULL, { return relax(relax_desc(0, 0, 0, 0)); }) \
     X(relax_not_converged, NOT_CONVERGED, "step", { return relax_one_step(); }) \
-    X(relax_defaults_ok, OK, NULL, { return sinew_placement_relax(fx.placement, NULL, NULL); }) \
+    X(relax_defaults_ok, OK, NULL, { return sinew_placement_relax(NULL, fx.placement, NULL, NULL); }) \
     /* edits */ \
     X(push_null_placement, INVALID_ARGUMENT, "placement", { return sinew_placement_push(NULL, 0, 0, 1); }) \
     X(push_i_past_end, INDEX_OUT_OF_RANGE, "i = 6", { return sinew_placement_push(fx.placement, 6, 0, 1); }) \

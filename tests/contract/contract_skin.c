@@ -29,7 +29,8 @@ static struct {
 
 static sinew_skin_desc base_desc(void)
 {
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = VERTICES;
     d.joint_count = JOINTS;
     d.influence_count = SLOTS;
@@ -171,7 +172,7 @@ static sinew_result create_out_of_memory(void)
 {
     static size_t budget;
     budget = 1;
-    sinew_context_desc cd = {{budget_alloc, budget_free, &budget}, NULL, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {budget_alloc, budget_free, &budget}, NULL, NULL};
     return create_in_context(&cd);
 }
 
@@ -281,6 +282,7 @@ static void deform_range_writes_only_its_vertices(void)
 static void palette_size_facts(void)
 {
     sinew_skin_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_skin_palette_size(NULL), 0);
     assert_int_equal(sinew_skin_get_info(fx.dq, &info), SINEW_OK);
     assert_int_equal(sinew_skin_palette_size(fx.dq), info.palette_floats);
@@ -290,6 +292,15 @@ static void palette_size_facts(void)
 static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, size_t capacity, size_t *count)
 {
     return sinew_skin_vertex_influences(fx.linear, vertex, joints, weights, capacity, count);
+}
+/* A capacity one short of vertex 1's influences: BUFFER_TOO_SMALL writes the
+ * needed count (kept outside the scratch buffer) and nothing else. */
+static sinew_result influences_one_short(void)
+{
+    size_t needed = 0, count = 0;
+    if (influences(1, NULL, NULL, 0, &needed) != SINEW_OK || needed < 2) return SINEW_ERROR_PLAIN;
+    sinew_result r = influences(1, OUT_U32, OUT2_F, needed - 1, &count);
+    return count == needed ? r : SINEW_ERROR_PLAIN;
 }
 
 #define CASES(X) \
@@ -334,7 +345,7 @@ static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, 
     X(create_unweighted_joint_out_of_range, INDEX_OUT_OF_RANGE, "unweighted", \
       { return create_edited(NULL, unweighted_joint_out_of_range); }) \
     X(create_cancelled, CANCELLED, "cancel", \
-      { return create_in_context(&(sinew_context_desc){{NULL, NULL, NULL}, cancel, NULL}); }) \
+      { return create_in_context(&(sinew_context_desc){sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL}); }) \
     X(create_out_of_memory, OUT_OF_MEMORY, NULL, { return create_out_of_memory(); }) \
     X(create_ok, OK, NULL, { return create_edited(NULL, NULL); }) \
     X(create_ignores_joint_on_zero_weight_ok, OK, NULL, \
@@ -343,9 +354,9 @@ static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, 
     X(create_compressed_renormalized_ok, OK, NULL, { return create_edited(NULL, compressed_renormalized_ok); }) \
     X(destroy_null, PLAIN, NULL, { sinew_skin_destroy(NULL); return SINEW_OK; }) \
     /* info and palette size */ \
-    X(get_info_null_skin, INVALID_ARGUMENT, "skin", { return sinew_skin_get_info(NULL, SCRATCH(sinew_skin_info, 256)); }) \
+    X(get_info_null_skin, INVALID_ARGUMENT, "skin", { return sinew_skin_get_info(NULL, OUT_STRUCT(sinew_skin_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_skin_get_info(fx.linear, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_skin_get_info(fx.linear, SCRATCH(sinew_skin_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_skin_get_info(fx.linear, OUT_STRUCT(sinew_skin_info, 256)); }) \
     X(palette_size_null_and_info, PLAIN, NULL, { palette_size_facts(); return SINEW_OK; }) \
     /* palette */ \
     X(palette_null_skin, INVALID_ARGUMENT, "skin", \
@@ -423,6 +434,7 @@ static sinew_result influences(size_t vertex, uint32_t *joints, float *weights, 
     X(influences_vertex_size_max, INDEX_OUT_OF_RANGE, "vertex", \
       { return influences(SIZE_MAX, OUT_U32, OUT2_F, SLOTS, OUT_SIZE + 64); }) \
     X(influences_count_only_ok, OK, NULL, { return influences(1, NULL, NULL, 0, OUT_SIZE + 64); }) \
+    X(influences_capacity_short, BUFFER_TOO_SMALL, "capacity", { return influences_one_short(); }) \
     X(influences_ok, OK, NULL, { return influences(1, OUT_U32, OUT2_F, SLOTS, OUT_SIZE + 64); })
 
 CASES(CONTRACT_DEFINE)

@@ -14,7 +14,7 @@ static const float positions[VERTICES * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1
 static const uint32_t triangles[4 * 3] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
 static const uint32_t bad_triangles[4 * 3] = {0, 2, 1, 0, 1, 4, 0, 3, 2, 1, 2, 3};
 /* One capsule along x for joint 0, one along z for joint 1, both reaching every vertex. */
-static const sinew_bone_capsule capsules[2] = {{{0, 0, 0}, {1, 0, 0}, 1.0f, 0}, {{0, 0, 0}, {0, 0, 1}, 1.0f, 1}};
+static const sinew_skin_capsule capsules[2] = {{{0, 0, 0}, {1, 0, 0}, 1.0f, 0}, {{0, 0, 0}, {0, 0, 1}, 1.0f, 1}};
 
 #define IO_JOINTS SCRATCH(uint32_t, 32768)
 #define IO_WEIGHTS SCRATCH(float, 40960)
@@ -47,7 +47,7 @@ static sinew_context *cancelling_context(void)
 {
     static sinew_context *ctx;
     if (!ctx) {
-        sinew_context_desc cd = {{NULL, NULL, NULL}, cancel, NULL};
+        sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL};
         if (sinew_context_create(&cd, &ctx) != SINEW_OK) return NULL;
     }
     return ctx;
@@ -57,32 +57,32 @@ static sinew_context *cancelling_context(void)
 
 static sinew_result bind_points(sinew_points p)
 {
-    return sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, NULL);
+    return sinew_skin_capsule_weights(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, NULL);
 }
 static sinew_result bind_capsule_count(size_t count)
 {
     sinew_points p = points_view();
-    return sinew_skin_bind_capsules(NULL, &p, capsules, count, NULL, OUT_U32, OUT2_F, NULL);
+    return sinew_skin_capsule_weights(NULL, &p, capsules, count, NULL, OUT_U32, OUT2_F, NULL);
 }
-static sinew_result bind_desc(sinew_capsule_bind_desc d)
+static sinew_result bind_desc(sinew_skin_capsule_desc d)
 {
     sinew_points p = points_view();
-    return sinew_skin_bind_capsules(NULL, &p, capsules, 2, &d, OUT_U32, OUT2_F, NULL);
+    return sinew_skin_capsule_weights(NULL, &p, capsules, 2, &d, OUT_U32, OUT2_F, NULL);
 }
 static sinew_result bind_outputs(uint32_t *joints, float *weights)
 {
     sinew_points p = points_view();
-    return sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, joints, weights, NULL);
+    return sinew_skin_capsule_weights(NULL, &p, capsules, 2, NULL, joints, weights, NULL);
 }
 static sinew_result bind_edited_capsule(int field, float value)
 {
-    sinew_bone_capsule c[2];
+    sinew_skin_capsule c[2];
     memcpy(c, capsules, sizeof c);
     if (field < 3) c[1].head[field] = value;
     else if (field < 6) c[1].tail[field - 3] = value;
     else c[1].radius = value;
     sinew_points p = points_view();
-    return sinew_skin_bind_capsules(NULL, &p, c, 2, NULL, OUT_U32, OUT2_F, NULL);
+    return sinew_skin_capsule_weights(NULL, &p, c, 2, NULL, OUT_U32, OUT2_F, NULL);
 }
 static sinew_result bind_edited_point(size_t vertex, int axis, float value)
 {
@@ -99,21 +99,21 @@ static sinew_result bind_unbound_vertex(void)
     memcpy(moved, positions, sizeof moved);
     moved[3 * 2 + 1] = 100.0f;
     sinew_points p = {moved, VERTICES, 0};
-    sinew_bind_report report = {listed, 4, 0};
-    sinew_result r = sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
+    sinew_skin_capsule_report report = {sizeof(sinew_skin_capsule_report), listed, 4, 0};
+    sinew_result r = sinew_skin_capsule_weights(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
     if (report.unbound_count != 1 || listed[0] != 2) return SINEW_ERROR_PLAIN;
     return r;
 }
 static sinew_result bind_report_without_array(void)
 {
     sinew_points p = points_view();
-    sinew_bind_report report = {NULL, 4, 0};
-    return sinew_skin_bind_capsules(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
+    sinew_skin_capsule_report report = {sizeof(sinew_skin_capsule_report), NULL, 4, 0};
+    return sinew_skin_capsule_weights(NULL, &p, capsules, 2, NULL, OUT_U32, OUT2_F, &report);
 }
 static sinew_result bind_cancelled(void)
 {
     sinew_points p = points_view();
-    return sinew_skin_bind_capsules(cancelling_context(), &p, capsules, 2, NULL, OUT_U32, OUT2_F, NULL);
+    return sinew_skin_capsule_weights(cancelling_context(), &p, capsules, 2, NULL, OUT_U32, OUT2_F, NULL);
 }
 
 /* ---- rogue removal and smoothing ------------------------------------------------ */
@@ -147,7 +147,7 @@ static sinew_result smooth_slots(size_t per_vertex)
 static sinew_result rogues_arrays(uint32_t *joints, float *weights)
 {
     sinew_trimesh m = mesh_view();
-    return sinew_skin_remove_rogues(NULL, &m, SLOTS, joints, weights, SCRATCH(sinew_rogue_report, 256));
+    return sinew_skin_remove_rogues(NULL, &m, SLOTS, joints, weights, OUT_STRUCT(sinew_skin_rogue_report, 256));
 }
 static sinew_result smooth_arrays(uint32_t *joints, float *weights)
 {
@@ -173,7 +173,7 @@ static sinew_result zero_row_then(sinew_result (*tool)(uint32_t *, float *))
     contract_resnapshot();
     return tool(IO_JOINTS, IO_WEIGHTS);
 }
-static sinew_result smooth_desc(sinew_smooth_desc d)
+static sinew_result smooth_desc(sinew_skin_smooth_desc d)
 {
     sinew_trimesh m = mesh_view();
     return sinew_skin_smooth_weights(NULL, &m, SLOTS, IO_JOINTS, IO_WEIGHTS, &d);
@@ -218,10 +218,10 @@ static sinew_result prune_weight(size_t slot, float value)
 #define CASES(X) \
     /* capsule binding */ \
     X(bind_null_positions, INVALID_ARGUMENT, "mesh vertex", \
-      { return sinew_skin_bind_capsules(NULL, NULL, capsules, 2, NULL, OUT_U32, OUT2_F, NULL); }) \
+      { return sinew_skin_capsule_weights(NULL, NULL, capsules, 2, NULL, OUT_U32, OUT2_F, NULL); }) \
     X(bind_null_capsules, INVALID_ARGUMENT, "capsule", \
       { sinew_points p = points_view(); \
-        return sinew_skin_bind_capsules(NULL, &p, NULL, 2, NULL, OUT_U32, OUT2_F, NULL); }) \
+        return sinew_skin_capsule_weights(NULL, &p, NULL, 2, NULL, OUT_U32, OUT2_F, NULL); }) \
     X(bind_null_joints, INVALID_ARGUMENT, "joints", { return bind_outputs(NULL, OUT2_F); }) \
     X(bind_null_weights, INVALID_ARGUMENT, "weights", { return bind_outputs(OUT_U32, NULL); }) \
     X(bind_null_position_data, INVALID_ARGUMENT, "mesh vertex", \
@@ -243,21 +243,21 @@ static sinew_result prune_weight(size_t slot, float value)
     X(bind_capsule_radius_nan, NON_FINITE, "capsule 1", { return bind_edited_capsule(6, NAN); }) \
     X(bind_capsule_radius_negative, INVALID_ARGUMENT, "capsule 1", { return bind_edited_capsule(6, -1.0f); }) \
     X(bind_falloff_negative, INVALID_ARGUMENT, "falloff", \
-      { return bind_desc((sinew_capsule_bind_desc){4, -0.5f, 0, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, -0.5f, 0, SINEW_SKIN_UNBOUND_REPORT}); }) \
     X(bind_falloff_nan, NON_FINITE, "falloff", \
-      { return bind_desc((sinew_capsule_bind_desc){4, NAN, 0, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, NAN, 0, SINEW_SKIN_UNBOUND_REPORT}); }) \
     X(bind_quantile_above_one, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, 1.5f, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 1.5f, SINEW_SKIN_UNBOUND_REPORT}); }) \
     X(bind_quantile_negative, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, -0.5f, SINEW_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, -0.5f, SINEW_SKIN_UNBOUND_REPORT}); }) \
     X(bind_bad_unbound_policy, INVALID_ARGUMENT, "unbound", \
-      { return bind_desc((sinew_capsule_bind_desc){4, 0, 0, (sinew_unbound_policy)2}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 0, (sinew_skin_unbound)2}); }) \
     X(bind_report_capacity_without_array, INVALID_ARGUMENT, "report", { return bind_report_without_array(); }) \
     X(bind_unbound_vertex_reported, OUTSIDE_DOMAIN, "vertex 2", { return bind_unbound_vertex(); }) \
     X(bind_cancelled, CANCELLED, "capsule bind", { return bind_cancelled(); }) \
     X(bind_ok, OK, NULL, { return bind_outputs(OUT_U32, OUT2_F); }) \
     X(bind_one_slot_ok, OK, NULL, \
-      { return bind_desc((sinew_capsule_bind_desc){1, 0, 0, SINEW_UNBOUND_NEAREST}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 1, 0, 0, SINEW_SKIN_UNBOUND_NEAREST}); }) \
     /* rogue removal */ \
     X(rogues_null_mesh, INVALID_ARGUMENT, "mesh", \
       { return sinew_skin_remove_rogues(NULL, NULL, SLOTS, IO_JOINTS, IO_WEIGHTS, NULL); }) \
@@ -306,12 +306,12 @@ static sinew_result prune_weight(size_t slot, float value)
     X(smooth_weight_infinite, NON_FINITE, "vertex 1", { return smooth_weight(1 * SLOTS, INFINITY); }) \
     X(smooth_weight_negative, INVALID_WEIGHTS, "vertex 1", { return smooth_weight(1 * SLOTS + 1, -0.5f); }) \
     X(smooth_row_all_zero, INVALID_WEIGHTS, "vertex 1", { return zero_row_then(smooth_arrays); }) \
-    X(smooth_strength_above_one, INVALID_ARGUMENT, "strength", { return smooth_desc((sinew_smooth_desc){1, 1.5f}); }) \
+    X(smooth_strength_above_one, INVALID_ARGUMENT, "strength", { return smooth_desc((sinew_skin_smooth_desc){sizeof(sinew_skin_smooth_desc), 1, 1.5f}); }) \
     X(smooth_strength_negative, INVALID_ARGUMENT, "strength", \
-      { return smooth_desc((sinew_smooth_desc){1, -0.5f}); }) \
-    X(smooth_strength_nan, NON_FINITE, "strength", { return smooth_desc((sinew_smooth_desc){1, NAN}); }) \
+      { return smooth_desc((sinew_skin_smooth_desc){sizeof(sinew_skin_smooth_desc), 1, -0.5f}); }) \
+    X(smooth_strength_nan, NON_FINITE, "strength", { return smooth_desc((sinew_skin_smooth_desc){sizeof(sinew_skin_smooth_desc), 1, NAN}); }) \
     X(smooth_cancelled, CANCELLED, "smooth", { return smooth_cancelled(); }) \
-    X(smooth_ok, OK, NULL, { return smooth_desc((sinew_smooth_desc){2, 0.25f}); }) \
+    X(smooth_ok, OK, NULL, { return smooth_desc((sinew_skin_smooth_desc){sizeof(sinew_skin_smooth_desc), 2, 0.25f}); }) \
     /* pruning */ \
     X(prune_null_in_joints, INVALID_ARGUMENT, "joint", \
       { return prune(VERTICES, SLOTS, NULL, IO_WEIGHTS, 1, 0, OUT_U32, OUT2_F); }) \

@@ -46,15 +46,15 @@ static int setup(void **state)
 {
     (void)state;
     static float element_frames[16 * ELEMENTS], vertex_frames[16 * DRIVER_VERTICES];
-    sinew_context_desc cd = {{NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_polymesh degenerate = driver_mesh(faces_degenerate, NULL, ELEMENTS);
-    sinew_soffd_desc skip = {0, 0, 1};
+    sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};
     sinew_points points = {skin, POINTS, 0};
     sinew_points now = driver_now();
-    if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_bind(fx.ctx, &d, NULL, &fx.registered) ||
-        sinew_soffd_register(fx.registered, &points, NULL) || sinew_soffd_bind(NULL, &d, NULL, &fx.unregistered) ||
-        sinew_soffd_bind(NULL, &degenerate, &skip, &fx.skipping))
+    if (sinew_context_create(&cd, &fx.ctx) != SINEW_OK || sinew_soffd_create(fx.ctx, &d, NULL, &fx.registered) ||
+        sinew_soffd_register(NULL, fx.registered, &points, NULL) || sinew_soffd_create(NULL, &d, NULL, &fx.unregistered) ||
+        sinew_soffd_create(NULL, &degenerate, &skip, &fx.skipping))
         return -1;
     fx.element_frames = element_frames;
     fx.vertex_frames = vertex_frames;
@@ -78,6 +78,7 @@ static int teardown(void **state)
 static uint64_t fingerprint(void)
 {
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     uint64_t h = CONTRACT_HASH_SEED;
     if (sinew_soffd_get_info(fx.registered, &info) != SINEW_OK) return 0;
     h = contract_hash(h, &info, sizeof info);
@@ -86,7 +87,7 @@ static uint64_t fingerprint(void)
         float weights[ELEMENTS];
         size_t n = 0;
         sinew_soffd_contributor_count(fx.registered, p, &n);
-        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS);
+        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
         h = contract_hash(h, elements, n * sizeof *elements);
         h = contract_hash(h, weights, n * sizeof *weights);
     }
@@ -98,7 +99,7 @@ static uint64_t fingerprint(void)
 
 static sinew_result bind(sinew_polymesh d, const sinew_soffd_desc *desc)
 {
-    sinew_result r = sinew_soffd_bind(NULL, &d, desc, OUT_HANDLE(sinew_soffd));
+    sinew_result r = sinew_soffd_create(NULL, &d, desc, OUT_HANDLE(sinew_soffd));
     if (r == SINEW_OK) sinew_soffd_destroy(*OUT_HANDLE(sinew_soffd));
     return r;
 }
@@ -115,14 +116,14 @@ static sinew_result bind_with_vertex(size_t vertex, float value)
 }
 static sinew_result bind_desc(float local, float length_scale)
 {
-    sinew_soffd_desc desc = {local, length_scale, 0};
+    sinew_soffd_desc desc = {sizeof(sinew_soffd_desc), local, length_scale, 0};
     return bind(driver_mesh(faces, NULL, ELEMENTS), &desc);
 }
 static sinew_result bind_cancelled(void)
 {
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     cancelling = 1;
-    sinew_result r = sinew_soffd_bind(fx.ctx, &d, NULL, OUT_HANDLE(sinew_soffd));
+    sinew_result r = sinew_soffd_create(fx.ctx, &d, NULL, OUT_HANDLE(sinew_soffd));
     cancelling = 0;
     return r;
 }
@@ -130,7 +131,7 @@ static sinew_result bind_all_degenerate(void)
 {
     static const float line[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0};
     sinew_polymesh d = {{line, DRIVER_VERTICES, 0}, faces, NULL, ELEMENTS, SINEW_INDEX_U32};
-    sinew_soffd_desc skip = {0, 0, 1};
+    sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};
     return bind(d, &skip);
 }
 
@@ -138,11 +139,11 @@ static sinew_result bind_all_degenerate(void)
 
 static sinew_result register_points(sinew_points p, const sinew_soffd_register_desc *policy)
 {
-    return sinew_soffd_register(fx.registered, &p, policy);
+    return sinew_soffd_register(NULL, fx.registered, &p, policy);
 }
 static sinew_result register_policy(float threshold, float max_distance)
 {
-    sinew_soffd_register_desc policy = {threshold, 0, max_distance, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0};
     return register_points((sinew_points){skin, POINTS, 0}, &policy);
 }
 static sinew_result register_with_point(size_t point, float value)
@@ -155,7 +156,8 @@ static sinew_result register_with_point(size_t point, float value)
 static sinew_result register_cancelled(void)
 {
     cancelling = 1;
-    sinew_result r = register_points((sinew_points){skin, POINTS, 0}, NULL);
+    sinew_points p = {skin, POINTS, 0};
+    sinew_result r = sinew_soffd_register(fx.ctx, fx.registered, &p, NULL);
     cancelling = 0;
     return r;
 }
@@ -165,14 +167,14 @@ static sinew_result register_nothing_ok(void)
     sinew_points none = {NULL, 0, 0};
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_soffd *h = NULL;
-    if (sinew_soffd_bind(NULL, &d, NULL, &h) != SINEW_OK) return SINEW_ERROR_PLAIN;
-    sinew_result r = sinew_soffd_register(h, &none, NULL);
+    if (sinew_soffd_create(NULL, &d, NULL, &h) != SINEW_OK) return SINEW_ERROR_PLAIN;
+    sinew_result r = sinew_soffd_register(NULL, h, &none, NULL);
     sinew_soffd_destroy(h);
     return r;
 }
 static sinew_result set_reference(sinew_points p)
 {
-    return sinew_soffd_set_reference(fx.registered, &p);
+    return sinew_soffd_set_reference(NULL, fx.registered, &p);
 }
 static sinew_result set_reference_vertex(size_t vertex, float value)
 {
@@ -196,13 +198,13 @@ static sinew_result set_same_contributors(void)
     uint32_t elements[ELEMENTS];
     size_t n = 0;
     if (sinew_soffd_contributor_count(fx.registered, 1, &n) ||
-        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS))
+        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
         return SINEW_ERROR_PLAIN;
     return set_contributors(1, elements, n);
 }
 static sinew_result exclude(size_t first, size_t count, const uint8_t *excluded)
 {
-    return sinew_soffd_exclude_elements(fx.registered, first, count, excluded);
+    return sinew_soffd_exclude_elements(fx.registered, excluded, first, count);
 }
 static const uint32_t set_past_end[2] = {1, ELEMENTS};
 static const uint32_t set_with_a_repeat[3] = {2, 0, 2};
@@ -327,11 +329,27 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
     X(tag##_zero_count_ok, OK, NULL, { return fn(fx.registered, frames, OUT_F, 0, POINTS, 0); }) \
     X(tag##_ok, OK, NULL, { return fn(fx.registered, frames, OUT_F, 16, 1, 3); })
 
+/* Counts written by the capacity calls: outside the scratch buffer, since
+ * SINEW_ERROR_BUFFER_TOO_SMALL writes the needed count (and nothing else). */
+static size_t count_out;
+/* r, or PLAIN when the count written is not `want`. */
+static sinew_result expect_count(sinew_result r, size_t want)
+{
+    return count_out == want ? r : SINEW_ERROR_PLAIN;
+}
+/* Contributors of registered point 0 (asked before the call under test, which must leave the message). */
+static size_t contributors_of_point_0(void)
+{
+    size_t n = 0;
+    sinew_soffd_contributor_count(fx.registered, 0, &n);
+    return n;
+}
+
 #define CASES(X) \
     /* bind */ \
-    X(bind_null_driver, INVALID_ARGUMENT, "driver", { return sinew_soffd_bind(NULL, NULL, NULL, OUT_HANDLE(sinew_soffd)); }) \
+    X(bind_null_driver, INVALID_ARGUMENT, "driver", { return sinew_soffd_create(NULL, NULL, NULL, OUT_HANDLE(sinew_soffd)); }) \
     X(bind_null_out, INVALID_ARGUMENT, "out", \
-      { sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS); return sinew_soffd_bind(NULL, &d, NULL, NULL); }) \
+      { sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS); return sinew_soffd_create(NULL, &d, NULL, NULL); }) \
     X(bind_null_indices, INVALID_ARGUMENT, "indices", { return bind(driver_mesh(NULL, NULL, ELEMENTS), NULL); }) \
     X(bind_null_positions, INVALID_ARGUMENT, "driver vertex", \
       { return bind_points((sinew_points){NULL, DRIVER_VERTICES, 0}); }) \
@@ -366,9 +384,9 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
     X(bind_ok, OK, NULL, { return bind(driver_mesh(faces, NULL, ELEMENTS), NULL); }) \
     X(destroy_null, PLAIN, NULL, { sinew_soffd_destroy(NULL); return SINEW_OK; }) \
     /* queries */ \
-    X(get_info_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_info(NULL, SCRATCH(sinew_soffd_info, 256)); }) \
+    X(get_info_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_info(NULL, OUT_STRUCT(sinew_soffd_info, 256)); }) \
     X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_soffd_get_info(fx.registered, NULL); }) \
-    X(get_info_ok, OK, NULL, { return sinew_soffd_get_info(fx.registered, SCRATCH(sinew_soffd_info, 256)); }) \
+    X(get_info_ok, OK, NULL, { return sinew_soffd_get_info(fx.registered, OUT_STRUCT(sinew_soffd_info, 256)); }) \
     X(element_face_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_element_face(NULL, 0, OUT_U32); }) \
     X(element_face_null_face, INVALID_ARGUMENT, "face", { return sinew_soffd_element_face(fx.registered, 0, NULL); }) \
     X(element_face_past_end, INDEX_OUT_OF_RANGE, "element 4", \
@@ -376,16 +394,17 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
     X(element_face_size_max, INDEX_OUT_OF_RANGE, "element", \
       { return sinew_soffd_element_face(fx.registered, SIZE_MAX, OUT_U32); }) \
     X(element_face_ok, OK, NULL, { return sinew_soffd_element_face(fx.registered, 3, OUT_U32); }) \
-    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4); }) \
-    X(get_skipped_null_faces, INVALID_ARGUMENT, "faces", { return sinew_soffd_get_skipped(fx.skipping, NULL, 4); }) \
-    X(get_skipped_capacity_short, BUDGET_EXCEEDED, "capacity", \
-      { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0); }) \
-    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1); }) \
-    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0); }) \
+    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4, &count_out); }) \
+    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 4, NULL); }) \
+    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_get_skipped(fx.skipping, NULL, 0, &count_out), 1); }) \
+    X(get_skipped_capacity_short, BUFFER_TOO_SMALL, "capacity", \
+      { return expect_count(sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
+    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1, &count_out); }) \
+    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0, &count_out); }) \
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { sinew_points p = skin_points(); return sinew_soffd_register(NULL, &p, NULL); }) \
-    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(fx.registered, NULL, NULL); }) \
+      { sinew_points p = skin_points(); return sinew_soffd_register(NULL, NULL, &p, NULL); }) \
+    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
     X(register_null_skin_data, INVALID_ARGUMENT, "skin", \
       { return register_points((sinew_points){NULL, POINTS, 0}, NULL); }) \
     X(register_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
@@ -403,9 +422,9 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
     X(register_ok, OK, NULL, { return register_policy(0, 0); }) \
     X(register_nothing_ok, OK, NULL, { return register_nothing_ok(); }) \
     X(set_reference_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { sinew_points p = driver_now(); return sinew_soffd_set_reference(NULL, &p); }) \
+      { sinew_points p = driver_now(); return sinew_soffd_set_reference(NULL, NULL, &p); }) \
     X(set_reference_null_points, INVALID_ARGUMENT, "reference", \
-      { return sinew_soffd_set_reference(fx.registered, NULL); }) \
+      { return sinew_soffd_set_reference(NULL, fx.registered, NULL); }) \
     X(set_reference_count_short, MISMATCH, "reference", \
       { return set_reference((sinew_points){driver, DRIVER_VERTICES - 1, 0}); }) \
     X(set_reference_count_size_max_8, SIZE_OVERFLOW, "reference", \
@@ -435,17 +454,23 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
       { return sinew_soffd_contributor_count(fx.unregistered, 0, OUT_SIZE); }) \
     X(contributor_count_ok, OK, NULL, { return sinew_soffd_contributor_count(fx.registered, 3, OUT_SIZE); }) \
     X(get_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_elements, INVALID_ARGUMENT, "elements", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS); }) \
-    X(get_contributors_capacity_short, BUDGET_EXCEEDED, "capacity", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1); }) \
+      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
+    X(get_contributors_null_count, INVALID_ARGUMENT, "count", \
+      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
+    X(get_contributors_capacity_short, BUFFER_TOO_SMALL, "capacity", \
+      { size_t want = contributors_of_point_0(); \
+        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
+    X(get_contributors_query_ok, OK, NULL, \
+      { size_t want = contributors_of_point_0(); \
+        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
     X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
-      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_ok, OK, NULL, \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS); }) \
+      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
     X(set_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
       { return sinew_soffd_set_contributors(NULL, 0, faces, 1); }) \
     X(set_contributors_null_elements, INVALID_ARGUMENT, "elements", { return set_contributors(0, NULL, 2); }) \
@@ -463,13 +488,13 @@ static sinew_result with_normals(deform_fn fn, const float *frames, const float 
       { return sinew_soffd_set_contributors(fx.unregistered, 0, faces, 1); }) \
     X(set_contributors_ok, OK, NULL, { return set_same_contributors(); }) \
     X(exclude_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_exclude_elements(NULL, 0, 1, exclude_none); }) \
+      { return sinew_soffd_exclude_elements(NULL, exclude_none, 0, 1); }) \
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
     X(exclude_every_element, INVALID_WEIGHTS, "skin point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_exclude_elements(fx.unregistered, 0, 0, exclude_none); }) \
+      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
     /* pose */ \
     FRAMES_CASES(X, sinew_soffd_element_frames, element_frames) \

@@ -53,7 +53,8 @@ static void allocator_needs_both_hooks(void **state)
 {
     (void)state;
     support_allocator a = {0};
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = support_allocator_hooks(&a);
     desc.allocator.free = NULL;
     sinew_context *ctx = (sinew_context *)(uintptr_t)0x1;
@@ -71,7 +72,8 @@ static void custom_allocator_is_used(void **state)
 {
     (void)state;
     support_allocator a = {0};
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = support_allocator_hooks(&a);
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&desc, &ctx), SINEW_OK);
@@ -85,7 +87,8 @@ static void failing_allocator_gives_out_of_memory(void **state)
     (void)state;
     support_allocator a = {0};
     a.fail_at = 1;
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = support_allocator_hooks(&a);
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&desc, &ctx), SINEW_ERROR_OUT_OF_MEMORY);

@@ -70,8 +70,9 @@ static sinew_trimesh cube_mesh(const void *indices, format f)
 static void soffd_frames(const sinew_polymesh *driver, float *frames, size_t *elements)
 {
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, driver, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, driver, NULL, &h), SINEW_OK);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     *elements = info.element_count;
     float moved[8 * 3];
@@ -117,15 +118,15 @@ static void soffd_driver_bad_views_are_named(void **state)
     uint16_t buf[40];
     for (int i = 0; i < 36; ++i) buf[i + 1] = (uint16_t)cube_tris[i];
     sinew_polymesh m = {{cube, 8, 0}, (const char *)buf + 1, NULL, 12, SINEW_INDEX_U16};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "not aligned to 2 bytes"));
     m.indices = buf + 1;
     buf[1 + 3 * 4 + 2] = 8; /* face 4, third corner */
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_string_equal(sinew_last_error(), "driver face 4 refers to vertex 8, but there are only 8");
     buf[1 + 3 * 4 + 2] = 0;
     m.index_type = (sinew_index_type)3;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "index type 3 is not a sinew_index_type"));
     assert_null(h);
 }
@@ -161,12 +162,13 @@ static void bbw_elements(const sinew_bbw_desc *d, uint32_t *out, size_t capacity
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, d, &b), SINEW_OK);
     sinew_bbw_info info;
+    SINEW_INIT(&info);
     sinew_bbw_get_info(b, &info);
     assert_true(info.element_count <= capacity_elements);
     (void)per;
     assert_int_equal(sinew_bbw_domain_elements(b, out, 0, info.element_count), SINEW_OK);
     if (weights) {
-        assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
+        assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
         assert_int_equal(sinew_bbw_vertex_weights(b, weights, 0, vertices), SINEW_OK);
     }
     sinew_bbw_destroy(b);
@@ -179,10 +181,10 @@ static void bbw_triangle_domain_formats_match_u32(void **state)
     uint32_t ref[18 * 3], got[18 * 3];
     float wref[16 * 2], wgot[16 * 2];
     sinew_trimesh domain = {{grid, 16, 0}, grid_tris, 18, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &domain;
-    d.points = two_handles;
-    d.point_count = 2;
+    d.points = (sinew_points){two_handles, 2, 0};
     bbw_elements(&d, ref, 18, 3, wref, 16);
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(grid_tris, 18, 3, formats[i]);
@@ -227,11 +229,11 @@ static void bbw_tet_and_surface_domains_match_u32(void **state)
     (void)state;
     uint32_t ref[5 * 4], got[5 * 4];
     sinew_tetmesh tets = {{cube, 8, 0}, cube_tets, 5, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     const float handles[2 * 3] = {0, 0, 0, 1, 1, 1};
     d.tets = &tets;
-    d.points = handles;
-    d.point_count = 2;
+    d.points = (sinew_points){handles, 2, 0};
     bbw_elements(&d, ref, 5, 4, NULL, 0);
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(cube_tets, 5, 4, formats[i]);
@@ -246,14 +248,16 @@ static void bbw_tet_and_surface_domains_match_u32(void **state)
     /* The automatic volume inside a surface reads the surface's triangles
      * (its winding numbers) through the same views. */
     sinew_trimesh surface = cube_mesh(cube_tris, (format){SINEW_INDEX_U32, 0});
-    sinew_bbw_desc s = {0};
+    sinew_bbw_desc s;
+    SINEW_INIT(&s);
     s.surface = &surface;
     s.grid_resolution = 4;
-    s.points = handles;
-    s.point_count = 2;
+    s.points = (sinew_points){handles, 2, 0};
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &s, &b), SINEW_OK);
     sinew_bbw_info ref_info, info;
+    SINEW_INIT(&ref_info);
+    SINEW_INIT(&info);
     sinew_bbw_get_info(b, &ref_info);
     sinew_bbw_destroy(b);
     void *idx = convert(cube_tris, 12, 3, (format){SINEW_INDEX_U16, 10});
@@ -271,20 +275,24 @@ static void bbw_tet_and_surface_domains_match_u32(void **state)
 static void lattice_refine_formats_match_u32(void **state)
 {
     (void)state;
-    sinew_lattice_desc ld = {0};
+    sinew_lattice_desc ld;
+    SINEW_INIT(&ld);
     sinew_lattice *lat = NULL;
     assert_int_equal(sinew_lattice_create(NULL, &ld, &lat), SINEW_OK);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     sinew_lattice_get_info(lat, &li);
     float *bend = calloc(3 * li.point_count, sizeof(float));
     for (size_t i = 0; i < li.point_count; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bv = {bend, li.point_count, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
-    sinew_lattice_refine_desc rd = {0.02, 0, 0, 0};
+    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
+    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.02, 0, 0, 0};
     sinew_trimesh m = cube_mesh(cube_tris, (format){SINEW_INDEX_U32, 0});
     sinew_lattice_refinement *ref = NULL, *got = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh rm, gm;
+    SINEW_INIT(&rm);
+    SINEW_INIT(&gm);
     sinew_lattice_refinement_mesh(ref, &rm);
     assert_true(rm.triangle_count > 12);
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
@@ -310,7 +318,8 @@ static void placement_scene_formats_match_u32(void **state)
     static const float floor_vertices[4 * 3] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
     static const uint32_t floor_triangles[2 * 3] = {0, 1, 2, 0, 2, 3};
     static const float path[2 * 3] = {0, 0, 1, 2, 0, 1};
-    sinew_placement_desc d = {0};
+    sinew_placement_desc d;
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 1;
     d.height = 1;

@@ -256,7 +256,8 @@ sinew_context *fz_context(fz_reader *r)
 {
     uint8_t mode = fz_u8(r);
     if (mode < 192) return NULL;
-    sinew_context_desc desc = {0};
+    sinew_context_desc desc;
+    SINEW_INIT(&desc);
     desc.allocator = (sinew_allocator){.alloc = fuzz_alloc, .free = fuzz_free, .user = &context_state};
     if (mode & 1u) context_state.fail_from = 1 + fz_u8(r);
     if (mode & 2u) {
@@ -339,6 +340,13 @@ void fz_call_out(fz_call *c, void *data, size_t bytes, bool floats)
      * finiteness check and written ones stand out. */
     memset(data, 0xA5, bytes);
     fz_call_inout(c, data, bytes, floats);
+}
+
+void fz_call_out_struct(fz_call *c, void *data, size_t bytes)
+{
+    memset(data, 0xA5, bytes);
+    memcpy(data, &bytes, sizeof bytes);   /* struct_size, as SINEW_INIT sets it */
+    fz_call_inout(c, data, bytes, false);
 }
 
 void fz_call_handle(fz_call *c, void *slot)

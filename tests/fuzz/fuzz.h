@@ -114,6 +114,9 @@ typedef struct fz_call {
 void fz_call_begin(fz_call *c, const char *name);
 /* Fills an output buffer with a sentinel pattern and watches it. */
 void fz_call_out(fz_call *c, void *data, size_t bytes, bool floats);
+/* An info or report struct of `bytes` bytes: filled like fz_call_out except its
+ * leading struct_size, which is set to `bytes` as SINEW_INIT would. */
+void fz_call_out_struct(fz_call *c, void *data, size_t bytes);
 /* Sets a handle pointer (any `T *` variable, passed by address) to
  * FZ_HANDLE_SENTINEL and watches it: a failed create must leave it so. */
 void fz_call_handle(fz_call *c, void *slot);

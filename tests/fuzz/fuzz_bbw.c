@@ -116,17 +116,17 @@ static float handle_coord(fz_reader *r)
 
 static void handles(fz_reader *r, sinew_bbw_desc *desc, bool planar)
 {
-    desc->point_count = fz_range(r, 0, 4);
-    float *points = fz_alloc(3 * desc->point_count * sizeof *points);
-    for (size_t i = 0; i < 3 * desc->point_count; i++) points[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
-    desc->points = points;
+    desc->points.count = fz_range(r, 0, 4);
+    float *points = fz_alloc(3 * desc->points.count * sizeof *points);
+    for (size_t i = 0; i < 3 * desc->points.count; i++) points[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
+    desc->points.data = points;
     if (fz_bool(r)) {
-        desc->joint_count = fz_range(r, 0, 4);
-        float *joints = fz_alloc(3 * desc->joint_count * sizeof *joints);
-        for (size_t i = 0; i < 3 * desc->joint_count; i++) joints[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
-        desc->joints = joints;
+        desc->joint_positions.count = fz_range(r, 0, 4);
+        float *joints = fz_alloc(3 * desc->joint_positions.count * sizeof *joints);
+        for (size_t i = 0; i < 3 * desc->joint_positions.count; i++) joints[i] = planar && i % 3 == 2 ? 0.0f : handle_coord(r);
+        desc->joint_positions.data = joints;
         desc->bone_count = fz_range(r, 0, 3);
-        desc->bones = fz_indices(r, 2 * desc->bone_count, desc->joint_count);
+        desc->bones = fz_indices(r, 2 * desc->bone_count, desc->joint_positions.count);
     }
     if (fz_u8(r) >= 200) {
         desc->cage_count = 1;
@@ -154,7 +154,8 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
         case 0: {
             size_t stride = fz_stride(r, 12);
             fz_subrange(r, nv, &first, &count);
-            size_t bytes = fz_span(count < nv ? count : nv, stride, 12);
+            /* Outputs are indexed by element number: [0, first + count) (none past the domain). */
+            size_t bytes = first <= nv ? fz_span(first + (count < nv ? count : nv), stride, 12) : 0;
             float *out = fz_alloc(bytes);
             fz_call_begin(&c, "sinew_bbw_domain_vertices");
             fz_call_out(&c, out, bytes, true);
@@ -165,11 +166,12 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
             fz_subrange(r, info->element_count, &first, &count);
             size_t per = 4;   /* room for tets; triangles leave the last quarter untouched */
             size_t n = count < info->element_count ? count : info->element_count;
-            uint32_t *out = fz_alloc(per * n * sizeof *out);
+            size_t rows = first <= info->element_count ? first + n : 0;
+            uint32_t *out = fz_alloc(per * rows * sizeof *out);
             fz_call_begin(&c, "sinew_bbw_domain_elements");
-            fz_call_out(&c, out, per * n * sizeof *out, false);
+            fz_call_out(&c, out, per * rows * sizeof *out, false);
             if (fz_call_end(&c, sinew_bbw_domain_elements(bbw, out, first, count), 0) == SINEW_OK) {
-                for (size_t i = 0; i < per * n; i++)
+                for (size_t i = 0; i < per * rows; i++)
                     fz_require(out[i] < nv || out[i] == 0xa5a5a5a5u, "sinew_bbw_domain_elements",
                                "an element index out of range");
             }
@@ -178,11 +180,12 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
         case 2: {
             fz_subrange(r, nv, &first, &count);
             size_t n = count < nv ? count : nv;
-            float *out = fz_alloc(n * h * sizeof *out);
+            size_t rows = first <= nv ? first + n : 0;
+            float *out = fz_alloc(rows * h * sizeof *out);
             fz_call_begin(&c, "sinew_bbw_vertex_weights");
-            fz_call_out(&c, out, n * h * sizeof *out, true);
+            fz_call_out(&c, out, rows * h * sizeof *out, true);
             if (fz_call_end(&c, sinew_bbw_vertex_weights(bbw, out, first, count), fz_finite(r)) == SINEW_OK) {
-                for (size_t i = 0; i < n * h; i++)
+                for (size_t i = first * h; i < rows * h; i++)
                     fz_require(out[i] >= -1e-4f && out[i] <= 1.0001f, "sinew_bbw_vertex_weights",
                                "a weight outside [0, 1]");
             }
@@ -195,23 +198,28 @@ static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *in
                     if (fz_u8(r) < 230) ((float *)pts.data)[3 * i + k] = fz_param(r, -0.05f, 1.05f);
             fz_subrange(r, pts.count, &first, &count);
             size_t n = count < pts.count ? count : pts.count;
+            /* Outputs are indexed by point number: rows [0, first + n) (none past the view). */
+            size_t rows = first <= pts.count ? first + n : 0;
             if (fz_bool(r)) {
-                float *out = fz_alloc(n * h * sizeof *out);
+                float *out = fz_alloc(rows * h * sizeof *out);
                 fz_call_begin(&c, "sinew_bbw_point_weights");
-                fz_call_out(&c, out, n * h * sizeof *out, true);
-                fz_call_end(&c, sinew_bbw_point_weights(bbw, &pts, first, count, out), fz_finite(r));
+                fz_call_out(&c, out, rows * h * sizeof *out, true);
+                fz_call_end(&c, sinew_bbw_point_weights(bbw, &pts, out, first, count), fz_finite(r));
             } else {
                 uint32_t k = fz_u8(r) < 240 ? fz_range(r, 1, 8) : fz_range(r, 0, 70);
                 bool domain = fz_u8(r) >= 200;
-                if (domain) n = count < nv ? count : nv;
-                uint32_t *joints = fz_alloc(n * k * sizeof *joints);
-                float *weights = fz_alloc(n * k * sizeof *weights);
+                if (domain) {
+                    n = count < nv ? count : nv;
+                    rows = first <= nv ? first + n : 0;
+                }
+                uint32_t *joints = fz_alloc(rows * k * sizeof *joints);
+                float *weights = fz_alloc(rows * k * sizeof *weights);
                 fz_call_begin(&c, "sinew_bbw_top_k");
-                fz_call_out(&c, joints, n * k * sizeof *joints, false);
-                fz_call_out(&c, weights, n * k * sizeof *weights, true);
-                if (fz_call_end(&c, sinew_bbw_top_k(bbw, domain ? NULL : &pts, first, count, k, joints, weights),
+                fz_call_out(&c, joints, rows * k * sizeof *joints, false);
+                fz_call_out(&c, weights, rows * k * sizeof *weights, true);
+                if (fz_call_end(&c, sinew_bbw_top_k(bbw, domain ? NULL : &pts, k, joints, weights, first, count),
                                 fz_finite(r)) == SINEW_OK) {
-                    for (size_t i = 0; i < n * k; i++)
+                    for (size_t i = first * k; i < rows * k; i++)
                         fz_require(joints[i] < h || weights[i] == 0.0f, "sinew_bbw_top_k",
                                    "a joint out of range with a weight");
                 }
@@ -228,7 +236,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_reader r;
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
-    sinew_bbw_desc desc = {0};
+    sinew_bbw_desc desc;
+    SINEW_INIT(&desc);
     uint8_t domain = fz_u8(&r) % 3;
     if (domain == 0) desc.triangles = triangle_domain(&r);
     else if (domain == 1) desc.tets = tet_domain(&r);
@@ -247,9 +256,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (res == SINEW_OK) {
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
-        sinew_bbw_solve_desc solve = {0};
+        sinew_bbw_solve_desc solve;
+        SINEW_INIT(&solve);
         solve.partition = (sinew_bbw_partition)fz_enum(&r, 2);
         uint8_t t = fz_u8(&r);
         solve.tolerance = t < 240 ? pow(10.0, -(double)(t % 8)) : (t & 1u) ? -1.0 : NAN;
@@ -263,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         solve.penalty = fz_u8(&r) < 200 ? 0.0 : (double)fz_param(&r, -0.1f, 2.0f);
         fz_call_begin(&c, "sinew_bbw_solve");
-        res = fz_call_end(&c, sinew_bbw_solve(bbw, &solve), 0);
+        res = fz_call_end(&c, sinew_bbw_solve(NULL, bbw, &solve), 0);
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
         fz_require((res == SINEW_OK || res == SINEW_ERROR_NOT_CONVERGED) == (info.solved != 0), "sinew_bbw_solve",

@@ -6,12 +6,14 @@
  * under both tests and splits; and bounds segments.
  */
 #include <math.h>
+#include <string.h>
 
 #include "fuzz.h"
 
 static sinew_result create(fz_reader *r, sinew_context *ctx, sinew_lattice **out)
 {
-    sinew_lattice_desc desc = {0};
+    sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
     for (int a = 0; a < 3; a++) {
         desc.order[a] = fz_u8(r) < 100 ? 0 : fz_range(r, 1, 9);
         desc.count[a] = fz_u8(r) < 100 ? 0 : fz_range(r, 1, 8);
@@ -37,15 +39,28 @@ static void control_points(fz_reader *r, sinew_lattice *lattice, size_t point_co
     fz_call c;
     fz_call_begin(&c, "sinew_lattice_set_points");
     bool points = fz_bool(r);
-    sinew_result res = points ? sinew_lattice_set_points(lattice, &values, first)
-                              : sinew_lattice_set_displacements(lattice, &values, first);
+    /* Inputs are read at the control point's index: the values sit at [first, first + n) of a view whose
+     * head is NaN, so a read outside the range shows as a NON_FINITE failure. */
+    sinew_points view = values;
+    if (first <= point_count && values.count > 0) {
+        size_t stride = values.stride ? values.stride : 3 * sizeof(float);
+        float *whole = fz_alloc((first + values.count) * stride);
+        for (size_t i = 0; i < first * stride / sizeof(float); i++) whole[i] = NAN;
+        memcpy((char *)whole + first * stride, values.data, values.count * stride);
+        view.data = whole;
+        view.count = first + values.count;
+    }
+    size_t count = values.count;
+    sinew_result res = points ? sinew_lattice_set_points(lattice, &view, first, count)
+                              : sinew_lattice_set_displacements(lattice, &view, first, count);
     fz_call_end(&c, res, 0);
 
     for (int which = 0; which < 3; which++) {
         size_t stride = fz_stride(r, 12);
         size_t f, n;
         fz_subrange(r, point_count, &f, &n);
-        size_t span = n < point_count ? n : point_count;
+        /* Outputs are indexed by control point: [0, f + n) (none past the lattice). */
+        size_t span = f <= point_count ? f + (n < point_count ? n : point_count) : 0;
         size_t bytes = fz_span(span, stride, 12);
         float *out = fz_alloc(bytes);
         fz_call_begin(&c, which == 0 ? "sinew_lattice_rest_points"
@@ -98,15 +113,16 @@ static void evaluate(fz_reader *r, const sinew_lattice *lattice)
 
 static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice, const sinew_lattice *other)
 {
-    sinew_lattice_bind_desc desc = {0};
+    sinew_lattice_binding_desc desc;
+    SINEW_INIT(&desc);
     desc.points = fz_points(r, fz_range(r, 0, 32));
     if (fz_bool(r)) desc.normals = fz_points(r, fz_u8(r) < 240 ? desc.points.count : fz_range(r, 0, 32));
     desc.space = (sinew_lattice_space)fz_enum(r, 2);
     sinew_lattice_binding *binding;
     fz_call c;
-    fz_call_begin(&c, "sinew_lattice_bind");
+    fz_call_begin(&c, "sinew_lattice_binding_create");
     fz_call_handle(&c, &binding);
-    if (fz_call_end(&c, sinew_lattice_bind(ctx, lattice, fz_u8(r) < 250 ? &desc : NULL, &binding), 0) != SINEW_OK)
+    if (fz_call_end(&c, sinew_lattice_binding_create(ctx, lattice, fz_u8(r) < 250 ? &desc : NULL, &binding), 0) != SINEW_OK)
         return;
     size_t n = sinew_lattice_binding_count(binding);
     fz_require(n == desc.points.count, "sinew_lattice_binding_count", "differs from the bound count");
@@ -116,11 +132,11 @@ static void bound(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice
     bool normals = fz_bool(r);
     size_t first, count;
     fz_subrange(r, n, &first, &count);
-    fz_call_begin(&c, "sinew_lattice_deform_bound");
+    fz_call_begin(&c, "sinew_lattice_binding_deform");
     fz_call_out(&c, out1, b1, true);
     fz_call_out(&c, normals ? out2 : NULL, b2, true);
     fz_call_end(&c,
-                sinew_lattice_deform_bound(binding, fz_bool(r) && other ? other : lattice, out1, s1,
+                sinew_lattice_binding_deform(binding, fz_bool(r) && other ? other : lattice, out1, s1,
                                            normals ? out2 : NULL, s2, first, count),
                 fz_moderate(r));
     sinew_lattice_binding_destroy(binding);
@@ -140,11 +156,12 @@ static void folds(fz_reader *r, const sinew_lattice *lattice, size_t cell_count,
     size_t flag_count = fz_u8(r) < 230 ? cell_count : fz_range(r, 0, 8);
     uint8_t *flags = fz_bool(r) ? fz_alloc(flag_count + 1) : NULL;
     sinew_lattice_fold_report report;
+    SINEW_INIT(&report);
     fz_call c;
     fz_call_begin(&c, "sinew_lattice_check_folds");
     fz_call_out(&c, flags, flag_count, false);
-    fz_call_out(&c, &report, sizeof report, false);
-    fz_call_end(&c, sinew_lattice_check_folds(lattice, samples, flags, flag_count, &report), 0);
+    fz_call_out_struct(&c, &report, sizeof report);
+    fz_call_end(&c, sinew_lattice_check_folds(NULL, lattice, samples, flags, flag_count, &report), 0);
 }
 
 static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattice)
@@ -153,7 +170,8 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     mesh.positions = fz_points(r, fz_range(r, 0, 24));
     mesh.triangle_count = fz_range(r, 0, 24);
     mesh.indices = fz_indices(r, 3 * mesh.triangle_count, mesh.positions.count);
-    sinew_lattice_refine_desc desc = {0};
+    sinew_lattice_refine_desc desc;
+    SINEW_INIT(&desc);
     uint8_t t = fz_u8(r);
     desc.tolerance = t < 240 ? pow(10.0, -(double)(t % 6)) : (t & 1u) ? -1.0 : (double)fz_float(r);
     desc.test = (sinew_lattice_error_test)fz_enum(r, 2);
@@ -166,6 +184,7 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     fz_call_handle(&c, &refinement);
     if (fz_call_end(&c, sinew_lattice_refine(ctx, lattice, &mesh, &desc, &refinement), 0) != SINEW_OK) return;
     sinew_lattice_refined_mesh out;
+    SINEW_INIT(&out);
     fz_call_begin(&c, "sinew_lattice_refinement_mesh");
     fz_call_end(&c, sinew_lattice_refinement_mesh(refinement, &out), 0);
     fz_require(out.input_vertex_count == mesh.positions.count && out.vertex_count >= out.input_vertex_count &&
@@ -204,6 +223,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sinew_lattice *lattice;
     if (create(&r, ctx, &lattice) == SINEW_OK) {
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         fz_call c;
         fz_call_begin(&c, "sinew_lattice_get_info");
         fz_call_end(&c, sinew_lattice_get_info(lattice, &info), 0);

@@ -34,13 +34,13 @@ static void query(sinew_bbw *b, const sinew_bbw_info *info)
     sinew_points pts = {pos, n, 0};
     fz_call_begin(&c, "sinew_bbw_point_weights");
     fz_call_out(&c, w, n * m * sizeof(float), true);
-    fz_call_end(&c, sinew_bbw_point_weights(b, &pts, 0, n, w), FZ_FINITE_INPUTS);
+    fz_call_end(&c, sinew_bbw_point_weights(b, &pts, w, 0, n), FZ_FINITE_INPUTS);
     uint32_t k = m < 4 ? (uint32_t)m : 4;
     uint32_t *joints = fz_alloc(n * k * sizeof(uint32_t));
     fz_call_begin(&c, "sinew_bbw_top_k");
     fz_call_out(&c, joints, n * k * sizeof(uint32_t), false);
     fz_call_out(&c, w, n * k * sizeof(float), true);
-    fz_call_end(&c, sinew_bbw_top_k(b, NULL, 0, n, k, joints, w), FZ_FINITE_INPUTS);
+    fz_call_end(&c, sinew_bbw_top_k(b, NULL, k, joints, w, 0, n), FZ_FINITE_INPUTS);
 }
 
 /* Saving a loaded handle gives back the bytes it came from, apart from the
@@ -74,13 +74,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_call_handle(&c, &b);
     if (fz_call_end(&c, sinew_bbw_load(NULL, bytes, size, &b), 0) == SINEW_OK) {
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         fz_require(sinew_bbw_get_info(b, &info) == SINEW_OK, "sinew_bbw_get_info", "failed on a loaded handle");
         query(b, &info);
         save_again(b, bytes, size);
-        sinew_bbw_solve_desc solve = {0};
+        sinew_bbw_solve_desc solve;
+        SINEW_INIT(&solve);
         solve.max_iterations = 3;
         fz_call_begin(&c, "sinew_bbw_solve");
-        sinew_result res = fz_call_end(&c, sinew_bbw_solve(b, &solve), 0);
+        sinew_result res = fz_call_end(&c, sinew_bbw_solve(NULL, b, &solve), 0);
         if (res == SINEW_OK || res == SINEW_ERROR_NOT_CONVERGED) query(b, &info);
         sinew_bbw_destroy(b);
     }

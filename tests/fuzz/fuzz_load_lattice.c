@@ -103,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         fz_call_handle(&c, &x);
         if (fz_call_end(&c, sinew_lattice_refinement_load(NULL, data, size, &x), 0) == SINEW_OK) {
             sinew_lattice_refined_mesh m;
+            SINEW_INIT(&m);
             fz_require(sinew_lattice_refinement_mesh(x, &m) == SINEW_OK && m.triangle_count > 0 &&
                            m.input_vertex_count <= m.vertex_count,
                        "sinew_lattice_refinement_load", "inconsistent mesh");

@@ -43,7 +43,7 @@ static void check_resave(const sinew_skin *skin)
 static void check_deform(const sinew_skin *skin)
 {
     sinew_skin_info info;
-    memset(&info, 0, sizeof info);
+    SINEW_INIT(&info);
     fz_require(sinew_skin_get_info(skin, &info) == SINEW_OK, "sinew_skin_get_info", "failed on a loaded skin");
     float *world = fz_alloc(16 * info.joint_count * sizeof(float));
     for (size_t j = 0; j < info.joint_count; ++j) {

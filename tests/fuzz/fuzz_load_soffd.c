@@ -64,7 +64,7 @@ static void check_queries(const sinew_soffd *h, const sinew_soffd_info *info)
     float *weights = fz_alloc((info->max_set_size + 1) * sizeof(float));
     for (size_t p = 0; p < info->point_count && p < 64; ++p) {
         float mass;
-        fz_require(sinew_soffd_get_contributors(h, p, elements, weights, info->max_set_size) == SINEW_OK &&
+        fz_require(sinew_soffd_get_contributors(h, p, elements, weights, info->max_set_size, &(size_t){0}) == SINEW_OK &&
                        sinew_soffd_dropped_mass(h, p, &mass) == SINEW_OK && mass >= 0 && mass <= 1,
                    "sinew_soffd_get_contributors", "failed on loaded point %zu: %s", p, sinew_last_error());
     }
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_call_handle(&c, &h);
     if (fz_call_end(&c, sinew_soffd_load(NULL, copy, size, &h), 0) == SINEW_OK) {
         sinew_soffd_info info;
-        memset(&info, 0, sizeof info);
+        SINEW_INIT(&info);
         fz_require(sinew_soffd_get_info(h, &info) == SINEW_OK, "sinew_soffd_get_info", "failed on a loaded handle");
         check_queries(h, &info);
         check_deform(h, &info);

@@ -61,7 +61,8 @@ static void edit(fz_reader *r, sinew_placement *placement, const sinew_placement
     fz_call c;
     switch (fz_u8(r) % 3) {
     case 0: {
-        sinew_placement_relax_desc desc = {0};
+        sinew_placement_relax_desc desc;
+        SINEW_INIT(&desc);
         desc.stiffness = fz_u8(r) < 128 ? 0.0f : fz_param(r, -1.0f, 10.0f);
         desc.mass = fz_u8(r) < 128 ? 0.0f : fz_param(r, -1.0f, 10.0f);
         desc.damping = fz_u8(r) < 128 ? 0.0f : fz_param(r, -1.0f, 10.0f);
@@ -69,9 +70,10 @@ static void edit(fz_reader *r, sinew_placement *placement, const sinew_placement
         desc.neighbourhood = fz_u8(r) < 200 ? fz_range(r, 0, 3) : fz_range(r, 60, 70);
         desc.max_steps = fz_range(r, 1, 200);   /* 0 would mean 20000: too slow per input */
         sinew_placement_relax_report report;
+        SINEW_INIT(&report);
         fz_call_begin(&c, "sinew_placement_relax");
-        fz_call_out(&c, &report, sizeof report, false);
-        sinew_result res = sinew_placement_relax(placement, &desc, fz_bool(r) ? &report : NULL);
+        fz_call_out_struct(&c, &report, sizeof report);
+        sinew_result res = sinew_placement_relax(NULL, placement, &desc, fz_bool(r) ? &report : NULL);
         /* NOT_CONVERGED keeps the relaxed state and fills the report. */
         fz_call_end(&c, res, FZ_FILLS_ON_NOT_CONVERGED);
         break;
@@ -83,7 +85,8 @@ static void edit(fz_reader *r, sinew_placement *placement, const sinew_placement
         break;
     }
     default: {
-        sinew_placement_press_desc desc = {0};
+        sinew_placement_press_desc desc;
+        SINEW_INIT(&desc);
         for (int k = 0; k < 3; k++) desc.center[k] = fz_float(r);
         desc.radius = fz_float(r);
         desc.depth = fz_float(r);
@@ -106,7 +109,8 @@ static void query(fz_reader *r, const sinew_placement *placement, const sinew_pl
     size_t packed = lifts ? 4 : 12;
     size_t stride = fz_stride(r, packed);
     size_t n = count < columns ? count : columns;
-    size_t bytes = fz_span(n, stride, packed);
+    /* Outputs are indexed by column number: [0, first + n) (none past the columns). */
+    size_t bytes = first <= columns ? fz_span(first + n, stride, packed) : 0;
     float *out = fz_alloc(bytes);
     fz_call c;
     fz_call_begin(&c, lifts ? "sinew_placement_lifts" : "sinew_placement_directions");
@@ -119,7 +123,8 @@ static void query(fz_reader *r, const sinew_placement *placement, const sinew_pl
 
 static void animate(fz_reader *r, const sinew_placement *placement)
 {
-    sinew_placement_map_desc desc = {0};
+    sinew_placement_map_desc desc;
+    SINEW_INIT(&desc);
     for (int k = 0; k < 3; k++) {
         desc.box_min[k] = fz_float(r);
         desc.box_max[k] = fz_bool(r) ? desc.box_min[k] + fz_param(r, 0.0f, 4.0f) : fz_float(r);
@@ -150,7 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_reader r;
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
-    sinew_placement_desc desc = {0};
+    sinew_placement_desc desc;
+    SINEW_INIT(&desc);
     desc.scene = fuzz_scene(&r);
     desc.path = fz_points(&r, fz_range(&r, 0, 8));
     /* Paths above the scene: the view looks down -z by default. */
@@ -189,6 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (res == SINEW_OK) {
         sinew_placement_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_placement_get_info");
         fz_call_end(&c, sinew_placement_get_info(placement, &info), 0);
         fz_require(sinew_placement_lattice(placement) != NULL, "sinew_placement_lattice", "NULL for a placement");

@@ -8,33 +8,35 @@
 static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *positions)
 {
     size_t capsule_count = fz_range(r, 0, 8);
-    sinew_bone_capsule *capsules = fz_alloc(capsule_count * sizeof *capsules);
+    sinew_skin_capsule *capsules = fz_alloc(capsule_count * sizeof *capsules);
     for (size_t i = 0; i < capsule_count; i++) {
         for (int k = 0; k < 3; k++) capsules[i].head[k] = fz_float(r);
         for (int k = 0; k < 3; k++) capsules[i].tail[k] = fz_bool(r) ? capsules[i].head[k] : fz_float(r);
         capsules[i].radius = fz_u8(r) < 64 ? 0.0f : fz_float(r);
         capsules[i].joint = fz_u32(r) % 70000u;
     }
-    sinew_capsule_bind_desc desc = {0};
-    desc.max_influences = fz_u8(r) < 200 ? fz_range(r, 0, 6) : fz_u32(r);
+    sinew_skin_capsule_desc desc;
+    SINEW_INIT(&desc);
+    desc.influence_count = fz_u8(r) < 200 ? fz_range(r, 0, 6) : fz_u32(r);
     desc.falloff = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.5f, 4.0f);
     desc.radius_quantile = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.1f, 1.1f);
-    desc.unbound = (sinew_unbound_policy)fz_enum(r, 2);
-    const sinew_capsule_bind_desc *given = fz_u8(r) < 240 ? &desc : NULL;
-    size_t k = given && desc.max_influences ? desc.max_influences : 4;
+    desc.unbound = (sinew_skin_unbound)fz_enum(r, 2);
+    const sinew_skin_capsule_desc *given = fz_u8(r) < 240 ? &desc : NULL;
+    size_t k = given && desc.influence_count ? desc.influence_count : 4;
     if (k > 64) return;   /* outputs too large to build; the call would be judged on sizes only */
     uint32_t *joints = fz_alloc(positions->count * k * sizeof *joints);
     float *weights = fz_alloc(positions->count * k * sizeof *weights);
-    sinew_bind_report report = {0};
+    sinew_skin_capsule_report report;
+    SINEW_INIT(&report);
     report.unbound_capacity = fz_range(r, 0, 8);
     report.unbound = fz_bool(r) ? fz_alloc(report.unbound_capacity * sizeof *report.unbound + 1) : NULL;
     bool with_report = fz_u8(r) < 200;
 
     fz_call c;
-    fz_call_begin(&c, "sinew_skin_bind_capsules");
+    fz_call_begin(&c, "sinew_skin_capsule_weights");
     fz_call_out(&c, joints, positions->count * k * sizeof *joints, false);
     fz_call_out(&c, weights, positions->count * k * sizeof *weights, true);
-    sinew_result res = sinew_skin_bind_capsules(ctx, positions, capsules, capsule_count,
+    sinew_result res = sinew_skin_capsule_weights(ctx, positions, capsules, capsule_count,
                                                 given, joints, weights,
                                                 with_report ? &report : NULL);
     fz_call_end(&c, res, fz_finite(r));
@@ -42,7 +44,7 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
         for (size_t v = 0; v < positions->count; v++) {
             float sum = 0.0f;
             for (size_t s = 0; s < k; s++) sum += weights[v * k + s];
-            fz_require(sum > 0.999f && sum < 1.001f, "sinew_skin_bind_capsules",
+            fz_require(sum > 0.999f && sum < 1.001f, "sinew_skin_capsule_weights",
                        "weight row of vertex %zu sums to %g, not 1 (first weight %g)", v, (double)sum,
                        (double)weights[v * k]);
         }
@@ -85,17 +87,18 @@ static void mesh_tools(fz_reader *r, sinew_context *ctx, const sinew_points *pos
     fz_call c;
 
     if (which & 1u) {
-        sinew_rogue_report report;
+        sinew_skin_rogue_report report;
+        SINEW_INIT(&report);
         fz_call_begin(&c, "sinew_skin_remove_rogues");
         fz_call_inout(&c, joints, n * k * sizeof *joints, false);
         fz_call_inout(&c, weights, n * k * sizeof *weights, true);
-        fz_call_out(&c, &report, sizeof report, false);
+        fz_call_out_struct(&c, &report, sizeof report);
         if (fz_call_end(&c, sinew_skin_remove_rogues(ctx, &mesh, k, joints, weights, &report), fz_finite(r)) ==
             SINEW_OK)
             check_rows("sinew_skin_remove_rogues", weights, n, k);
     }
     if (which & 2u) {
-        sinew_smooth_desc desc = {.iterations = fz_range(r, 0, 6), .strength = fz_param(r, -0.1f, 1.2f)};
+        sinew_skin_smooth_desc desc = {.struct_size = sizeof(sinew_skin_smooth_desc), .iterations = fz_range(r, 0, 6), .strength = fz_param(r, -0.1f, 1.2f)};
         fz_call_begin(&c, "sinew_skin_smooth_weights");
         fz_call_inout(&c, joints, n * k * sizeof *joints, false);
         fz_call_inout(&c, weights, n * k * sizeof *weights, true);

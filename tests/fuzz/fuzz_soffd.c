@@ -58,7 +58,10 @@ static void contributors(fz_reader *r, sinew_soffd *soffd, size_t points, size_t
     fz_call_begin(&c, "sinew_soffd_get_contributors");
     fz_call_out(&c, ids, capacity * sizeof *ids, false);
     fz_call_out(&c, weights, capacity * sizeof *weights, true);
-    fz_call_end(&c, sinew_soffd_get_contributors(soffd, point, ids, weights, capacity), FZ_FINITE_INPUTS);
+    size_t listed = 0;
+    if (fz_call_end(&c, sinew_soffd_get_contributors(soffd, point, ids, weights, capacity, &listed), FZ_FINITE_INPUTS) ==
+        SINEW_OK)
+        fz_require(listed == count, "sinew_soffd_get_contributors", "a count other than sinew_soffd_contributor_count's");
 
     float mass;
     fz_call_begin(&c, "sinew_soffd_dropped_mass");
@@ -79,7 +82,7 @@ static void contributors(fz_reader *r, sinew_soffd *soffd, size_t points, size_t
         size_t first, n;
         fz_subrange(r, points, &first, &n);
         fz_call_begin(&c, "sinew_soffd_exclude_elements");
-        fz_call_end(&c, sinew_soffd_exclude_elements(soffd, first, n, excluded), 0);
+        fz_call_end(&c, sinew_soffd_exclude_elements(soffd, excluded, first, n), 0);
     }
 }
 
@@ -129,7 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_begin(&r, data, size);
     sinew_context *ctx = fz_context(&r);
     sinew_polymesh driver = fuzz_driver(&r);
-    sinew_soffd_desc desc = {0};
+    sinew_soffd_desc desc;
+    SINEW_INIT(&desc);
     if (fz_bool(&r)) {
         desc.local = fz_u8(&r) < 100 ? 0.0f : fz_param(&r, -1.0f, 16.0f);
         desc.length_scale = fz_u8(&r) < 100 ? 0.0f : fz_float(&r);
@@ -137,21 +141,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     sinew_soffd *soffd;
     fz_call c;
-    fz_call_begin(&c, "sinew_soffd_bind");
+    fz_call_begin(&c, "sinew_soffd_create");
     fz_call_handle(&c, &soffd);
-    sinew_result res = fz_call_end(&c, sinew_soffd_bind(ctx, &driver, fz_u8(&r) < 230 ? &desc : NULL, &soffd), 0);
+    sinew_result res = fz_call_end(&c, sinew_soffd_create(ctx, &driver, fz_u8(&r) < 230 ? &desc : NULL, &soffd), 0);
     if (fz_bool(&r)) {
         sinew_context_destroy(ctx);
         ctx = NULL;
     }
     if (res == SINEW_OK) {
         sinew_soffd_info info;
+        SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_soffd_get_info");
-        fz_call_out(&c, &info, sizeof info, false);
+        fz_call_out_struct(&c, &info, sizeof info);
         fz_call_end(&c, sinew_soffd_get_info(soffd, &info), 0);
         fz_require(info.element_count > 0 && info.vertex_count == driver.positions.count, "sinew_soffd_get_info",
                    "counts differ from the driver");
-        fz_require(isfinite(info.length_scale) && info.length_scale > 0.0f, "sinew_soffd_bind",
+        fz_require(isfinite(info.length_scale) && info.length_scale > 0.0f, "sinew_soffd_create",
                    "a non-finite or non-positive length scale on OK");
 
         uint32_t face;
@@ -165,17 +170,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t *skipped = fz_alloc(cap * sizeof *skipped + 1);
         fz_call_begin(&c, "sinew_soffd_get_skipped");
         fz_call_out(&c, skipped, cap * sizeof *skipped, false);
-        fz_call_end(&c, sinew_soffd_get_skipped(soffd, skipped, cap), 0);
+        size_t skipped_count = 0;
+        fz_call_end(&c, sinew_soffd_get_skipped(soffd, skipped, cap, &skipped_count), 0);
 
         for (int round = fz_range(&r, 1, 2); round > 0; round--) {
             sinew_points skin = fz_points(&r, fz_range(&r, 0, 48));
-            sinew_soffd_register_desc policy = {0};
+            sinew_soffd_register_desc policy;
+            SINEW_INIT(&policy);
             policy.weight_threshold = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -0.1f, 1.1f);
             policy.max_contributors = fz_u8(&r) < 128 ? 0 : fz_range(&r, 0, 8);
             policy.max_distance = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -1.0f, 8.0f);
             policy.exclusive = fz_u8(&r) >= 220;
             fz_call_begin(&c, "sinew_soffd_register");
-            res = fz_call_end(&c, sinew_soffd_register(soffd, &skin, fz_bool(&r) ? &policy : NULL), 0);
+            res = fz_call_end(&c, sinew_soffd_register(NULL, soffd, &skin, fz_bool(&r) ? &policy : NULL), 0);
             fz_call_begin(&c, "sinew_soffd_get_info");
             fz_call_end(&c, sinew_soffd_get_info(soffd, &info), 0);
             fz_require(isfinite(info.max_dropped_mass) && info.max_dropped_mass >= 0.0f &&
@@ -186,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (fz_bool(&r)) {
                 sinew_points reference = fz_points(&r, fz_u8(&r) < 240 ? info.vertex_count : fz_range(&r, 0, 50));
                 fz_call_begin(&c, "sinew_soffd_set_reference");
-                fz_call_end(&c, sinew_soffd_set_reference(soffd, &reference), 0);
+                fz_call_end(&c, sinew_soffd_set_reference(NULL, soffd, &reference), 0);
             }
         }
         sinew_soffd_destroy(soffd);

@@ -28,7 +28,7 @@ static void expect(sinew_result got, sinew_result want, const char *fragment)
 static sinew_lattice *unit_lattice(uint32_t order, uint32_t count)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     for (int a = 0; a < 3; ++a) d.order[a] = order, d.count[a] = count;
     sinew_lattice *lat = NULL;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
@@ -41,7 +41,7 @@ static sinew_result placement_over_floor(const float *path, sinew_placement **ou
     static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
     static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 1.0f;
     d.height = 1.0f;
@@ -82,7 +82,7 @@ static void path_without_a_direction_is_degenerate(void **state)
     static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
     static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 8, 0};
     d.path_kind = SINEW_PLACEMENT_PATH_BSPLINE;
     d.width = 0.25f;
@@ -101,7 +101,7 @@ static void thin_model_box_is_degenerate(void **state)
 {
     (void)state;
     sinew_placement *p = flat_placement();
-    sinew_placement_map_desc md = {{0, 0, 0}, {1, 1e-45f, 1}, 0.5f, 0};
+    sinew_placement_map_desc md = {sizeof(sinew_placement_map_desc), {0, 0, 0}, {1, 1e-45f, 1}, 0.5f, 0};
     sinew_placement_map map = {{7, 7, 7}, {7, 7, 7}};
     expect(sinew_placement_map_model(p, &md, &map), SINEW_ERROR_DEGENERATE, "model box y is too thin");
     for (int a = 0; a < 3; ++a) assert_true(map.scale[a] == 7.0f && map.offset[a] == 7.0f);
@@ -121,7 +121,7 @@ static void overflowing_counts(void **state)
     float v[9] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f};
     uint32_t idx[3] = {0, 1, 2};
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 1e-3;
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)(uintptr_t)1;
     /* SIZE_MAX / 3 triangles: SIZE_MAX indices fit size_t, their bytes do not. */
@@ -135,16 +135,16 @@ static void overflowing_counts(void **state)
 
     /* Points views spanning more than the address space. */
     sinew_points huge = {v, 3, top_bit};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = huge;
     sinew_lattice_binding *b = NULL;
-    expect(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_SIZE_OVERFLOW, "bound point");
+    expect(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_SIZE_OVERFLOW, "bound point");
     float out[9] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
     expect(sinew_lattice_deform(lat, &huge, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "point");
     expect(sinew_lattice_parameters(lat, &huge, out, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "world point");
     expect(sinew_lattice_evaluate(lat, &huge, out, 0, NULL, 0, 0, 1), SINEW_ERROR_SIZE_OVERFLOW, "parameter point");
-    expect(sinew_lattice_set_points(lat, &huge, 0), SINEW_ERROR_SIZE_OVERFLOW, "control point");
+    expect(sinew_lattice_set_points(lat, &huge, 0, huge.count), SINEW_ERROR_SIZE_OVERFLOW, "control point");
     /* An output whose last element lies past the address space. */
     sinew_points three = {v, 3, 0};
     expect(sinew_lattice_deform(lat, &three, NULL, out, top_bit, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW,
@@ -158,7 +158,7 @@ static void overflowing_counts(void **state)
     static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
     static const float path[6] = {-4, 0, 5, 4, 0, 5};
     sinew_placement_desc pd;
-    memset(&pd, 0, sizeof pd);
+    SINEW_INIT(&pd);
     pd.path = (sinew_points){path, 2, 0};
     pd.width = 1.0f;
     pd.height = 1.0f;
@@ -220,23 +220,23 @@ static void misaligned_lattice_pointers(void **state)
     sinew_points bad_view = {in, 2, 0};
     expect(sinew_lattice_deform(lat, &bad_view, NULL, buf, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "point pointer");
-    expect(sinew_lattice_set_displacements(lat, &bad_view, 0), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
+    expect(sinew_lattice_set_displacements(lat, &bad_view, 0, bad_view.count), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
     expect(sinew_lattice_segment_bound(lat, in, pts, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "segment start");
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = bad_view;
     sinew_lattice_binding *b = NULL;
-    expect(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT, "bound point data pointer");
+    expect(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_ERROR_INVALID_ARGUMENT, "bound point data pointer");
     bd.points = pv;
     bd.normals = nv;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
     memset(buf, 0x5a, sizeof buf);
     /* The AVX2 kernel (cubic, no normals) and the normal path. */
-    expect(sinew_lattice_deform_bound(b, lat, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
+    expect(sinew_lattice_binding_deform(b, lat, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "point output pointer");
-    expect(sinew_lattice_deform_bound(b, lat, buf, 0, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
+    expect(sinew_lattice_binding_deform(b, lat, buf, 0, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "normal output pointer");
-    expect(sinew_lattice_deform_bound(b, lat, buf, 18, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 18");
+    expect(sinew_lattice_binding_deform(b, lat, buf, 18, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 18");
     assert_untouched(buf, N);
     sinew_lattice_binding_destroy(b);
     sinew_lattice_destroy(lat);
@@ -276,7 +276,7 @@ static void misaligned_placement_pointers(void **state)
     memcpy(wbad, &one, sizeof one);
     memcpy((char *)wbad + 4, &one, sizeof one);
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 1.0f;
     d.height = 1.0f;
@@ -307,12 +307,13 @@ static double knot(int n, int o, int j)
 static sinew_lattice *quadratic_lattice(const uint32_t order[3], const uint32_t count[3], double c)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     memcpy(d.order, order, sizeof d.order);
     memcpy(d.count, count, sizeof d.count);
     sinew_lattice *lat = NULL;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_lattice_get_info(lat, &info), SINEW_OK);
     float *disp = calloc(info.point_count * 3, sizeof(float));
     int n = (int)count[0], o = (int)order[0], p = o - 1;
@@ -324,7 +325,7 @@ static sinew_lattice *quadratic_lattice(const uint32_t order[3], const uint32_t 
         disp[3 * index] = (float)(c * sum / (p * (p - 1) / 2.0));
     }
     sinew_points dv = {disp, info.point_count, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0, dv.count), SINEW_OK);
     free(disp);
     return lat;
 }
@@ -347,9 +348,10 @@ static void fold_check_high_orders(void **state)
      * sampled value are det J at x = 1. */
     sinew_lattice *lat = quadratic_lattice(order, count, -0.75);
     sinew_lattice_fold_report rep;
+    SINEW_INIT(&rep);
     uint8_t flags[112];
     double t0 = support_now();
-    assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, sizeof flags, &rep), SINEW_OK);
     double seconds = support_now() - t0;
     print_message("orders (6,5,5), counts (12,8,8): fold-over check %.3f s\n", seconds);
     assert_int_equal(rep.cell_count, 112);
@@ -362,30 +364,30 @@ static void fold_check_high_orders(void **state)
 
     /* c > 0: det J = 1 + x >= 1, smallest at x = 0. */
     lat = quadratic_lattice(order, count, 0.5);
-    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 2, NULL, 0, &rep), SINEW_OK);
     assert_int_equal(rep.cells_may_fold, 0);
     assert_float_equal(rep.min_coefficient, 1.0, 2e-5);
 
     /* Every cell reports progress, so a long check can be cancelled anywhere. */
     int calls[2] = {0, 0};
     sinew_context_desc cd;
-    memset(&cd, 0, sizeof cd);
+    SINEW_INIT(&cd);
     cd.progress = count_reports;
     cd.progress_user = calls;
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     memcpy(d.order, order, sizeof d.order);
     memcpy(d.count, count, sizeof d.count);
     sinew_lattice *with_ctx = NULL;
     assert_int_equal(sinew_lattice_create(ctx, &d, &with_ctx), SINEW_OK);
-    assert_int_equal(sinew_lattice_check_folds(with_ctx, 1, NULL, 0, &rep), SINEW_OK);
+    assert_int_equal(sinew_lattice_check_folds(ctx, with_ctx, 1, NULL, 0, &rep), SINEW_OK);
     assert_true(calls[0] >= 112);
     calls[0] = 0;
     calls[1] = 50; /* cancel at the 50th cell */
     memset(flags, 0x77, sizeof flags);
-    expect(sinew_lattice_check_folds(with_ctx, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED,
+    expect(sinew_lattice_check_folds(ctx, with_ctx, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED,
            "fold-over check");
     for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 0x77);
     sinew_lattice_destroy(with_ctx);
@@ -426,7 +428,7 @@ static void finite_inputs_finite_outputs(void **state)
     sinew_lattice_desc d;
     sinew_lattice *lat = (sinew_lattice *)(uintptr_t)1;
     /* A box reaching past the float range. */
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.extents[0] = d.extents[1] = d.extents[2] = 3e38f;
     d.origin[0] = 3e38f;
     expect(sinew_lattice_create(NULL, &d, &lat), SINEW_ERROR_NON_FINITE, "beyond the float range");
@@ -434,7 +436,7 @@ static void finite_inputs_finite_outputs(void **state)
 
     float out[12];
     /* A tiny box: parameters of a far point overflow. */
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.extents[0] = d.extents[1] = d.extents[2] = 1e-30f;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     float far[3] = {1e38f, 0, 0};
@@ -445,13 +447,15 @@ static void finite_inputs_finite_outputs(void **state)
     sinew_lattice_destroy(lat);
 
     /* A long box: a displacement that puts a control point past the float range. */
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.extents[0] = 3e38f, d.extents[1] = d.extents[2] = 1.0f;
     d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
-    float push[3] = {3e38f, 0, 0};
-    sinew_points pv = {push, 1, 0};
-    expect(sinew_lattice_set_displacements(lat, &pv, 63), SINEW_ERROR_NON_FINITE, "control point 63");
+    /* Inputs are read at the control point's own index: element 63 of the view. */
+    float push[64 * 3] = {0};
+    push[63 * 3] = 3e38f;
+    sinew_points pv = {push, 64, 0};
+    expect(sinew_lattice_set_displacements(lat, &pv, 63, 1), SINEW_ERROR_NON_FINITE, "control point 63");
     float all[64 * 3];
     assert_int_equal(sinew_lattice_get_points(lat, all, 0, 0, 64), SINEW_OK);
     assert_true(all_finite(all, 64 * 3));
@@ -460,17 +464,17 @@ static void finite_inputs_finite_outputs(void **state)
     /* EXTEND: huge displacements, points far outside, an untouched lattice. */
     lat = unit_lattice(4, 4);
     sinew_lattice_destroy(lat);
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.outside = SINEW_LATTICE_OUTSIDE_EXTEND;
     assert_int_equal(sinew_lattice_create(NULL, &d, &lat), SINEW_OK);
     const float cases[4][3] = {{3e38f, 0.5f, 0.5f}, {-1e30f, 0.5f, 0.5f}, {1e20f, 1e20f, 1e20f}, {0.5f, 0.5f, 0.5f}};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     for (int lift = 0; lift < 2; ++lift) {
         if (lift) {
             float big[3] = {1e38f, 0, 0};
             sinew_points bv = {big, 1, 0};
-            assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+            assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
         }
         for (int c = 0; c < 4; ++c) {
             sinew_points v = {cases[c], 1, 0};
@@ -479,9 +483,9 @@ static void finite_inputs_finite_outputs(void **state)
             ok_and_finite_or_refused(sinew_lattice_parameters(lat, &v, sevens(out, 12), 0, 0, 1), out, 3);
             bd.points = v;
             sinew_lattice_binding *b = NULL;
-            sinew_result r = sinew_lattice_bind(NULL, lat, &bd, &b);
+            sinew_result r = sinew_lattice_binding_create(NULL, lat, &bd, &b);
             if (r == SINEW_OK) {
-                ok_and_finite_or_refused(sinew_lattice_deform_bound(b, lat, sevens(out, 12), 0, NULL, 0, 0, 1), out,
+                ok_and_finite_or_refused(sinew_lattice_binding_deform(b, lat, sevens(out, 12), 0, NULL, 0, 0, 1), out,
                                          3);
                 sinew_lattice_binding_destroy(b);
             } else {
@@ -500,16 +504,17 @@ static void finite_inputs_finite_outputs(void **state)
     const float outside[3] = {1e10f, 0.5f, 0.5f};
     bd.points = (sinew_points){outside, 1, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, lat, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lat, &bd, &b), SINEW_OK);
     float big[3] = {1e38f, 0, 0};
     sinew_points bv = {big, 1, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
     for (int i = 0; i < 12; ++i) out[i] = 7.0f;
-    expect(sinew_lattice_deform_bound(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
+    expect(sinew_lattice_binding_deform(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
     sinew_lattice_binding_destroy(b);
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;
-    assert_int_equal(sinew_lattice_check_folds(lat, 2, NULL, 0, &rep), SINEW_OK);
+    SINEW_INIT(&rep);
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 2, NULL, 0, &rep), SINEW_OK);
     assert_true(isfinite(rep.min_coefficient) && isfinite(rep.min_sampled_det));
     sinew_lattice_destroy(lat);
 

@@ -120,7 +120,7 @@ static sinew_lattice *make_lattice(const uint32_t order[3], const uint32_t count
                                    uint64_t seed)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     memcpy(d.order, order, sizeof d.order);
     memcpy(d.count, count, sizeof d.count);
     d.origin[0] = -1.25f, d.origin[1] = 0.5f, d.origin[2] = 2.0f;
@@ -132,6 +132,7 @@ static sinew_lattice *make_lattice(const uint32_t order[3], const uint32_t count
     sinew_lattice *l = NULL;
     assert_int_equal(sinew_lattice_create(NULL, &d, &l), SINEW_OK);
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_lattice_get_info(l, &info), SINEW_OK);
     support_rng rng;
     support_rng_seed(&rng, seed);
@@ -139,9 +140,9 @@ static sinew_lattice *make_lattice(const uint32_t order[3], const uint32_t count
     size_t n = info.point_count, half = n / 2;
     float *disp = malloc(3 * n * sizeof(float));
     for (size_t i = 0; i < 3 * n; ++i) disp[i] = (float)support_rng_uniform(&rng, -0.3, 0.3);
-    sinew_points first = {disp, half, 0}, rest = {disp + 3 * half, n - half, 0};
-    assert_int_equal(sinew_lattice_set_displacements(l, &first, 0), SINEW_OK);
-    assert_int_equal(sinew_lattice_set_displacements(l, &rest, half), SINEW_OK);
+    sinew_points all = {disp, n, 0};
+    assert_int_equal(sinew_lattice_set_displacements(l, &all, 0, half), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(l, &all, half, n - half), SINEW_OK);
     free(disp);
     return l;
 }
@@ -174,6 +175,8 @@ static float *unit_normals(size_t n, uint64_t seed)
 static void assert_same_lattice(const sinew_lattice *a, const sinew_lattice *b)
 {
     sinew_lattice_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
     assert_int_equal(sinew_lattice_get_info(a, &ia), SINEW_OK);
     assert_int_equal(sinew_lattice_get_info(b, &ib), SINEW_OK);
     assert_memory_equal(&ia, &ib, sizeof ia);
@@ -243,13 +246,13 @@ static void binding_round_trip(void **state)
                     sinew_lattice *l = make_lattice(order_mixes[m], count_mixes[m], (sinew_lattice_outside)outside,
                                                     21 + m);
                     float *pts = test_points(N, space == 1, 31), *nrm = unit_normals(N, 32);
-                    sinew_lattice_bind_desc bd;
-                    memset(&bd, 0, sizeof bd);
+                    sinew_lattice_binding_desc bd;
+                    SINEW_INIT(&bd);
                     bd.points = (sinew_points){pts, N, 0};
                     if (with_normals) bd.normals = (sinew_points){nrm, N, 0};
                     bd.space = (sinew_lattice_space)space;
                     sinew_lattice_binding *b = NULL;
-                    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+                    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
                     saved sl = save_lattice(l), sb = save_binding(b);
                     sinew_lattice_binding *bb = NULL;
                     sinew_lattice *lb = NULL;
@@ -259,10 +262,10 @@ static void binding_round_trip(void **state)
                     float out[4][2][3 * N];
                     float *np[4] = {NULL, NULL, NULL, NULL};
                     for (int k = 0; k < 4 && with_normals; ++k) np[k] = out[k][1];
-                    assert_int_equal(sinew_lattice_deform_bound(b, l, out[0][0], 0, np[0], 0, 0, N), SINEW_OK);
-                    assert_int_equal(sinew_lattice_deform_bound(bb, l, out[1][0], 0, np[1], 0, 0, N), SINEW_OK);
-                    assert_int_equal(sinew_lattice_deform_bound(bb, lb, out[2][0], 0, np[2], 0, 0, N), SINEW_OK);
-                    assert_int_equal(sinew_lattice_deform_bound(b, lb, out[3][0], 0, np[3], 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_lattice_binding_deform(b, l, out[0][0], 0, np[0], 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_lattice_binding_deform(bb, l, out[1][0], 0, np[1], 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_lattice_binding_deform(bb, lb, out[2][0], 0, np[2], 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_lattice_binding_deform(b, lb, out[3][0], 0, np[3], 0, 0, N), SINEW_OK);
                     size_t bytes = (with_normals ? 2 : 1) * sizeof out[0][0];
                     for (int k = 1; k < 4; ++k) assert_memory_equal(out[0], out[k], bytes);
                     saved again = save_binding(bb);
@@ -286,20 +289,20 @@ static void loaded_binding_checks_structure(void **state)
     sinew_lattice *l = make_lattice(order_mixes[0], count_mixes[0], SINEW_LATTICE_OUTSIDE_CLAMP, 3);
     sinew_lattice *other = make_lattice(order_mixes[0], count_mixes[0], SINEW_LATTICE_OUTSIDE_EXTEND, 3);
     float pts[6] = {0.1f, 0.2f, 0.3f, 1.0f, 1.0f, 1.0f};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 2, 0};
     sinew_lattice_binding *b = NULL, *bb = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
     saved s = save_binding(b);
     sinew_lattice_binding_destroy(b);
     sinew_lattice_destroy(l);
     assert_int_equal(sinew_lattice_binding_load(NULL, s.data, s.size, &bb), SINEW_OK);
     float out[6] = {0}, keep[6];
     memcpy(keep, out, sizeof out);
-    expect_error(sinew_lattice_deform_bound(bb, other, out, 0, NULL, 0, 0, 2), SINEW_ERROR_MISMATCH, "outside policy");
+    expect_error(sinew_lattice_binding_deform(bb, other, out, 0, NULL, 0, 0, 2), SINEW_ERROR_MISMATCH, "outside policy");
     assert_memory_equal(out, keep, sizeof out);
-    expect_error(sinew_lattice_deform_bound(bb, other, out, 0, out, 0, 0, 2), SINEW_ERROR_MISMATCH, "differ");
+    expect_error(sinew_lattice_binding_deform(bb, other, out, 0, out, 0, 0, 2), SINEW_ERROR_MISMATCH, "differ");
     sinew_lattice_binding_destroy(bb);
     sinew_lattice_destroy(other);
     free(s.data);
@@ -325,7 +328,7 @@ static sinew_lattice_refinement *make_refinement(const sinew_lattice *l)
         }
     sinew_trimesh mesh = {{pos, (G + 1) * (G + 1), 0}, tri, 2 * G * G, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 0.01;
     sinew_lattice_refinement *r = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
@@ -335,6 +338,8 @@ static sinew_lattice_refinement *make_refinement(const sinew_lattice *l)
 static void assert_same_refinement(const sinew_lattice_refinement *a, const sinew_lattice_refinement *b)
 {
     sinew_lattice_refined_mesh ma, mb;
+    SINEW_INIT(&ma);
+    SINEW_INIT(&mb);
     assert_int_equal(sinew_lattice_refinement_mesh(a, &ma), SINEW_OK);
     assert_int_equal(sinew_lattice_refinement_mesh(b, &mb), SINEW_OK);
     assert_int_equal(ma.vertex_count, mb.vertex_count);
@@ -358,6 +363,7 @@ static void refinement_round_trip(void **state)
     sinew_lattice *l = make_lattice(order_mixes[0], count_mixes[0], SINEW_LATTICE_OUTSIDE_LEAVE, 41);
     sinew_lattice_refinement *r = make_refinement(l);
     sinew_lattice_refined_mesh m;
+    SINEW_INIT(&m);
     assert_int_equal(sinew_lattice_refinement_mesh(r, &m), SINEW_OK);
     assert_true(m.vertex_count > m.input_vertex_count);
     saved s = save_refinement(r);
@@ -523,11 +529,11 @@ static void binding_refusals(void **state)
     const uint32_t order[3] = {4, 4, 4}, count[3] = {6, 5, 4};
     sinew_lattice *l = make_lattice(order, count, SINEW_LATTICE_OUTSIDE_CLAMP, 5);
     float pts[6] = {0.1f, 0.9f, 2.5f, 0.2f, 1.1f, 3.0f};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 2, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
     saved s = save_binding(b);
     size_t words = 0;
     section(s, "BREC", &words);
@@ -556,11 +562,11 @@ static void binding_padding_refused(void **state)
     const uint32_t order[3] = {2, 2, 3}, count[3] = {3, 3, 3};
     sinew_lattice *l = make_lattice(order, count, SINEW_LATTICE_OUTSIDE_CLAMP, 5);
     float pts[3] = {0.1f, 0.9f, 2.5f};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 1, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
     saved s = save_binding(b);
     size_t words = 0;
     section(s, "BREC", &words);
@@ -626,17 +632,17 @@ static void corruption_sweeps(void **state)
     const uint32_t order[3] = {2, 2, 2}, count[3] = {2, 2, 3};
     sinew_lattice *l = make_lattice(order, count, SINEW_LATTICE_OUTSIDE_EXTEND, 5);
     float pts[6] = {0.1f, 0.9f, 2.5f, -4.0f, 1.0f, 9.0f}, nrm[6] = {0, 0, 1, 1, 0, 0};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 2, 0};
     bd.normals = (sinew_points){nrm, 2, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 0.2;
     sinew_lattice_refinement *r = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
@@ -685,12 +691,12 @@ static void allocation_failures(void **state)
     /* Cubic: the lattice has a packed copy (with AVX2) and the binding cells. */
     sinew_lattice *l = make_lattice(order_mixes[0], count_mixes[0], SINEW_LATTICE_OUTSIDE_CLAMP, 5);
     float pts[6] = {0.1f, 0.9f, 2.5f, 0.2f, 1.1f, 3.0f};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 2, 0};
     bd.normals = (sinew_points){pts, 2, 0};
     sinew_lattice_binding *b = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, l, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, l, &bd, &b), SINEW_OK);
     sinew_lattice_refinement *r = make_refinement(l);
     sweep_input in[3] = {{save_lattice(l), 0}, {save_binding(b), 1}, {save_refinement(r), 2}};
     for (int k = 0; k < 3; ++k) {
@@ -722,17 +728,17 @@ static golden_set golden_build(void)
     g.lattice = make_lattice(order, count, SINEW_LATTICE_OUTSIDE_EXTEND, 2024);
     float pts[12] = {0.1f, 0.9f, 2.5f, 0.2f, 1.1f, 3.0f, -3.0f, 4.0f, 7.5f, 0.5f, 0.5f, 0.5f};
     float nrm[12] = {0, 0, 1, 0, 1, 0, 1, 0, 0, 0.6f, 0.8f, 0};
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, 4, 0};
     bd.normals = (sinew_points){nrm, 4, 0};
     g.binding = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, g.lattice, &bd, &g.binding), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, g.lattice, &bd, &g.binding), SINEW_OK);
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 0.05;
     g.refinement = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, g.lattice, &mesh, &rd, &g.refinement), SINEW_OK);
@@ -795,8 +801,8 @@ static void golden_files(void **state)
     assert_same_lattice(g.lattice, l);
     assert_same_refinement(g.refinement, r);
     float a[2][12], c[2][12];
-    assert_int_equal(sinew_lattice_deform_bound(g.binding, g.lattice, a[0], 0, a[1], 0, 0, 4), SINEW_OK);
-    assert_int_equal(sinew_lattice_deform_bound(b, l, c[0], 0, c[1], 0, 0, 4), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_deform(g.binding, g.lattice, a[0], 0, a[1], 0, 0, 4), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_deform(b, l, c[0], 0, c[1], 0, 0, 4), SINEW_OK);
     assert_memory_equal(a, c, sizeof a);
     /* Re-saved by this version, they are this version's bytes. */
     saved again[3] = {save_lattice(l), save_binding(b), save_refinement(r)};

@@ -21,7 +21,7 @@
 static sinew_lattice *unit_lattice(uint32_t order, uint32_t count, sinew_lattice_outside outside)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     for (int a = 0; a < 3; ++a) d.order[a] = order, d.count[a] = count;
     d.outside = outside;
     sinew_lattice *lat = NULL;
@@ -34,6 +34,7 @@ static sinew_lattice *unit_lattice(uint32_t order, uint32_t count, sinew_lattice
 static void bend_and_twist(sinew_lattice *lat, double bend, double twist)
 {
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     assert_int_equal(sinew_lattice_rest_points(lat, p, 0, 0, info.point_count), SINEW_OK);
@@ -46,7 +47,7 @@ static void bend_and_twist(sinew_lattice *lat, double bend, double twist)
         q[2] = (float)(cz + sin(a) * y + cos(a) * z);
     }
     sinew_points v = {p, info.point_count, 0};
-    assert_int_equal(sinew_lattice_set_points(lat, &v, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_points(lat, &v, 0, v.count), SINEW_OK);
     free(p);
 }
 
@@ -218,7 +219,7 @@ static void bound_closed_form_quadratic(void **state)
     for (int k = 0; k < 3; ++k)
         for (int j = 0; j < 3; ++j) d[3 * (1 + 3 * (j + 3 * k)) + 1] = h;
     sinew_points v = {d, 27, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0, v.count), SINEW_OK);
     float a[3] = {0, 0.5f, 0.5f}, b[3] = {1, 0.5f, 0.5f};
     double bound = 0, t = 0;
     assert_int_equal(sinew_lattice_segment_bound(lat, a, b, &bound, &t), SINEW_OK);
@@ -241,11 +242,12 @@ static void bound_exceeds_sampled_deviation(void **state)
         for (int pol = 0; pol < 3; ++pol) {
             sinew_lattice *lat = unit_lattice(o, o + 2, (sinew_lattice_outside)pol);
             sinew_lattice_info info;
+            SINEW_INIT(&info);
             sinew_lattice_get_info(lat, &info);
             float *d = malloc(info.point_count * 3 * sizeof(float));
             for (size_t i = 0; i < 3 * info.point_count; ++i) d[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
             sinew_points v = {d, info.point_count, 0};
-            assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0), SINEW_OK);
+            assert_int_equal(sinew_lattice_set_displacements(lat, &v, 0, v.count), SINEW_OK);
             for (int n = 0; n < 30; ++n) {
                 /* CLAMP and EXTEND segments may leave the box; LEAVE ones stay
                  * inside, where F is continuous */
@@ -324,12 +326,13 @@ static void refine_meets_tolerance_and_conforms(void **state)
         bend_and_twist(lat, 0.15, 1.2);
         for (int split = 0; split < 2; ++split) {
             sinew_lattice_refine_desc rd;
-            memset(&rd, 0, sizeof rd);
+            SINEW_INIT(&rd);
             rd.tolerance = 2e-3;
             rd.split = (sinew_lattice_split)split;
             sinew_lattice_refinement *ref = NULL;
             assert_int_equal(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_OK);
             sinew_lattice_refined_mesh m;
+            SINEW_INIT(&m);
             assert_int_equal(sinew_lattice_refinement_mesh(ref, &m), SINEW_OK);
             assert_true(m.triangle_count > 2 * tm.triangle_count);
             assert_true(m.rounds > 0);
@@ -357,6 +360,7 @@ static void farthest_split_finds_the_deformed_end(void **state)
     for (uint32_t o = 3; o <= 5; ++o) {
         sinew_lattice *lat = unit_lattice(o, o + 5, SINEW_LATTICE_OUTSIDE_LEAVE);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         sinew_lattice_get_info(lat, &info);
         float *p = malloc(info.point_count * 3 * sizeof(float));
         assert_int_equal(sinew_lattice_rest_points(lat, p, 0, 0, info.point_count), SINEW_OK);
@@ -365,7 +369,7 @@ static void farthest_split_finds_the_deformed_end(void **state)
             p[3 * i + 1] += (float)(0.3 * s * s);
         }
         sinew_points pv = {p, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
         float a[3] = {0, 0.5f, 0.5f}, b[3] = {1, 0.5f, 0.5f};
         double bound, t;
         assert_int_equal(sinew_lattice_segment_bound(lat, a, b, &bound, &t), SINEW_OK);
@@ -392,7 +396,7 @@ static void midpoint_test_misses_s_curves(void **state)
             d[3 * (2 + 4 * (j + 4 * k)) + 1] = -h;
         }
     sinew_points dv = {d, 64, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lat, &dv, 0, dv.count), SINEW_OK);
     /* A quad across the box: its u-running edges and its diagonal all follow
      * the same S (D depends on u alone), its w-running edges stay straight. */
     float v[12] = {0.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.3f, 1.0f, 0.5f, 0.7f, 0.0f, 0.5f, 0.7f};
@@ -400,12 +404,13 @@ static void midpoint_test_misses_s_curves(void **state)
     sinew_trimesh tm = {{v, 4, 0}, t, 2, SINEW_INDEX_U32, 0};
     const double tol = 1e-3;
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = tol;
     rd.test = SINEW_LATTICE_TEST_MIDPOINT;
     sinew_lattice_refinement *ref = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh m;
+    SINEW_INIT(&m);
     sinew_lattice_refinement_mesh(ref, &m);
     /* nothing was split, although the edges deviate far beyond tol */
     assert_int_equal(m.triangle_count, 2);
@@ -436,7 +441,7 @@ static void refine_real_mesh(void **state)
             hi[c] = fmaxf(hi[c], sm.positions[3 * i + c]);
         }
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     double diag = 0;
     for (int c = 0; c < 3; ++c) {
         d.count[c] = 6;
@@ -452,11 +457,12 @@ static void refine_real_mesh(void **state)
     sinew_trimesh tm = support_mesh_trimesh(&sm);
     size_t bad_in = unmatched_directed_edges(sm.triangles, sm.triangle_count);
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 3e-4 * diag;
     sinew_lattice_refinement *ref = NULL;
     assert_int_equal(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh m;
+    SINEW_INIT(&m);
     sinew_lattice_refinement_mesh(ref, &m);
     refine_check rc = check_refinement(lat, &in, &m, 16);
     assert_true(m.triangle_count > sm.triangle_count + sm.triangle_count / 10);
@@ -486,7 +492,7 @@ static void refine_budget_cancel_and_validation(void **state)
     sinew_lattice *lat = unit_lattice(4, 6, SINEW_LATTICE_OUTSIDE_CLAMP);
     bend_and_twist(lat, 0.2, 1.0);
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 1e-4;
     rd.max_triangles = 200;
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)(uintptr_t)0x1;
@@ -496,7 +502,7 @@ static void refine_budget_cancel_and_validation(void **state)
     /* cancelled by the progress callback */
     int calls = 0;
     sinew_context_desc cd;
-    memset(&cd, 0, sizeof cd);
+    SINEW_INIT(&cd);
     cd.progress = cancel_at_second;
     cd.progress_user = &calls;
     sinew_context *ctx = NULL;
@@ -550,14 +556,14 @@ static sinew_result attempt_refine(sinew_context *ctx, void *user)
 {
     const sweep_input *in = (const sweep_input *)user;
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.count[0] = d.count[1] = d.count[2] = 5;
     sinew_lattice *lat = NULL;
     sinew_result r = sinew_lattice_create(ctx, &d, &lat);
     if (r != SINEW_OK) return r;
     bend_and_twist(lat, 0.2, 1.0);
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = 4e-3;
     sinew_lattice_refinement *ref = NULL;
     r = sinew_lattice_refine(ctx, lat, in->mesh, &rd, &ref);
@@ -589,18 +595,20 @@ static void fold_check(void **state)
     for (uint32_t o = 2; o <= 5; ++o) {
         sinew_lattice *lat = unit_lattice(o, o + 2, SINEW_LATTICE_OUTSIDE_LEAVE);
         sinew_lattice_info info;
+        SINEW_INIT(&info);
         sinew_lattice_get_info(lat, &info);
         uint8_t flags[512];
         sinew_lattice_fold_report rep;
+        SINEW_INIT(&rep);
         /* identity: det J = 1 everywhere, nothing flagged */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cell_count, info.cell_count);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(fabsf(rep.min_sampled_det - 1.0f) < 1e-5f);
         assert_true(fabsf(rep.min_coefficient - 1.0f) < 1e-5f);
         /* a bent and twisted lattice that stays unfolded */
         bend_and_twist(lat, 0.1, 0.8);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count, &rep), SINEW_OK);
         assert_int_equal(rep.cells_may_fold, 0);
         assert_true(rep.min_sampled_det > 0.0f);
         assert_true(rep.min_coefficient <= rep.min_sampled_det + 1e-5f); /* coefficients bound from below */
@@ -613,8 +621,8 @@ static void fold_check(void **state)
                 p[3 * i1] = 0.95f;
             }
         sinew_points pv = {p, info.point_count, 0};
-        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0), SINEW_OK);
-        assert_int_equal(sinew_lattice_check_folds(lat, 5, flags, sizeof flags, &rep), SINEW_OK);
+        assert_int_equal(sinew_lattice_set_points(lat, &pv, 0, pv.count), SINEW_OK);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 5, flags, info.cell_count, &rep), SINEW_OK);
         assert_true(rep.cells_may_fold > 0);
         assert_true(rep.min_sampled_det < 0.0f);
         assert_true(rep.min_sampled_at[0] < 0.75f);
@@ -623,9 +631,11 @@ static void fold_check(void **state)
         assert_int_equal(flagged, rep.cells_may_fold);
         free(p);
         /* validation */
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, flags, 1, &rep), SINEW_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(sinew_lattice_check_folds(lat, 65, NULL, 0, &rep), SINEW_ERROR_INVALID_ARGUMENT);
-        assert_int_equal(sinew_lattice_check_folds(lat, 3, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+        /* The flag buffer holds exactly the cell count (callers know it): any other size is a mismatch. */
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, 1, &rep), SINEW_ERROR_MISMATCH);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, flags, info.cell_count + 1, &rep), SINEW_ERROR_MISMATCH);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 65, NULL, 0, &rep), SINEW_ERROR_INVALID_ARGUMENT);
+        assert_int_equal(sinew_lattice_check_folds(NULL, lat, 3, NULL, 0, NULL), SINEW_ERROR_INVALID_ARGUMENT);
         sinew_lattice_destroy(lat);
     }
 }
@@ -635,22 +645,29 @@ static void fold_check_cancelled(void **state)
     (void)state;
     int calls = 0;
     sinew_context_desc cd;
-    memset(&cd, 0, sizeof cd);
+    SINEW_INIT(&cd);
     cd.progress = cancel_at_second;
     cd.progress_user = &calls;
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.count[0] = d.count[1] = d.count[2] = 12; /* 729 cells: progress is reported every 64 */
     sinew_lattice *lat = NULL;
     assert_int_equal(sinew_lattice_create(ctx, &d, &lat), SINEW_OK);
-    sinew_context_destroy(ctx);
     uint8_t flags[729];
     memset(flags, 7, sizeof flags);
     sinew_lattice_fold_report rep;
-    memset(&rep, 0, sizeof rep);
-    assert_int_equal(sinew_lattice_check_folds(lat, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED);
+    SINEW_INIT(&rep);
+    /* Progress is per call: the lattice keeps no callback of its creating context. */
+    calls = 1;
+    assert_int_equal(sinew_lattice_check_folds(NULL, lat, 1, flags, sizeof flags, &rep), SINEW_OK);
+    assert_int_equal(calls, 1);
+    memset(flags, 7, sizeof flags);
+    SINEW_INIT(&rep);
+    calls = 0;
+    assert_int_equal(sinew_lattice_check_folds(ctx, lat, 1, flags, sizeof flags, &rep), SINEW_ERROR_CANCELLED);
+    sinew_context_destroy(ctx);
     for (size_t i = 0; i < sizeof flags; ++i) assert_int_equal(flags[i], 7);
     assert_int_equal(rep.cell_count, 0);
     sinew_lattice_destroy(lat);

@@ -33,7 +33,7 @@ static void small_init(small *s)
     for (int m = 0; m < 3; ++m)
         for (int i = 0; i < 4; ++i) s->inverse_bind[16 * m + 5 * i] = 1.0f;
     s->dq_blend[0] = 0.25f, s->dq_blend[1] = 1.0f;
-    memset(&s->desc, 0, sizeof s->desc);
+    SINEW_INIT(&s->desc);
     s->desc.vertex_count = 2;
     s->desc.joint_count = 3;
     s->desc.influence_count = 3;
@@ -124,7 +124,8 @@ static void impossible_counts_are_refused_before_reading(void **state)
     s.desc.vertex_count = (size_t)UINT32_MAX - 1;
     s.desc.influence_count = (size_t)1 << 31;   /* slots < 2^63, bytes 2^65 */
     support_allocator a = {0};
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.allocator = support_allocator_hooks(&a);
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
@@ -148,7 +149,8 @@ static void duplicates_merge_and_sort(void **state)
     (void)state;
     const uint32_t j[8] = {2, 2, 3, 1, /* vertex 1 */ 0, 1, 0, 3};
     const float w[8] = {0.25f, 0.25f, 0.4f, 0.1f, 0.1f, 0.2f, 0.3f, 0.4f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2, d.joint_count = 4, d.influence_count = 4, d.joints = j, d.weights = w;
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
@@ -164,13 +166,21 @@ static void duplicates_merge_and_sort(void **state)
     /* 0.4 on joint 0 (0.1 + 0.3) ties 0.4 on joint 3: the lower joint first. */
     assert_int_equal(jj[0], 0), assert_int_equal(jj[1], 3), assert_int_equal(jj[2], 1);
     sinew_skin_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
     assert_int_equal(info.merged_duplicates, 2);
-    assert_int_equal(info.max_influences, 3);
+    assert_int_equal(info.max_nonzero_influences, 3);
     assert_int_equal(info.single_joint_vertices, 0);
-    /* Asking for the count only, or a short capacity, is fine. */
+    /* Asking for the count only is fine; a short capacity gets the count and nothing else. */
     assert_int_equal(sinew_skin_vertex_influences(skin, 1, NULL, NULL, 0, &k), SINEW_OK);
     assert_int_equal(k, 3);
+    k = 0;
+    jj[0] = 77, ww[0] = -1.0f;
+    assert_int_equal(sinew_skin_vertex_influences(skin, 1, jj, ww, 2, &k), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(k, 3);
+    assert_int_equal(jj[0], 77);
+    assert_float_equal(ww[0], -1.0f, 0.0f);
+    assert_non_null(strstr(sinew_last_error(), "vertex 1 has 3 influences, capacity is 2"));
     assert_int_equal(sinew_skin_vertex_influences(skin, 2, jj, ww, 16, &k), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_non_null(strstr(sinew_last_error(), "vertex 2, but the skin has only 2 vertices"));
     assert_int_equal(sinew_skin_vertex_influences(NULL, 0, jj, ww, 16, &k), SINEW_ERROR_INVALID_ARGUMENT);
@@ -183,7 +193,8 @@ static void renormalisation_and_tolerance(void **state)
     (void)state;
     const uint32_t j[4] = {0, 1, 1, 0};
     float w[4] = {1.0f, 1.0f, 0.6f, 0.4005f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INVALID_WEIGHTS);
@@ -200,6 +211,7 @@ static void renormalisation_and_tolerance(void **state)
     assert_true(fabsf(ww[0] + ww[1] - 1.0f) < 1e-7f);
     assert_true(fabsf(ww[0] - 0.6f / 1.0005f) < 1e-6f);
     sinew_skin_info info;
+    SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
     assert_int_equal(info.renormalized_vertices, 2);
     sinew_skin_destroy(skin);
@@ -229,7 +241,8 @@ static void huge_duplicate_weights_bind_finitely(void **state)
     const float w[2][5] = {{1e38f, 1e38f, 1e38f, 1e38f, 0.0f}, {1e38f, 1e38f, 1e38f, 1e38f, 1e38f}};
     for (int c = 0; c < 4; ++c) {
         const int two = c / 2, storage = c % 2;
-        sinew_skin_desc d = {0};
+        sinew_skin_desc d;
+        SINEW_INIT(&d);
         d.vertex_count = 1, d.joint_count = 2, d.influence_count = 5, d.joints = j[two], d.weights = w[two];
         d.renormalize = 1;
         d.storage = (sinew_skin_storage)storage;
@@ -250,6 +263,7 @@ static void huge_duplicate_weights_bind_finitely(void **state)
             assert_true(ww[1] == (storage ? 51.0f * (1.0f / 255.0f) : 0.2f));
         }
         sinew_skin_info info;
+        SINEW_INIT(&info);
         assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
         assert_int_equal(info.merged_duplicates, 3);
         /* The identity pose leaves the vertex where it was. */
@@ -270,7 +284,8 @@ static void huge_duplicate_weights_bind_finitely(void **state)
      * not within the tolerance of 1. */
     const uint32_t j2[2] = {0, 1};
     const float w2[2] = {3e38f, 3e38f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 1, d.joint_count = 2, d.influence_count = 2, d.joints = j2, d.weights = w2;
     d.storage = SINEW_SKIN_STORAGE_COMPRESSED;
     expect_failure(&d, SINEW_ERROR_INVALID_WEIGHTS, "vertex 0 weights sum to 6.0000");
@@ -291,7 +306,8 @@ static void unweighted_vertices_bind_by_option(void **state)
     (void)state;
     const uint32_t j[4] = {0, 1, 1, 0};
     const float w[4] = {0.0f, 0.0f, 0.5f, 0.5f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2, d.joint_count = 3, d.influence_count = 2, d.joints = j, d.weights = w;
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INVALID_WEIGHTS);
@@ -307,6 +323,7 @@ static void unweighted_vertices_bind_by_option(void **state)
     assert_int_equal(jj[0], 2);
     assert_true(ww[0] == 1.0f);
     sinew_skin_info info;
+    SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
     assert_int_equal(info.unweighted_vertices, 1);
     assert_int_equal(info.single_joint_vertices, 1);
@@ -320,7 +337,8 @@ static void compressed_weights_sum_to_255(void **state)
     (void)state;
     const uint32_t j[6] = {0, 1, 2, 0, 1, 2};
     const float w[6] = {1.0f / 3.0f, 1.0f / 3.0f, 1.0f / 3.0f, 0.5f, 0.25f, 0.25f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2, d.joint_count = 3, d.influence_count = 3, d.joints = j, d.weights = w;
     d.storage = SINEW_SKIN_STORAGE_COMPRESSED;
     sinew_skin *skin = NULL;
@@ -354,7 +372,8 @@ static void compressed_weights_sum_to_255(void **state)
         for (size_t s = 0; s < kv; ++s) rw[v * SLOTS + s] = (float)(rw[v * SLOTS + s] / sum);
         for (size_t s = kv; s < SLOTS; ++s) rj[v * SLOTS + s] = 0;
     }
-    sinew_skin_desc rd = {0};
+    sinew_skin_desc rd;
+    SINEW_INIT(&rd);
     rd.vertex_count = N, rd.joint_count = JOINTS, rd.influence_count = SLOTS, rd.joints = rj, rd.weights = rw;
     rd.storage = SINEW_SKIN_STORAGE_COMPRESSED;
     assert_int_equal(sinew_skin_create(NULL, &rd, &skin), SINEW_OK);
@@ -394,11 +413,13 @@ static void compressed_weights_sum_to_255(void **state)
     print_message("  2000 random vertices: every compressed weight set sums to 255; %zu tiny influences dropped\n",
                   dropped);
     sinew_skin_info info;
+    SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
     assert_int_equal(info.storage, SINEW_SKIN_STORAGE_COMPRESSED);
     sinew_skin_info finfo;
+    SINEW_INIT(&finfo);
     sinew_skin_get_info(fskin, &finfo);
-    assert_true(info.bind_bytes < finfo.bind_bytes);
+    assert_true(info.memory_bytes < finfo.memory_bytes);
     sinew_skin_destroy(skin);
     sinew_skin_destroy(fskin);
     free(rj), free(rw);
@@ -412,10 +433,11 @@ static void info_reports_the_binding(void **state)
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &s.desc, &skin), SINEW_OK);
     sinew_skin_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
     assert_int_equal(info.vertex_count, 2);
     assert_int_equal(info.joint_count, 3);
-    assert_int_equal(info.max_influences, 3);
+    assert_int_equal(info.max_nonzero_influences, 3);
     assert_int_equal(info.single_joint_vertices, 1);
     assert_int_equal(info.palette_joint_floats, 16);
     assert_int_equal(info.palette_floats, 48);
@@ -424,7 +446,7 @@ static void info_reports_the_binding(void **state)
     assert_int_equal(info.normals, SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE);
     assert_int_equal(info.storage, SINEW_SKIN_STORAGE_FLOAT);
     assert_true(info.kernel != SINEW_SKIN_KERNEL_AUTO);
-    assert_true(info.bind_bytes > 0);
+    assert_true(info.memory_bytes > 0);
     assert_int_equal(sinew_skin_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_skin_get_info(skin, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_skin_palette_size(NULL), 0);
@@ -454,7 +476,8 @@ static void progress_can_cancel(void **state)
     small_init(&s);
     support_allocator a = {0};
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.allocator = support_allocator_hooks(&a);
     cd.progress = cancel_at_layout;
     cd.progress_user = &calls;

@@ -54,7 +54,8 @@ static void tube_init(tube *tb)
 
 static sinew_skin *tube_skin(const tube *tb, sinew_skin_blend blend, const float *alpha)
 {
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = NV, d.joint_count = 2, d.influence_count = 2;
     d.joints = tb->j, d.weights = tb->w, d.inverse_bind = tb->ib, d.blend = blend, d.dq_blend = alpha;
     sinew_skin *s = NULL;
@@ -156,7 +157,8 @@ static void one_joint_reproduces_any_matrix(void **state)
         tan[4 * v] = (float)(y / tl), tan[4 * v + 1] = (float)(-x / tl), tan[4 * v + 2] = 0.0f, tan[4 * v + 3] = 1.0f;
         j[v] = (uint32_t)(v / PER), w[v] = 1.0f;
     }
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = N, d.joint_count = JN, d.influence_count = 1, d.joints = j, d.weights = w;
     d.kernel = SINEW_SKIN_KERNEL_SCALAR;
     sinew_skin *lbs = NULL, *dqs = NULL;
@@ -198,7 +200,8 @@ static void antipodal_quaternions_take_the_short_way(void **state)
     float p[3] = {0, 1, 0}, o[3];
     uint32_t j[2] = {0, 1};
     float w[2] = {0.5f, 0.5f};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 1, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
     d.blend = SINEW_SKIN_BLEND_DUAL_QUATERNION;
     sinew_skin *skin = NULL;
@@ -223,7 +226,8 @@ static void a_palette_of_the_other_blend_is_a_mismatch(void **state)
     float w[2] = {0.5f, 0.5f}, world[32] = {0}, p[3] = {0, 1, 0}, o[3] = {7, 7, 7};
     for (int m = 0; m < 2; ++m)
         for (int i = 0; i < 4; ++i) world[16 * m + 5 * i] = 1.0f;
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 1, d.joint_count = 2, d.influence_count = 2, d.joints = j, d.weights = w;
     sinew_skin *lbs = NULL, *dqs = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &lbs), SINEW_OK);

@@ -62,7 +62,8 @@ static sinew_skin *create(const sinew_skin_desc *d)
 
 static sinew_skin_desc base_desc(void)
 {
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = V;
     d.joint_count = J;
     d.influence_count = K;
@@ -136,17 +137,17 @@ static void packed_formats_match_u32_float(void **state)
             e.joint_type = (sinew_index_type)jt;
             if (f == 0) {
                 e.weights = w8;
-                e.weight_type = SINEW_WEIGHT_UNORM8;
+                e.weight_type = SINEW_SKIN_WEIGHT_UNORM8;
             } else {
                 e.weights = w16;
-                e.weight_type = SINEW_WEIGHT_UNORM16;
+                e.weight_type = SINEW_SKIN_WEIGHT_UNORM16;
             }
             sinew_skin *got = create(&e);
             assert_same_skin(ref, got);
             sinew_skin_destroy(got);
             /* And the float weights with narrow joints. */
             e.weights = wf;
-            e.weight_type = SINEW_WEIGHT_F32;
+            e.weight_type = SINEW_SKIN_WEIGHT_F32;
             got = create(&e);
             assert_same_skin(ref, got);
             sinew_skin_destroy(got);
@@ -199,7 +200,7 @@ static void interleaved_buffers_match_u32_float(void **state)
     e.joint_type = SINEW_INDEX_U8;
     e.joint_stride = sizeof(vertex_record);
     e.weights = buf[0].weights8;
-    e.weight_type = SINEW_WEIGHT_UNORM8;
+    e.weight_type = SINEW_SKIN_WEIGHT_UNORM8;
     e.weight_stride = sizeof(vertex_record);
     sinew_skin *got = create(&e);
     assert_same_skin(ref8, got);
@@ -208,13 +209,13 @@ static void interleaved_buffers_match_u32_float(void **state)
     e.joints = buf[0].joints16;
     e.joint_type = SINEW_INDEX_U16;
     e.weights = buf[0].weights16;
-    e.weight_type = SINEW_WEIGHT_UNORM16;
+    e.weight_type = SINEW_SKIN_WEIGHT_UNORM16;
     got = create(&e);
     assert_same_skin(ref16, got);
     sinew_skin_destroy(got);
 
     e.weights = buf[0].weights32;
-    e.weight_type = SINEW_WEIGHT_F32;
+    e.weight_type = SINEW_SKIN_WEIGHT_F32;
     got = create(&e);
     assert_same_skin(ref16, got);
     sinew_skin_destroy(got);
@@ -230,14 +231,15 @@ static void normalised_sums_accept_rounding_only(void **state)
     (void)state;
     uint8_t joints[2 * 4] = {0, 1, 2, 3, 0, 1, 2, 3};
     uint8_t w8[2 * 4] = {255, 0, 0, 0, 64, 64, 64, 64}; /* vertex 1: four quarters rounded up, 256 */
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2;
     d.joint_count = 4;
     d.influence_count = 4;
     d.joints = joints;
     d.joint_type = SINEW_INDEX_U8;
     d.weights = w8;
-    d.weight_type = SINEW_WEIGHT_UNORM8;
+    d.weight_type = SINEW_SKIN_WEIGHT_UNORM8;
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     uint32_t j[4];
@@ -270,14 +272,15 @@ static void normalised_sums_accept_rounding_only(void **state)
     assert_non_null(strstr(sinew_last_error(), "vertex 1 weights sum to 1.00784"));
     /* unorm16: 65535 split over three weights rounded up: 65536 is fine. */
     uint16_t j16[4] = {0, 1, 2, 0}, w16[4] = {21846, 21845, 21845, 0};
-    sinew_skin_desc e = {0};
+    sinew_skin_desc e;
+    SINEW_INIT(&e);
     e.vertex_count = 1;
     e.joint_count = 3;
     e.influence_count = 4;
     e.joints = j16;
     e.joint_type = SINEW_INDEX_U16;
     e.weights = w16;
-    e.weight_type = SINEW_WEIGHT_UNORM16;
+    e.weight_type = SINEW_SKIN_WEIGHT_UNORM16;
     assert_int_equal(sinew_skin_create(NULL, &e, &skin), SINEW_OK);
     sinew_skin_destroy(skin);
     skin = NULL;
@@ -291,7 +294,8 @@ static void bad_views_are_named(void **state)
     (void)state;
     _Alignas(8) uint16_t j16[2 * 4 + 1] = {0, 1, 2, 0, 0, 1, 2, 3, 0};
     _Alignas(8) float wf[2 * 4 + 1] = {0.5f, 0.5f, 0, 0, 0.25f, 0.25f, 0.25f, 0.25f, 0};
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 2;
     d.joint_count = 4;
     d.influence_count = 4;
@@ -329,9 +333,9 @@ static void bad_views_are_named(void **state)
     assert_int_equal(sinew_skin_create(NULL, &e, &skin), SINEW_ERROR_INVALID_ARGUMENT);
     assert_string_equal(sinew_last_error(), "skin joint_type 3 is not a sinew_index_type");
     e = d;
-    e.weight_type = (sinew_weight_type)-1;
+    e.weight_type = (sinew_skin_weight_type)-1;
     assert_int_equal(sinew_skin_create(NULL, &e, &skin), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_string_equal(sinew_last_error(), "skin weight_type -1 is not a sinew_weight_type");
+    assert_string_equal(sinew_last_error(), "skin weight_type -1 is not a sinew_skin_weight_type");
     /* An index past the joints in u16 and in u8 names the vertex and the slot. */
     j16[6] = 4;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INDEX_OUT_OF_RANGE);

@@ -78,7 +78,7 @@ static sinew_skin_desc rig_desc(const rig *r, sinew_skin_storage storage, sinew_
                                 sinew_skin_normals normals, sinew_skin_kernel kernel)
 {
     sinew_skin_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.vertex_count = r->n;
     d.joint_count = r->joints;
     d.influence_count = r->k;
@@ -138,8 +138,8 @@ static void check_round_trip(const sinew_skin *skin, const rig *r)
     assert_string_equal(sinew_last_error(), "");
 
     sinew_skin_info a, b;
-    memset(&a, 0, sizeof a);
-    memset(&b, 0, sizeof b);
+    SINEW_INIT(&a);
+    SINEW_INIT(&b);
     assert_int_equal(sinew_skin_get_info(skin, &a), SINEW_OK);
     assert_int_equal(sinew_skin_get_info(loaded, &b), SINEW_OK);
     assert_memory_equal(&a, &b, sizeof a);
@@ -255,7 +255,7 @@ static unsigned char *small_saved(size_t *size, sinew_skin_storage storage, sine
                                       0.625f, 0.375f, 1.0f, 0.0f, 0.25f, 0.75f};
     static const float blend_factors[6] = {0, 0.25f, 0.5f, 0.75f, 1, 0.5f};
     sinew_skin_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.vertex_count = 6;
     d.joint_count = 4;
     d.influence_count = 2;
@@ -424,7 +424,7 @@ static sinew_result load_and_deform(const void *data, size_t size, void *user)
     sinew_result res = sinew_skin_load(NULL, data, size, &skin);
     if (res != SINEW_OK) return res;
     sinew_skin_info info;
-    memset(&info, 0, sizeof info);
+    SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
     float *world = malloc(info.joint_count * 16 * sizeof(float));
     for (size_t j = 0; j < info.joint_count; ++j) skin_test_identity(world + 16 * j);
@@ -543,7 +543,7 @@ static void golden_file_still_loads(void **state)
         if (!(fabsf(a[i] - b[i]) <= 1e-5f * (1.0f + fabsf(a[i]))))
             fail_msg("golden deformation differs at float %zu: %.9g vs %.9g", i, (double)b[i], (double)a[i]);
     sinew_skin_info info;
-    memset(&info, 0, sizeof info);
+    SINEW_INIT(&info);
     assert_int_equal(sinew_skin_get_info(loaded, &info), SINEW_OK);
     assert_int_equal(info.vertex_count, 48);
     assert_int_equal(info.blend, SINEW_SKIN_BLEND_MIXED);

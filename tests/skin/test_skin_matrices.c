@@ -21,7 +21,8 @@ static sinew_skin *two_joint_skin(sinew_skin_blend blend, float w0, const float 
     static float weights[2];
     joints[0] = 0, joints[1] = 1;
     weights[0] = w0, weights[1] = 1.0f - w0;
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 1;
     d.joint_count = 2;
     d.influence_count = 2;
@@ -131,7 +132,8 @@ static void matrices_reproduce_deform(void **state)
     const size_t stride = 20 * sizeof(float); /* 16 floats and 4 of padding per vertex */
     float *mats = malloc(V * stride);
     for (int b = SINEW_SKIN_BLEND_LINEAR; b <= SINEW_SKIN_BLEND_MIXED; ++b) {
-        sinew_skin_desc d = {0};
+        sinew_skin_desc d;
+        SINEW_INIT(&d);
         d.vertex_count = V;
         d.joint_count = J;
         d.influence_count = K;

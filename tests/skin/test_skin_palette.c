@@ -26,7 +26,8 @@ static sinew_skin *make_skin(size_t joints, const float *inverse_bind, sinew_ski
 {
     uint32_t j = 0;
     float w = 1.0f, a = 1.0f;
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = 1, d.joint_count = joints, d.influence_count = 1;
     d.joints = &j, d.weights = &w, d.inverse_bind = inverse_bind, d.blend = blend, d.dq_blend = &a;
     sinew_skin *s = NULL;

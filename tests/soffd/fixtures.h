@@ -122,6 +122,7 @@ static inline void apply_affine(const float m[16], const float *in, float *out, 
 static inline sinew_result lib_deform(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
 {
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_result r = sinew_soffd_get_info(h, &info);
     if (r != SINEW_OK) return r;
     float *frames = malloc(16 * info.element_count * sizeof(float));
@@ -136,6 +137,7 @@ static inline sinew_result lib_deform(const sinew_soffd *h, const float *driver_
 static inline sinew_result lib_deform_extended(const sinew_soffd *h, const float *driver_now, size_t nv, float *out)
 {
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_result r = sinew_soffd_get_info(h, &info);
     if (r != SINEW_OK) return r;
     float *frames = malloc(16 * nv * sizeof(float));

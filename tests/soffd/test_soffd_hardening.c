@@ -23,7 +23,7 @@ static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
 {
     sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, 1, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, desc, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, desc, &h), SINEW_OK);
     return h;
 }
 
@@ -35,22 +35,22 @@ static void huge_counts_fail_before_reading(void **state)
     sinew_soffd *h = (sinew_soffd *)&h, *const sentinel = h;
     /* face_count * 3 fits in size_t, but not in bytes: the indices cannot exist. */
     sinew_polymesh m = {{tri_pos, 3, 0}, tri_idx, NULL, SIZE_MAX / 3, SINEW_INDEX_U32};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "driver faces (triangles) overflow"));
     m.face_count = SIZE_MAX / 12 + 1;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     /* face_sizes of SIZE_MAX / 2 entries cannot exist either. */
     const uint32_t sizes[] = {3};
     m.face_sizes = sizes;
     m.face_count = SIZE_MAX / 2;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "face_sizes"));
     assert_ptr_equal(h, sentinel);
 
     h = bind_triangle(NULL);
     const float skin[] = {0.2f, 0.2f, 0.1f, 0.3f, 0.3f, 0.2f, 0.1f, 0.5f, -0.2f};
     sinew_points s = {skin, 3, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     /* A set longer than the element count is read no further than needed. */
     const uint32_t one = 0;
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
@@ -90,7 +90,7 @@ static void assert_weights_sum_to_one(const sinew_soffd *h, size_t points)
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
         assert_true(n >= 1 && n <= 8);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, e, w, 8), SINEW_OK);
+        assert_int_equal(sinew_soffd_get_contributors(h, i, e, w, 8, &(size_t){0}), SINEW_OK);
         double sum = 0;
         for (size_t j = 0; j < n; ++j) {
             assert_true(isfinite(w[j]) && w[j] >= 0);
@@ -115,10 +115,10 @@ static void far_points_keep_finite_weights(void **state)
     (void)state;
     /* One triangle, local = 100: (d / L)^100 overflows double for a point a
      * million units away, and every weight used to become 0, then 0 / 0. */
-    sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){100, 0, 0});
+    sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){sizeof(sinew_soffd_desc), 100, 0, 0});
     const float far[] = {1e6f, 0, 0, 0.25f, 0.25f, 3e5f, -4e5f, 2e5f, 1};
     sinew_points s = {far, 3, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_weights_sum_to_one(h, 3);
     float moved[9], frames[16], out[9];
     for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
@@ -133,12 +133,15 @@ static void far_points_keep_finite_weights(void **state)
     uint32_t idx[24];
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
-    assert_int_equal(sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){40, 0, 0}, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 40, 0, 0}, &h), SINEW_OK);
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
-    const sinew_soffd_register_desc policies[] = {{0}, {1e-3f, 0, 0, 0}, {0, 2, 0, 0}};
+    const sinew_soffd_register_desc policies[] = {
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
     for (int k = 0; k < 3; ++k) {
-        assert_int_equal(sinew_soffd_register(h, &s, &policies[k]), SINEW_OK);
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, &policies[k]), SINEW_OK);
         assert_weights_sum_to_one(h, 3);
         float of[16 * 8], vf[16 * 6], o[9];
         d = (sinew_points){pos, 6, 0};
@@ -163,21 +166,22 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     octahedron(1, (const float[3]){0, 0, 0}, pos, idx);
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     /* Skin points far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     const float far[] = {0, 0, 0, 1e38f, 0, 0};
     s = (sinew_points){far, 2, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}),
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 0"));
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.point_count, 1);
 
@@ -194,10 +198,10 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     /* A driver bound near FLT_MAX. */
     sinew_soffd *h2 = NULL;
     sinew_polymesh big = {{pose, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
-    assert_int_equal(sinew_soffd_bind(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_create(NULL, &big, NULL, &h2), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     sinew_points refp = {pose, 6, 0};
-    assert_int_equal(sinew_soffd_set_reference(h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_set_reference(NULL, h, &refp), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "reference vertex 0"));
 
     /* Finite frames from elsewhere whose products overflow: named, output untouched. */
@@ -223,13 +227,13 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     float tiny[18];
     octahedron(1e-30f, (const float[3]){0, 0, 0}, tiny, idx);
     sinew_polymesh tm = {{tiny, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
-    assert_int_equal(sinew_soffd_bind(NULL, &tm, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "skin point 1 lies"));
     s.count = 1;
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);
     /* A pose stretching the tiny one-rings by 1e48: the vertex maps would overflow. */
     float stretched[18];
@@ -262,7 +266,7 @@ static void reference_basic(const sinew_soffd *h, const float *rest, const float
 {
     size_t n;
     assert_int_equal(sinew_soffd_contributor_count(h, point, &n), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap), SINEW_OK);
+    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap, &(size_t){0}), SINEW_OK);
     double acc[3] = {0, 0, 0}, total = 0, pd[3];
     bf_load(p, pd);
     for (size_t j = 0; j < n; ++j) {
@@ -319,11 +323,11 @@ static void precision_holds_far_from_the_origin(void **state)
             for (int k = 0; k < 3; ++k) skin[3 * i + k] = (float)(skin0[3 * i + k] + o[k]);
         sinew_polymesh m = {{rest, c.nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
         sinew_soffd *h = NULL;
-        assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+        assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
             sinew_points s = {skin, N, 0};
-            sinew_soffd_register_desc pol = {exact ? 0.0f : 1e-3f, 0, 0, 0};
-            assert_int_equal(sinew_soffd_register(h, &s, &pol), SINEW_OK);
+            sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f, 0, 0, 0};
+            assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
             for (int pose = 0; pose < 2; ++pose) {
                 /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */
                 float mtx[16];
@@ -416,10 +420,10 @@ static void frame_checks_name_every_entry(void **state)
     cage c = make_cube_cage(2, 0);
     sinew_polymesh m = cage_polymesh(&c, NULL);
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float p[3] = {0.1f, 0.2f, 1.3f};
     sinew_points s = {p, 1, 0};
-    assert_int_equal(sinew_soffd_register(h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {c.pos, c.nv, 0};
     float *frames = malloc(16 * c.nt * sizeof(float)), *vframes = malloc(16 * c.nv * sizeof(float));
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
@@ -479,7 +483,7 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
     pos[3 * c.nv] = pos[3 * c.nv + 1] = pos[3 * c.nv + 2] = 0; /* unreferenced */
     sinew_polymesh m = {{pos, nv, 0}, c.tris, NULL, c.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     bend_twist(pos, now, nv, 0.7f);
     float *near = malloc(16 * nv * sizeof(float)), *far = malloc(16 * nv * sizeof(float));
     sinew_points d = {now, nv, 0};

@@ -21,9 +21,9 @@ static sinew_soffd *bound_cage(cage *c, const float *points, size_t n, const sin
     *c = make_cube_cage(3, 1);
     sinew_polymesh m = cage_polymesh(c, NULL);
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &m, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     sinew_points p = {points, n, 0};
-    assert_int_equal(sinew_soffd_register(h, &p, policy), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &p, policy), SINEW_OK);
     return h;
 }
 
@@ -60,6 +60,7 @@ static void deform_both(const sinew_soffd *h, const cage *c, const float *driver
                         const float *normals, float *basic, float *extended)
 {
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     float *frames = malloc(16 * info.element_count * sizeof(float)), *vf = malloc(16 * c->nv * sizeof(float));
     float *pos = malloc(3 * info.point_count * sizeof(float));
@@ -150,12 +151,14 @@ static void constant_weights_give_the_true_normal(void **state)
         }
     }
     cage c;
-    sinew_soffd_register_desc exclusive = {0};
+    sinew_soffd_register_desc exclusive;
+    SINEW_INIT(&exclusive);
     exclusive.exclusive = 1;
     sinew_soffd *h = bound_cage(&c, pts, 3 * P, &exclusive);
     float *moved = malloc(3 * c.nv * sizeof(float));
     bend_twist(c.pos, moved, c.nv, 0.6f);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     float *frames = malloc(16 * info.element_count * sizeof(float)), pos[3 * P * 3], out_n[3 * P * 3];
     sinew_points d = {moved, c.nv, 0}, nv = {nrm, 3 * P, 0};
@@ -165,7 +168,7 @@ static void constant_weights_give_the_true_normal(void **state)
     size_t checked = 0;
     for (size_t i = 0; i < P; ++i) {
         uint32_t e[3];
-        for (int k = 0; k < 3; ++k) sinew_soffd_get_contributors(h, 3 * i + k, &e[k], NULL, 1);
+        for (int k = 0; k < 3; ++k) sinew_soffd_get_contributors(h, 3 * i + k, &e[k], NULL, 1, &(size_t){0});
         if (e[0] != e[1] || e[0] != e[2]) continue; /* an offset crossed to another element */
         ++checked;
         for (int k = 1; k <= 2; ++k) {
@@ -233,10 +236,12 @@ static void ranges_and_rest_points(void **state)
     float pts[3 * 4] = {0.2f, 0.1f, 1.2f, 5, 5, 5, 0.3f, 0.2f, 0.9f, -0.5f, 0.5f, 1.1f};
     float nrm[3 * 4] = {0, 0, 2, 0, 3, 0, 0, 0, 0, 0, 0, 1};
     cage c;
-    sinew_soffd_register_desc near = {0};
+    sinew_soffd_register_desc near;
+    SINEW_INIT(&near);
     near.max_distance = 1.0f; /* point 1 reaches no element */
     sinew_soffd *h = bound_cage(&c, pts, 4, &near);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.empty_points, 1);
     float *frames = malloc(16 * info.element_count * sizeof(float)), pos[3 * 8], out_n[8 * 4];

@@ -68,7 +68,8 @@ bool support_sweep_allocation_failures(support_attempt_fn attempt, void *user, s
     for (size_t n = 1;; ++n) {
         support_allocator a = {0};
         a.fail_at = n;
-        sinew_context_desc desc = {0};
+        sinew_context_desc desc;
+        SINEW_INIT(&desc);
         desc.allocator = support_allocator_hooks(&a);
         sinew_context *ctx = NULL;
         sinew_result r = sinew_context_create(&desc, &ctx);

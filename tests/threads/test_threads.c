@@ -91,7 +91,8 @@ static void skin_is_thread_safe(void **state)
     size_t runs = 0;
     for (size_t b = 0; b < 2; ++b)
         for (size_t k = 0; k < 3; ++k) {
-            sinew_skin_desc d = {0};
+            sinew_skin_desc d;
+            SINEW_INIT(&d);
             d.vertex_count = SKIN_VERTICES;
             d.joint_count = SKIN_JOINTS;
             d.influence_count = SKIN_SLOTS;
@@ -181,11 +182,12 @@ static void soffd_is_thread_safe(void **state)
     bend_twist(c.pos, now, c.nv, 0.4f);
     sinew_polymesh driver = cage_polymesh(&c, NULL);
     sinew_points skin_view = {skin, SOFFD_POINTS, 0};
-    sinew_soffd_register_desc policy = {1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0};
     sinew_soffd *h = NULL;
-    assert_int_equal(sinew_soffd_bind(NULL, &driver, NULL, &h), SINEW_OK);
-    assert_int_equal(sinew_soffd_register(h, &skin_view, &policy), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &driver, NULL, &h), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &skin_view, &policy), SINEW_OK);
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     float *element_frames = malloc(16 * info.element_count * sizeof(float));
     float *vertex_frames = malloc(16 * c.nv * sizeof(float));
@@ -243,15 +245,15 @@ static sinew_result lattice_deform_job(const pose_job *job, unsigned char *out, 
 static sinew_result lattice_deform_bound_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const lattice_fixture *f = job->data;
-    return sinew_lattice_deform_bound(f->binding, f->lattice, F(out), 6 * sizeof(float), F(out) + 3,
+    return sinew_lattice_binding_deform(f->binding, f->lattice, F(out), 6 * sizeof(float), F(out) + 3,
                                       6 * sizeof(float), first, count);
 }
-/* The control-point getters write element i at (i - first) * stride. */
+/* The control-point getters write element i at i * stride, like every range call. */
 #define LATTICE_GETTER_JOB(name, getter) \
     static sinew_result name(const pose_job *job, unsigned char *out, size_t first, size_t count) \
     { \
         const lattice_fixture *f = job->data; \
-        return getter(f->lattice, F(out) + 3 * first, 0, first, count); \
+        return getter(f->lattice, F(out), 0, first, count); \
     }
 LATTICE_GETTER_JOB(lattice_rest_points_job, sinew_lattice_rest_points)
 LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_get_points)
@@ -260,7 +262,8 @@ LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_get_displacement
 static void lattice_is_thread_safe(void **state)
 {
     (void)state;
-    sinew_lattice_desc d = {0};
+    sinew_lattice_desc d;
+    SINEW_INIT(&d);
     const uint32_t count[3] = {6, 5, 4}, order[3] = {4, 3, 2};
     memcpy(d.count, count, sizeof count);
     memcpy(d.order, order, sizeof order);
@@ -271,13 +274,13 @@ static void lattice_is_thread_safe(void **state)
     const size_t control = 6 * 5 * 4;
     float *bend = random_points(30, control, -0.1f, 0.1f);
     sinew_points bend_view = {bend, control, 0};
-    assert_int_equal(sinew_lattice_set_displacements(lattice, &bend_view, 0), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(lattice, &bend_view, 0, bend_view.count), SINEW_OK);
     float *points = random_points(31, LATTICE_POINTS, -0.2f, 1.2f);
     float *normals = random_points(32, LATTICE_POINTS, -1.0f, 1.0f);
     lattice_fixture f = {lattice, NULL, {points, LATTICE_POINTS, 0}, {normals, LATTICE_POINTS, 0}};
-    sinew_lattice_bind_desc bd = {f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
+    sinew_lattice_binding_desc bd = {sizeof(sinew_lattice_binding_desc), f.points, f.normals, SINEW_LATTICE_SPACE_WORLD};
     sinew_lattice_binding *binding = NULL;
-    assert_int_equal(sinew_lattice_bind(NULL, lattice, &bd, &binding), SINEW_OK);
+    assert_int_equal(sinew_lattice_binding_create(NULL, lattice, &bd, &binding), SINEW_OK);
     f.binding = binding;
 
     const size_t n = LATTICE_POINTS;
@@ -317,17 +320,17 @@ static sinew_result placement_deform_job(const pose_job *job, unsigned char *out
 static sinew_result placement_directions_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    return sinew_placement_directions(f->placement, F(out) + 3 * first, 0, first, count);
+    return sinew_placement_directions(f->placement, F(out), 0, first, count);
 }
 static sinew_result placement_lifts_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    return sinew_placement_lifts(f->placement, F(out) + first, 0, first, count);
+    return sinew_placement_lifts(f->placement, F(out), 0, first, count);
 }
 static sinew_result placement_map_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const placement_fixture *f = job->data;
-    sinew_placement_map_desc d = {{0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
+    sinew_placement_map_desc d = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     sinew_placement_map *maps = (sinew_placement_map *)(void *)out;
     for (size_t i = first; i < first + count; ++i) {
         sinew_result r = sinew_placement_map_model(f->placement, &d, &maps[i]);
@@ -343,7 +346,8 @@ static void placement_is_thread_safe(void **state)
     static const float scene[6 * 3] = {-10, -10, 0, 10, -10, 0, 10, 0, 1, -10, 0, 1, 10, 10, 0, -10, 10, 0};
     static const uint32_t tris[4 * 3] = {0, 1, 2, 0, 2, 3, 3, 2, 4, 3, 4, 5};
     static const float path[3 * 3] = {-3, -1, 5, 0, 0.5f, 5, 3, 1, 5};
-    sinew_placement_desc d = {0};
+    sinew_placement_desc d;
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 3, 0};
     d.path_kind = SINEW_PLACEMENT_PATH_BSPLINE;
     d.width = 1;
@@ -356,7 +360,7 @@ static void placement_is_thread_safe(void **state)
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     assert_int_equal(sinew_placement_push(p, 3, 2, 0.2f), SINEW_OK);
     placement_fixture f = {p, {{0}, {0}}, {NULL, MODEL_POINTS, 0}, 12 * 5};
-    sinew_placement_map_desc md = {{0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
+    sinew_placement_map_desc md = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     assert_int_equal(sinew_placement_map_model(p, &md, &f.map), SINEW_OK);
     float *model = random_points(40, MODEL_POINTS, 0.0f, 1.0f);
     f.model.data = model;
@@ -388,12 +392,12 @@ typedef struct bbw_fixture {
 static sinew_result bbw_vertex_weights_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const bbw_fixture *f = job->data;
-    return sinew_bbw_vertex_weights(f->bbw, F(out) + first * BBW_HANDLES, first, count);
+    return sinew_bbw_vertex_weights(f->bbw, F(out), first, count);
 }
 static sinew_result bbw_point_weights_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const bbw_fixture *f = job->data;
-    return sinew_bbw_point_weights(f->bbw, &f->points, first, count, F(out) + first * BBW_HANDLES);
+    return sinew_bbw_point_weights(f->bbw, &f->points, F(out), first, count);
 }
 /* Joints of all points first, then their weights. */
 static sinew_result bbw_top_k_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
@@ -401,7 +405,7 @@ static sinew_result bbw_top_k_job(const pose_job *job, unsigned char *out, size_
     const bbw_fixture *f = job->data;
     float *weights = F(out) + job->total * BBW_K;
     const sinew_points *points = job->total == BBW_POINTS ? &f->points : NULL;
-    return sinew_bbw_top_k(f->bbw, points, first, count, BBW_K, U32(out) + first * BBW_K, weights + first * BBW_K);
+    return sinew_bbw_top_k(f->bbw, points, BBW_K, U32(out), weights, first, count);
 }
 
 static void bbw_is_thread_safe(void **state)
@@ -423,13 +427,14 @@ static void bbw_is_thread_safe(void **state)
         }
     static const float handles[BBW_HANDLES * 3] = {0, 0, 0, 1, 0, 0, 0.5f, 1, 0};
     sinew_trimesh domain = {{grid, BBW_VERTICES, 0}, tris, 2 * BBW_N * BBW_N, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.triangles = &domain;
-    d.points = handles;
-    d.point_count = BBW_HANDLES;
+    d.points.data = handles;
+    d.points.count = BBW_HANDLES;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(b, NULL), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     float *points = random_points(50, BBW_POINTS, 0.0f, 1.0f);
     for (size_t i = 0; i < BBW_POINTS; ++i) points[3 * i + 2] = 0;
     bbw_fixture f = {b, {points, BBW_POINTS, 0}};
@@ -478,7 +483,9 @@ static void last_error_is_per_thread(void **state)
 {
     (void)state;
     sinew_lattice *lattice = NULL;
-    assert_int_equal(sinew_lattice_create(NULL, &(sinew_lattice_desc){0}, &lattice), SINEW_OK);
+    sinew_lattice_desc desc;
+    SINEW_INIT(&desc);
+    assert_int_equal(sinew_lattice_create(NULL, &desc, &lattice), SINEW_OK);
     assert_int_equal(sinew_context_create(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     char main_message[256];
     snprintf(main_message, sizeof main_message, "%s", sinew_last_error());

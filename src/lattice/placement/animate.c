@@ -11,12 +11,15 @@
  * pose-time path never allocates. */
 #define SN_PLACE_CHUNK 128
 
-sinew_result sinew_placement_map_model(const sinew_placement *placement, const sinew_placement_map_desc *desc,
+sinew_result sinew_placement_map_model(const sinew_placement *placement, const sinew_placement_map_desc *caller_desc,
                                        sinew_placement_map *out)
 {
     sn_clear_error();
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "map desc is NULL");
+    sinew_placement_map_desc local;
+    sinew_result read = sn_read_struct(&local, sizeof local, caller_desc, "map desc");
+    if (read != SINEW_OK) return read;
+    const sinew_placement_map_desc *desc = &local;
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "map out pointer is NULL");
     double ext[3];
     for (int a = 0; a < 3; ++a) {

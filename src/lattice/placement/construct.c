@@ -304,13 +304,17 @@ static sinew_result shoot_contact(sinew_placement *p, builder *b, uint32_t over,
     return SINEW_OK;
 }
 
-sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_desc *desc, sinew_placement **out)
+sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_desc *caller_desc,
+                                    sinew_placement **out)
 {
     sn_clear_error();
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement desc is NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement out pointer is NULL");
+    sinew_placement_desc local;
+    sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "placement desc");
+    if (r != SINEW_OK) return r;
+    const sinew_placement_desc *desc = &local;
     uint32_t count[3], order[3];
-    sinew_result r = check_desc(desc, count, order);
+    r = check_desc(desc, count, order);
     if (r) return r;
 
     sn_env env;
@@ -326,7 +330,9 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
 
     sinew_placement *p = sn_calloc(&env, sizeof *p, "placement");
     if (!p) return sn_alloc_failure();
-    p->env = env;
+    p->held_bytes = sizeof *p;
+    env.held = &p->held_bytes;
+    p->env = sn_env_kept(&env);
     memcpy(p->count, count, sizeof count);
     p->volume = desc->volume;
     for (int c = 0; c < 3; ++c) p->up[c] = -b.view[c];
@@ -377,7 +383,7 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
     p->max_height = (float)hmax;
 
     sinew_lattice_desc ld;
-    memset(&ld, 0, sizeof ld);
+    SINEW_INIT(&ld);
     memcpy(ld.count, count, sizeof count);
     memcpy(ld.order, order, sizeof order);
     ld.origin[1] = (float)-dmax;

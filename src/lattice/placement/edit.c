@@ -44,12 +44,15 @@ static double falloff(sinew_placement_falloff kind, double r)
     }
 }
 
-sinew_result sinew_placement_press(sinew_placement *placement, const sinew_placement_press_desc *desc,
+sinew_result sinew_placement_press(sinew_placement *placement, const sinew_placement_press_desc *caller_desc,
                                    size_t *pressed)
 {
     sn_clear_error();
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
-    if (!desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "press desc is NULL");
+    sinew_placement_press_desc local;
+    sinew_result read = sn_read_struct(&local, sizeof local, caller_desc, "press desc");
+    if (read != SINEW_OK) return read;
+    const sinew_placement_press_desc *desc = &local;
     for (int a = 0; a < 3; ++a)
         if (!isfinite(desc->center[a]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "press centre %c is not finite (%g)", "xyz"[a],

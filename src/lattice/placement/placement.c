@@ -28,7 +28,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
                 for (int a = 0; a < 3; ++a)
                     p->points[3 * (c + columns * k) + a] = p->hit[3 * c + a] + p->lift[c] * p->dof[3 * c + a];
         sinew_points all = {p->points, columns * cw, 0};
-        if ((r = sinew_lattice_set_points(p->lattice, &all, 0))) return r;
+        if ((r = sinew_lattice_set_points(p->lattice, &all, 0, all.count))) return r;
         for (uint32_t j = 0; j < cv; ++j)
             for (uint32_t i = 0; i < cu; ++i) {
                 float *q = &p->params[3 * (i + (size_t)cu * j)];
@@ -48,7 +48,7 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
     }
     sn_place_layer_points(p);
     sinew_points all = {p->points, columns * cw, 0};
-    return sinew_lattice_set_points(p->lattice, &all, 0);
+    return sinew_lattice_set_points(p->lattice, &all, 0, all.count);
 }
 
 void sn_place_layer_points(sinew_placement *p)
@@ -68,17 +68,23 @@ sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_pl
 {
     /* Leaves the thread's message alone: it is read after a failure (api.md). */
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
-    if (!info) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement info pointer is NULL");
-    memset(info, 0, sizeof *info);
-    memcpy(info->count, placement->count, sizeof info->count);
-    info->rays_cast = placement->rays_cast;
-    info->misses = placement->misses;
-    info->path_length = placement->path_length;
-    info->contact_length = placement->contact_length;
-    info->max_width = placement->max_width;
-    info->max_height = placement->max_height;
-    for (int a = 0; a < 3; ++a) info->up[a] = (float)placement->up[a];
-    info->volume = placement->volume;
+    if (sn_check_struct_out(info, "placement info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    sinew_placement_info i;
+    memset(&i, 0, sizeof i);
+    memcpy(i.count, placement->count, sizeof i.count);
+    i.rays_cast = placement->rays_cast;
+    i.misses = placement->misses;
+    i.path_length = placement->path_length;
+    i.contact_length = placement->contact_length;
+    i.max_width = placement->max_width;
+    i.max_height = placement->max_height;
+    for (int a = 0; a < 3; ++a) i.up[a] = (float)placement->up[a];
+    i.volume = placement->volume;
+    sinew_lattice_info lattice_info;
+    SINEW_INIT(&lattice_info);
+    sinew_lattice_get_info(placement->lattice, &lattice_info);
+    i.memory_bytes = placement->held_bytes + lattice_info.memory_bytes;
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 
@@ -99,7 +105,8 @@ static sinew_result check_columns(const sinew_placement *p, const float *out, si
                        what, first, first, count, columns);
     char name[32];
     snprintf(name, sizeof name, "%s output", what);
-    return sn_check_float_array(out, stride, packed / sizeof(float), count, name);
+    /* Column c goes to out + c * stride: the span reaches column first + count - 1. */
+    return sn_check_float_array(out, stride, packed / sizeof(float), count ? first + count : 0, name);
 }
 
 sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride, size_t first,
@@ -109,8 +116,8 @@ sinew_result sinew_placement_directions(const sinew_placement *placement, float 
     sinew_result r = check_columns(placement, out, stride, 3 * sizeof(float), first, count, "direction");
     if (r) return r;
     stride = sn_stride(stride, 3 * sizeof(float));
-    for (size_t c = 0; c < count; ++c)
-        memcpy((char *)out + c * stride, &placement->dof[3 * (first + c)], 3 * sizeof(float));
+    for (size_t c = first; c < first + count; ++c)
+        memcpy((char *)out + c * stride, &placement->dof[3 * c], 3 * sizeof(float));
     return SINEW_OK;
 }
 
@@ -121,6 +128,6 @@ sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out,
     sinew_result r = check_columns(placement, out, stride, sizeof(float), first, count, "lift");
     if (r) return r;
     stride = sn_stride(stride, sizeof(float));
-    for (size_t c = 0; c < count; ++c) memcpy((char *)out + c * stride, &placement->lift[first + c], sizeof(float));
+    for (size_t c = first; c < first + count; ++c) memcpy((char *)out + c * stride, &placement->lift[c], sizeof(float));
     return SINEW_OK;
 }

@@ -14,6 +14,7 @@
  * i + cu * (j + cv * k), as in the lattice. */
 struct sinew_placement {
     sn_env env;
+    size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
     sinew_lattice *lattice;
     uint32_t count[3];
     sinew_placement_volume volume;

@@ -106,15 +106,17 @@ static void dilate(relax_state *s, uint32_t rings)
     memcpy(s->active, s->candidate, (size_t)cu * cv);
 }
 
-sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_placement_relax_desc *desc,
-                                   sinew_placement_relax_report *report)
+sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placement,
+                                   const sinew_placement_relax_desc *desc, sinew_placement_relax_report *report)
 {
     sn_clear_error();
     if (!placement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "placement is NULL");
     sinew_placement_relax_desc d;
     memset(&d, 0, sizeof d);
-    if (desc) d = *desc;
-    sinew_result r = check_relax(&d);
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "relax desc")) != SINEW_OK) return r;
+    if (report && (r = sn_check_struct_out(report, "relax report")) != SINEW_OK) return r;
+    r = check_relax(&d);
     if (r) return r;
     sinew_placement *p = placement;
     const double kappa = (d.stiffness > 0.0f ? d.stiffness : 1.0) / (d.mass > 0.0f ? d.mass : 1.0);
@@ -134,7 +136,9 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
     relax_state s;
     memset(&s, 0, sizeof s);
     s.p = p;
-    const sn_env *e = &p->env;
+    sn_env call;
+    sn_env_for_call(&call, &p->env, ctx);
+    const sn_env *e = &call;
     float *saved = NULL;
     if (!(s.lift = sn_alloc_array(e, columns, sizeof(double), "relax lifts")) ||
         !(s.vel = sn_calloc_array(e, columns, sizeof(double), "relax velocities")) ||
@@ -225,10 +229,13 @@ sinew_result sinew_placement_relax(sinew_placement *placement, const sinew_place
         goto done;
     }
     if (report) {
-        report->steps = step;
-        report->candidates = candidates;
-        report->time_step = (float)dt;
-        report->max_lift = (float)max_lift;
+        sinew_placement_relax_report filled;
+        memset(&filled, 0, sizeof filled);
+        filled.steps = step;
+        filled.candidates = candidates;
+        filled.time_step = (float)dt;
+        filled.max_lift = (float)max_lift;
+        sn_write_struct(report, &filled, sizeof filled);
     }
     r = candidates ? sn_fail(SINEW_ERROR_NOT_CONVERGED,
                              "relaxation stopped at its cap of %u steps with %zu masses still failing the angle "

@@ -157,7 +157,9 @@ sinew_result sinew_placement_load(sinew_context *ctx, const void *data, size_t s
     sn_env_from_context(&env, ctx);
     sinew_placement *p = sn_calloc(&env, sizeof *p, "placement");
     if (!p) return sn_alloc_failure();
-    p->env = env;
+    p->held_bytes = sizeof *p;
+    env.held = &p->held_bytes;
+    p->env = sn_env_kept(&env);
     if ((res = read_scalars(&r, p)) != SINEW_OK || (res = sn_lat_read_sections(&r, &env, &p->lattice)) != SINEW_OK)
         goto fail;
     for (int a = 0; a < 3; ++a)

@@ -43,8 +43,8 @@ static double capsule_score(double distance, double radius, double band)
     return 1.0 - t * t * (3.0 - 2.0 * t);
 }
 
-static sinew_result check_inputs(const sinew_points *positions, const sinew_bone_capsule *capsules,
-                                 size_t capsule_count, const sinew_capsule_bind_desc *d, const uint32_t *joints,
+static sinew_result check_inputs(const sinew_points *positions, const sinew_skin_capsule *capsules,
+                                 size_t capsule_count, const sinew_skin_capsule_desc *d, const uint32_t *joints,
                                  const float *weights)
 {
     sinew_result r = sn_check_points(positions, "mesh vertex");
@@ -59,7 +59,7 @@ static sinew_result check_inputs(const sinew_points *positions, const sinew_bone
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu capsules overflow (at most 2^32 - 1)",
                        capsule_count);
     for (size_t c = 0; c < capsule_count; ++c) {
-        const sinew_bone_capsule *cap = &capsules[c];
+        const sinew_skin_capsule *cap = &capsules[c];
         for (int i = 0; i < 3; ++i) {
             if (!isfinite(cap->head[i]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "capsule %zu head %c is not finite (%g)", c, "xyz"[i],
@@ -80,7 +80,7 @@ static sinew_result check_inputs(const sinew_points *positions, const sinew_bone
     if (!isfinite(d->radius_quantile) || d->radius_quantile < 0.0f || d->radius_quantile > 1.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: radius_quantile %g is not in (0, 1]",
                        (double)d->radius_quantile);
-    if (d->unbound != SINEW_UNBOUND_REPORT && d->unbound != SINEW_UNBOUND_NEAREST)
+    if (d->unbound != SINEW_SKIN_UNBOUND_REPORT && d->unbound != SINEW_SKIN_UNBOUND_NEAREST)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: unknown unbound policy %d", (int)d->unbound);
     if (!joints || !weights)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: output %s is NULL", joints ? "weights" : "joints");
@@ -96,7 +96,7 @@ static int by_value(const void *a, const void *b)
 /* Radii of the capsules given as 0: the quantile of the distances of the
  * vertices each such capsule is nearest to. */
 static sinew_result derive_radii(const sn_env *env, const sinew_points *positions,
-                                 const sinew_bone_capsule *capsules, size_t capsule_count, double quantile,
+                                 const sinew_skin_capsule *capsules, size_t capsule_count, double quantile,
                                  double *radius)
 {
     size_t n = positions->count;
@@ -152,15 +152,24 @@ done:
     return r;
 }
 
-sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *positions,
-                                      const sinew_bone_capsule *capsules, size_t capsule_count,
-                                      const sinew_capsule_bind_desc *desc, uint32_t *joints, float *weights,
-                                      sinew_bind_report *report)
+sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *positions,
+                                        const sinew_skin_capsule *capsules, size_t capsule_count,
+                                        const sinew_skin_capsule_desc *desc, uint32_t *joints, float *weights,
+                                        sinew_skin_capsule_report *caller_report)
 {
     sn_clear_error();
-    sinew_capsule_bind_desc d = {0};
-    if (desc) d = *desc;
-    sinew_result r = check_inputs(positions, capsules, capsule_count, &d, joints, weights);
+    sinew_skin_capsule_desc d = {0};
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "capsule bind: desc")) != SINEW_OK) return r;
+    /* The report is read (its list and capacity) and written back (its count) through a local copy. */
+    sinew_skin_capsule_report local_report = {0};
+    sinew_skin_capsule_report *report = NULL;
+    if (caller_report) {
+        r = sn_read_struct(&local_report, sizeof local_report, caller_report, "capsule bind: report");
+        if (r != SINEW_OK) return r;
+        report = &local_report;
+    }
+    r = check_inputs(positions, capsules, capsule_count, &d, joints, weights);
     if (r != SINEW_OK) return r;
     if (report && report->unbound_capacity > 0 && !report->unbound)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: report lists %zu entries but its array is NULL",
@@ -169,7 +178,7 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
     if (report && !sn_mul_size(report->unbound_capacity, sizeof *report->unbound, &list_bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: report capacity %zu overflows",
                        report->unbound_capacity);
-    size_t k = d.max_influences ? d.max_influences : 4;
+    size_t k = d.influence_count ? d.influence_count : 4;
     double band = d.falloff > 0.0f ? d.falloff : 0.5;
     double quantile = d.radius_quantile > 0.0f ? d.radius_quantile : 0.9;
     size_t n = positions->count;
@@ -251,8 +260,9 @@ sinew_result sinew_skin_bind_capsules(sinew_context *ctx, const sinew_points *po
         size_t listed = 0;
         for (size_t v = 0; v < n && listed < report->unbound_capacity; ++v)
             if (is_unbound[v]) report->unbound[listed++] = (uint32_t)v;
+        sn_write_struct(caller_report, report, sizeof *report);
     }
-    if (unbound > 0 && d.unbound == SINEW_UNBOUND_REPORT) {
+    if (unbound > 0 && d.unbound == SINEW_SKIN_UNBOUND_REPORT) {
         r = sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
                     "vertex %zu lies outside every capsule (%zu vertices unbound); widen the radii or falloff, or "
                     "bind them to the nearest capsule",

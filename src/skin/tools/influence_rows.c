@@ -4,23 +4,23 @@
 #include <math.h>
 #include <stdlib.h>
 
-sinew_result sn_skin_check_influences(size_t vertex_count, size_t per_vertex, const uint32_t *joints,
+sinew_result sn_skin_check_influences(size_t vertex_count, size_t influence_count, const uint32_t *joints,
                                       const float *weights, const char *what)
 {
     if (vertex_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: no vertices", what);
-    if (per_vertex == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: 0 slots per vertex", what);
+    if (influence_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: 0 slots per vertex", what);
     size_t total;
     /* Checked in bytes: a layout whose arrays cannot exist is refused before
      * anything is read. */
-    if (!sn_mul_size(vertex_count, per_vertex, &total) || !sn_mul_size(total, sizeof(float), &total))
+    if (!sn_mul_size(vertex_count, influence_count, &total) || !sn_mul_size(total, sizeof(float), &total))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: %zu vertices of %zu slots overflow", what, vertex_count,
-                       per_vertex);
+                       influence_count);
     if (!joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: joint array is NULL", what);
     if (!weights) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: weight array is NULL", what);
     for (size_t v = 0; v < vertex_count; ++v) {
-        const float *row = weights + v * per_vertex;
+        const float *row = weights + v * influence_count;
         int any = 0;
-        for (size_t s = 0; s < per_vertex; ++s) {
+        for (size_t s = 0; s < influence_count; ++s) {
             if (!isfinite(row[s]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "%s: vertex %zu slot %zu has a non-finite weight (%g)", what,
                                v, s, (double)row[s]);
@@ -67,14 +67,14 @@ void sn_skin_sort_by_weight(sn_skin_entry *e, size_t n)
     if (n > 1) qsort(e, n, sizeof *e, by_weight_then_joint);
 }
 
-size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t per_vertex, size_t v,
+size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t influence_count, size_t v,
                           sn_skin_entry *out)
 {
     size_t n = 0;
-    for (size_t s = 0; s < per_vertex; ++s) {
-        float w = weights[v * per_vertex + s];
+    for (size_t s = 0; s < influence_count; ++s) {
+        float w = weights[v * influence_count + s];
         if (w > 0.0f) {
-            out[n].joint = joints[v * per_vertex + s];
+            out[n].joint = joints[v * influence_count + s];
             out[n].weight = (double)w;
             ++n;
         }

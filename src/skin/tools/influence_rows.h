@@ -19,15 +19,15 @@ typedef struct sn_skin_entry {
     double weight;
 } sn_skin_entry;
 
-/* Checks a vertex-major influence layout: arrays non-NULL, per_vertex >= 1,
- * vertex_count * per_vertex representable, every weight finite and >= 0, every
+/* Checks a vertex-major influence layout: arrays non-NULL, influence_count >= 1,
+ * vertex_count * influence_count representable, every weight finite and >= 0, every
  * vertex with a positive weight. `what` names the arrays in messages. */
-sinew_result sn_skin_check_influences(size_t vertex_count, size_t per_vertex, const uint32_t *joints,
+sinew_result sn_skin_check_influences(size_t vertex_count, size_t influence_count, const uint32_t *joints,
                                       const float *weights, const char *what);
 
-/* Collects the positive-weight slots of row v into out (room for per_vertex
+/* Collects the positive-weight slots of row v into out (room for influence_count
  * entries), duplicate joints summed. Returns the entry count. */
-size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t per_vertex, size_t v,
+size_t sn_skin_gather_row(const uint32_t *joints, const float *weights, size_t influence_count, size_t v,
                           sn_skin_entry *out);
 
 /* Sums entries naming the same joint; returns the new count. Order is lost. */

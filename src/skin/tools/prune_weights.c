@@ -5,14 +5,14 @@
 #include "sinew/skin_tools.h"
 #include "skin/tools/influence_rows.h"
 
-sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, size_t in_per_vertex,
-                                      const uint32_t *in_joints, const float *in_weights, size_t out_per_vertex,
+sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, size_t in_influence_count,
+                                      const uint32_t *in_joints, const float *in_weights, size_t out_influence_count,
                                       float min_weight, uint32_t *out_joints, float *out_weights)
 {
     sn_clear_error();
-    sinew_result r = sn_skin_check_influences(vertex_count, in_per_vertex, in_joints, in_weights, "prune input");
+    sinew_result r = sn_skin_check_influences(vertex_count, in_influence_count, in_joints, in_weights, "prune input");
     if (r != SINEW_OK) return r;
-    if (out_per_vertex == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: 0 output slots per vertex");
+    if (out_influence_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: 0 output slots per vertex");
     if (!out_joints || !out_weights)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "prune: output array %s is NULL",
                        out_joints ? "out_weights" : "out_joints");
@@ -23,12 +23,12 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
     sn_env env;
     sn_env_from_context(&env, ctx);
     size_t total, bytes;
-    if (!sn_mul_size(vertex_count, out_per_vertex, &total) || !sn_mul_size(total, sizeof(float), &bytes))
+    if (!sn_mul_size(vertex_count, out_influence_count, &total) || !sn_mul_size(total, sizeof(float), &bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "prune: %zu vertices of %zu slots overflow the output joints and weights", vertex_count,
-                       out_per_vertex);
+                       out_influence_count);
     /* Results go to scratch first: the outputs may alias the inputs with a
      * different slot count, and must stay untouched on failure. */
-    sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, in_per_vertex, sizeof *row, "prune row");
+    sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, in_influence_count, sizeof *row, "prune row");
     uint32_t *joints = (uint32_t *)sn_alloc_array(&env, total, sizeof *joints, "pruned joints");
     float *weights = (float *)sn_alloc_array(&env, total, sizeof *weights, "pruned weights");
     if (!row || !joints || !weights) {
@@ -36,14 +36,14 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
         goto done;
     }
     for (size_t v = 0; v < vertex_count; ++v) {
-        size_t n = sn_skin_gather_row(in_joints, in_weights, in_per_vertex, v, row);
+        size_t n = sn_skin_gather_row(in_joints, in_weights, in_influence_count, v, row);
         sn_skin_sort_by_weight(row, n);
-        if (n > out_per_vertex) n = out_per_vertex;
+        if (n > out_influence_count) n = out_influence_count;
         /* Threshold against the row's largest weight, so it means the same
          * whether or not the input rows summed to one. */
         const double cut = (double)min_weight * row[0].weight;
         while (n > 1 && row[n - 1].weight < cut) --n;
-        sn_skin_write_row(row, n, out_per_vertex, joints + v * out_per_vertex, weights + v * out_per_vertex);
+        sn_skin_write_row(row, n, out_influence_count, joints + v * out_influence_count, weights + v * out_influence_count);
     }
     memcpy(out_joints, joints, total * sizeof *joints);
     memcpy(out_weights, weights, total * sizeof *weights);

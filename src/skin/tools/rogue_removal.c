@@ -90,15 +90,16 @@ static double squared_distance(const float *a, const float *b)
     return d2;
 }
 
-sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
-                                      uint32_t *joints, float *weights, sinew_rogue_report *report)
+sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *mesh, size_t influence_count,
+                                      uint32_t *joints, float *weights, sinew_skin_rogue_report *report)
 {
     sn_clear_error();
+    if (report && sn_check_struct_out(report, "rogue removal: report") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sn_env env;
     sn_env_from_context(&env, ctx);
     if (!mesh) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "rogue removal: mesh is NULL");
     size_t n = mesh->positions.count;
-    size_t k = per_vertex;
+    size_t k = influence_count;
     sinew_result r = sn_skin_check_influences(n, k, joints, weights, "rogue removal");
     if (r != SINEW_OK) return r;
     sn_mesh_graph g;
@@ -211,8 +212,10 @@ sinew_result sinew_skin_remove_rogues(sinew_context *ctx, const sinew_trimesh *m
     memcpy(joints, cur_j, nk * sizeof *joints);
     memcpy(weights, cur_w, nk * sizeof *weights);
     if (report) {
-        report->influences_removed = removed;
-        report->vertices_reattached = reattached;
+        sinew_skin_rogue_report filled = {0};
+        filled.influences_removed = removed;
+        filled.vertices_reattached = reattached;
+        sn_write_struct(report, &filled, sizeof filled);
     }
     r = SINEW_OK;
 done:

@@ -9,12 +9,13 @@
 
 static const char *const STAGE = "skin: smooth weights";
 
-sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *mesh, size_t per_vertex,
-                                       uint32_t *joints, float *weights, const sinew_smooth_desc *desc)
+sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *mesh, size_t influence_count,
+                                       uint32_t *joints, float *weights, const sinew_skin_smooth_desc *desc)
 {
     sn_clear_error();
-    sinew_smooth_desc d = {0};
-    if (desc) d = *desc;
+    sinew_skin_smooth_desc d = {0};
+    sinew_result r = SINEW_OK;
+    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "smooth weights: desc")) != SINEW_OK) return r;
     if (!isfinite(d.strength)) return sn_fail(SINEW_ERROR_NON_FINITE, "smooth weights: strength is not finite");
     if (d.strength < 0.0f || d.strength > 1.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "smooth weights: strength %g is not in (0, 1]",
@@ -23,8 +24,8 @@ sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *
     double lambda = d.strength > 0.0f ? d.strength : 0.5;
     if (!mesh) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "smooth weights: mesh is NULL");
     size_t n = mesh->positions.count;
-    size_t k = per_vertex;
-    sinew_result r = sn_skin_check_influences(n, k, joints, weights, "smooth weights");
+    size_t k = influence_count;
+    r = sn_skin_check_influences(n, k, joints, weights, "smooth weights");
     if (r != SINEW_OK) return r;
 
     sn_env env;

@@ -43,12 +43,14 @@ static void bench_hand_error(const sinew_bbw_desc *d, const float *weights, size
 {
     sinew_bbw *b = NULL;
     if (!weights || sinew_bbw_create(NULL, d, &b) != SINEW_OK) return;
-    sinew_bbw_solve_desc sd = {0};
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
-    sinew_result res = sinew_bbw_solve(b, &sd);
+    sinew_result res = sinew_bbw_solve(NULL, b, &sd);
     float *ref = malloc(cells * sizeof(float));
     sinew_bbw_vertex_weights(b, ref, 0, info->vertex_count);
     sinew_bbw_info ref_info;
+    SINEW_INIT(&ref_info);
     sinew_bbw_get_info(b, &ref_info);
     double worst = 0.0, sq = 0.0;
     for (size_t k = 0; k < cells; ++k) {
@@ -74,16 +76,18 @@ static void bench_hand(void)
         return;
     }
     sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = jc;
     d.bones = bones;
     d.bone_count = bc;
     for (int mode = 0; mode < 2; ++mode) {
         double best = 1e30, best_create = 1e30;
         /* Two runs, best taken: the machine is shared. */
-        sinew_bbw_info info = {0};
+        sinew_bbw_info info;
+        SINEW_INIT(&info);
         sinew_result res = SINEW_OK;
         float *weights = NULL;
         size_t cells = 0;
@@ -95,10 +99,11 @@ static void bench_hand(void)
                 goto out;
             }
             double t1 = support_cpu_now();
-            sinew_bbw_solve_desc sd = {0};
+            sinew_bbw_solve_desc sd;
+            SINEW_INIT(&sd);
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
             sd.tolerance = 1e-4;
-            res = sinew_bbw_solve(b, &sd);
+            res = sinew_bbw_solve(NULL, b, &sd);
             double t2 = support_cpu_now();
             sinew_bbw_get_info(b, &info);
             if (!weights) {
@@ -118,10 +123,11 @@ static void bench_hand(void)
             double t0 = support_cpu_now();
             sinew_bbw *b = NULL;
             sinew_bbw_create(NULL, &d, &b);
-            sinew_bbw_solve_desc sd = {0};
+            sinew_bbw_solve_desc sd;
+            SINEW_INIT(&sd);
             sd.max_iterations = 1;
             sd.partition = mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT;
-            sinew_bbw_solve(b, &sd);
+            sinew_bbw_solve(NULL, b, &sd);
             double t1 = support_cpu_now();
             sinew_bbw_destroy(b);
             if (t1 - t0 < base) base = t1 - t0;
@@ -217,12 +223,14 @@ static void bench_armadillo(void)
     free(normal);
     (void)centre;
     sinew_trimesh surf = support_mesh_trimesh(&mesh);
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.surface = &surf;
     d.grid_resolution = res;
-    d.points = pts;
-    d.point_count = 10;
-    sinew_bbw_info best = {0};
+    d.points.data = pts;
+    d.points.count = 10;
+    sinew_bbw_info best;
+    SINEW_INIT(&best);
     best.seconds_domain = best.seconds_operators = best.seconds_solve = 1e30;
     sinew_result res_solve = SINEW_OK;
     for (int rep = 0; rep < 1; ++rep) {
@@ -235,10 +243,12 @@ static void bench_armadillo(void)
         }
         /* Capped so the whole benchmark stays within two minutes; the line
          * reports whether the cap was reached. */
-        sinew_bbw_solve_desc sd = {0};
+        sinew_bbw_solve_desc sd;
+        SINEW_INIT(&sd);
         sd.max_iterations = 150;
-        res_solve = sinew_bbw_solve(b, &sd);
+        res_solve = sinew_bbw_solve(NULL, b, &sd);
         sinew_bbw_info info;
+        SINEW_INIT(&info);
         sinew_bbw_get_info(b, &info);
         if (info.seconds_domain < best.seconds_domain) best.seconds_domain = info.seconds_domain;
         if (info.seconds_operators < best.seconds_operators) best.seconds_operators = info.seconds_operators;

@@ -73,7 +73,7 @@ static void bench_bound_deform(void)
     const int n = 8;
     const size_t count = 1000000;
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.count[0] = d.count[1] = d.count[2] = (uint32_t)n;
     sinew_lattice *lat = NULL;
     if (sinew_lattice_create(NULL, &d, &lat) != SINEW_OK) {
@@ -85,7 +85,7 @@ static void bench_bound_deform(void)
     float *disp = malloc(3 * 512 * sizeof(float));
     for (int i = 0; i < 3 * 512; ++i) disp[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
     sinew_points dv = {disp, 512, 0};
-    sinew_lattice_set_displacements(lat, &dv, 0);
+    sinew_lattice_set_displacements(lat, &dv, 0, dv.count);
     float *ctrl = malloc(3 * 512 * sizeof(float));
     sinew_lattice_get_points(lat, ctrl, 0, 0, 512);
 
@@ -93,11 +93,11 @@ static void bench_bound_deform(void)
     float *out = malloc(3 * count * sizeof(float));
     float *ref = malloc(3 * count * sizeof(float));
     for (size_t i = 0; i < 3 * count; ++i) pts[i] = (float)support_rng_uniform(&rng, 0.0, 1.0);
-    sinew_lattice_bind_desc bd;
-    memset(&bd, 0, sizeof bd);
+    sinew_lattice_binding_desc bd;
+    SINEW_INIT(&bd);
     bd.points = (sinew_points){pts, count, 0};
     sinew_lattice_binding *bind = NULL;
-    if (sinew_lattice_bind(NULL, lat, &bd, &bind) != SINEW_OK) {
+    if (sinew_lattice_binding_create(NULL, lat, &bd, &bind) != SINEW_OK) {
         fprintf(stderr, "bind: %s\n", sinew_last_error());
         exit(1);
     }
@@ -107,7 +107,7 @@ static void bench_bound_deform(void)
     double best = INFINITY, best_base = INFINITY, best_once = INFINITY;
     for (int run = 0; run < 5; ++run) {
         double t0 = support_cpu_now();
-        sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
+        sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
         double t1 = support_cpu_now();
         /* the unit box: parameters equal world positions */
         baseline_deform(pts, count, ctrl, n, knots, ref);
@@ -120,7 +120,7 @@ static void bench_bound_deform(void)
         sinew_lattice_deform(lat, &bd.points, NULL, out, 0, NULL, 0, 0, count);
         best_once = fmin(best_once, support_cpu_now() - t0);
     }
-    sinew_lattice_deform_bound(bind, lat, out, 0, NULL, 0, 0, count);
+    sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
     double worst = 0;
     for (size_t i = 0; i < 3 * count; ++i) worst = fmax(worst, fabs(out[i] - ref[i]));
     if (worst > 1e-4) {
@@ -207,7 +207,7 @@ static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, 
                              sinew_lattice_error_test test, sinew_lattice_split split)
 {
     sinew_lattice_refine_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.tolerance = tol;
     rd.test = test;
     rd.split = split;
@@ -224,6 +224,7 @@ static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, 
         r.seconds = fmin(r.seconds, support_cpu_now() - t0);
     }
     sinew_lattice_refined_mesh m;
+    SINEW_INIT(&m);
     sinew_lattice_refinement_mesh(ref, &m);
     r.triangles = m.triangle_count;
     r.deviation = measured_deviation(lat, &m, 15);
@@ -246,7 +247,7 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
     for (int c = 0; c < 3; ++c) *diag += (double)(hi[c] - lo[c]) * (hi[c] - lo[c]);
     *diag = sqrt(*diag);
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     const int world_of[3] = {1, 2, 0}; /* u = y, v = z, w = x */
     for (int a = 0; a < 3; ++a) {
         int c = world_of[a];
@@ -262,6 +263,7 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
         exit(1);
     }
     sinew_lattice_info info;
+    SINEW_INIT(&info);
     sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float)), *u = malloc(info.point_count * 3 * sizeof(float));
     sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
@@ -277,11 +279,12 @@ static sinew_lattice *bent_lattice(const support_mesh *sm, uint32_t cells, doubl
                                    info.axes[1][c] * (v2 + 0.5 * info.extents[1]) +
                                    info.axes[2][c] * (w2 + 0.5 * info.extents[2]));
     }
-    sinew_lattice_set_points(lat, &pv, 0);
+    sinew_lattice_set_points(lat, &pv, 0, pv.count);
     free(p);
     free(u);
     sinew_lattice_fold_report fr;
-    sinew_lattice_check_folds(lat, 4, NULL, 0, &fr);
+    SINEW_INIT(&fr);
+    sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &fr);
     printf("# lattice %ux%ux%u cubic, twist %.2f rad, bend %.2f: %zu of %zu cells may fold, smallest sampled det J %.3f\n",
            info.count[0], info.count[1], info.count[2], twist, bend, fr.cells_may_fold, fr.cell_count,
            (double)fr.min_sampled_det);
@@ -338,7 +341,7 @@ static void bench_fold(const char *name, uint32_t order_u, uint32_t order_vw, ui
                        double before_ms)
 {
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.order[0] = order_u, d.order[1] = d.order[2] = order_vw;
     d.count[0] = count_u, d.count[1] = d.count[2] = count_vw;
     sinew_lattice *lat = NULL;
@@ -347,10 +350,11 @@ static void bench_fold(const char *name, uint32_t order_u, uint32_t order_vw, ui
         exit(1);
     }
     sinew_lattice_fold_report rep;
+    SINEW_INIT(&rep);
     double best = INFINITY;
     for (int rep_i = 0; rep_i < 3; ++rep_i) {
         double t0 = support_now();
-        sinew_lattice_check_folds(lat, 4, NULL, 0, &rep);
+        sinew_lattice_check_folds(NULL, lat, 4, NULL, 0, &rep);
         double t = support_now() - t0;
         if (t < best) best = t;
     }

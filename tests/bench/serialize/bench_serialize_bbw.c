@@ -54,15 +54,15 @@ int main(void)
         return 0;
     }
     sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d = {0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
     d.tets = &tm;
-    d.joints = joints;
-    d.joint_count = jc;
+    d.joint_positions = (sinew_points){joints, jc, 0};
     d.bones = bones;
     d.bone_count = bc;
     double t0 = support_cpu_now();
     sinew_bbw *b = NULL;
-    if (sinew_bbw_create(NULL, &d, &b) != SINEW_OK || sinew_bbw_solve(b, NULL) != SINEW_OK) {
+    if (sinew_bbw_create(NULL, &d, &b) != SINEW_OK || sinew_bbw_solve(NULL, b, NULL) != SINEW_OK) {
         printf("serialize/bbw: create or solve failed: %s\n", sinew_last_error());
         return 1;
     }

@@ -157,7 +157,7 @@ static int bench_skin(sinew_skin_storage storage, const char *name)
         for (size_t s = 0; s < k; ++s) weights[v * k + s] = (float)(weights[v * k + s] / sum);
     }
     sinew_skin_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.vertex_count = n;
     d.joint_count = JOINTS;
     d.influence_count = k;
@@ -189,11 +189,12 @@ static int bench_soffd(void)
     }
     sinew_polymesh m = {{mesh.positions, mesh.vertex_count, 0}, mesh.triangles, NULL, mesh.triangle_count, SINEW_INDEX_U32};
     sinew_soffd_desc desc;
-    memset(&desc, 0, sizeof desc);
+    SINEW_INIT(&desc);
     desc.skip_degenerate = 1;
     sinew_soffd *h = NULL;
-    if (sinew_soffd_bind(NULL, &m, &desc, &h) != SINEW_OK) return 1;
+    if (sinew_soffd_create(NULL, &m, &desc, &h) != SINEW_OK) return 1;
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     const size_t count = 60000;
     float *skin = malloc(3 * count * sizeof(float));
@@ -213,10 +214,10 @@ static int bench_soffd(void)
     }
     sinew_points pts = {skin, count, 0};
     sinew_soffd_register_desc policy;
-    memset(&policy, 0, sizeof policy);
+    SINEW_INIT(&policy);
     policy.weight_threshold = 1e-3f;
     double t0 = support_cpu_now();
-    if (sinew_soffd_register(h, &pts, &policy) != SINEW_OK) {
+    if (sinew_soffd_register(NULL, h, &pts, &policy) != SINEW_OK) {
         fprintf(stderr, "soffd register failed: %s\n", sinew_last_error());
         return 1;
     }
@@ -235,7 +236,7 @@ int main(void)
 {
     static pool blocks;
     sinew_context_desc desc;
-    memset(&desc, 0, sizeof desc);
+    SINEW_INIT(&desc);
     desc.allocator.alloc = pool_alloc;
     desc.allocator.free = pool_free;
     desc.allocator.user = &blocks;

@@ -146,7 +146,8 @@ static int reference_pass(void *user)
 static sinew_skin *make_skin_blend(const data *d, sinew_skin_storage storage, sinew_skin_kernel kernel,
                                    sinew_skin_blend blend)
 {
-    sinew_skin_desc desc = {0};
+    sinew_skin_desc desc;
+    SINEW_INIT(&desc);
     desc.blend = blend;
     desc.vertex_count = d->n, desc.joint_count = JOINTS, desc.influence_count = d->k;
     desc.joints = d->joints, desc.weights = d->weights, desc.storage = storage, desc.kernel = kernel;

@@ -143,11 +143,12 @@ int main(void)
     }
     sinew_polymesh m = {{s.pos, s.nv, 0}, s.tri, NULL, s.nt, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
-    if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){0, 0, 1}, &h) != SINEW_OK) {
+    if (sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &h) != SINEW_OK) {
         fprintf(stderr, "bind failed: %s\n", sinew_last_error());
         return 1;
     }
     sinew_soffd_info info;
+    SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     sample_skin(&s, info.length_scale);
     sinew_points skin = {s.skin, s.ns, 0};
@@ -160,11 +161,11 @@ int main(void)
     for (int li = 0; li < 2; ++li) {
         sinew_soffd_destroy(h);
         h = NULL;
-        if (sinew_soffd_bind(NULL, &m, &(sinew_soffd_desc){locals[li], 0, 1}, &h) != SINEW_OK) return 1;
+        if (sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), locals[li], 0, 1}, &h) != SINEW_OK) return 1;
         double best = INFINITY;
         for (int rep = 0; rep < 3; ++rep) {
             double t0 = support_cpu_now();
-            if (sinew_soffd_register(h, &skin, &(sinew_soffd_register_desc){1e-3f, 0, 0, 0}) != SINEW_OK) return 1;
+            if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}) != SINEW_OK) return 1;
             best = fmin(best, support_cpu_now() - t0);
         }
         sinew_soffd_get_info(h, &info);
@@ -183,7 +184,7 @@ int main(void)
     }
 
     /* Deformation with at most 8 contributors per point. */
-    if (sinew_soffd_register(h, &skin, &(sinew_soffd_register_desc){1e-3f, 8, 0, 0}) != SINEW_OK) return 1;
+    if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0}) != SINEW_OK) return 1;
     sinew_soffd_get_info(h, &info);
     float *now = malloc(3 * s.nv * sizeof(float)), *out = malloc(3 * s.ns * sizeof(float));
     float *ref_out = malloc(3 * s.ns * sizeof(float));
@@ -204,7 +205,7 @@ int main(void)
         size_t n;
         sinew_soffd_contributor_count(h, i, &n);
         size_t at = nv.offsets[i];
-        sinew_soffd_get_contributors(h, i, &nv.element[at], &nv.u[at], n);
+        sinew_soffd_get_contributors(h, i, &nv.element[at], &nv.u[at], n, &n);
         double p[3];
         bf_load(&s.skin[3 * i], p);
         for (size_t j = at; j < at + n; ++j) {

@@ -160,7 +160,7 @@ static double bumpy_height(double x, double y)
 static sinew_placement_desc straight_desc(const scene *s, const float *path, size_t path_count)
 {
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path.data = path;
     d.path.count = path_count;
     d.width = 0.5f;
@@ -226,6 +226,7 @@ static void flat_ground_is_rigid(void **state)
         d.volume = (sinew_placement_volume)volume;
         sinew_placement *p = create_ok(&d);
         sinew_placement_info info;
+        SINEW_INIT(&info);
         assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
         assert_float_equal(info.contact_length, 8.0, 1e-4);
         assert_float_equal(info.path_length, 8.0, 1e-4);
@@ -256,6 +257,7 @@ static void flat_ground_is_rigid(void **state)
         /* Every contact control point lies on the ground; layer k sits at
          * height g_k * h. */
         sinew_lattice_info li;
+        SINEW_INIT(&li);
         float *pts = lattice_points(p, &li);
         for (uint32_t k = 0; k < li.count[2]; ++k)
             for (size_t c = 0; c < (size_t)li.count[0] * li.count[1]; ++c)
@@ -264,7 +266,8 @@ static void flat_ground_is_rigid(void **state)
         free(pts);
         /* Nothing to relax on flat ground. */
         sinew_placement_relax_report rep;
-        assert_int_equal(sinew_placement_relax(p, NULL, &rep), SINEW_OK);
+        SINEW_INIT(&rep);
+        assert_int_equal(sinew_placement_relax(NULL, p, NULL, &rep), SINEW_OK);
         assert_int_equal(rep.steps, 0);
         assert_float_equal(rep.max_lift, 0.0, 0.0);
         sinew_placement_destroy(p);
@@ -285,6 +288,7 @@ static void staircase_contact_on_treads(void **state)
     d.count[1] = 5;
     sinew_placement *p = create_ok(&d);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *pts = lattice_points(p, &li);
     size_t on_tread = 0;
     for (size_t c = 0; c < (size_t)li.count[0] * li.count[1]; ++c) {
@@ -343,12 +347,13 @@ static double gap_middle_height(uint32_t neighbourhood, sinew_placement_relax_re
     sinew_placement *p = create_ok(&d);
     if (neighbourhood) {
         sinew_placement_relax_desc rd;
-        memset(&rd, 0, sizeof rd);
+        SINEW_INIT(&rd);
         rd.neighbourhood = neighbourhood;
-        sinew_result r = sinew_placement_relax(p, &rd, rep);
+        sinew_result r = sinew_placement_relax(NULL, p, &rd, rep);
         if (r != SINEW_OK) fail_msg("relax: %s: %s", sinew_result_string(r), sinew_last_error());
     }
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *pts = lattice_points(p, &li);
     float *lifts = malloc(li.count[0] * li.count[1] * sizeof(float));
     assert_int_equal(sinew_placement_lifts(p, lifts, 0, 0, (size_t)li.count[0] * li.count[1]), SINEW_OK);
@@ -372,6 +377,8 @@ static void springs_bridge_a_gap(void **state)
 {
     (void)state;
     sinew_placement_relax_report tight, loose;
+    SINEW_INIT(&tight);
+    SINEW_INIT(&loose);
     double unrelaxed = gap_middle_height(0, NULL);
     double small = gap_middle_height(1, &tight);
     double large = gap_middle_height(8, &loose);
@@ -406,6 +413,7 @@ static void nothing_sinks_on_bumpy_terrain(void **state)
         sinew_placement *p = create_ok(&d);
         for (int pass = 0; pass < 2; ++pass) {
             sinew_lattice_info li;
+            SINEW_INIT(&li);
             float *pts = lattice_points(p, &li);
             size_t columns = (size_t)li.count[0] * li.count[1];
             for (size_t c = 0; c < columns; ++c) {
@@ -418,11 +426,12 @@ static void nothing_sinks_on_bumpy_terrain(void **state)
             free(pts);
             if (pass == 0) {
                 sinew_placement_relax_desc rd;
-                memset(&rd, 0, sizeof rd);
+                SINEW_INIT(&rd);
                 rd.neighbourhood = 3;
                 rd.angle_degrees = 5;
                 sinew_placement_relax_report rep;
-                sinew_result r = sinew_placement_relax(p, &rd, &rep);
+                SINEW_INIT(&rep);
+                sinew_result r = sinew_placement_relax(NULL, p, &rd, &rep);
                 if (r != SINEW_OK) fail_msg("relax: %s: %s", sinew_result_string(r), sinew_last_error());
                 /* The springs did lift part of the layer off the valleys. */
                 assert_true(rep.steps > 0);
@@ -457,13 +466,14 @@ static void extrusion_never_folds_on_height_field(void **state)
         sinew_placement *p = create_ok(&d);
         for (int pass = 0; pass < 2; ++pass) {
             sinew_lattice_fold_report rep;
-            assert_int_equal(sinew_lattice_check_folds(sinew_placement_lattice(p), 4, NULL, 0, &rep), SINEW_OK);
+            SINEW_INIT(&rep);
+            assert_int_equal(sinew_lattice_check_folds(NULL, sinew_placement_lattice(p), 4, NULL, 0, &rep), SINEW_OK);
             if (rep.cells_may_fold != 0)
                 fail_msg("path %d pass %d: %zu cells may fold (min coefficient %g)", which, pass, rep.cells_may_fold,
                          (double)rep.min_coefficient);
             assert_true(rep.min_sampled_det > 0.0f);
             if (pass == 0) {
-                sinew_result r = sinew_placement_relax(p, NULL, NULL);
+                sinew_result r = sinew_placement_relax(NULL, p, NULL, NULL);
                 assert_true(r == SINEW_OK);
             }
         }
@@ -488,6 +498,7 @@ static void parameterisation_follows_the_terrain(void **state)
     d.oversample = 16;
     sinew_placement *p = create_ok(&d);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *pts = lattice_points(p, &li);
     /* Reference: the chord length of the terrain along the middle line y = y0,
      * sampled densely here from the closed-form height field. */
@@ -500,6 +511,7 @@ static void parameterisation_follows_the_terrain(void **state)
         cum[k] = cum[k - 1] + sqrt((xb - xa) * (xb - xa) + dz * dz);
     }
     sinew_placement_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_float_equal(info.contact_length, cum[DENSE], 2e-3 * cum[DENSE]);
     double spacing = cum[DENSE] / (li.count[0] - 1);
@@ -568,10 +580,12 @@ static void width_and_height_functions(void **state)
     d.height_scale.count[1] = 2;
     sinew_placement *p = create_ok(&d);
     sinew_placement_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_float_equal(info.max_width, 2.0, 1e-5);
     assert_float_equal(info.max_height, 1.5, 1e-5);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *pts = lattice_points(p, &li);
     for (uint32_t i = 0; i < li.count[0]; ++i)
         for (uint32_t j = 0; j < li.count[1]; ++j) {
@@ -600,14 +614,18 @@ static void push_moves_the_column(void **state)
     d.volume = SINEW_PLACEMENT_OFFSET;
     sinew_placement *p = create_ok(&d);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *before = lattice_points(p, &li);
     const uint32_t pi = 5, pj = 2;
     assert_int_equal(sinew_placement_push(p, pi, pj, 0.3f), SINEW_OK);
     float *after = lattice_points(p, &li);
-    float dir[3], lift;
     size_t col = pi + (size_t)li.count[0] * pj;
-    assert_int_equal(sinew_placement_directions(p, dir, 0, col, 1), SINEW_OK);
-    assert_int_equal(sinew_placement_lifts(p, &lift, 0, col, 1), SINEW_OK);
+    /* Range outputs are indexed by column number: column col lands at col * stride. */
+    float *dirs = malloc((col + 1) * 3 * sizeof(float)), *lifts = malloc((col + 1) * sizeof(float));
+    assert_int_equal(sinew_placement_directions(p, dirs, 0, col, 1), SINEW_OK);
+    assert_int_equal(sinew_placement_lifts(p, lifts, 0, col, 1), SINEW_OK);
+    const float *dir = dirs + 3 * col;
+    float lift = lifts[col];
     assert_float_equal(lift, 0.3, 1e-6);
     assert_float_equal(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2], 1.0, 1e-5);
     assert_true(dir[2] > 0.5f);
@@ -626,10 +644,12 @@ static void push_moves_the_column(void **state)
     assert_memory_equal(again, after, li.point_count * 3 * sizeof(float));
     /* Relaxing brings a point pushed into the scene back up. */
     assert_int_equal(sinew_placement_push(p, pi, pj, -1.0f), SINEW_OK);
-    sinew_result r = sinew_placement_relax(p, NULL, NULL);
+    sinew_result r = sinew_placement_relax(NULL, p, NULL, NULL);
     assert_true(r == SINEW_OK);
-    assert_int_equal(sinew_placement_lifts(p, &lift, 0, col, 1), SINEW_OK);
-    assert_true(lift >= 0.0f);
+    assert_int_equal(sinew_placement_lifts(p, lifts, 0, col, 1), SINEW_OK);
+    assert_true(lifts[col] >= 0.0f);
+    free(dirs);
+    free(lifts);
     free(before);
     free(after);
     free(again);
@@ -656,9 +676,10 @@ static void press_tools(void **state)
     for (int kind = 0; kind < 3; ++kind) {
         sinew_placement *p = create_ok(&d);
         sinew_lattice_info li;
+        SINEW_INIT(&li);
         float *before = lattice_points(p, &li);
         sinew_placement_press_desc pd;
-        memset(&pd, 0, sizeof pd);
+        SINEW_INIT(&pd);
         pd.center[0] = 5.0f, pd.center[1] = 0.2f, pd.center[2] = 1.0f;
         pd.radius = 2.0f;
         pd.depth = 0.6f;
@@ -711,7 +732,7 @@ static void animation_reaches_both_ends(void **state)
     /* A model 2 long, 0.4 wide, 0.2 high; its front-bottom-centre (0, 0, 0)
      * and back-bottom-centre (2, 0, 0). */
     sinew_placement_map_desc md;
-    memset(&md, 0, sizeof md);
+    SINEW_INIT(&md);
     md.box_min[0] = 0, md.box_min[1] = -0.2f, md.box_min[2] = 0;
     md.box_max[0] = 2, md.box_max[1] = 0.2f, md.box_max[2] = 0.2f;
     md.fraction = 0.2f;
@@ -745,6 +766,7 @@ static void animation_reaches_both_ends(void **state)
     }
     /* Natural length: q = model length / contact length. */
     sinew_placement_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     md.fraction = 0, md.offset = 0;
     assert_int_equal(sinew_placement_map_model(p, &md, &map), SINEW_OK);
@@ -788,9 +810,11 @@ static void miss_policies(void **state)
     sinew_placement_desc d = straight_desc(&s, path, 2);
     sinew_placement *p = create_ok(&d);
     sinew_placement_info info;
+    SINEW_INIT(&info);
     assert_int_equal(sinew_placement_get_info(p, &info), SINEW_OK);
     assert_true(info.misses > 0);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *pts = lattice_points(p, &li);
     /* Missed columns take the nearest hit's depth: everything at z = 1. */
     for (size_t c = 0; c < (size_t)li.count[0] * li.count[1]; ++c) assert_float_equal(pts[3 * c + 2], 1.0, 1e-5);
@@ -917,21 +941,22 @@ static void create_validation(void **state)
     /* Calls on a placement. */
     sinew_placement *p = create_ok(&good);
     sinew_placement_relax_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.stiffness = -1;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "stiffness");
-    memset(&rd, 0, sizeof rd), rd.damping = NAN;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_NON_FINITE, "damping");
-    memset(&rd, 0, sizeof rd), rd.angle_degrees = 200;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "angle");
-    memset(&rd, 0, sizeof rd), rd.neighbourhood = 65;
-    expect_error(sinew_placement_relax(p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "neighbourhood");
-    expect_error(sinew_placement_relax(NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "stiffness");
+    SINEW_INIT(&rd), rd.damping = NAN;
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_NON_FINITE, "damping");
+    SINEW_INIT(&rd), rd.angle_degrees = 200;
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "angle");
+    SINEW_INIT(&rd), rd.neighbourhood = 65;
+    expect_error(sinew_placement_relax(NULL, p, &rd, NULL), SINEW_ERROR_INVALID_ARGUMENT, "neighbourhood");
+    expect_error(sinew_placement_relax(NULL, NULL, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     float buf[3];
     expect_error(sinew_placement_directions(p, buf, 0, 24 * 6, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE, "past");
     expect_error(sinew_placement_lifts(p, buf, 2, 0, 1), SINEW_ERROR_INVALID_ARGUMENT, "stride");
     expect_error(sinew_placement_lifts(p, NULL, 0, 0, 1), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     sinew_placement_info info;
+    SINEW_INIT(&info);
     expect_error(sinew_placement_get_info(p, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     expect_error(sinew_placement_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     assert_null(sinew_placement_lattice(NULL));
@@ -953,9 +978,9 @@ static sinew_result attempt_create_relax(sinew_context *ctx, void *user)
     sinew_result r = sinew_placement_create(ctx, sc->desc, &p);
     if (r) return r;
     sinew_placement_relax_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.neighbourhood = 2;
-    r = sinew_placement_relax(p, &rd, NULL);
+    r = sinew_placement_relax(NULL, p, &rd, NULL);
     if (r == SINEW_OK) r = sinew_placement_push(p, 1, 1, 0.1f);
     sinew_placement_destroy(p);
     return r;
@@ -997,7 +1022,7 @@ static void cancellation(void **state)
     sinew_placement_desc d = straight_desc(&s, path, 2);
     d.count[0] = 40;
     sinew_context_desc cd;
-    memset(&cd, 0, sizeof cd);
+    SINEW_INIT(&cd);
     cd.progress = cancel_at;
     cd.progress_user = (void *)"placement: rays";
     sinew_context *ctx = NULL;
@@ -1011,8 +1036,9 @@ static void cancellation(void **state)
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     assert_int_equal(sinew_placement_create(ctx, &d, &p), SINEW_OK);
     sinew_lattice_info li;
+    SINEW_INIT(&li);
     float *before = lattice_points(p, &li);
-    expect_error(sinew_placement_relax(p, NULL, NULL), SINEW_ERROR_CANCELLED, "placement: relax");
+    expect_error(sinew_placement_relax(ctx, p, NULL, NULL), SINEW_ERROR_CANCELLED, "placement: relax");
     float *after = lattice_points(p, &li);
     assert_memory_equal(before, after, li.point_count * 3 * sizeof(float));
     free(before);
@@ -1033,11 +1059,12 @@ static void step_cap_reports_not_converged(void **state)
     d.count[0] = 40;
     sinew_placement *p = create_ok(&d);
     sinew_placement_relax_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.max_steps = 3;
     rd.neighbourhood = 4;
     sinew_placement_relax_report rep;
-    expect_error(sinew_placement_relax(p, &rd, &rep), SINEW_ERROR_NOT_CONVERGED, "3 steps");
+    SINEW_INIT(&rep);
+    expect_error(sinew_placement_relax(NULL, p, &rd, &rep), SINEW_ERROR_NOT_CONVERGED, "3 steps");
     /* The message names the cap and the criterion's bound (the default 10 degrees). */
     assert_non_null(strstr(sinew_last_error(), "cap of 3 steps"));
     assert_non_null(strstr(sinew_last_error(), "more than 10 degrees apart"));

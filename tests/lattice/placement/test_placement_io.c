@@ -57,7 +57,7 @@ static sinew_placement *make_placement(const scene *s, sinew_placement_volume vo
                                        const uint32_t order[3])
 {
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.path = (sinew_points){path, 2, 0};
     d.width = 0.8f;
     d.height = 0.5f;
@@ -76,14 +76,14 @@ static sinew_placement *make_placement(const scene *s, sinew_placement_volume vo
 static void edit(sinew_placement *p, float amount)
 {
     sinew_placement_relax_desc rd;
-    memset(&rd, 0, sizeof rd);
+    SINEW_INIT(&rd);
     rd.max_steps = 300;
-    sinew_result r = sinew_placement_relax(p, &rd, NULL);
+    sinew_result r = sinew_placement_relax(NULL, p, &rd, NULL);
     assert_true(r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED);
     assert_int_equal(sinew_placement_push(p, 1, 1, amount), SINEW_OK);
     assert_int_equal(sinew_placement_push(p, 2, 0, -0.5f * amount), SINEW_OK);
     sinew_placement_press_desc pd;
-    memset(&pd, 0, sizeof pd);
+    SINEW_INIT(&pd);
     pd.center[0] = 0.2f, pd.center[1] = 0.1f, pd.center[2] = 0.6f;
     pd.radius = 1.2f;
     pd.depth = 0.15f;
@@ -126,8 +126,8 @@ static sinew_placement *load_ok(saved s)
 static void assert_same_placement(const sinew_placement *a, const sinew_placement *b)
 {
     sinew_placement_info ia, ib;
-    memset(&ia, 0, sizeof ia);
-    memset(&ib, 0, sizeof ib);
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
     assert_int_equal(sinew_placement_get_info(a, &ia), SINEW_OK);
     assert_int_equal(sinew_placement_get_info(b, &ib), SINEW_OK);
     assert_memory_equal(&ia, &ib, sizeof ia);
@@ -147,7 +147,7 @@ static void assert_same_placement(const sinew_placement *a, const sinew_placemen
     free(db);
     /* A model laid onto the scene. */
     sinew_placement_map_desc md;
-    memset(&md, 0, sizeof md);
+    SINEW_INIT(&md);
     md.box_min[0] = -1, md.box_min[1] = -1, md.box_min[2] = 0;
     md.box_max[0] = 1, md.box_max[1] = 1, md.box_max[2] = 1;
     md.fraction = 0.6f;

@@ -13,15 +13,15 @@
 #include "fixtures.h"
 #include "support.h"
 
-static sinew_bone_capsule capsule(float hx, float hy, float hz, float tx, float ty, float tz, float r, uint32_t j)
+static sinew_skin_capsule capsule(float hx, float hy, float hz, float tx, float ty, float tz, float r, uint32_t j)
 {
-    sinew_bone_capsule c = {{hx, hy, hz}, {tx, ty, tz}, r, j};
+    sinew_skin_capsule c = {{hx, hy, hz}, {tx, ty, tz}, r, j};
     return c;
 }
 
 /* The score the header documents, written out independently: 1 inside,
  * 1 - 3t^2 + 2t^3 across the band, 0 beyond. */
-static double reference_score(const float p[3], const sinew_bone_capsule *c, double band)
+static double reference_score(const float p[3], const sinew_skin_capsule *c, double band)
 {
     double ab[3], ap[3], l2 = 0, t = 0;
     for (int i = 0; i < 3; ++i) {
@@ -43,11 +43,11 @@ static void vertex_on_axis_gets_weight_one(void **state)
 {
     (void)state;
     const float p[] = {0.3f, 0.0f, 0.0f, 1.7f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 4), capsule(1, 0, 0, 2, 0, 0, 0.3f, 9)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 4), capsule(1, 0, 0, 2, 0, 0, 0.3f, 9)};
     sinew_points pts = {p, 3, 0};
     uint32_t j[12];
     float w[12];
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 4);
     assert_true(w[0] == 1.0f);
     for (int s = 1; s < 4; ++s) assert_true(w[s] == 0.0f && j[s] == 0);
@@ -64,19 +64,19 @@ static void band_scores_match_closed_form(void **state)
     /* A point 1.25 radii from capsule A (t = 0.5 across a 0.5 band: score 0.5)
      * and inside capsule B (score 1): weights 1/3 and 2/3. */
     const float p[] = {0.5f, 1.25f, 0.0f};
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 1.0f, 0), capsule(0, 1, 0, 1, 1, 0, 0.5f, 1)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 1.0f, 0), capsule(0, 1, 0, 1, 1, 0, 0.5f, 1)};
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_capsule_bind_desc d = {2, 0.5f, 0, SINEW_UNBOUND_REPORT};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0.5f, 0, SINEW_SKIN_UNBOUND_REPORT};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 1);
     assert_float_equal(w[0], 2.0 / 3.0, 1e-6);
     assert_int_equal(j[1], 0);
     assert_float_equal(w[1], 1.0 / 3.0, 1e-6);
     /* A wider band: t = 0.25, score 1 - 3/16 + 2/64 = 0.84375. */
     d.falloff = 1.0f;
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
     assert_float_equal(w[1], 0.84375 / 1.84375, 1e-6);
 }
 
@@ -97,14 +97,14 @@ static void mirrored_capsules_give_mirrored_weights(void **state)
     }
     p[0][0] = 0.0f;   /* on the mirror plane: an even split */
     p[N][0] = 0.0f;
-    sinew_bone_capsule caps[] = {capsule(0.1f, 0, 0, 1.2f, 0.1f, 0, 0.35f, 0),
+    sinew_skin_capsule caps[] = {capsule(0.1f, 0, 0, 1.2f, 0.1f, 0, 0.35f, 0),
                                  capsule(-0.1f, 0, 0, -1.2f, 0.1f, 0, 0.35f, 1),
                                  capsule(0, 0.05f, 0, 0, 0.5f, 0, 0.3f, 2)};
     sinew_points pts = {&p[0][0], 2 * N, 0};
     uint32_t j[2 * N * 3];
     float w[2 * N * 3];
-    sinew_capsule_bind_desc d = {3, 0, 0, SINEW_UNBOUND_NEAREST};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 3, 0, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, 2 * N, 3), SIZE_MAX);
     for (int i = 0; i < N; ++i) {
         assert_float_equal(row_weight(j, w, 3, (size_t)i, 0), row_weight(j, w, 3, (size_t)(N + i), 1), 1e-6);
@@ -121,7 +121,7 @@ static void matches_reference_on_random_setups(void **state)
     (void)state;
     enum { N = 500, C = 7, K = 3 };
     float p[N][3];
-    sinew_bone_capsule caps[C];
+    sinew_skin_capsule caps[C];
     support_rng rng;
     support_rng_seed(&rng, 11);
     for (int i = 0; i < N; ++i)
@@ -137,9 +137,10 @@ static void matches_reference_on_random_setups(void **state)
     sinew_points pts = {&p[0][0], N, 0};
     uint32_t j[N * K];
     float w[N * K];
-    sinew_capsule_bind_desc d = {K, 0.75f, 0, SINEW_UNBOUND_NEAREST};
-    sinew_bind_report rep = {0};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, C, &d, j, w, &rep), SINEW_OK);
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), K, 0.75f, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_report rep;
+    SINEW_INIT(&rep);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, C, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, N, K), SIZE_MAX);
     size_t unbound = 0;
     for (int i = 0; i < N; ++i) {
@@ -176,13 +177,13 @@ static void joint_with_two_capsules_takes_the_best_score(void **state)
 {
     (void)state;
     const float p[] = {0.0f, 0.0f, 0.0f};
-    sinew_bone_capsule caps[] = {capsule(-1, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, -1, 0, 0, 1, 0, 0.5f, 0),
+    sinew_skin_capsule caps[] = {capsule(-1, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, -1, 0, 0, 1, 0, 0.5f, 0),
                                  capsule(0, 0, -1, 0, 0, 1, 0.5f, 3)};
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_capsule_bind_desc d = {2, 0, 0, 0};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_float_equal(row_weight(j, w, 2, 0, 0), 0.5, 1e-7);
     assert_float_equal(row_weight(j, w, 2, 0, 3), 0.5, 1e-7);
 }
@@ -192,19 +193,19 @@ static void keeps_the_k_best_joints(void **state)
     (void)state;
     /* Scores 1, 0.5 and 0.15625 (t = 0.75): with k = 2 the last is dropped. */
     const float p[] = {0.0f, 0.0f, 0.0f};
-    sinew_bone_capsule caps[] = {capsule(0, 1.375f, 0, 1, 1.375f, 0, 1.0f, 2), capsule(0, 0, 0, 1, 0, 0, 0.5f, 5),
+    sinew_skin_capsule caps[] = {capsule(0, 1.375f, 0, 1, 1.375f, 0, 1.0f, 2), capsule(0, 0, 0, 1, 0, 0, 0.5f, 5),
                                  capsule(0, 1.25f, 0, 1, 1.25f, 0, 1.0f, 1)};
     sinew_points pts = {p, 1, 0};
     uint32_t j[3];
     float w[3];
-    sinew_capsule_bind_desc d = {2, 0, 0, 0};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 5);
     assert_float_equal(w[0], 1.0 / 1.5, 1e-6);
     assert_int_equal(j[1], 1);
     assert_float_equal(w[1], 0.5 / 1.5, 1e-6);
-    d.max_influences = 3;
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
+    d.influence_count = 3;
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[2], 2);
     assert_float_equal(w[2], 0.15625 / 1.65625, 1e-6);
 }
@@ -213,11 +214,11 @@ static void tube_binding_is_a_partition_of_unity(void **state)
 {
     (void)state;
     tube t = tube_make(21, 12, 2.0f, 0.25f);
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 0), capsule(1, 0, 0, 2, 0, 0, 0.3f, 1)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.3f, 0), capsule(1, 0, 0, 2, 0, 0, 0.3f, 1)};
     sinew_points pts = {t.positions, t.vertex_count, 0};
     uint32_t *j = malloc(t.vertex_count * 4 * sizeof *j);
     float *w = malloc(t.vertex_count * 4 * sizeof *w);
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, NULL, j, w, NULL), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, t.vertex_count, 4), SIZE_MAX);
     /* Both bones contain the middle ring: an even split there; the end rings are
      * reached by one bone only. */
@@ -241,35 +242,35 @@ static void derived_radius_is_the_distance_quantile(void **state)
      * radius 2: distances up to 2 score 1, 3 is exactly at the band's end
      * (3 = 2 * 1.5) and 4 beyond, so two vertices are unbound. */
     const float p[] = {0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0};
-    sinew_bone_capsule cap = capsule(-1, 0, 0, 1, 0, 0, 0.0f, 6);
+    sinew_skin_capsule cap = capsule(-1, 0, 0, 1, 0, 0, 0.0f, 6);
     sinew_points pts = {p, 4, 0};
     uint32_t j[4] = {77, 77, 77, 77};
     float w[4] = {-1, -1, -1, -1};
     uint32_t list[1] = {99};
-    sinew_bind_report rep = {list, 1, 0};
-    sinew_capsule_bind_desc d = {1, 0.5f, 0.5f, SINEW_UNBOUND_REPORT};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_ERROR_OUTSIDE_DOMAIN);
+    sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), list, 1, 0};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 1, 0.5f, 0.5f, SINEW_SKIN_UNBOUND_REPORT};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
     assert_non_null(strstr(sinew_last_error(), "vertex 2 lies outside every capsule (2 vertices unbound)"));
     for (int i = 0; i < 4; ++i) assert_true(j[i] == 77 && w[i] == -1.0f);   /* untouched */
     /* Quantile 1 covers every vertex. */
     d.radius_quantile = 1.0f;
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(rep.unbound_count, 0);
     for (int i = 0; i < 4; ++i) assert_true(j[i] == 6 && w[i] == 1.0f);
 
     /* On the tube every vertex is 0.25 from the axis: the derived radius is
      * 0.25 and the result equals the explicit one. */
     tube t = tube_make(9, 8, 2.0f, 0.25f);
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0), capsule(1, 0, 0, 2, 0, 0, 0.0f, 1)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0), capsule(1, 0, 0, 2, 0, 0, 0.0f, 1)};
     sinew_points tp = {t.positions, t.vertex_count, 0};
     uint32_t j1[72 * 2], j2[72 * 2];
     float w1[72 * 2], w2[72 * 2];
-    sinew_capsule_bind_desc d2 = {2, 0, 0, 0};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j1, w1, NULL), SINEW_OK);
+    sinew_skin_capsule_desc d2 = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &tp, caps, 2, &d2, j1, w1, NULL), SINEW_OK);
     caps[0].radius = caps[1].radius = 0.25f;
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &tp, caps, 2, &d2, j2, w2, NULL), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &tp, caps, 2, &d2, j2, w2, NULL), SINEW_OK);
     for (size_t i = 0; i < 72 * 2; ++i) {
         assert_int_equal(j1[i], j2[i]);
         assert_float_equal(w1[i], w2[i], 1e-6);
@@ -281,14 +282,14 @@ static void unbound_vertices_can_take_the_nearest_capsule(void **state)
 {
     (void)state;
     const float p[] = {0, 0, 0, 0, 5, 0, 3, 0, 0, 9, 9, 9};
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 0, 0, 0, 0.5f, 1), capsule(0, 4, 0, 0, 4, 0, 2.0f, 2)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 0, 0, 0, 0.5f, 1), capsule(0, 4, 0, 0, 4, 0, 2.0f, 2)};
     sinew_points pts = {p, 4, 0};
     uint32_t j[8];
     float w[8];
     uint32_t list[4] = {0};
-    sinew_bind_report rep = {list, 4, 0};
-    sinew_capsule_bind_desc d = {2, 0, 0, SINEW_UNBOUND_NEAREST};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_OK);
+    sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), list, 4, 0};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
     assert_int_equal(list[1], 3);
@@ -307,19 +308,19 @@ static void impossible_counts_are_refused_before_reading(void **state)
     (void)state;
     float p[] = {0, 0, 0, 1, 0, 0};
     sinew_points pts = {p, 2, 0};
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
     uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
-    const size_t counts[] = {SIZE_MAX / 3, SIZE_MAX / sizeof(sinew_bone_capsule) + 1, SIZE_MAX,
+    const size_t counts[] = {SIZE_MAX / 3, SIZE_MAX / sizeof(sinew_skin_capsule) + 1, SIZE_MAX,
                              (size_t)UINT32_MAX + 1};
     for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c) {
         if (counts[c] <= UINT32_MAX) continue;   /* 32-bit size_t: the last case is not a count */
-        assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, counts[c], NULL, j, w, NULL),
+        assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, counts[c], NULL, j, w, NULL),
                          SINEW_ERROR_SIZE_OVERFLOW);
         assert_non_null(strstr(sinew_last_error(), "capsules overflow"));
     }
-    sinew_bind_report rep = {j, SIZE_MAX / sizeof(uint32_t) + 1, 7};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, 2, NULL, j, w, &rep), SINEW_ERROR_SIZE_OVERFLOW);
+    sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), j, SIZE_MAX / sizeof(uint32_t) + 1, 7};
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, NULL, j, w, &rep), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "report capacity"));
     for (int i = 0; i < 8; ++i) assert_true(j[i] == 5 && w[i] == 3.0f);
     assert_int_equal(rep.unbound_count, 7);
@@ -330,55 +331,56 @@ static void invalid_inputs_are_named(void **state)
     (void)state;
     float p[] = {0, 0, 0, 1, 0, 0};
     sinew_points pts = {p, 2, 0};
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.5f, 0), capsule(0, 0, 0, 1, 0, 0, 0.5f, 1)};
     uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
-    sinew_capsule_bind_desc d = {0};
+    sinew_skin_capsule_desc d;
+    SINEW_INIT(&d);
 #define EXPECT(call, code, text)                                        \
     do {                                                                \
         assert_int_equal((call), (code));                               \
         assert_non_null(strstr(sinew_last_error(), (text)));            \
     } while (0)
-    EXPECT(sinew_skin_bind_capsules(NULL, NULL, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
+    EXPECT(sinew_skin_capsule_weights(NULL, NULL, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "NULL");
     sinew_points empty = {p, 0, 0};
-    EXPECT(sinew_skin_bind_capsules(NULL, &empty, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no vertices");
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, NULL, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 0, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, NULL, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
+    EXPECT(sinew_skin_capsule_weights(NULL, &empty, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no vertices");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, NULL, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 0, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "no capsules");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, NULL, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT, "output");
     p[4] = NAN;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
     p[4] = 0;
     caps[1].tail[2] = INFINITY;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 tail z");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 tail z");
     caps[1].tail[2] = 0;
     caps[0].head[1] = NAN;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 0 head y");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 0 head y");
     caps[0].head[1] = 0;
     caps[1].radius = NAN;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 radius");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "capsule 1 radius");
     caps[1].radius = -0.5f;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
            "capsule 1 has a negative radius");
     caps[1].radius = 0.5f;
     d.falloff = -1;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "falloff");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT, "falloff");
     d.falloff = NAN;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "falloff");
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_NON_FINITE, "falloff");
     d.falloff = 0;
     d.radius_quantile = 1.5f;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
            "radius_quantile");
     d.radius_quantile = 0;
-    d.unbound = (sinew_unbound_policy)7;
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
+    d.unbound = (sinew_skin_unbound)7;
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_ERROR_INVALID_ARGUMENT,
            "unbound policy 7");
-    d.unbound = SINEW_UNBOUND_REPORT;
-    sinew_bind_report rep = {NULL, 3, 0};
-    EXPECT(sinew_skin_bind_capsules(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_ERROR_INVALID_ARGUMENT,
+    d.unbound = SINEW_SKIN_UNBOUND_REPORT;
+    sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), NULL, 3, 0};
+    EXPECT(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_ERROR_INVALID_ARGUMENT,
            "array is NULL");
     sinew_points huge = {p, SIZE_MAX / 2, 0};
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &huge, caps, 2, &d, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &huge, caps, 2, &d, j, w, NULL), SINEW_ERROR_SIZE_OVERFLOW);
     for (int i = 0; i < 8; ++i) assert_true(j[i] == 5 && w[i] == 3.0f);
     assert_int_equal(rep.unbound_count, 0);
 #undef EXPECT
@@ -386,7 +388,7 @@ static void invalid_inputs_are_named(void **state)
 
 typedef struct sweep_case {
     tube t;
-    sinew_bone_capsule caps[2];
+    sinew_skin_capsule caps[2];
     uint32_t *j;
     float *w;
 } sweep_case;
@@ -405,7 +407,7 @@ static sinew_result bind_attempt(sinew_context *ctx, void *user)
 {
     sweep_case *c = (sweep_case *)user;
     sinew_points pts = {c->t.positions, c->t.vertex_count, 0};
-    return named_failure(sinew_skin_bind_capsules(ctx, &pts, c->caps, 2, NULL, c->j, c->w, NULL));
+    return named_failure(sinew_skin_capsule_weights(ctx, &pts, c->caps, 2, NULL, c->j, c->w, NULL));
 }
 
 static void allocation_failures_are_clean(void **state)
@@ -437,20 +439,21 @@ static void cancellation_leaves_outputs_untouched(void **state)
 {
     (void)state;
     int calls = 0;
-    sinew_context_desc cd = {0};
+    sinew_context_desc cd;
+    SINEW_INIT(&cd);
     cd.progress = cancel_at_once;
     cd.progress_user = &calls;
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     tube t = tube_make(5, 6, 2.0f, 0.25f);
-    sinew_bone_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0)};
+    sinew_skin_capsule caps[] = {capsule(0, 0, 0, 1, 0, 0, 0.0f, 0)};
     sinew_points pts = {t.positions, t.vertex_count, 0};
     uint32_t j[30 * 4];
     float w[30 * 4];
     for (int i = 0; i < 120; ++i) j[i] = 3, w[i] = 2;
     uint32_t list[2] = {8, 8};
-    sinew_bind_report rep = {list, 2, 42};
-    assert_int_equal(sinew_skin_bind_capsules(ctx, &pts, caps, 1, NULL, j, w, &rep), SINEW_ERROR_CANCELLED);
+    sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), list, 2, 42};
+    assert_int_equal(sinew_skin_capsule_weights(ctx, &pts, caps, 1, NULL, j, w, &rep), SINEW_ERROR_CANCELLED);
     assert_int_equal(calls, 1);
     for (int i = 0; i < 120; ++i) assert_true(j[i] == 3 && w[i] == 2.0f);
     assert_true(rep.unbound_count == 42 && list[0] == 8);

@@ -214,7 +214,8 @@ static sinew_skin *make_skin(const gltf_model *m)
     float *w = malloc(4 * V * sizeof *w), *ibm = malloc(16 * J * sizeof *ibm);
     for (size_t i = 0; i < 4 * V; ++i) w[i] = (float)m->weights[i];
     for (size_t i = 0; i < 16 * J; ++i) ibm[i] = (float)m->inverse_bind[i];
-    sinew_skin_desc d = {0};
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
     d.vertex_count = V;
     d.joint_count = J;
     d.influence_count = 4;

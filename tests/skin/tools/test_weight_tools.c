@@ -100,7 +100,7 @@ static void rogue_influences_and_islands_are_fixed(void **state)
     set_row(&r, 3 * 8 + 0, 0, 0.7f, 1, 0.3f);   /* joint 1 far from its region */
     set_row(&r, 5 * 8 + 4, 1, 1.0f, 0, 0.0f);   /* loses everything: takes a neighbour's row */
     sinew_trimesh m = rig_mesh(&r);
-    sinew_rogue_report rep = {99, 99};
+    sinew_skin_rogue_report rep = {sizeof(sinew_skin_rogue_report), 99, 99};
     assert_int_equal(sinew_skin_remove_rogues(NULL, &m, K, r.j, r.w, &rep), SINEW_OK);
     assert_int_equal(first_bad_row(r.j, r.w, r.vertex_count, K), SIZE_MAX);
     assert_int_equal(rep.influences_removed, 5);
@@ -123,7 +123,8 @@ static void main_region_is_the_heaviest(void **state)
     for (size_t s = 0; s < 3; ++s) set_row(&r, 2 * 8 + s, 2, 0.9f, 0, 0.1f);
     for (size_t s = 0; s < 6; ++s) set_row(&r, 15 * 8 + s, 1, 0.8f, 2, 0.2f);
     sinew_trimesh m = rig_mesh(&r);
-    sinew_rogue_report rep = {0};
+    sinew_skin_rogue_report rep;
+    SINEW_INIT(&rep);
     assert_int_equal(sinew_skin_remove_rogues(NULL, &m, K, r.j, r.w, &rep), SINEW_OK);
     assert_int_equal(rep.influences_removed, 6);
     assert_int_equal(rep.vertices_reattached, 0);
@@ -142,7 +143,7 @@ static void clean_binding_is_a_fixed_point(void **state)
     memcpy(j0, r.j, r.vertex_count * K * sizeof *j0);
     memcpy(w0, r.w, r.vertex_count * K * sizeof *w0);
     sinew_trimesh m = rig_mesh(&r);
-    sinew_rogue_report rep = {7, 7};
+    sinew_skin_rogue_report rep = {sizeof(sinew_skin_rogue_report), 7, 7};
     assert_int_equal(sinew_skin_remove_rogues(NULL, &m, K, r.j, r.w, &rep), SINEW_OK);
     assert_int_equal(rep.influences_removed, 0);
     assert_int_equal(rep.vertices_reattached, 0);
@@ -169,7 +170,7 @@ static void huge_duplicate_weights_stay_finite(void **state)
         uint32_t j[15];
         float w[15];
         memcpy(j, j0, sizeof j), memcpy(w, w0, sizeof w);
-        sinew_smooth_desc d = {2, 0.5f};
+        sinew_skin_smooth_desc d = {sizeof(sinew_skin_smooth_desc), 2, 0.5f};
         sinew_result r = tool ? sinew_skin_remove_rogues(NULL, &m, 5, j, w, NULL)
                               : sinew_skin_smooth_weights(NULL, &m, 5, j, w, &d);
         assert_int_equal(r, SINEW_OK);
@@ -192,7 +193,7 @@ static void one_sweep_on_a_triangle_is_closed_form(void **state)
     uint32_t j[] = {0, 0, 1, 0, 1, 0, 3, 0};
     float w[] = {1, 0, 1, 0, 1, 0, 1, 0};
     sinew_trimesh m = {{p, 4, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_smooth_desc d = {1, 0.5f};
+    sinew_skin_smooth_desc d = {sizeof(sinew_skin_smooth_desc), 1, 0.5f};
     assert_int_equal(sinew_skin_smooth_weights(NULL, &m, 2, j, w, &d), SINEW_OK);
     /* v0: 0.5 [1,0] + 0.5 mean([0,1],[0,1]) = [0.5, 0.5]; v1: 0.5 [0,1] +
      * 0.5 mean([1,0],[0,1]) = [0.25, 0.75]; v3 has no neighbours. */
@@ -249,7 +250,7 @@ static void matches_dense_reference_and_reduces_roughness(void **state)
         }
         memcpy(ref, next, 2 * n * sizeof *ref);
     }
-    sinew_smooth_desc d = {(uint32_t)iterations, (float)lambda};
+    sinew_skin_smooth_desc d = {sizeof(sinew_skin_smooth_desc), (uint32_t)iterations, (float)lambda};
     assert_int_equal(sinew_skin_smooth_weights(NULL, &m, K, r.j, r.w, &d), SINEW_OK);
     assert_int_equal(first_bad_row(r.j, r.w, n, K), SIZE_MAX);
     for (size_t v = 0; v < n; ++v) {
@@ -277,7 +278,7 @@ static void truncation_keeps_rows_valid_and_constant_fields_fixed(void **state)
         j[v * 3] = (uint32_t)(v / 8 / 6);
         w[v * 3] = 1.0f;
     }
-    sinew_smooth_desc d = {4, 1.0f};
+    sinew_skin_smooth_desc d = {sizeof(sinew_skin_smooth_desc), 4, 1.0f};
     assert_int_equal(sinew_skin_smooth_weights(NULL, &m, 3, j, w, &d), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, t.vertex_count, 3), SIZE_MAX);
     assert_int_equal(sinew_skin_prune_weights(NULL, t.vertex_count, 3, j, w, 1, 0.0f, j, w), SINEW_OK);
@@ -353,7 +354,7 @@ static void arm_bind_clean_smooth_prune(void **state)
     assert_true(support_read_obj(obj, &mesh));
     assert_true(support_read_tgf(tgf, &joints, &joint_count, &bones, &bone_count));
     assert_true(bone_count >= 2);
-    sinew_bone_capsule *caps = calloc(bone_count, sizeof *caps);
+    sinew_skin_capsule *caps = calloc(bone_count, sizeof *caps);
     for (size_t b = 0; b < bone_count; ++b) {
         memcpy(caps[b].head, joints + 3 * bones[2 * b], 3 * sizeof(float));
         memcpy(caps[b].tail, joints + 3 * bones[2 * b + 1], 3 * sizeof(float));
@@ -364,18 +365,20 @@ static void arm_bind_clean_smooth_prune(void **state)
     float *w = malloc(n * k * sizeof *w);
     sinew_points pts = support_mesh_points(&mesh);
     sinew_trimesh tm = support_mesh_trimesh(&mesh);
-    sinew_capsule_bind_desc bd = {(uint32_t)k, 0.5f, 0.9f, SINEW_UNBOUND_NEAREST};
-    sinew_bind_report br = {0};
+    sinew_skin_capsule_desc bd = {sizeof(sinew_skin_capsule_desc), (uint32_t)k, 0.5f, 0.9f, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_report br;
+    SINEW_INIT(&br);
     double t0 = support_now();
-    assert_int_equal(sinew_skin_bind_capsules(NULL, &pts, caps, bone_count, &bd, j, w, &br), SINEW_OK);
+    assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, bone_count, &bd, j, w, &br), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, n, k), SIZE_MAX);
-    sinew_rogue_report rr = {0};
+    sinew_skin_rogue_report rr;
+    SINEW_INIT(&rr);
     double t1 = support_now();
     assert_int_equal(sinew_skin_remove_rogues(NULL, &tm, k, j, w, &rr), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, n, k), SIZE_MAX);
     assert_true(every_joint_region_is_connected(&mesh, j, w, k, bone_count));
     double before = dirichlet_energy(mesh.triangles, mesh.triangle_count, j, w, k, (uint32_t)bone_count);
-    sinew_smooth_desc sd = {5, 0.5f};
+    sinew_skin_smooth_desc sd = {sizeof(sinew_skin_smooth_desc), 5, 0.5f};
     double t2 = support_now();
     assert_int_equal(sinew_skin_smooth_weights(NULL, &tm, k, j, w, &sd), SINEW_OK);
     double t3 = support_now();
@@ -424,7 +427,8 @@ static void invalid_inputs_are_named(void **state)
     uint32_t j[] = {0, 1, 1, 0, 2, 0};
     float w[] = {0.5f, 0.5f, 1, 0, 1, 0};
     sinew_trimesh m = {{p, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_smooth_desc sd = {0};
+    sinew_skin_smooth_desc sd;
+    SINEW_INIT(&sd);
 #define EXPECT_BOTH(code, text)                                                              \
     do {                                                                                     \
         assert_int_equal(sinew_skin_remove_rogues(NULL, &m, 2, j, w, NULL), (code));        \
@@ -525,7 +529,8 @@ static void cancellation_leaves_weights_untouched(void **state)
     (void)state;
     for (int smooth = 0; smooth < 2; ++smooth) {
         int calls = 0;
-        sinew_context_desc cd = {0};
+        sinew_context_desc cd;
+        SINEW_INIT(&cd);
         cd.progress = cancel_second;
         cd.progress_user = &calls;
         sinew_context *ctx = NULL;
