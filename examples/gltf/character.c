@@ -95,7 +95,7 @@ void character_free(character *c)
 sinew_skin_desc character_skin_desc(const character *c, const character_part *part)
 {
     sinew_skin_desc d;
-    memset(&d, 0, sizeof d);
+    SINEW_INIT(&d);
     d.vertex_count = part->vertex_count;
     d.joint_count = c->skin->joint_count;
     d.influence_count = 4;
@@ -107,9 +107,9 @@ sinew_skin_desc character_skin_desc(const character *c, const character_part *pa
     d.joint_type = joints->component_type == GLTF_UNSIGNED_BYTE ? SINEW_INDEX_U8 : SINEW_INDEX_U16;
     d.joint_stride = joints->stride;
     d.weights = weights->data;
-    d.weight_type = weights->component_type == GLTF_FLOAT           ? SINEW_WEIGHT_F32
-                  : weights->component_type == GLTF_UNSIGNED_SHORT ? SINEW_WEIGHT_UNORM16
-                                                                   : SINEW_WEIGHT_UNORM8;
+    d.weight_type = weights->component_type == GLTF_FLOAT           ? SINEW_SKIN_WEIGHT_F32
+                  : weights->component_type == GLTF_UNSIGNED_SHORT ? SINEW_SKIN_WEIGHT_UNORM16
+                                                                   : SINEW_SKIN_WEIGHT_UNORM8;
     d.weight_stride = weights->stride;
     d.inverse_bind = c->skin->inverse_bind;
     d.renormalize = 1;

@@ -347,7 +347,7 @@ static void test_skinning(void)
     if (c.part_count == 1 && pose_init(&p, &m)) {
         CHECK(c.triangle_count == 1 && c.parts[0].triangles[2] == 2);
         sinew_skin_desc desc = character_skin_desc(&c, &c.parts[0]);
-        CHECK(desc.joint_type == SINEW_INDEX_U8 && desc.weight_type == SINEW_WEIGHT_UNORM8 && desc.joint_stride == 4);
+        CHECK(desc.joint_type == SINEW_INDEX_U8 && desc.weight_type == SINEW_SKIN_WEIGHT_UNORM8 && desc.joint_stride == 4);
         CHECK(sinew_skin_create(NULL, &desc, &skin) == SINEW_OK);
         float world[32], palette[32], out[9];
         pose_sample(&p, &m, &m.animations[0], 1.0f);
