@@ -33,10 +33,8 @@ static sinew_result sn_skin_stream(const char *name, const float *in, size_t in_
     return SINEW_OK;
 }
 
-sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
-                               const sinew_skin_input *in, const sinew_skin_output *out, size_t first, size_t count)
+sinew_result sn_skin_check_palette(const sinew_skin *skin, const float *palette, size_t palette_floats)
 {
-    sn_clear_error();
     if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
     if (!palette) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette is NULL");
     if ((uintptr_t)palette % sizeof(float))
@@ -47,6 +45,15 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
                        "skin palette has %zu floats, but this skin needs %zu (%zu joints x %zu floats per joint)",
                        palette_floats, skin->joint_count * skin->record_floats, skin->joint_count,
                        skin->record_floats);
+    return SINEW_OK;
+}
+
+sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
+                               const sinew_skin_input *in, const sinew_skin_output *out, size_t first, size_t count)
+{
+    sn_clear_error();
+    sinew_result pr = sn_skin_check_palette(skin, palette, palette_floats);
+    if (pr != SINEW_OK) return pr;
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin input streams are NULL");
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin output streams are NULL");
     if (!out->positions && !out->normals && !out->tangents)

@@ -40,16 +40,8 @@ sinew_result sinew_skin_vertex_matrices(const sinew_skin *skin, const float *pal
                                         float *out, size_t out_stride, size_t first, size_t count)
 {
     sn_clear_error();
-    if (!skin) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin is NULL");
-    if (!palette) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette is NULL");
-    if ((uintptr_t)palette % sizeof(float))
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin palette pointer %p is not aligned to 4 bytes",
-                       (const void *)palette);
-    if (palette_floats != skin->joint_count * skin->record_floats)
-        return sn_fail(SINEW_ERROR_MISMATCH,
-                       "skin palette has %zu floats, but this skin needs %zu (%zu joints x %zu floats per joint)",
-                       palette_floats, skin->joint_count * skin->record_floats, skin->joint_count,
-                       skin->record_floats);
+    sinew_result pr = sn_skin_check_palette(skin, palette, palette_floats);
+    if (pr != SINEW_OK) return pr;
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin matrix output is NULL");
     if (first > skin->vertex_count || count > skin->vertex_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin range [%zu, %zu + %zu) exceeds the %zu vertices", first,

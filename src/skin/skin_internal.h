@@ -134,6 +134,10 @@ void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const f
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io);
 #endif
+/* The checks every pose-time call makes of its skin and palette: non-NULL,
+ * the palette aligned to 4 bytes and palette_floats its exact size
+ * (MISMATCH otherwise). The contents are not read. */
+sinew_result sn_skin_check_palette(const sinew_skin *skin, const float *palette, size_t palette_floats);
 /* First position in a group whose vertex number is >= v (binary search). */
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
 /* Index of the run holding group position i (< g->count), by binary search. */
