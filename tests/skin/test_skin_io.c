@@ -220,30 +220,13 @@ static void round_trip_every_kernel(void **state)
 
 /* ---- Saved bytes, edited and resealed --------------------------------------- */
 
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
-static void put_le(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-/* Start of a section's data in saved bytes (the table entry's offset). */
+/* Start of a section's data in saved bytes; the test fails when it is missing. */
 static unsigned char *section(unsigned char *buf, const char tag[4])
 {
-    uint32_t want = (uint32_t)(uint8_t)tag[0] | (uint32_t)(uint8_t)tag[1] << 8 | (uint32_t)(uint8_t)tag[2] << 16 |
-                    (uint32_t)(uint8_t)tag[3] << 24;
-    uint32_t n = (uint32_t)get_le(buf + 20, 4);
-    for (uint32_t i = 0; i < n; ++i) {
-        const unsigned char *e = buf + 64 + 32 * (size_t)i;
-        if (get_le(e, 4) == want) return buf + get_le(e + 16, 8);
-    }
-    fail_msg("section %.4s not found", tag);
-    return NULL;
+    unsigned char *at = support_saved_section(buf, tag);
+    if (!at) fail_msg("section %.4s not found", tag);
+    return at;
 }
 
 /* A small skin with 2-influence vertices: vertices 0..5 with 2 influences
@@ -296,10 +279,10 @@ static void content_errors_are_named(void **state)
     FRESH();
     expect_load(buf, size, SINEW_OK, "");
     FRESH();
-    put_le(section(buf, "SKJT") + 2 * 2, 9, 2);  /* vertex 0 slot 1 (after group 1's one slot) */
+    support_le_put(section(buf, "SKJT") + 2 * 2, 9, 2);  /* vertex 0 slot 1 (after group 1's one slot) */
     expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "vertex 0 slot 1 refers to joint 9, but there are only 4");
     FRESH();
-    put_le(section(buf, "SKJT") + 2 * 2, get_le(section(buf, "SKJT") + 2 * 1, 2), 2);
+    support_le_put(section(buf, "SKJT") + 2 * 2, support_le_get(section(buf, "SKJT") + 2 * 1, 2), 2);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "vertex 0 lists joint 0 twice");
     FRESH();
     { float w = 0.7f; memcpy(section(buf, "SKWT") + 4, &w, 4); }  /* vertex 0: 0.75 + 0.7 */
@@ -314,34 +297,34 @@ static void content_errors_are_named(void **state)
     { float nan_bits = 2.0f; memcpy(section(buf, "SKDQ") + 4, &nan_bits, 4); }
     expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, "has dq_blend factor 2 outside [0, 1]");
     FRESH();
-    put_le(section(buf, "SKVX") + 4, 4, 4);  /* group 2 starts with group 1's vertex 4 */
+    support_le_put(section(buf, "SKVX") + 4, 4, 4);  /* group 2 starts with group 1's vertex 4 */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "vertex 4 is in two influence groups");
     FRESH();
-    put_le(section(buf, "SKVX") + 8, 6, 4);
+    support_le_put(section(buf, "SKVX") + 8, 6, 4);
     expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "is vertex 6, but there are only 6 vertices");
     FRESH();
-    put_le(section(buf, "SKVX") + 8, 0, 4);
+    support_le_put(section(buf, "SKVX") + 8, 0, 4);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "not increasing at position 1");
     FRESH();
     { float one = 1.0f; memcpy(section(buf, "SKIB") + 4 * (16 + 3), &one, 4); }
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "inverse bind matrix of joint 1 is not affine");
     FRESH();
-    put_le(section(buf, "SKOP") + 8 * 2, 3, 8);  /* max_influences 3, but 2 group counts */
+    support_le_put(section(buf, "SKOP") + 8 * 2, 3, 8);  /* max_influences 3, but 2 group counts */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "SKGC holds 2 elements, expected 3");
     FRESH();
-    put_le(section(buf, "SKGC"), 2, 8);  /* 2 + 5 vertices in groups */
+    support_le_put(section(buf, "SKGC"), 2, 8);  /* 2 + 5 vertices in groups */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "more than the 6 vertices");
     FRESH();
-    put_le(section(buf, "SKOP") + 8 * 3, 7, 8);
+    support_le_put(section(buf, "SKOP") + 8 * 3, 7, 8);
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "storage 7 is not a sinew_skin_storage");
     FRESH();
-    put_le(section(buf, "SKOP") + 8 * 6, 9, 8);
+    support_le_put(section(buf, "SKOP") + 8 * 6, 9, 8);
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "kernel 9 is not a sinew_skin_kernel");
     FRESH();
-    put_le(section(buf, "SKOP") + 8 * 1, 70000, 8);
+    support_le_put(section(buf, "SKOP") + 8 * 1, 70000, 8);
     expect_load(buf, size, SINEW_ERROR_UNSUPPORTED, "joint_count 70000 exceeds");
     FRESH();
-    put_le(section(buf, "SKOP") + 8 * 9, 2, 8);  /* 2 unweighted, 1 single-joint vertex */
+    support_le_put(section(buf, "SKOP") + 8 * 9, 2, 8);  /* 2 unweighted, 1 single-joint vertex */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "2 unweighted vertices, but only 1 have one influence");
     free(orig);
 
@@ -367,12 +350,12 @@ static void header_errors(void **state)
     (void)state;
     size_t size;
     unsigned char *buf = small_saved(&size, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_BLEND_LINEAR);
-    put_le(buf + 16, SINEW_KIND_SOFFD, 4);
+    support_le_put(buf + 16, SINEW_KIND_SOFFD, 4);
     expect_load(buf, size, SINEW_ERROR_MISMATCH, "surface");
-    put_le(buf + 16, SINEW_KIND_SKIN, 4);
-    put_le(buf + 8, SINEW_FORMAT_VERSION + 1, 4);
+    support_le_put(buf + 16, SINEW_KIND_SKIN, 4);
+    support_le_put(buf + 8, SINEW_FORMAT_VERSION + 1, 4);
     expect_load(buf, size, SINEW_ERROR_UNSUPPORTED, "newer");
-    put_le(buf + 8, SINEW_FORMAT_VERSION, 4);
+    support_le_put(buf + 8, SINEW_FORMAT_VERSION, 4);
     expect_load(buf, size, SINEW_OK, "");
     /* Truncated by one 64-byte block. */
     sinew_skin *out = NULL;

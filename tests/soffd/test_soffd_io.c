@@ -254,29 +254,13 @@ static void round_trip_skipped_and_empty(void **state)
 
 /* ---- Saved bytes, edited and resealed --------------------------------------- */
 
-static uint64_t get_le(const unsigned char *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
-    return v;
-}
 
-static void put_le(unsigned char *p, uint64_t v, int bytes)
-{
-    for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
-}
-
+/* Start of a section's data in saved bytes; the test fails when it is missing. */
 static unsigned char *section(unsigned char *buf, const char tag[4])
 {
-    uint32_t want = (uint32_t)(uint8_t)tag[0] | (uint32_t)(uint8_t)tag[1] << 8 | (uint32_t)(uint8_t)tag[2] << 16 |
-                    (uint32_t)(uint8_t)tag[3] << 24;
-    uint32_t n = (uint32_t)get_le(buf + 20, 4);
-    for (uint32_t i = 0; i < n; ++i) {
-        const unsigned char *e = buf + 64 + 32 * (size_t)i;
-        if (get_le(e, 4) == want) return buf + get_le(e + 16, 8);
-    }
-    fail_msg("section %.4s not found", tag);
-    return NULL;
+    unsigned char *at = support_saved_section(buf, tag);
+    if (!at) fail_msg("section %.4s not found", tag);
+    return at;
 }
 
 static void put_f32(unsigned char *p, float v)
@@ -327,26 +311,26 @@ static void content_errors_are_named(void **state)
     FRESH();
     expect_load(buf, size, SINEW_OK, "");
     FRESH();
-    put_le(section(buf, "SFEL") + 4 * 4, 99, 4);
+    support_le_put(section(buf, "SFEL") + 4 * 4, 99, 4);
     expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "soffd data: element 1 refers to vertex 99, but there are only 9");
     FRESH();
-    put_le(section(buf, "SFEL") + 4 * 5, get_le(section(buf, "SFEL") + 4 * 4, 4), 4);
+    support_le_put(section(buf, "SFEL") + 4 * 5, support_le_get(section(buf, "SFEL") + 4 * 4, 4), 4);
     expect_load(buf, size, SINEW_ERROR_DEGENERATE, "soffd data: element 1 (driver face 0");
     FRESH();
     put_f32(section(buf, "SFRF") + 4 * 4, 4e18f);
     expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: reference vertex 1 has coordinate y");
     FRESH();
-    put_le(section(buf, "SFEF") + 4 * 3, 0, 4);  /* element 3 back to face 0 after element 2's face 2 */
+    support_le_put(section(buf, "SFEF") + 4 * 3, 0, 4);  /* element 3 back to face 0 after element 2's face 2 */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "element 3 is face 0: out of face order");
     FRESH();
-    put_le(section(buf, "SFSK"), 0, 4);  /* face 1 (the skipped triangle) now makes nothing */
+    support_le_put(section(buf, "SFSK"), 0, 4);  /* face 1 (the skipped triangle) now makes nothing */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "driver face 1 made no triangle");
     FRESH();
-    put_le(section(buf, "SFEN"), 12, 4);
+    support_le_put(section(buf, "SFEN"), 12, 4);
     expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin point 0 entry 0 is element 12, but there are only 12");
     FRESH();
-    put_le(section(buf, "SFEN") + 4 * (get_le(section(buf, "SFOF") + 8 * 2, 8) + 1),
-           get_le(section(buf, "SFEN") + 4 * get_le(section(buf, "SFOF") + 8 * 2, 8), 4), 4);
+    support_le_put(section(buf, "SFEN") + 4 * (support_le_get(section(buf, "SFOF") + 8 * 2, 8) + 1),
+           support_le_get(section(buf, "SFEN") + 4 * support_le_get(section(buf, "SFOF") + 8 * 2, 8), 4), 4);
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "is listed twice in the set of skin point 2");
     FRESH();
     {
@@ -354,7 +338,7 @@ static void content_errors_are_named(void **state)
         size_t entry = 0, point = 0;
         float u = 1;
         while (memcpy(&u, section(buf, "SFCO") + 16 * entry + 12, 4), u >= 0.5f) ++entry;
-        while (get_le(section(buf, "SFOF") + 8 * (point + 1), 8) <= entry) ++point;
+        while (support_le_get(section(buf, "SFOF") + 8 * (point + 1), 8) <= entry) ++point;
         put_f32(section(buf, "SFCO") + 16 * entry + 12, u + 0.25f);
         char words[64];
         snprintf(words, sizeof words, "the weights of skin point %zu sum to", point);
@@ -370,16 +354,16 @@ static void content_errors_are_named(void **state)
     put_f32(section(buf, "SFRP") + 4 * 3, -3e18f);
     expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: skin point 1 has coordinate x");
     FRESH();
-    put_le(section(buf, "SFOF") + 8, 1000, 8);
+    support_le_put(section(buf, "SFOF") + 8, 1000, 8);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "skin point 0 has set offsets 0 to 1000");
     FRESH();
     put_f32(section(buf, "SFDR"), 1.5f);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "dropped mass 1.5");
     FRESH();
-    put_le(section(buf, "SFOP") + 8 * 4, 0, 8);  /* not registered, but points */
+    support_le_put(section(buf, "SFOP") + 8 * 4, 0, 8);  /* not registered, but points */
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "but nothing is registered");
     FRESH();
-    put_le(section(buf, "SFOP") + 8 * 5, 7, 8);
+    support_le_put(section(buf, "SFOP") + 8 * 5, 7, 8);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "section SFRP holds 18 elements, expected 3 for 7");
     FRESH();
     { double neg = -1; memcpy(section(buf, "SFSC") + 8, &neg, 8); }
@@ -391,10 +375,10 @@ static void content_errors_are_named(void **state)
     put_f32(section(buf, "SFPO"), 1.0f);
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "weight_threshold must lie in [0, 1)");
     FRESH();
-    put_le(buf + 16, SINEW_KIND_SKIN, 4);
+    support_le_put(buf + 16, SINEW_KIND_SKIN, 4);
     expect_load(buf, size, SINEW_ERROR_MISMATCH, "holds a skin");
     FRESH();
-    put_le(buf + 8, SINEW_FORMAT_VERSION + 1, 4);
+    support_le_put(buf + 8, SINEW_FORMAT_VERSION + 1, 4);
     expect_load(buf, size, SINEW_ERROR_UNSUPPORTED, "newer");
 #undef FRESH
     sinew_soffd *out = NULL;

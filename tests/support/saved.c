@@ -109,3 +109,27 @@ bool support_sweep_saved_corruption(const void *data, size_t size, support_load_
     free(work);
     return ok;
 }
+
+uint64_t support_le_get(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+void support_le_put(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; ++i) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+unsigned char *support_saved_section(unsigned char *data, const char tag[4])
+{
+    uint32_t want = (uint32_t)(uint8_t)tag[0] | (uint32_t)(uint8_t)tag[1] << 8 | (uint32_t)(uint8_t)tag[2] << 16 |
+                    (uint32_t)(uint8_t)tag[3] << 24;
+    uint32_t n = (uint32_t)support_le_get(data + 20, 4);
+    for (uint32_t i = 0; i < n; ++i) {
+        const unsigned char *e = data + 64 + 32 * (size_t)i;
+        if (support_le_get(e, 4) == want) return data + support_le_get(e + 16, 8);
+    }
+    return NULL;
+}

@@ -72,6 +72,13 @@ typedef sinew_result (*support_load_fn)(const void *data, size_t size, void *use
 bool support_sweep_saved_corruption(const void *data, size_t size, support_load_fn load, void *user,
                                     size_t *accepted, char *report, size_t report_size);
 
+/* Little-endian fields of saved data, for tests that edit it. */
+uint64_t support_le_get(const unsigned char *p, int bytes);
+void support_le_put(unsigned char *p, uint64_t v, int bytes);
+/* Start of the data of section `tag` (four characters) in saved data, from
+ * its table entry; NULL when there is no such section. */
+unsigned char *support_saved_section(unsigned char *data, const char tag[4]);
+
 /* ---- Time and benchmark output ---------------------------------------------- */
 
 /* Monotonic seconds. */
