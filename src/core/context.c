@@ -77,7 +77,9 @@ void *sn_alloc(const sn_env *env, size_t size, const char *what)
 {
     size_t total;
     unsigned char *raw = NULL;
-    if (sn_add_size(size ? size : 1, SN_ALIGN, &total)) raw = env->allocator.alloc(env->allocator.user, total, SN_ALIGN);
+    /* Size 0 asks for 1 byte, so NULL always means failure; that byte counts as held. */
+    size = size ? size : 1;
+    if (sn_add_size(size, SN_ALIGN, &total)) raw = env->allocator.alloc(env->allocator.user, total, SN_ALIGN);
     if (!raw) {
         last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
         sn_fail(SINEW_ERROR_OUT_OF_MEMORY, "out of memory allocating %zu bytes for %s", size,
