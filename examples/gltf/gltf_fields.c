@@ -44,7 +44,7 @@ bool gltf_index(gltf_loader *ld, const json_value *obj, const char *where, const
     const json_value *v = json_get(obj, key);
     if (!v) return required ? gltf_fail(ld, "%s has no \"%s\"", where, key) : true;
     if (limit == 0) return gltf_fail(ld, "%s.%s refers to an element of an empty list", where, key);
-    size_t i;
+    size_t i = 0;
     if (!gltf_integer(ld, obj, where, key, 0, (size_t)1 << 30, true, &i)) return false;
     if (i >= limit) return gltf_fail(ld, "%s.%s is %zu, past the %zu element(s) it indexes", where, key, i, limit);
     *out = (int)i;

@@ -233,7 +233,7 @@ static sinew_result find_typed(const sn_reader *r, uint32_t tag, sn_io_type type
 
 sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, size_t *count)
 {
-    const sn_io_entry *e;
+    const sn_io_entry *e = NULL;
     sinew_result res = find_typed(r, tag, type, &e);
     if (res != SINEW_OK) return res;
     /* open_data proved count * elem fits inside the data, so it fits size_t. */
@@ -243,7 +243,7 @@ sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, 
 
 sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst)
 {
-    const sn_io_entry *e;
+    const sn_io_entry *e = NULL;
     sinew_result res = find_typed(r, tag, type, &e);
     if (res != SINEW_OK) return res;
     if (e->count != (uint64_t)count) {
@@ -259,7 +259,7 @@ sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, s
 sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
                                  void *dst)
 {
-    const sn_io_entry *e;
+    const sn_io_entry *e = NULL;
     sinew_result res = find_typed(r, tag, type, &e);
     if (res != SINEW_OK) return res;
     if (first > e->count || count > e->count - first) {

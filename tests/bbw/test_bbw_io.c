@@ -790,7 +790,7 @@ static void test_contents_checked(void **state)
     /* A constrained vertex past the domain. */
     s = copy_of(&good);
     u32 = 4000;
-    size_t fixed_count;
+    size_t fixed_count = 0;
     unsigned char *cv = section(&s, "BCVX", &fixed_count);
     memcpy(cv + 4 * (fixed_count - 1), &u32, 4);
     expect_load(&s, SINEW_ERROR_INDEX_OUT_OF_RANGE, "is vertex 4000, but there are only 25");

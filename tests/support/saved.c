@@ -56,7 +56,7 @@ static bool fail_report(char *report, size_t report_size, const char *fmt, size_
 /* Loads a private copy of exactly `size` bytes, so AddressSanitizer sees any read past it. */
 static sinew_result load_copy(const unsigned char *bytes, size_t size, support_load_fn load, void *user)
 {
-    unsigned char *copy = (unsigned char *)malloc(size ? size : 1);
+    unsigned char *copy = (unsigned char *)calloc(1, size ? size : 1);
     if (!copy) abort();
     if (size) memcpy(copy, bytes, size);
     sinew_result r = load(copy, size, user);
