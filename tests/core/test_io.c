@@ -35,6 +35,7 @@ typedef struct sample {
 
 static void sample_init(sample *s)
 {
+    memset(s, 0, sizeof *s);  /* the padding too: the test compares whole structs */
     s->parm[0] = 5;
     s->parm[1] = UINT64_MAX;
     s->parm[2] = 0x0102030405060708ull;
@@ -75,6 +76,7 @@ static sinew_result load_sample(const void *data, size_t size, sample *out)
     sinew_result res = sn_reader_open(&r, data, size, SINEW_KIND_LATTICE, "sample data");
     if (res != SINEW_OK) return res;
     sample s;
+    memset(&s, 0, sizeof s);
     size_t n;
     if ((res = sn_reader_u64s(&r, TAG_PARM, 3, s.parm)) != SINEW_OK) return res;
     if ((res = sn_reader_copy(&r, TAG_IDX8, SN_IO_U8, 5, s.idx8)) != SINEW_OK) return res;
