@@ -199,6 +199,128 @@ SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t verte
                                                 size_t out_influence_count, float min_weight,
                                                 uint32_t *out_joints, float *out_weights);
 
+/* ---- Bone links (Weber) ---------------------------------------------------------
+ * A joint with a large range of motion (an elbow near 180 degrees) collapses
+ * under linear blending. Bone links replace it by a chain of n link joints at
+ * the joint's rest place, each taking 1/n of its rotation, so that no link
+ * turns more than max_link_angle; the weights shared by the joint and its
+ * parent are spread along the chain. The skeleton is described as
+ * sinew_skin_create describes joints: by index, with inverse bind matrices
+ * (column-major affine 4x4, skin space -> joint space), plus a parent index
+ * per joint. */
+
+/* Parent index of a root joint in the skeletons the bone-link tools read. */
+#define SINEW_SKIN_NO_PARENT UINT32_MAX
+/* Most links one joint may become (more would only add joints: 64 links of a
+ * full turn are under 6 degrees each). */
+#define SINEW_SKIN_MAX_LINKS 64u
+
+typedef struct sinew_skin_links_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    /* Links the joint becomes, 1 .. SINEW_SKIN_MAX_LINKS (1 changes nothing).
+     * 0 = derived: ceil(range_of_motion / max_link_angle). */
+    uint32_t link_count;
+    /* Largest rotation one link may take, radians, in (0, pi]. 0 = 60 degrees. */
+    float max_link_angle;
+    /* The joint's range of motion (the difference between its limits), radians,
+     * in (0, 2 pi]; read only when link_count is 0, and then required. */
+    float range_of_motion;
+} sinew_skin_links_desc;
+
+typedef struct sinew_skin_links_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    uint32_t link_count;           /* out: links the joint became (joints added + 1) */
+    /* out: the bone's direction in the joint's rest frame (unit): towards its
+     * first child (lowest index) at a distinct place, else away from its
+     * parent; (0, 0, 0) when neither exists. The twist axis that
+     * sinew_skin_link_rotations takes. */
+    float bone_axis[3];
+    size_t vertices_redistributed; /* out: vertices whose weights moved onto links */
+} sinew_skin_links_report;
+
+/* Splits joint `joint` into n bone links (Weber; the skinning chapter's bone
+ * links). With P the joint's parent, the chain is P -> link 1 -> ... ->
+ * link n-1 -> joint: links 1 .. n-1 are new joints appended after the old
+ * ones (link k is joint joint_count + k - 1), the split joint keeps its index
+ * and becomes link n, so existing joint indices, weights and animation stay
+ * valid; parents may now come after their children. Every link's rest
+ * transform (inverse bind matrix) is the joint's. Each vertex that weights
+ * both P (weight a) and the joint (weight b) has that pair replaced by its
+ * place along the chain: with s = n b / (a + b), k = floor(s), the chain
+ * members k and k+1 (member 0 = P, member n = the joint) get (a + b)(k + 1 - s)
+ * and (a + b)(s - k). So a vertex's weight moves monotonically along the
+ * links as its share of the joint grows, rows keep their sums and slot count
+ * (a row never needs more slots), and every other weight stays. Rows are
+ * written as every skin tool writes them (sorted, summing to 1).
+ * At pose time, drive the links with sinew_skin_link_rotations.
+ *
+ * Joint outputs follow the capacity rule of docs/api.md: out_parents and
+ * out_inverse_bind both NULL ask for the new joint count (SINEW_OK,
+ * *out_joint_count set, nothing else written; the weight outputs may then be
+ * NULL); joint_capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with
+ * *out_joint_count set and nothing else written; otherwise every output is
+ * filled and *out_joint_count = joint_count + n - 1.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, counts of 0,
+ * one joint output NULL without the other, a misaligned pointer, a joint that
+ * is a root or its own parent, parents that form a cycle (named), a bad
+ * option: link_count above SINEW_SKIN_MAX_LINKS, neither link_count nor
+ * range_of_motion, an angle out of range, a non-affine inverse bind matrix),
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE (joint, a parent, or a weighted joint index
+ * >= joint_count), SINEW_ERROR_NON_FINITE (an inverse bind element, weight or
+ * option), SINEW_ERROR_INVALID_WEIGHTS (a negative weight, a vertex with no
+ * positive weight), SINEW_ERROR_DEGENERATE (a singular inverse bind matrix of
+ * the joint, its parent or a child), SINEW_ERROR_UNSUPPORTED (more joints than
+ * sinew_skin_create takes, 65536), SINEW_ERROR_BUFFER_TOO_SMALL,
+ * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY. Messages name the
+ * joint, vertex and slot. Every output is untouched on failure.
+ * Cost: O(joints + vertices * k log k) time, O(joints + vertices * k) memory.
+ *
+ * ctx: allocator; NULL = defaults.
+ * joint_count, parents, inverse_bind: the skeleton: joint_count parent
+ *   indices (SINEW_SKIN_NO_PARENT for roots) and joint_count * 16 floats.
+ * joint: the joint to split; it must have a parent.
+ * desc: options; NULL = defaults (which need range_of_motion: pass a desc).
+ * vertex_count, influence_count, in_joints, in_weights: the bound weights in
+ *   sinew_skin_create's layout (packed uint32_t joints, float weights).
+ * out_parents, out_inverse_bind: joint_capacity entries and joint_capacity * 16 floats.
+ * out_joint_count: the new joint count; written on success and with
+ *   SINEW_ERROR_BUFFER_TOO_SMALL only.
+ * out_joints, out_weights: vertex_count * influence_count entries each, the
+ *   same layout; may be the input arrays.
+ * report: optional (NULL = none), filled on success (also by a count query).
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const uint32_t *parents,
+                                             const float *inverse_bind, uint32_t joint,
+                                             const sinew_skin_links_desc *desc, size_t vertex_count,
+                                             size_t influence_count, const uint32_t *in_joints,
+                                             const float *in_weights, uint32_t *out_parents, float *out_inverse_bind,
+                                             size_t joint_capacity, size_t *out_joint_count, uint32_t *out_joints,
+                                             float *out_weights, sinew_skin_links_report *report);
+
+/* Pose time: spreads a split joint's rotation over its n links, swing and
+ * twist separately. `rotation` (4 floats: quaternion x, y, z, w; any nonzero length,
+ * taken the short way, w >= 0) is the joint's rotation relative to its rest
+ * orientation, in its rest frame: with r0 the joint's rest local rotation and
+ * r its posed one, rotation = r0^-1 r. It is split about `bone_axis` (the
+ * report's, any nonzero length) into swing S (about an axis perpendicular to
+ * it) and twist T (about it), rotation = S T (bone_axis: 3 floats). With s = S^(1/n), t = T^(1/n),
+ * link k (1-based) gets q_k = t^-(k-1) s t^k: its swing is 1/n of the swing's
+ * angle and its twist exactly 1/n of the twist's, about the bone axis of its
+ * own frame, and q_1 q_2 ... q_n = rotation. Drive the chain with local
+ * rotations: link 1 = r0 q_1 (with the joint's posed translation), links 2 ..
+ * n = q_k (no translation); the joint (link n) then has its unsplit world
+ * transform, so its children are unchanged.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL or misaligned
+ * pointer, link_count 0 or above SINEW_SKIN_MAX_LINKS, a zero quaternion or
+ * axis), SINEW_ERROR_NON_FINITE (a component, named). link_rotations is
+ * untouched on failure.
+ * link_rotations: link_count quaternions (x, y, z, w), packed, unit length.
+ * Thread-safety: pose time: never allocates, reentrant. */
+SINEW_API sinew_result sinew_skin_link_rotations(const float *rotation, const float *bone_axis, size_t link_count,
+                                                 float *link_rotations);
+
 #ifdef __cplusplus
 }
 #endif
