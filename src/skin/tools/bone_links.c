@@ -150,7 +150,8 @@ static sinew_result link_count_of(const sinew_skin_links_desc *d, uint32_t *out)
     double step = d->max_link_angle > 0.0f ? (double)d->max_link_angle : PI / 3.0;
     /* A range that is a whole number of steps (180 degrees in 60-degree links)
      * gives that number, whatever the float rounding of the two angles. */
-    double n = ceil((double)d->range_of_motion / step - 1e-5);
+    const double steps = (double)d->range_of_motion / step;
+    double n = ceil(steps * (1.0 - 1e-6));
     if (n < 1.0) n = 1.0;
     if (n > SINEW_SKIN_MAX_LINKS)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
@@ -246,13 +247,14 @@ sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const
     if (joint >= joint_count)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "bone links: joint %u to split, but there are only %zu joints",
                        joint, joint_count);
-    if ((r = check_inverse_binds(joint_count, inverse_bind)) != SINEW_OK) return r;
     uint32_t n = 0;
     if ((r = link_count_of(&d, &n)) != SINEW_OK) return r;
-    size_t new_count = joint_count + n - 1;
+    const size_t new_count = joint_count + n - 1;
     if (new_count > MAX_SKIN_JOINTS)
-        return sn_fail(SINEW_ERROR_UNSUPPORTED, "bone links: %zu joints and %u links make %zu joints, more than sinew_skin_create takes (%u)",
+        return sn_fail(SINEW_ERROR_UNSUPPORTED,
+                       "bone links: %zu joints and %u links make %zu joints, more than sinew_skin_create takes (%u)",
                        joint_count, n, new_count, MAX_SKIN_JOINTS);
+    if ((r = check_inverse_binds(joint_count, inverse_bind)) != SINEW_OK) return r;
     if ((r = sn_skin_check_influences(vertex_count, influence_count, in_joints, in_weights, "bone links weights")) != SINEW_OK)
         return r;
     if ((r = check_weighted_joints(vertex_count, influence_count, in_joints, in_weights, joint_count)) != SINEW_OK)
