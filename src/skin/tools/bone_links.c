@@ -255,6 +255,13 @@ sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const
                        "bone links: %zu joints and %u links make %zu joints, more than sinew_skin_create takes (%u)",
                        joint_count, n, new_count, MAX_SKIN_JOINTS);
     if ((r = check_inverse_binds(joint_count, inverse_bind)) != SINEW_OK) return r;
+    /* api.md: arrays whose bytes pass PTRDIFF_MAX cannot exist, so they are
+     * refused before a weight is read (products past SIZE_MAX are refused by
+     * the shared check below). */
+    size_t slots = 0;
+    if (sn_mul_size(vertex_count, influence_count, &slots) && !sn_span_fits(slots, sizeof(float), sizeof(float)))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "bone links weights: %zu vertices of %zu slots overflow", vertex_count,
+                       influence_count);
     if ((r = sn_skin_check_influences(vertex_count, influence_count, in_joints, in_weights, "bone links weights")) != SINEW_OK)
         return r;
     if ((r = check_weighted_joints(vertex_count, influence_count, in_joints, in_weights, joint_count)) != SINEW_OK)
@@ -262,7 +269,7 @@ sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const
 
     sn_env env;
     sn_env_from_context(&env, ctx);
-    const size_t total = vertex_count * influence_count;   /* checked by sn_skin_check_influences */
+    const size_t total = slots;
     unsigned char *state = (unsigned char *)sn_alloc(&env, joint_count, "bone links joint states");
     sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, influence_count + 1, sizeof *row, "bone links row");
     uint32_t *joints = NULL;
