@@ -73,6 +73,98 @@ static void pose(double u, float world[16 * JOINTS])
     multiply(world + 16, local, world + 32);
 }
 
+/* ---- Bone links ----------------------------------------------------------------
+ * The elbow bent to 150 degrees collapses under linear blending: its ring,
+ * weighted half and half, blends two frames 150 degrees apart. Split into
+ * three bone links (sinew_skin_bone_links) driven by sinew_skin_link_rotations,
+ * neighbouring frames are only 50 degrees apart. Skins the limb both ways,
+ * writes limb_links1_150.obj and limb_links3_150.obj and prints the elbow
+ * ring's area over its rest area. Returns 0, or 1 after printing a failure. */
+static int bone_links_figure(const char *folder, const float *p, const uint32_t *joints, const float *weights,
+                             const float *inverse_bind, const uint32_t *tris, size_t tri_count, float *out_p)
+{
+    const uint32_t parents[JOINTS] = {SINEW_SKIN_NO_PARENT, 0, 1};
+    const double bend = 150.0 * PI / 180.0;
+    const int ring = (RINGS - 1) / 3;   /* x = 1, the elbow */
+    double ratio[2] = {0, 0};
+    for (int c = 0; c < 2; ++c) {
+        const uint32_t links = c ? 3 : 1;
+        enum { MAX_JOINTS = JOINTS + 2 };
+        uint32_t new_parents[MAX_JOINTS], *lj = malloc(2 * NV * sizeof(uint32_t));
+        float new_ib[16 * MAX_JOINTS], *lw = malloc(2 * NV * sizeof(float));
+        size_t count = 0;
+        sinew_skin_links_desc d;
+        SINEW_INIT(&d);
+        d.link_count = links;
+        sinew_skin_links_report rep;
+        SINEW_INIT(&rep);
+        sinew_skin *skin = NULL;
+        sinew_result r = lj && lw ? SINEW_OK : SINEW_ERROR_OUT_OF_MEMORY;
+        if (r == SINEW_OK)
+            r = sinew_skin_bone_links(NULL, JOINTS, parents, inverse_bind, 1, &d, NV, 2, joints, weights, new_parents,
+                                      new_ib, MAX_JOINTS, &count, lj, lw, &rep);
+        /* Pose: shoulder at rest, elbow bent about z, its rotation spread over
+         * the links: link 1 = T(1, 0, 0) R(q_1), link k = R(q_k), and the
+         * wrist 1 further along the elbow. */
+        float q[4] = {0, 0, (float)sin(bend / 2), (float)cos(bend / 2)}, lq[4 * 3];
+        if (r == SINEW_OK) r = sinew_skin_link_rotations(q, rep.bone_axis, links, lq);
+        float world[16 * MAX_JOINTS], local[16];
+        rotation(1, 0, 0, 0, 0, 0, 0, world);
+        const float *at = world;
+        for (uint32_t k = 1; k <= links && r == SINEW_OK; ++k) {
+            const float *u = lq + 4 * (k - 1);
+            double sv = sqrt((double)u[0] * u[0] + (double)u[1] * u[1] + (double)u[2] * u[2]);
+            double angle = 2 * atan2(sv, u[3]);
+            if (sv == 0) sv = 1;
+            rotation(u[0] / sv, u[1] / sv, u[2] / sv, angle, k == 1 ? 1 : 0, 0, 0, local);
+            float *m = world + 16 * (k == links ? 1 : JOINTS + k - 1);
+            multiply(at, local, m);
+            at = m;
+        }
+        rotation(1, 0, 0, 0, 1, 0, 0, local);
+        multiply(world + 16, local, world + 32);
+        if (r == SINEW_OK) {
+            sinew_skin_desc sd;
+            SINEW_INIT(&sd);
+            sd.vertex_count = NV, sd.joint_count = count, sd.influence_count = 2;
+            sd.joints = lj, sd.weights = lw, sd.inverse_bind = new_ib;
+            r = sinew_skin_create(NULL, &sd, &skin);
+        }
+        float palette[16 * MAX_JOINTS];
+        if (r == SINEW_OK) r = sinew_skin_palette(skin, world, count, palette, 16 * count);
+        sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
+        sinew_skin_output out = {out_p, 0, NULL, 0, NULL, 0};
+        if (r == SINEW_OK) r = sinew_skin_deform(skin, palette, 16 * count, &in, &out, 0, NV);
+        sinew_skin_destroy(skin);
+        free(lj), free(lw);
+        if (r != SINEW_OK) {
+            fprintf(stderr, "bone links (%u): %s: %s\n", links, sinew_result_string(r), sinew_last_error());
+            return 1;
+        }
+        /* Every vertex of the ring has the same weights, so the blend maps the
+         * ring by one affine map: it stays planar and its vector area is its area. */
+        double area[3] = {0, 0, 0};
+        for (int s = 0; s < SEGS; ++s) {
+            const float *u = out_p + 3 * (ring * SEGS + s), *v = out_p + 3 * (ring * SEGS + (s + 1) % SEGS);
+            area[0] += (double)u[1] * v[2] - (double)u[2] * v[1];
+            area[1] += (double)u[2] * v[0] - (double)u[0] * v[2];
+            area[2] += (double)u[0] * v[1] - (double)u[1] * v[0];
+        }
+        ratio[c] = 0.5 * sqrt(area[0] * area[0] + area[1] * area[1] + area[2] * area[2]) /
+                   (0.5 * SEGS * RADIUS * RADIUS * sin(2 * PI / SEGS));
+        char path[1200];
+        snprintf(path, sizeof path, "%s/limb_links%u_150.obj", folder, links);
+        if (!support_write_obj(path, out_p, NV, 0, tris, tri_count)) {
+            fprintf(stderr, "cannot write %s\n", path);
+            return 1;
+        }
+    }
+    printf("  elbow cross-section at 150 degrees bend, area / rest: one link %.3f, three bone links %.3f "
+           "(limb_links1_150.obj, limb_links3_150.obj)\n",
+           ratio[0], ratio[1]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -177,6 +269,7 @@ int main(int argc, char **argv)
            calls * (double)NV / seconds[0] * 1e-6, calls * (double)NV / seconds[1] * 1e-6);
     printf("  wrist cross-section at 150 degrees twist, area / rest: linear %.3f, dual quaternion %.3f\n",
            wrist_area[0] / rest_area, wrist_area[1] / rest_area);
+    if (bone_links_figure(argv[1], p, joints, weights, inverse_bind, tris, tri_count, out_p) != 0) return 1;
     sinew_skin_destroy(skins[0]);
     sinew_skin_destroy(skins[1]);
     free(palette), free(p), free(n), free(out_p), free(out_n), free(joints), free(weights), free(tris);
