@@ -565,6 +565,31 @@ static void bad_input_is_named_and_changes_nothing(void **state)
 #undef CALL
 }
 
+/* api.md: a report from an older, smaller header is written only up to its
+ * struct_size. */
+static void an_older_report_is_written_up_to_its_size(void **state)
+{
+    (void)state;
+    float ib[48];
+    limb_inverse_binds(ib);
+    const uint32_t j[2] = {0, 1};
+    const float w[2] = {0.5f, 0.5f};
+    struct {
+        sinew_skin_links_report r;
+        unsigned char after[16];
+    } older;
+    memset(&older, 0x5a, sizeof older);
+    older.r.struct_size = offsetof(sinew_skin_links_report, bone_axis);
+    size_t count = 0;
+    sinew_skin_links_desc d = links(2);
+    assert_int_equal(sinew_skin_bone_links(NULL, 3, limb_parents, ib, 1, &d, 1, 2, j, w, NULL, NULL, 0, &count, NULL,
+                                           NULL, &older.r),
+                     SINEW_OK);
+    assert_int_equal(older.r.link_count, 2);
+    const unsigned char *bytes = (const unsigned char *)&older;
+    for (size_t i = offsetof(sinew_skin_links_report, bone_axis); i < sizeof older; ++i) assert_int_equal(bytes[i], 0x5a);
+}
+
 typedef struct links_case {
     float ib[48];
     uint32_t j[8];
@@ -614,6 +639,7 @@ int main(void)
         cmocka_unit_test(link_count_from_the_range_of_motion),
         cmocka_unit_test(capacity_and_in_place),
         cmocka_unit_test(bad_input_is_named_and_changes_nothing),
+        cmocka_unit_test(an_older_report_is_written_up_to_its_size),
         cmocka_unit_test(allocation_failures_are_clean),
     };
     return cmocka_run_group_tests_name("skin tools: bone links", tests, NULL, NULL);
