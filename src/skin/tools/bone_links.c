@@ -271,7 +271,7 @@ sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const
     sn_env_from_context(&env, ctx);
     const size_t total = slots;
     unsigned char *state = (unsigned char *)sn_alloc(&env, joint_count, "bone links joint states");
-    sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, influence_count + 1, sizeof *row, "bone links row");
+    sn_skin_entry *row = (sn_skin_entry *)sn_alloc_array(&env, influence_count, sizeof *row, "bone links row");
     uint32_t *joints = NULL;
     float *weights = NULL;
     if (!state || !row) {
