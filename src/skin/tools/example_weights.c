@@ -49,6 +49,10 @@ static sinew_result check_examples(const sinew_points *positions, const sinew_po
 {
     if (!examples || example_count == 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "example weights: no example poses given");
+    /* A count whose array cannot exist is refused before any view is read. */
+    size_t bytes;
+    if (!sn_mul_size(example_count, sizeof *examples, &bytes) || bytes > PTRDIFF_MAX)
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "example weights: %zu example poses overflow", example_count);
     for (size_t e = 0; e < example_count; ++e) {
         char what[48];
         snprintf(what, sizeof what, "example %zu point", e);
