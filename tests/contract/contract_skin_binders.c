@@ -205,6 +205,8 @@ static sinew_result solve_unset_desc(void)
     X(line_bone_count_size_max_16, SIZE_OVERFLOW, "bones", { return line_bone_count(SIZE_MAX / 16); }) \
     X(line_null_joints, INVALID_ARGUMENT, "joints", { return line_outputs(NULL, OUT2_F); }) \
     X(line_null_weights, INVALID_ARGUMENT, "weights", { return line_outputs(OUT_U32, NULL); }) \
+    X(line_misaligned_joints, INVALID_ARGUMENT, "joints", { return line_outputs(MISALIGNED(uint32_t, OUT_U32), OUT2_F); }) \
+    X(line_misaligned_weights, INVALID_ARGUMENT, "weights", { return line_outputs(OUT_U32, MISALIGNED(float, OUT2_F)); }) \
     X(line_no_vertices, INVALID_ARGUMENT, "vertices", { return line_points((sinew_points){positions, 0, 0}); }) \
     X(line_vertex_count_size_max_3, SIZE_OVERFLOW, "mesh vertex", \
       { return line_points((sinew_points){positions, SIZE_MAX / 3, 0}); }) \

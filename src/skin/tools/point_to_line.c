@@ -3,6 +3,7 @@
  * subspace per bone; a vertex belongs to the nearest bone whose subspace holds
  * it, blended across the planes near it. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "sinew/skin_tools.h"
@@ -100,6 +101,9 @@ static sinew_result check_options(const sinew_skin_line_desc *d, const uint32_t 
     if (!joints || !weights)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point-to-line bind: output %s is NULL",
                        joints ? "weights" : "joints");
+    if ((uintptr_t)joints % sizeof *joints || (uintptr_t)weights % sizeof *weights)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point-to-line bind: output %s is not aligned to 4 bytes",
+                       (uintptr_t)joints % sizeof *joints ? "joints" : "weights");
     return SINEW_OK;
 }
 
