@@ -199,6 +199,164 @@ SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t verte
                                                 size_t out_influence_count, float min_weight,
                                                 uint32_t *out_joints, float *out_weights);
 
+/* ---- Point-to-line binding ------------------------------------------------------ */
+
+/* A bone of the line skeleton: segment head-tail, the joint it writes, and the
+ * bone it continues from. A record in an array: its layout never changes. */
+typedef struct sinew_skin_line_bone {
+    float head[3];     /* segment start, mesh (bind-pose) space */
+    float tail[3];     /* segment end; must differ from head */
+    uint32_t joint;    /* joint index written into the influences */
+    /* Index (in the bone array) of the parent bone, or SINEW_SKIN_LINE_ROOT.
+     * The joint plane between a bone and its parent passes through the bone's
+     * head. */
+    uint32_t parent;
+} sinew_skin_line_bone;
+
+/* parent of a bone that continues no other bone: no plane at its head. */
+#define SINEW_SKIN_LINE_ROOT UINT32_MAX
+
+typedef struct sinew_skin_line_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    /* Slots per vertex of the output, k >= 1. 0 = 4. */
+    uint32_t influence_count;
+    /* Half-width of the blend band on each side of a joint plane, as a fraction
+     * of the shorter of the two bones meeting there. In (0, 1]; 0 = 0.2. */
+    float blend;
+    /* Mesh units, >= 0: a vertex farther than this from its bone's segment is
+     * unbound. 0 = no limit (the subspaces of a skeleton cover all of space,
+     * so then every vertex is bound). */
+    float max_distance;
+    sinew_skin_unbound unbound;   /* 0 = SINEW_SKIN_UNBOUND_REPORT */
+} sinew_skin_line_desc;
+
+/* Vertices point-to-line binding could not place (beyond max_distance). */
+typedef struct sinew_skin_line_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    uint32_t *unbound;          /* optional (NULL = counts only): first vertices listed, ascending */
+    size_t unbound_capacity;    /* entries available in `unbound` */
+    size_t unbound_count;       /* out: vertices beyond max_distance of their bone (may exceed capacity) */
+} sinew_skin_line_report;
+
+/* Point-to-line binding (the skinning chapter's binding section, after Sun et
+ * al.): every joint between a bone and its parent gets the plane through the
+ * bone's head that bisects the two bone directions (normal = the sum of their
+ * unit directions). A bone's subspace is the side of its head plane away from
+ * its parent, intersected with the parent side of each child's plane. A vertex
+ * belongs to the nearest bone (distance to the segment) whose subspace holds
+ * it. Within `blend` of a plane, weight passes smoothly to the bone across it:
+ * at signed distance h (>= 0 on the owner's side) and band half-width w the
+ * bone across gets a = (1 - s(h / w)) / 2, s(t) = (3t - t^3) / 2 for t < 1
+ * (else a = 0), and the owner the product of (1 - a) over its planes; the
+ * shares are normalised, the k largest joints kept. On a straight limb this is
+ * the midplane split: the weights depend only on the position along the limb,
+ * 1/2 each on the joint plane.
+ *
+ * Every point of space lies in some subspace (each bone's subtree covers the
+ * child side of its head plane), so only desc->max_distance leaves vertices
+ * unbound.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_OUTSIDE_DOMAIN when some vertex lies farther
+ * than max_distance from its bone and desc->unbound is
+ * SINEW_SKIN_UNBOUND_REPORT (the message names the first; report lists them;
+ * joints and weights untouched; with SINEW_SKIN_UNBOUND_NEAREST such vertices
+ * go wholly to the nearest bone and are still counted); SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, no bones or
+ * vertices, bad option, a bone its own parent or bones whose parents form a
+ * cycle), SINEW_ERROR_NON_FINITE (a
+ * coordinate or option), SINEW_ERROR_INDEX_OUT_OF_RANGE (a parent >=
+ * bone_count), SINEW_ERROR_DEGENERATE (a bone of zero length, or one folded
+ * exactly back onto its parent so that no bisecting plane exists),
+ * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_CANCELLED
+ * (progress stage "skin: point-to-line bind").
+ * Cost: O(vertices * bones) time, O(vertices * k + bones) memory.
+ *
+ * ctx: allocator and progress; NULL = defaults.
+ * positions: the bind-pose mesh vertices.
+ * bones, bone_count: at least one bone, at most 2^32 - 2.
+ * desc: options; NULL = all defaults.
+ * joints, weights: outputs of positions->count * k entries each.
+ * report: optional (NULL = none); filled on OK and on SINEW_ERROR_OUTSIDE_DOMAIN.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, const sinew_points *positions,
+                                                        const sinew_skin_line_bone *bones, size_t bone_count,
+                                                        const sinew_skin_line_desc *desc, uint32_t *joints,
+                                                        float *weights, sinew_skin_line_report *report);
+
+/* ---- Weights from example poses -------------------------------------------------- */
+
+typedef struct sinew_skin_example_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    /* Slots per vertex of the output, k >= 1. 0 = 4. */
+    uint32_t influence_count;
+    /* Candidate joints per vertex: candidate_count slots per vertex, vertex-major
+     * in candidate_joints (duplicates count once). NULL (count 0) = every joint
+     * is a candidate for every vertex. */
+    size_t candidate_count;
+    const uint32_t *candidate_joints;
+    /* When the unconstrained-count optimum uses more than k joints: if the
+     * number of k-subsets of its joints is at most this, every subset is solved
+     * and the best kept (the exact k-sparse optimum over those joints);
+     * otherwise the k largest weights choose the support and the QP is solved
+     * again on it. 0 = 70 (8 choose 4). */
+    uint32_t max_subsets;
+} sinew_skin_example_desc;
+
+typedef struct sinew_skin_example_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    /* out: the certificate: the largest KKT violation of any vertex's final
+     * QP (stationarity on the support, dual feasibility off it), relative to
+     * the QP's scale; every vertex is certified to 1e-9. */
+    double kkt_violation;
+    double max_residual;          /* out: largest per-vertex residual (world units) */
+    size_t vertices_limited;      /* out: vertices whose optimum needed more than k joints */
+    size_t vertices_enumerated;   /* out: of those, solved by enumerating the k-subsets */
+} sinew_skin_example_report;
+
+/* Weights from example poses (Mohr, Tokheim and Gleicher): for each vertex,
+ * the weights w (w >= 0, sum 1, at most k nonzero) minimising
+ *   sum over examples e of | sum_j w_j M[e][j] p - q[e] |^2,
+ * p its rest position, q[e] its position in example e, M[e][j] joint j's
+ * skinning matrix in example e (as sinew_skin_palette forms it: W_j B_j^-1).
+ * Each vertex's QP is solved by a primal active-set method on the simplex in
+ * double, then certified: the KKT conditions are checked to 1e-9 of the
+ * problem's scale. When the optimum uses more than k joints the support is
+ * chosen as desc->max_subsets describes and solved again. Weights that
+ * generated the examples are recovered when the examples determine them.
+ *
+ * Returns SINEW_OK; SINEW_ERROR_INVALID_ARGUMENT (NULL arrays, no vertices,
+ * no joints, zero examples, bad option, a non-affine matrix),
+ * SINEW_ERROR_NON_FINITE (a position, example position or matrix entry),
+ * SINEW_ERROR_MISMATCH (an example whose point count differs from positions),
+ * SINEW_ERROR_INDEX_OUT_OF_RANGE (a candidate joint >= joint_count),
+ * SINEW_ERROR_NOT_CONVERGED (a vertex's QP missed the certificate: the
+ * outputs hold the best weights reached; the message names the vertex),
+ * SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_CANCELLED
+ * (stage "skin: example weights").
+ * Cost: per vertex O(E * n^2 + n^4) for n candidate joints (the active set
+ * adds one joint per step, each step a Cholesky factorisation), times the
+ * subsets enumerated; memory O(n^2 + vertices * k).
+ *
+ * ctx: allocator and progress; NULL = defaults.
+ * positions: rest (bind-pose) positions of the vertices to solve.
+ * examples, example_count: example_count >= 1 views, each of positions->count
+ *   points: the vertices' places in that example.
+ * matrices: example_count * joint_count column-major affine 4x4 skinning
+ *   matrices, example e's joint j at matrices + 16 * (e * joint_count + j).
+ * joint_count: joints per example (>= 1).
+ * desc: options; NULL = defaults.
+ * joints, weights: outputs of positions->count * k entries each.
+ * residuals: optional (NULL = none), positions->count floats: vertex v's
+ *   residual sqrt(sum_e |sum_s weights[v*k+s] M[e][joints[v*k+s]] p - q[e]|^2)
+ *   evaluated (in double) with the float weights written.
+ * report: optional (NULL = none), filled on OK and NOT_CONVERGED.
+ * Thread-safety: reentrant; no shared state. */
+SINEW_API sinew_result sinew_skin_example_weights(sinew_context *ctx, const sinew_points *positions,
+                                                  const sinew_points *examples, size_t example_count,
+                                                  const float *matrices, size_t joint_count,
+                                                  const sinew_skin_example_desc *desc, uint32_t *joints,
+                                                  float *weights, float *residuals,
+                                                  sinew_skin_example_report *report);
+
 /* ---- Bone links (Weber) ---------------------------------------------------------
  * A joint with a large range of motion (an elbow near 180 degrees) collapses
  * under linear blending. Bone links replace it by a chain of n link joints at
