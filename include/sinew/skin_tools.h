@@ -199,6 +199,10 @@ SINEW_API sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t verte
                                                 size_t out_influence_count, float min_weight,
                                                 uint32_t *out_joints, float *out_weights);
 
+/* Parent index of a root: a joint of the bone-link tools' skeletons, or a
+ * line bone that continues no other bone (no joint plane at its head). */
+#define SINEW_SKIN_NO_PARENT UINT32_MAX
+
 /* ---- Point-to-line binding ------------------------------------------------------ */
 
 /* A bone of the line skeleton: segment head-tail, the joint it writes, and the
@@ -207,14 +211,12 @@ typedef struct sinew_skin_line_bone {
     float head[3];     /* segment start, mesh (bind-pose) space */
     float tail[3];     /* segment end; must differ from head */
     uint32_t joint;    /* joint index written into the influences */
-    /* Index (in the bone array) of the parent bone, or SINEW_SKIN_LINE_ROOT.
+    /* Index (in the bone array) of the parent bone, or SINEW_SKIN_NO_PARENT.
      * The joint plane between a bone and its parent passes through the bone's
      * head. */
     uint32_t parent;
 } sinew_skin_line_bone;
 
-/* parent of a bone that continues no other bone: no plane at its head. */
-#define SINEW_SKIN_LINE_ROOT UINT32_MAX
 
 typedef struct sinew_skin_line_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
@@ -367,8 +369,6 @@ SINEW_API sinew_result sinew_skin_example_weights(sinew_context *ctx, const sine
  * (column-major affine 4x4, skin space -> joint space), plus a parent index
  * per joint. */
 
-/* Parent index of a root joint in the skeletons the bone-link tools read. */
-#define SINEW_SKIN_NO_PARENT UINT32_MAX
 /* Most links one joint may become (more would only add joints: 64 links of a
  * full turn are under 6 degrees each). */
 #define SINEW_SKIN_MAX_LINKS 64u

@@ -9,7 +9,7 @@
 
 static const float positions[VERTICES * 3] = {0.2f, 0.1f, 0, 0.9f, -0.1f, 0, 1.4f, 0.2f, 0, 1.9f, 0, 0.1f};
 /* Two bones along x, the second continuing the first. */
-static const sinew_skin_line_bone bones[2] = {{{0, 0, 0}, {1, 0, 0}, 0, SINEW_SKIN_LINE_ROOT},
+static const sinew_skin_line_bone bones[2] = {{{0, 0, 0}, {1, 0, 0}, 0, SINEW_SKIN_NO_PARENT},
                                               {{1, 0, 0}, {2, 0, 0}, 1, 0}};
 /* One example: joint 0 stays, joint 1 moves by +1 in y. */
 static const float matrices[2 * 16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,

@@ -63,7 +63,7 @@ static sinew_result check_bones(const sinew_skin_line_bone *bones, size_t bone_c
 {
     if (!bones || bone_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point-to-line bind: no bones given");
     size_t bytes;
-    if (!sn_mul_size(bone_count, sizeof *bones, &bytes) || bone_count >= SINEW_SKIN_LINE_ROOT)
+    if (!sn_mul_size(bone_count, sizeof *bones, &bytes) || bone_count >= SINEW_SKIN_NO_PARENT)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point-to-line bind: %zu bones overflow (at most 2^32 - 2)",
                        bone_count);
     for (size_t b = 0; b < bone_count; ++b) {
@@ -76,7 +76,7 @@ static sinew_result check_bones(const sinew_skin_line_bone *bones, size_t bone_c
                 return sn_fail(SINEW_ERROR_NON_FINITE, "bone %zu tail %c is not finite (%g)", b, "xyz"[i],
                                (double)bone->tail[i]);
         }
-        if (bone->parent != SINEW_SKIN_LINE_ROOT && bone->parent >= bone_count)
+        if (bone->parent != SINEW_SKIN_NO_PARENT && bone->parent >= bone_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "bone %zu names parent %u, but there are only %zu bones", b,
                            (unsigned)bone->parent, bone_count);
         if (bone->parent == b) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone %zu is its own parent", b);
@@ -127,7 +127,7 @@ static sinew_result prepare_bones(const sinew_skin_line_bone *bones, size_t bone
         memset(lb->normal, 0, sizeof lb->normal);
         lb->band = 0.0;
         uint32_t p = bones[b].parent;
-        if (p == SINEW_SKIN_LINE_ROOT) continue;
+        if (p == SINEW_SKIN_NO_PARENT) continue;
         double n2 = 0.0;
         for (int i = 0; i < 3; ++i) {
             lb->normal[i] = out[p].dir[i] + lb->dir[i];
@@ -148,10 +148,10 @@ static void list_children(const sinew_skin_line_bone *bones, size_t bone_count, 
 {
     memset(start, 0, (bone_count + 1) * sizeof *start);
     for (size_t b = 0; b < bone_count; ++b)
-        if (bones[b].parent != SINEW_SKIN_LINE_ROOT) start[bones[b].parent + 1]++;
+        if (bones[b].parent != SINEW_SKIN_NO_PARENT) start[bones[b].parent + 1]++;
     for (size_t b = 0; b < bone_count; ++b) start[b + 1] += start[b];
     for (size_t b = 0; b < bone_count; ++b)
-        if (bones[b].parent != SINEW_SKIN_LINE_ROOT) child[start[bones[b].parent]++] = (uint32_t)b;
+        if (bones[b].parent != SINEW_SKIN_NO_PARENT) child[start[bones[b].parent]++] = (uint32_t)b;
     for (size_t b = bone_count; b > 0; --b) start[b] = start[b - 1];
     start[0] = 0;
 }
@@ -165,16 +165,16 @@ static sinew_result check_no_cycle(const sinew_skin_line_bone *bones, size_t bon
     memset(state, UNSEEN, bone_count);
     for (size_t b = 0; b < bone_count; ++b) {
         size_t at = b;
-        while (at != SINEW_SKIN_LINE_ROOT && state[at] == UNSEEN) {
+        while (at != SINEW_SKIN_NO_PARENT && state[at] == UNSEEN) {
             state[at] = ON_PATH;
             at = bones[at].parent;
         }
-        if (at != SINEW_SKIN_LINE_ROOT && state[at] == ON_PATH)
+        if (at != SINEW_SKIN_NO_PARENT && state[at] == ON_PATH)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                            "bone %zu's parents lead back to bone %zu: the bones form a cycle (a skeleton needs a "
                            "root)",
                            b, at);
-        for (at = b; at != SINEW_SKIN_LINE_ROOT && state[at] == ON_PATH; at = bones[at].parent) state[at] = DONE;
+        for (at = b; at != SINEW_SKIN_NO_PARENT && state[at] == ON_PATH; at = bones[at].parent) state[at] = DONE;
     }
     return SINEW_OK;
 }
@@ -184,7 +184,7 @@ static sinew_result check_no_cycle(const sinew_skin_line_bone *bones, size_t bon
 static int in_subspace(const sinew_skin_line_bone *bones, const line_bone *lb, const size_t *start,
                        const uint32_t *child, size_t b, const float p[3])
 {
-    if (bones[b].parent != SINEW_SKIN_LINE_ROOT && plane_side(&lb[b], p) < 0.0) return 0;
+    if (bones[b].parent != SINEW_SKIN_NO_PARENT && plane_side(&lb[b], p) < 0.0) return 0;
     for (size_t i = start[b]; i < start[b + 1]; ++i)
         if (plane_side(&lb[child[i]], p) >= 0.0) return 0;
     return 1;
@@ -198,7 +198,7 @@ static size_t blend_row(const sinew_skin_line_bone *bones, const line_bone *lb, 
     size_t m = 1;
     double keep = 1.0;
     uint32_t parent = bones[owner].parent;
-    if (parent != SINEW_SKIN_LINE_ROOT) {
+    if (parent != SINEW_SKIN_NO_PARENT) {
         double a = across_share(plane_side(&lb[owner], p), lb[owner].band);
         if (a > 0.0) {
             row[m].joint = bones[parent].joint;

@@ -47,7 +47,7 @@ static void straight_limb_is_the_midplane_split(void **state)
         p[i][2] = (float)support_rng_uniform(&rng, -0.5, 0.5);
     }
     p[0][0] = 1.0f;   /* on the joint plane */
-    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 7, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 2, 0, 0, 3, 0)};
+    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 7, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 2, 0, 0, 3, 0)};
     sinew_points pts = {&p[0][0], N, 0};
     uint32_t j[N * 2];
     float w[N * 2];
@@ -99,7 +99,7 @@ static void bent_limb_plane_bisects_the_angle(void **state)
     /* Bone 1 goes up along y from the joint (1, 0, 0): the bisecting plane is
      * x + y = 1, and the reflection (x, y) -> (1 - y, 1 - x) maps bone 0 onto
      * bone 1. */
-    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 1, 1, 0, 1, 0)};
+    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 1, 1, 0, 1, 0)};
     sinew_points pts = {&p[0][0], 2 * N, 0};
     uint32_t j[2 * N * 2];
     float w[2 * N * 2];
@@ -131,7 +131,7 @@ static void bent_limb_plane_bisects_the_angle(void **state)
 static void fork_takes_the_nearer_child_and_shared_joints_sum(void **state)
 {
     (void)state;
-    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 2, 1, 0, 1, 0),
+    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 2, 1, 0, 1, 0),
                                     bone(1, 0, 0, 2, -1, 0, 2, 0)};
     const float p[] = {1.8f, 0.3f, 0.0f, 1.8f, -0.5f, 0.0f, 0.9f, 0.0f, 0.0f};
     sinew_points pts = {p, 3, 0};
@@ -162,7 +162,7 @@ static void max_distance_reports_unbound_vertices(void **state)
 {
     (void)state;
     const float p[] = {0.5f, 0.1f, 0.0f, 0.5f, 0.9f, 0.0f, 1.5f, 0.0f, 0.3f, 1.5f, 0.0f, 2.0f};
-    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 2, 0, 0, 1, 0)};
+    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 2, 0, 0, 1, 0)};
     sinew_points pts = {p, 4, 0};
     uint32_t j[4] = {9, 9, 9, 9};
     float w[4] = {-1, -1, -1, -1};
@@ -196,7 +196,7 @@ static void invalid_inputs_are_named(void **state)
     (void)state;
     float p[] = {0, 0, 0, 1, 0, 0};
     sinew_points pts = {p, 2, 0};
-    sinew_skin_line_bone bones[3] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 2, 0, 0, 1, 0),
+    sinew_skin_line_bone bones[3] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 2, 0, 0, 1, 0),
                                      bone(2, 0, 0, 3, 0, 0, 2, 1)};
     uint32_t j[8] = {5, 5, 5, 5, 5, 5, 5, 5};
     float w[8] = {3, 3, 3, 3, 3, 3, 3, 3};
@@ -232,7 +232,7 @@ static void invalid_inputs_are_named(void **state)
     bones[0].parent = 2;   /* 0 -> 2 -> 1 -> 0 */
     bones[2].parent = 1;
     EXPECT(BIND(bones, 3), SINEW_ERROR_INVALID_ARGUMENT, "form a cycle");
-    bones[0].parent = SINEW_SKIN_LINE_ROOT;
+    bones[0].parent = SINEW_SKIN_NO_PARENT;
     bones[1].tail[0] = 1.0f;   /* head equals tail */
     EXPECT(BIND(bones, 3), SINEW_ERROR_DEGENERATE, "bone 1 has zero length");
     bones[1].tail[0] = 0.0f;   /* folded straight back onto bone 0 */
@@ -282,7 +282,7 @@ static sinew_result bind_attempt(sinew_context *ctx, void *user)
 {
     sweep_case *c = (sweep_case *)user;
     sinew_points pts = {c->t.positions, c->t.vertex_count, 0};
-    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_LINE_ROOT), bone(1, 0, 0, 2, 0, 0, 1, 0)};
+    sinew_skin_line_bone bones[] = {bone(0, 0, 0, 1, 0, 0, 0, SINEW_SKIN_NO_PARENT), bone(1, 0, 0, 2, 0, 0, 1, 0)};
     return named_failure(sinew_skin_point_to_line_weights(ctx, &pts, bones, 2, NULL, c->j, c->w, NULL));
 }
 
@@ -320,7 +320,7 @@ static void cancellation_leaves_outputs_untouched(void **state)
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     tube t = tube_make(5, 6, 2.0f, 0.25f);
-    sinew_skin_line_bone b = bone(0, 0, 0, 2, 0, 0, 0, SINEW_SKIN_LINE_ROOT);
+    sinew_skin_line_bone b = bone(0, 0, 0, 2, 0, 0, 0, SINEW_SKIN_NO_PARENT);
     sinew_points pts = {t.positions, t.vertex_count, 0};
     uint32_t j[30 * 4];
     float w[30 * 4];
@@ -404,7 +404,7 @@ static bool rig_arm(rig *r)
     r->bones = malloc(bc * sizeof *r->bones);
     for (size_t b = 0; b < bc; ++b) {
         const float *h = jp + 3 * edges[2 * b], *t = jp + 3 * edges[2 * b + 1];
-        r->bones[b] = bone(h[0], h[1], h[2], t[0], t[1], t[2], (uint32_t)b, SINEW_SKIN_LINE_ROOT);
+        r->bones[b] = bone(h[0], h[1], h[2], t[0], t[1], t[2], (uint32_t)b, SINEW_SKIN_NO_PARENT);
         for (size_t c = 0; c < b; ++c)
             if (edges[2 * c + 1] == edges[2 * b]) r->bones[b].parent = (uint32_t)c;
     }
@@ -505,7 +505,7 @@ static bool rig_gltf(rig *r, const char *file)
     double eps = 1e-6 * r->size;
     for (size_t o = 0; o < J; ++o) {
         size_t j = order[o];
-        incoming[j] = SINEW_SKIN_LINE_ROOT;
+        incoming[j] = SINEW_SKIN_NO_PARENT;
         if (parent[j] < 0) continue;
         size_t p = (size_t)parent[j];
         const double *a = pos + 3 * p, *b = pos + 3 * j;
@@ -519,7 +519,7 @@ static bool rig_gltf(rig *r, const char *file)
         incoming[j] = (uint32_t)nb++;
     }
     for (size_t j = 0; j < J; ++j) {
-        if (children[j] > 0 || incoming[j] == SINEW_SKIN_LINE_ROOT) continue;
+        if (children[j] > 0 || incoming[j] == SINEW_SKIN_NO_PARENT) continue;
         const sinew_skin_line_bone *in = &r->bones[incoming[j]];
         const double *b = pos + 3 * j;
         float t[3];
