@@ -31,19 +31,29 @@ size_t sn_pose_cholesky(double *a, size_t n, double tolerance)
     return SIZE_MAX;
 }
 
-void sn_pose_cholesky_solve(const double *l, size_t n, double *b)
+void sn_pose_forward(const double *l, size_t n, double *b, size_t start)
 {
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = start; i < n; ++i) {
         const double *ri = l + i * n;
         double v = b[i];
-        for (size_t k = 0; k < i; ++k) v -= ri[k] * b[k];
+        for (size_t k = start; k < i; ++k) v -= ri[k] * b[k];
         b[i] = v / ri[i];
     }
+}
+
+void sn_pose_backward(const double *l, size_t n, double *b)
+{
     for (size_t i = n; i-- > 0;) {
         double v = b[i];
         for (size_t k = i + 1; k < n; ++k) v -= l[k * n + i] * b[k];
         b[i] = v / l[i * n + i];
     }
+}
+
+void sn_pose_cholesky_solve(const double *l, size_t n, double *b)
+{
+    sn_pose_forward(l, n, b, 0);
+    sn_pose_backward(l, n, b);
 }
 
 static double trace_rt_s(uint32_t dim, const double *r, const double *s)
@@ -118,10 +128,13 @@ static void fit_rotation_3d(const double *s, double *r, int max_steps)
             dot += rc[0] * sc[0] + rc[1] * sc[1] + rc[2] * sc[2];
         }
         double denom = fabs(dot) + 1e-12 * norm;
-        double angle = sqrt(omega[0] * omega[0] + omega[1] * omega[1] + omega[2] * omega[2]) / denom;
-        if (angle < 1e-13) break;
-        double half = 0.5 * angle, sh = sin(half) / (angle * denom);
-        double turn[4] = {omega[0] * sh, omega[1] * sh, omega[2] * sh, cos(half)};
+        double w[3] = {omega[0] / denom, omega[1] / denom, omega[2] / denom};
+        double angle2 = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+        /* Converged well past float precision. */
+        if (angle2 < 1e-20) break;
+        /* Turn by the quaternion (w / 2, 1) normalised: an angle of
+         * 2 atan(|w| / 2), which is |w| to second order, without trigonometry. */
+        double turn[4] = {0.5 * w[0], 0.5 * w[1], 0.5 * w[2], 1.0};
         double nq[4] = {turn[3] * q[0] + turn[0] * q[3] + turn[1] * q[2] - turn[2] * q[1],
                         turn[3] * q[1] - turn[0] * q[2] + turn[1] * q[3] + turn[2] * q[0],
                         turn[3] * q[2] + turn[0] * q[1] - turn[1] * q[0] + turn[2] * q[3],

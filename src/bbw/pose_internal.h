@@ -82,6 +82,10 @@ sinew_result sn_pose_reduce(sinew_bbw_pose *p, const sn_pose_domain *dom, const 
 size_t sn_pose_cholesky(double *a, size_t n, double tolerance);
 /* Solves (L L') x = b in place with a factor from sn_pose_cholesky. */
 void sn_pose_cholesky_solve(const double *l, size_t n, double *b);
+/* b = L^-1 b in place, for a b whose entries before `start` are zero. */
+void sn_pose_forward(const double *l, size_t n, double *b, size_t start);
+/* b = L'^-1 b in place. */
+void sn_pose_backward(const double *l, size_t n, double *b);
 /* The rotation R (dim x dim, row-major) maximising tr(R' S), refined from the
  * rotation already in r (warm start); at most max_steps steps in 3D, closed
  * form in 2D. Never returns a worse rotation than the one given. */

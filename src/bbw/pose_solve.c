@@ -7,8 +7,10 @@
  *   minimise x_f' A_ff x_f + 2 x_f' A_fF x_F - 2 x_f' (B r_c)_f  s.t. C x_f = q_c.
  * A_ff alone is singular when nothing pins the translation, so the system is
  * solved with H = A_ff + rho C'C (same minimiser on the constraint set) by a
- * Schur complement on the constraints: S = C H^-1 C'. H and S are factorised
- * once per call and serve every coordinate and every iteration.
+ * Schur complement on the constraints. With H = L L' and W = L^-1 C':
+ *   z = L^-1 g,  S lambda = W'z - q_c (S = W'W),  x_f = L'^-1 (z - W lambda).
+ * H and S are factorised once per call and serve every coordinate and every
+ * iteration. Each row of C has only its handle's per entries: [rest; 1].
  */
 #include <float.h>
 #include <math.h>
@@ -24,7 +26,7 @@ enum {
 
 /* Offsets (in doubles, then the two handle maps) of the scratch regions. */
 typedef struct scratch_layout {
-    size_t x, h, c, y, s, q, base, g, lam, rot, doubles;
+    size_t x, h, w, s, q, base, g, lam, rot, doubles;
     size_t bytes;   /* SIZE_MAX on overflow */
 } scratch_layout;
 
@@ -33,15 +35,14 @@ static scratch_layout layout_of(const sinew_bbw_pose *p, size_t nc)
     scratch_layout l;
     memset(&l, 0, sizeof l);
     const size_t nv = p->var_count, d = p->dim;
-    size_t parts[10], at = 0;
-    int ok = sn_mul_size(nv, d, &parts[0]) && sn_mul_size(nv, nv, &parts[1]) && sn_mul_size(nc, nv, &parts[2]) &&
-             sn_mul_size(nv, nc, &parts[3]) && sn_mul_size(nc, nc, &parts[4]) && sn_mul_size(nc, d, &parts[5]) &&
-             sn_mul_size(nv, d, &parts[6]);
-    parts[7] = nv;
-    parts[8] = nc;
-    ok = ok && sn_mul_size(p->cluster_count, d * d, &parts[9]);
-    size_t *slots[10] = {&l.x, &l.h, &l.c, &l.y, &l.s, &l.q, &l.base, &l.g, &l.lam, &l.rot};
-    for (int i = 0; i < 10 && ok; ++i) {
+    size_t parts[9], at = 0;
+    int ok = sn_mul_size(nv, d, &parts[0]) && sn_mul_size(nv, nv, &parts[1]) && sn_mul_size(nv, nc, &parts[2]) &&
+             sn_mul_size(nc, nc, &parts[3]) && sn_mul_size(nc, d, &parts[4]) && sn_mul_size(nv, d, &parts[5]);
+    parts[6] = nv;
+    parts[7] = nc;
+    ok = ok && sn_mul_size(p->cluster_count, d * d, &parts[8]);
+    size_t *slots[9] = {&l.x, &l.h, &l.w, &l.s, &l.q, &l.base, &l.g, &l.lam, &l.rot};
+    for (int i = 0; i < 9 && ok; ++i) {
         *slots[i] = at;
         ok = sn_add_size(at, parts[i], &at);
     }
@@ -97,8 +98,13 @@ static void cluster_covariance(const sinew_bbw_pose *p, const double *x, size_t 
         size_t base = (size_t)p->block_handle[bl] * per;
         for (uint32_t c = 0; c < d; ++c) {
             const double *xc = x + c * nv + base;
-            for (uint32_t b = 0; b < per; ++b)
-                for (uint32_t a = 0; a < d; ++a) s[c * d + a] += xc[b] * pk[b * d + a];
+            double *sc = s + c * d;
+            if (d == 3) {
+                for (int a = 0; a < 3; ++a)
+                    sc[a] += xc[0] * pk[a] + xc[1] * pk[3 + a] + xc[2] * pk[6 + a] + xc[3] * pk[9 + a];
+            } else {
+                for (int a = 0; a < 2; ++a) sc[a] += xc[0] * pk[a] + xc[1] * pk[2 + a] + xc[2] * pk[4 + a];
+            }
         }
     }
 }
@@ -150,7 +156,7 @@ static void identity_rotations(const sinew_bbw_pose *p, double *rot)
 typedef struct solve_state {
     const sinew_bbw_pose *p;
     const sinew_bbw_pose_solve_desc *desc;
-    double *x, *h, *c, *y, *s, *q, *base, *g, *lam, *rot;
+    double *x, *h, *w, *s, *q, *base, *g, *lam, *rot;
     uint32_t *free_of;     /* per handle: index among the free handles, or UINT32_MAX */
     uint32_t *free_list;   /* the free handles in order */
     size_t nf;             /* free unknowns per coordinate: per * free handles */
@@ -160,7 +166,7 @@ typedef struct solve_state {
 static void carve(solve_state *st, const scratch_layout *l, void *scratch)
 {
     double *base = (double *)(void *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    st->x = base + l->x, st->h = base + l->h, st->c = base + l->c, st->y = base + l->y, st->s = base + l->s;
+    st->x = base + l->x, st->h = base + l->h, st->w = base + l->w, st->s = base + l->s;
     st->q = base + l->q, st->base = base + l->base, st->g = base + l->g, st->lam = base + l->lam;
     st->rot = base + l->rot;
     st->free_of = (uint32_t *)(void *)(base + l->doubles);
@@ -212,6 +218,13 @@ static sinew_result check_inputs(const sinew_bbw_pose *p, const sinew_bbw_pose_s
     return SINEW_OK;
 }
 
+/* Position i's row of C: [rest; 1] (normalised) on its handle's unknowns. */
+static void constraint_row(const sinew_bbw_pose *p, const sinew_bbw_pose_position *pc, double row[4])
+{
+    for (uint32_t a = 0; a < p->dim; ++a) row[a] = (pc->rest[a] - p->centre[a]) / p->scale;
+    row[p->dim] = 1.0;
+}
+
 /* Builds and factorises H and S; fills base. Failures name the handle or position. */
 static sinew_result prepare(solve_state *st, const float *transforms)
 {
@@ -234,34 +247,24 @@ static sinew_result prepare(solve_state *st, const float *transforms)
     const size_t nf = free_handles * per;
     st->nf = nf;
     st->nc = nc;
-    /* C: one row per position over the free unknowns; q: normalised targets. */
-    double row_norm = 0.0;
-    memset(st->c, 0, sizeof(double) * nc * nf);
+    double row_norm = 0.0, diag = 0.0, row[4];
     for (size_t i = 0; i < nc; ++i) {
-        const sinew_bbw_pose_position *pc = &d->positions[i];
-        double *ci = st->c + i * nf + (size_t)st->free_of[pc->handle] * per;
-        for (uint32_t a = 0; a < dim; ++a) {
-            ci[a] = (pc->rest[a] - p->centre[a]) / p->scale;
-            st->q[i * dim + a] = (pc->target[a] - p->centre[a]) / p->scale;
-            row_norm += ci[a] * ci[a];
-        }
-        ci[dim] = 1.0;
-        row_norm += 1.0;
+        constraint_row(p, &d->positions[i], row);
+        for (uint32_t a = 0; a < per; ++a) row_norm += row[a] * row[a];
+        for (uint32_t a = 0; a < dim; ++a) st->q[i * dim + a] = (d->positions[i].target[a] - p->centre[a]) / p->scale;
     }
-    double diag = 0.0;
-    for (size_t f = 0; f < nf; ++f) {
-        size_t gf = (size_t)st->free_list[f / per] * per + f % per;
-        diag += p->A[gf * nv + gf];
-    }
-    const double rho = nc ? (diag / (double)(nf ? nf : 1)) / (row_norm / (double)nc) : 0.0;
     for (size_t a = 0; a < nf; ++a) {
         size_t ga = (size_t)st->free_list[a / per] * per + a % per;
-        for (size_t b = 0; b < nf; ++b) {
-            size_t gb = (size_t)st->free_list[b / per] * per + b % per;
-            double v = p->A[ga * nv + gb];
-            for (size_t i = 0; i < nc; ++i) v += rho * st->c[i * nf + a] * st->c[i * nf + b];
-            st->h[a * nf + b] = v;
-        }
+        diag += p->A[ga * nv + ga];
+        for (size_t b = 0; b < nf; ++b) st->h[a * nf + b] = p->A[ga * nv + (size_t)st->free_list[b / per] * per + b % per];
+    }
+    /* rho puts C'C on the scale of A_ff; any positive value gives the same answer. */
+    const double rho = nc ? (diag / (double)(nf ? nf : 1)) / (row_norm / (double)nc) : 0.0;
+    for (size_t i = 0; i < nc; ++i) {
+        constraint_row(p, &d->positions[i], row);
+        size_t at = (size_t)st->free_of[d->positions[i].handle] * per;
+        for (uint32_t a = 0; a < per; ++a)
+            for (uint32_t b = 0; b < per; ++b) st->h[(at + a) * nf + at + b] += rho * row[a] * row[b];
     }
     size_t bad = sn_pose_cholesky(st->h, nf, 1e-11);
     if (bad != SIZE_MAX)
@@ -269,17 +272,23 @@ static sinew_result prepare(solve_state *st, const float *transforms)
                        "the transform of handle %u is not determined: constrain it (a transform, or positions) or a "
                        "handle it shares weights with",
                        st->free_list[bad / per]);
-    /* Y = H^-1 C' (column i at y + i * nf) and S = C Y. */
+    /* W = L^-1 C' (column i at w + i * nf, zero before its handle's block) and S = W'W. */
     for (size_t i = 0; i < nc; ++i) {
-        double *yi = st->y + i * nf;
-        memcpy(yi, st->c + i * nf, sizeof(double) * nf);
-        sn_pose_cholesky_solve(st->h, nf, yi);
+        double *wi = st->w + i * nf;
+        size_t at = (size_t)st->free_of[d->positions[i].handle] * per;
+        memset(wi, 0, sizeof(double) * nf);
+        constraint_row(p, &d->positions[i], row);
+        for (uint32_t a = 0; a < per; ++a) wi[at + a] = row[a];
+        sn_pose_forward(st->h, nf, wi, at);
     }
     for (size_t i = 0; i < nc; ++i)
-        for (size_t k = 0; k < nc; ++k) {
+        for (size_t k = 0; k <= i; ++k) {
+            size_t from = (size_t)st->free_of[d->positions[i].handle] * per,
+                   other = (size_t)st->free_of[d->positions[k].handle] * per;
+            if (other > from) from = other;
             double v = 0.0;
-            for (size_t f = 0; f < nf; ++f) v += st->c[i * nf + f] * st->y[k * nf + f];
-            st->s[i * nc + k] = v;
+            for (size_t f = from; f < nf; ++f) v += st->w[i * nf + f] * st->w[k * nf + f];
+            st->s[i * nc + k] = st->s[k * nc + i] = v;
         }
     bad = sn_pose_cholesky(st->s, nc, 1e-10);
     if (bad != SIZE_MAX)
@@ -299,47 +308,64 @@ static sinew_result prepare(solve_state *st, const float *transforms)
                 if (st->free_of[j] != UINT32_MAX) continue;
                 for (uint32_t b = 0; b < per; ++b) v -= p->A[ga * nv + j * per + b] * xc[j * per + b];
             }
-            for (size_t i = 0; i < nc; ++i) v += rho * st->c[i * nf + a] * st->q[i * dim + c];
             bc[a] = v;
+        }
+        for (size_t i = 0; i < nc; ++i) {
+            constraint_row(p, &d->positions[i], row);
+            size_t at = (size_t)st->free_of[d->positions[i].handle] * per;
+            for (uint32_t a = 0; a < per; ++a) bc[at + a] += rho * row[a] * st->q[i * dim + c];
         }
     }
     return SINEW_OK;
+}
+
+/* g += (B r_c)_f for coordinate c: each cluster's rotation row c through its
+ * blocks (unrolled for 3D, the common case). */
+static void add_rotation_term(const solve_state *st, uint32_t c, double *g)
+{
+    const sinew_bbw_pose *p = st->p;
+    const uint32_t dim = p->dim, per = p->per;
+    const size_t dd = (size_t)dim * dim;
+    for (size_t k = 0; k < p->cluster_count; ++k) {
+        const double *rc = st->rot + k * dd + (size_t)c * dim;
+        for (size_t bl = p->block_start[k]; bl < p->block_start[k + 1]; ++bl) {
+            uint32_t fj = st->free_of[p->block_handle[bl]];
+            if (fj == UINT32_MAX) continue;
+            const double *pk = p->block_P + bl * per * dim;
+            double *gj = g + (size_t)fj * per;
+            if (dim == 3) {
+                for (int b = 0; b < 4; ++b) gj[b] += pk[3 * b] * rc[0] + pk[3 * b + 1] * rc[1] + pk[3 * b + 2] * rc[2];
+            } else {
+                for (int b = 0; b < 3; ++b) gj[b] += pk[2 * b] * rc[0] + pk[2 * b + 1] * rc[1];
+            }
+        }
+    }
 }
 
 static void global_step(solve_state *st)
 {
     const sinew_bbw_pose *p = st->p;
     const uint32_t dim = p->dim, per = p->per;
-    const size_t nv = p->var_count, nf = st->nf, nc = st->nc, dd = (size_t)dim * dim;
+    const size_t nv = p->var_count, nf = st->nf, nc = st->nc;
     for (uint32_t c = 0; c < dim; ++c) {
         double *g = st->g;
         memcpy(g, st->base + c * nv, sizeof(double) * nf);
-        /* (B r_c)_f: each cluster's rotation row c through its blocks. */
-        for (size_t k = 0; k < p->cluster_count; ++k) {
-            const double *rc = st->rot + k * dd + (size_t)c * dim;
-            for (size_t bl = p->block_start[k]; bl < p->block_start[k + 1]; ++bl) {
-                uint32_t fj = st->free_of[p->block_handle[bl]];
-                if (fj == UINT32_MAX) continue;
-                const double *pk = p->block_P + bl * per * dim;
-                double *gj = g + (size_t)fj * per;
-                for (uint32_t b = 0; b < per; ++b) {
-                    double v = 0.0;
-                    for (uint32_t a = 0; a < dim; ++a) v += pk[b * dim + a] * rc[a];
-                    gj[b] += v;
-                }
-            }
-        }
-        sn_pose_cholesky_solve(st->h, nf, g);
+        add_rotation_term(st, c, g);
+        sn_pose_forward(st->h, nf, g, 0);
         if (nc) {
             for (size_t i = 0; i < nc; ++i) {
+                const double *wi = st->w + i * nf;
                 double v = -st->q[i * dim + c];
-                for (size_t f = 0; f < nf; ++f) v += st->c[i * nf + f] * g[f];
+                for (size_t f = 0; f < nf; ++f) v += wi[f] * g[f];
                 st->lam[i] = v;
             }
             sn_pose_cholesky_solve(st->s, nc, st->lam);
-            for (size_t i = 0; i < nc; ++i)
-                for (size_t f = 0; f < nf; ++f) g[f] -= st->y[i * nf + f] * st->lam[i];
+            for (size_t i = 0; i < nc; ++i) {
+                const double *wi = st->w + i * nf;
+                for (size_t f = 0; f < nf; ++f) g[f] -= wi[f] * st->lam[i];
+            }
         }
+        sn_pose_backward(st->h, nf, g);
         double *xc = st->x + c * nv;
         for (size_t f = 0; f < nf; ++f) xc[(size_t)st->free_list[f / per] * per + f % per] = g[f];
     }
@@ -366,7 +392,8 @@ static void project_similarity(solve_state *st, size_t j)
     size_t count = 0;
     for (size_t i = 0; i < st->nc; ++i) {
         if (st->desc->positions[i].handle != j) continue;
-        const double *ci = st->c + i * st->nf + (size_t)st->free_of[j] * per;
+        double ci[4];
+        constraint_row(p, &st->desc->positions[i], ci);
         for (uint32_t c = 0; c < dim; ++c) {
             double v = st->q[i * dim + c];
             for (uint32_t b = 0; b < dim; ++b) v -= s * r[c * dim + b] * ci[b];
@@ -434,7 +461,7 @@ sinew_result sinew_bbw_pose_solve(const sinew_bbw_pose *p, const sinew_bbw_pose_
         return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "scratch_bytes is %zu, but this solve needs %zu", scratch_bytes,
                        l.bytes);
     if ((r = check_inputs(p, &desc, transforms)) != SINEW_OK) return r;
-    solve_state st = {p, &desc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+    solve_state st = {p, &desc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
     carve(&st, &l, scratch);
     if ((r = prepare(&st, transforms)) != SINEW_OK) return r;
     const uint32_t iterations = desc.iterations ? desc.iterations : DEFAULT_ITERATIONS;
