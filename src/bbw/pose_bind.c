@@ -148,12 +148,13 @@ sinew_result sn_pose_reduce(sinew_bbw_pose *p, const sn_pose_domain *dom, const 
     const size_t m = p->handle_count, nv = p->var_count, r = p->cluster_count, n = dom->element_count;
     sinew_result res = SINEW_OK;
     /* Which handles weight each cluster: a cluster x handle table of block numbers. */
-    size_t cells = 0;
-    if (!sn_mul_size(r, m, &cells)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "clusters x handles overflow");
+    size_t cells = 0, square = 0;
+    if (!sn_mul_size(r, m, &cells) || !sn_mul_size(nv, nv, &square))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "the reduced matrices of %zu handles and %zu clusters overflow", m, r);
     uint32_t *slot = sn_alloc_array(&p->env, cells, sizeof(uint32_t), "cluster handle table");
     double *q = sn_alloc_array(&p->env, (size_t)per * d * (m ? m : 1), sizeof(double), "element blocks");
     double *mass = sn_calloc_array(&p->env, m, sizeof(double), "handle masses");
-    p->A = sn_calloc_array(&p->env, nv * nv, sizeof(double), "reduced quadratic matrix");
+    p->A = sn_calloc_array(&p->env, square, sizeof(double), "reduced quadratic matrix");
     p->handle_centre = sn_calloc_array(&p->env, (size_t)m * d, sizeof(double), "handle centres");
     p->block_start = sn_alloc_array(&p->env, r + 1, sizeof(size_t), "cluster block offsets");
     if (!slot || !q || !mass || !p->A || !p->handle_centre || !p->block_start) {

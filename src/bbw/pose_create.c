@@ -270,14 +270,13 @@ sinew_result sinew_bbw_pose_create_from_bbw(sinew_context *ctx, const sinew_bbw 
     sn_env env;
     sn_env_from_context(&env, ctx);
     size_t n = info.vertex_count, ne = info.element_count, m = info.handle_count;
+    size_t cells = 0;
+    if (!sn_mul_size(n, m, &cells)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%zu vertices x %zu handles overflow", n, m);
     float *points = sn_alloc_array(&env, n, 3 * sizeof(float), "bbw domain vertices");
     uint32_t *elements = sn_alloc_array(&env, ne, 4 * sizeof(uint32_t), "bbw domain elements");
-    float *weights = NULL;
-    size_t cells = 0;
-    if (sn_mul_size(n, m, &cells)) weights = sn_alloc_array(&env, cells, sizeof(float), "bbw weights");
+    float *weights = sn_alloc_array(&env, cells, sizeof(float), "bbw weights");
     if (!points || !elements || !weights) {
-        r = weights || !sn_mul_size(n, m, &cells) ? sn_alloc_failure() : SINEW_ERROR_SIZE_OVERFLOW;
-        if (r == SINEW_ERROR_SIZE_OVERFLOW) sn_fail(r, "%zu vertices x %zu handles overflow", n, m);
+        r = sn_alloc_failure();
         goto done;
     }
     if ((r = sinew_bbw_domain_vertices(bbw, points, 0, 0, n)) != SINEW_OK ||
