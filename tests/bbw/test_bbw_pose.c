@@ -4,6 +4,7 @@
  * starts agree, bones and cages work, 2D and 3D, and every bad input gets a
  * named error with the outputs untouched. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -809,6 +810,60 @@ static void allocation_failures_and_pose_time(void **state)
     scene_free(&s);
 }
 
+/* ---- threads ---- */
+
+typedef struct worker {
+    const scene *s;
+    const sinew_bbw_pose_position *pos;
+    float t[3 * 16];
+    sinew_result result;
+} worker;
+
+static void *solve_many(void *user)
+{
+    worker *w = user;
+    sinew_bbw_pose_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.positions = w->pos;
+    sd.position_count = 2;
+    size_t bytes = sinew_bbw_pose_scratch_size(w->s->pose, 2);
+    void *scratch = malloc(bytes);
+    w->result = SINEW_OK;
+    /* Frame after frame, warm-started, as a job system would run one character. */
+    for (int frame = 0; frame < 50 && w->result == SINEW_OK; ++frame)
+        w->result = sinew_bbw_pose_solve(w->s->pose, &sd, w->t, 48, scratch, bytes, NULL);
+    free(scratch);
+    return NULL;
+}
+
+/* One const handle, many threads, each with its own transforms and scratch:
+ * every thread gets the serial answer bit for bit. */
+static void concurrent_solves_agree(void **state)
+{
+    (void)state;
+    scene s;
+    bar_scene(&s, SINEW_BBW_POSE_AFFINE);
+    sinew_bbw_pose_position pos[2];
+    position(&pos[0], 0, s.rest, 0, 0.5f, 0);
+    position(&pos[1], 2, s.rest + 6, 5.0f, 3.0f, 0);
+    worker serial = {&s, pos, {0}, SINEW_OK}, workers[4];
+    identities(serial.t, 3);
+    solve_many(&serial);
+    assert_int_equal(serial.result, SINEW_OK);
+    pthread_t threads[4];
+    for (int i = 0; i < 4; ++i) {
+        workers[i] = (worker){&s, pos, {0}, SINEW_ERROR_INVALID_STATE};
+        identities(workers[i].t, 3);
+        assert_int_equal(pthread_create(&threads[i], NULL, solve_many, &workers[i]), 0);
+    }
+    for (int i = 0; i < 4; ++i) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(workers[i].result, SINEW_OK);
+        assert_memory_equal(workers[i].t, serial.t, sizeof serial.t);
+    }
+    scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -826,6 +881,7 @@ int main(void)
         cmocka_unit_test(undetermined_handle_is_named),
         cmocka_unit_test(create_errors_are_named),
         cmocka_unit_test(allocation_failures_and_pose_time),
+        cmocka_unit_test(concurrent_solves_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
