@@ -164,7 +164,8 @@ SINEW_API size_t sinew_bbw_pose_scratch_size(const sinew_bbw_pose *pose, size_t 
  * transforms: transform_floats = 16 * handle_count floats, column-major 4x4
  * per handle, aligned to 4 bytes. On entry: the fixed handles' transforms
  * (affine: last row 0 0 0 1) and, for a warm start, the other handles'
- * previous transforms (any finite values; zeros start like a cold start).
+ * previous transforms (any finite values; a cluster they give nothing to
+ * fit, as all-zero transforms do, starts at the identity rotation).
  * On success every handle's transform is written (fixed ones unchanged,
  * bit for bit; in 2D the z row and column are the identity's).
  * scratch: scratch_bytes >= sinew_bbw_pose_scratch_size(pose,

@@ -157,7 +157,8 @@ sinew_result sn_pose_reduce(sinew_bbw_pose *p, const sn_pose_domain *dom, const 
     p->A = sn_calloc_array(&p->env, square, sizeof(double), "reduced quadratic matrix");
     p->handle_centre = sn_calloc_array(&p->env, (size_t)m * d, sizeof(double), "handle centres");
     p->block_start = sn_alloc_array(&p->env, r + 1, sizeof(size_t), "cluster block offsets");
-    if (!slot || !q || !mass || !p->A || !p->handle_centre || !p->block_start) {
+    p->cluster_mass = sn_calloc_array(&p->env, r, sizeof(double), "cluster masses");
+    if (!slot || !q || !mass || !p->A || !p->handle_centre || !p->block_start || !p->cluster_mass) {
         res = sn_alloc_failure();
         goto done;
     }
@@ -191,6 +192,7 @@ sinew_result sn_pose_reduce(sinew_bbw_pose *p, const sn_pose_domain *dom, const 
         if (cluster_of[e] == SIZE_MAX) continue;
         double vol = dom->volume[e];
         total += vol;
+        p->cluster_mass[cluster_of[e]] += vol;
         size_t h0 = dom->feature_start[e], hn = dom->feature_start[e + 1] - h0;
         for (size_t s = 0; s < hn; ++s) element_block(p, dom, w, e, dom->feature_handle[h0 + s], q + s * per * d);
         for (size_t s = 0; s < hn; ++s) {
@@ -223,6 +225,7 @@ sinew_result sn_pose_reduce(sinew_bbw_pose *p, const sn_pose_domain *dom, const 
     /* Per unit volume: the energy of a pose does not depend on the model's size. */
     for (size_t i = 0; i < nv * nv; ++i) p->A[i] /= total;
     for (size_t i = 0; i < at * per * d; ++i) p->block_P[i] /= total;
+    for (size_t k = 0; k < r; ++k) p->cluster_mass[k] /= total;
     for (size_t j = 0; j < m; ++j)
         for (uint32_t a = 0; a < d; ++a) p->handle_centre[j * d + a] = mass[j] != 0.0 ? p->handle_centre[j * d + a] / mass[j] : 0.0;
 done:

@@ -233,6 +233,7 @@ void sinew_bbw_pose_destroy(sinew_bbw_pose *p)
     sn_free(&env, p->block_handle);
     sn_free(&env, p->block_P);
     sn_free(&env, p->handle_centre);
+    sn_free(&env, p->cluster_mass);
     sn_free(&env, p);
 }
 

@@ -34,6 +34,7 @@ struct sinew_bbw_pose {
     size_t *block_start;        /* cluster_count + 1 offsets into the blocks */
     uint32_t *block_handle;     /* handle of each block */
     double *block_P;            /* per * dim per block: P_k rows of the handle (row b, column a at [b * dim + a]) */
+    double *cluster_mass;       /* per cluster: its share of the volume (S_k of the rest pose is mass * I) */
     double *handle_centre;      /* dim per handle: weighted centre (normalised), for the similarity projection */
     sinew_bbw_pose_transform transform;
     sinew_bbw_pose_info info;

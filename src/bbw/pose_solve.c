@@ -109,13 +109,24 @@ static void cluster_covariance(const sinew_bbw_pose *p, const double *x, size_t 
     }
 }
 
+/* Fits cluster k's rotation to S, unless S is below 1e-6 of the cluster's
+ * rest value (a collapsed pose, or the all-zero transforms of a first warm
+ * start): its direction is then noise (float weights sum to one only to
+ * about 1e-7), so the rotation stays. */
+static void fit_cluster(const sinew_bbw_pose *p, size_t k, const double *s, double *r, int steps)
+{
+    double n = 0.0;
+    for (uint32_t i = 0; i < p->dim * p->dim; ++i) n += s[i] * s[i];
+    if (sqrt(n) > 1e-6 * p->cluster_mass[k]) sn_pose_fit_rotation(p->dim, s, r, steps);
+}
+
 static void local_step(const sinew_bbw_pose *p, const double *x, double *rot, int steps)
 {
     double s[9];
     const size_t dd = (size_t)p->dim * p->dim;
     for (size_t k = 0; k < p->cluster_count; ++k) {
         cluster_covariance(p, x, k, s);
-        sn_pose_fit_rotation(p->dim, s, rot + k * dd, steps);
+        fit_cluster(p, k, s, rot + k * dd, steps);
     }
 }
 
@@ -138,7 +149,7 @@ double sn_pose_energy_of(const sinew_bbw_pose *p, const double *x, double *rot, 
     for (size_t k = 0; k < p->cluster_count; ++k) {
         cluster_covariance(p, x, k, s);
         double *r = rot + k * dd;
-        sn_pose_fit_rotation(d, s, r, steps);
+        fit_cluster(p, k, s, r, steps);
         for (size_t i = 0; i < dd; ++i) e -= 2.0 * r[i] * s[i];
     }
     /* Rounding can leave a rigid pose a hair below zero. */

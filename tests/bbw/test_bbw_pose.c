@@ -353,6 +353,16 @@ static void warm_start_matches_cold_start(void **state)
     if (!(fabs(ec - ew) < 1e-9 + 1e-6 * ec)) fail_msg("energy cold %.12g, warm %.12g", ec, ew);
     for (int i = 0; i < 48; ++i)
         if (fabs(cold[i] - warm[i]) > 1e-4) fail_msg("entry %d: cold %g, warm %g", i, (double)cold[i], (double)warm[i]);
+    /* All-zero transforms (a buffer never solved into) give the clusters
+     * nothing to fit: with positions only, that is a cold start exactly. */
+    sinew_bbw_pose_position both[2] = {pos, pos};
+    position(&both[0], 0, s.rest, 0, 0.5f, 0);
+    float zeros[3 * 16], cold5[3 * 16];
+    memset(zeros, 0, sizeof zeros);
+    identities(cold5, 3);
+    solve(&s, both, 2, NULL, cold5, 5, 1);
+    solve(&s, both, 2, NULL, zeros, 5, 0);
+    assert_memory_equal(zeros, cold5, sizeof zeros);
     /* Warm-started from the converged pose, two more iterations stay there. */
     float again[3 * 16];
     memcpy(again, cold, sizeof again);
