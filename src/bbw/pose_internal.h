@@ -92,11 +92,51 @@ void sn_pose_backward(const double *l, size_t n, double *b);
  * form in 2D. Never returns a worse rotation than the one given. */
 void sn_pose_fit_rotation(uint32_t dim, const double *s, double *r, int max_steps);
 
-/* ---- pose time (pose_solve.c) ---- */
+/* ---- pose time ---- */
 
+enum {
+    SN_POSE_WARM_STEPS = 8,   /* rotation refinement steps per local step, warm-started */
+    SN_POSE_COLD_STEPS = 60   /* from the identity: the energy query, the first local step */
+};
+
+/* Everything a solve works with, carved from the caller's scratch (pose_solve.c). */
+typedef struct sn_pose_state {
+    const sinew_bbw_pose *p;
+    const sinew_bbw_pose_solve_desc *desc;
+    double *x;             /* dim columns of nv unknowns (normalised), every handle */
+    double *h;             /* nf x nf: H, then its Cholesky factor L */
+    double *w;             /* nc columns of nf: W = L^-1 C' */
+    double *s;             /* nc x nc: S = W'W, then its factor */
+    double *q;             /* dim per position: the normalised target */
+    double *base;          /* dim columns of nf: the constant part of the right-hand side */
+    double *g, *lam;       /* nf and nc of work space */
+    double *rot;           /* dim x dim per cluster */
+    uint32_t *free_of;     /* per handle: index among the free handles, or UINT32_MAX */
+    uint32_t *free_list;   /* the free handles in order */
+    size_t nf;             /* free unknowns per coordinate: per * free handles */
+    size_t nc;             /* positions */
+} sn_pose_state;
+
+/* Local step (pose_local.c): every cluster's rotation fitted to the unknowns x,
+ * refined from rot with at most `steps` steps each. */
+void sn_pose_local_step(const sinew_bbw_pose *p, const double *x, double *rot, int steps);
+/* Identity rotations for every cluster. */
+void sn_pose_identity_rotations(const sinew_bbw_pose *p, double *rot);
 /* Energy of the normalised unknowns x (dim columns of nv), each cluster's
  * rotation fitted from rot (dim * dim per cluster, updated in place). */
 double sn_pose_energy_of(const sinew_bbw_pose *p, const double *x, double *rot, int steps);
+
+/* Global step (pose_global.c). prepare: the unknowns from the transforms
+ * (or the identity, cold), H, W, S and base; DEGENERATE naming the handle or
+ * position the constraints leave undetermined or repeat. */
+sinew_result sn_pose_prepare(sn_pose_state *st, const float *transforms);
+/* The free unknowns minimising the energy for the rotations in st->rot. */
+void sn_pose_global_step(sn_pose_state *st);
+/* Free handle j's linear part to its nearest rotation times scale, the
+ * translation refit (SINEW_BBW_POSE_SIMILARITY). */
+void sn_pose_project_similarity(sn_pose_state *st, size_t j);
+
+/* Conversions (pose_solve.c). */
 /* Normalised unknowns of handle j from a column-major 4x4 transform. */
 void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x);
 /* Checks a transform: finite entries, last row 0 0 0 1; names `what` and handle j. */
