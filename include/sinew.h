@@ -14,5 +14,6 @@
 #include "sinew/lattice.h" /* trivariate B-spline FFD, refinement, placement */
 #include "sinew/placement.h" /* lattices along a sketched path over a scene */
 #include "sinew/bbw.h"     /* bounded biharmonic weights */
+#include "sinew/bbw_pose.h" /* handle transforms inferred at pose time (subspace ARAP) */
 
 #endif /* SINEW_H */

@@ -20,7 +20,8 @@ import re
 import sys
 
 MODULE_OF = {'core.h': None, 'skin.h': 'skin', 'skin_tools.h': 'skin', 'soffd.h': 'soffd',
-             'lattice.h': 'lattice', 'placement.h': 'placement', 'bbw.h': 'bbw'}
+             'lattice.h': 'lattice', 'placement.h': 'placement', 'bbw.h': 'bbw',
+             'bbw_pose.h': 'bbw'}
 GROWING = re.compile(r'^sinew_\w+_(desc|info|report)$|^sinew_lattice_refined_mesh$')
 
 
