@@ -28,6 +28,9 @@ typedef struct solve_state {
     double *g, *f;
     float *df, *dg;
     double *row;             /* one vertex's weights (handle_count) */
+    /* The iterate with the smallest certified bound so far, and that bound:
+     * a solve that stops at its cap keeps these, not its last iterate. */
+    double *best_z, best_bound;
     uint32_t *scratch;
     size_t nf;
     /* Smallest eigenvalue of Q_FF relative to the mass (Q v = lambda M v),
