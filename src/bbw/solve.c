@@ -29,6 +29,18 @@
  * polish may take before the split continues. */
 #define SN_BBW_STAGE_TOL 1e-3
 #define SN_BBW_POLISH_ROUNDS 8
+/* Iteration of the first periodic polish (see the iteration). */
+#define SN_BBW_POLISH_FIRST 20
+/* Residual balancing (rebalance): checked every REBALANCE_EVERY iterations
+ * (the first REBALANCE_EARLY iterations every REBALANCE_EVERY_EARLY), acted
+ * on when the residuals' ratio is off by more than GAP^2, by at most LIMIT
+ * per step, at most REBALANCE_MAX times a solve. */
+#define SN_BBW_REBALANCE_EVERY_EARLY 10
+#define SN_BBW_REBALANCE_EARLY 100
+#define SN_BBW_REBALANCE_EVERY 50
+#define SN_BBW_REBALANCE_GAP 3.0
+#define SN_BBW_REBALANCE_LIMIT 30.0
+#define SN_BBW_REBALANCE_MAX 12
 /* Anderson acceleration memory (steps remembered). */
 #define SN_BBW_ANDERSON 10
 /* Inverse iteration for the smallest eigenvalue: steps at most, and the
@@ -143,6 +155,7 @@ static void solve_state_free(solve_state *s)
     sn_free(env, s->f);
     sn_free(env, s->row);
     sn_free(env, s->best_z);
+    sn_free(env, s->q_diagonal);
     sn_free(env, s->rhs);
     sn_free(env, s->work);
     sn_free(env, s->scratch);
@@ -341,9 +354,55 @@ static double certify(solve_state *s, double rho, int exact)
         }
     }
     split += 0.5 * quad;
-    double gap = fmin(wolfe, split);
+    return sn_bbw_bound_from_gap(s, fmin(wolfe, split));
+}
+
+double sn_bbw_bound_from_gap(const solve_state *s, double gap)
+{
     if (!(s->lambda_min > 0.0) || !(s->free_mass > 0.0) || isnan(gap)) return INFINITY;
     return sqrt(fmax(gap, 0.0) * 2.0 / (s->lambda_min * s->free_mass));
+}
+
+double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
+                           double *d)
+{
+    /* The dual point y = base - Q x gives d(y) = -1/2 x'Q x + sum_f min_v
+     * v . g_f with g = Q x - base, and E(z) - d(y) regroups into
+     *   sum_f (z_f . g_f - min over row v of v . g_f) + 1/2 (z - x)'Q (z - x),
+     * two non-negative parts (no large energies subtracted). */
+    const sinew_bbw *b = s->b;
+    size_t m = b->handle_count, nf = s->nf, cells = nf * m;
+    sn_sparse_multiply_columns(&s->a, x, m, g);
+    for (size_t k = 0; k < cells; ++k) d[k] = z[k] - x[k];
+    double first = 0.0;
+    for (size_t f = 0; f < nf; ++f) {
+        double rm = rho * s->metric[f], zg = 0.0;
+        const double *xf = x + f * m, *zf = z + f * m, *bs = s->base + f * m;
+        double *gf = g + f * m;
+        for (size_t j = 0; j < m; ++j) {
+            gf[j] -= rm * xf[j] + bs[j];
+            zg += zf[j] * gf[j];
+        }
+        first += zg - row_minimum(gf, m, exact);
+    }
+    sn_sparse_multiply_columns(&s->a, d, m, g);
+    double quad = 0.0;
+    for (size_t f = 0; f < nf; ++f) {
+        double rm = rho * s->metric[f];
+        for (size_t j = 0; j < m; ++j) {
+            size_t k = f * m + j;
+            quad += d[k] * (g[k] - rm * d[k]);
+        }
+    }
+    return sn_bbw_bound_from_gap(s, first + 0.5 * quad);
+}
+
+void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound)
+{
+    if (bound < s->best_bound) {
+        s->best_bound = bound;
+        memcpy(s->best_z, z, s->nf * s->b->handle_count * sizeof(double));
+    }
 }
 
 /* Certifies the current weights (certify) and remembers them when their
@@ -351,10 +410,7 @@ static double certify(solve_state *s, double rho, int exact)
 static double certify_and_keep(solve_state *s, double rho, int exact)
 {
     double bound = certify(s, rho, exact);
-    if (bound < s->best_bound) {
-        s->best_bound = bound;
-        memcpy(s->best_z, s->z, s->nf * s->b->handle_count * sizeof(double));
-    }
+    sn_bbw_keep_if_best(s, s->z, bound);
     return bound;
 }
 
@@ -477,7 +533,12 @@ static sinew_result prepare(solve_state *s, double *rho)
     memcpy(s->q_diag, s->factor.diag, nf * sizeof(double));
     if ((r = certify_lambda_min(s)) != SINEW_OK) return r;
     if ((r = sn_progress(s->call, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
-    for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] += *rho * s->metric[f];
+    s->q_diagonal = sn_alloc_array(&b->env, nf, sizeof(double), "biharmonic diagonal");
+    if (!s->q_diagonal) return sn_alloc_failure();
+    for (size_t f = 0; f < nf; ++f) {
+        s->q_diagonal[f] = s->a.vals[s->diag_pos[f]];
+        s->a.vals[s->diag_pos[f]] += *rho * s->metric[f];
+    }
     if ((r = sn_ldlt_factor(&b->env, &s->factor, &s->a)) != SINEW_OK) return r;
     return sn_progress(s->call, "bbw: factorise", 1.0f);
 }
@@ -532,6 +593,7 @@ static double projection_pass(solve_state *st, const anderson *aa, double rho, i
     const float *dg[SN_BBW_ANDERSON];
     for (size_t i = 0; i < h; ++i) dg[i] = st->dg + aa->slot[i] * cells;
     double change = 0.0, *v = st->row;
+    st->step_sq = st->dual_sq = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         size_t o = f * m;
         double *sb = st->s + o, *zb = st->z + o, *xb = st->x + o;
@@ -549,12 +611,17 @@ static double projection_pass(solve_state *st, const anderson *aa, double rho, i
         else project_box(v, m);
         double rm = rho * st->metric[f];
         const double *bb = st->base + o;
+        double step = 0.0, dual = 0.0;
         for (size_t j = 0; j < m; ++j) {
-            double c = fabs(v[j] - zb[j]);
+            double c = fabs(v[j] - zb[j]), u = sb[j] - v[j];
             if (c > change) change = c;
+            step += c * c;
+            dual += u * u;
             zb[j] = v[j];
             xb[j] = bb[j] + rm * (2.0 * v[j] - sb[j]);
         }
+        st->step_sq += st->metric[f] * step;
+        st->dual_sq += st->metric[f] * dual;
     }
     return change;
 }
@@ -584,6 +651,7 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
         dgn = st->dg + aa->head * cells;
     }
     double worst = 0.0, norm = 0.0;
+    st->split_sq = st->weight_sq = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         size_t o = f * m;
         const double *xb = st->x + o, *zb = st->z + o, *sb = st->s + o;
@@ -600,8 +668,11 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
             gb[j] = gn;
             fb[j] = fn;
         }
-        double w = b->mass[st->free_vertex[f]];
+        double w = b->mass[st->free_vertex[f]], zz = 0.0;
         norm += w * row;
+        for (size_t j = 0; j < m; ++j) zz += zb[j] * zb[j];
+        st->split_sq += st->metric[f] * row;
+        st->weight_sq += st->metric[f] * zz;
         for (size_t i = 0; i < h; ++i) {
             const float *di = df[i] + o, *dn = dfn + o;
             double dd = 0.0, dfv = 0.0;
@@ -620,6 +691,41 @@ static double residual_pass(solve_state *st, anderson *aa, int first, double *pr
     aa->used = h;
     *primal = worst;
     return sqrt(norm);
+}
+
+/* Residual balancing of the penalty. The split's relative primal residual
+ * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
+ * the scaled multiplier) should fall together; when one leads by more than
+ * REBALANCE_GAP, rho moves by the square root of their ratio (at most
+ * REBALANCE_LIMIT at once), Q + rho W is factorised again, and the state
+ * s (via the last step g) is rescaled around its projection so the
+ * multiplier rho W u is kept. Anderson's history is dropped (its columns
+ * belong to the old map). Sets *changed; the iteration's other state
+ * carries on. */
+static sinew_result rebalance(solve_state *s, double *rho, int exact, int *changed)
+{
+    *changed = 0;
+    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->step_sq > 0.0)) return SINEW_OK;
+    double primal = sqrt(s->split_sq / s->weight_sq), dual = sqrt(s->step_sq / s->dual_sq);
+    if (!(primal > 0.0) || !(dual > 0.0)) return SINEW_OK;
+    double factor = sqrt(primal / dual);
+    if (factor < SN_BBW_REBALANCE_GAP && factor > 1.0 / SN_BBW_REBALANCE_GAP) return SINEW_OK;
+    factor = fmin(fmax(factor, 1.0 / SN_BBW_REBALANCE_LIMIT), SN_BBW_REBALANCE_LIMIT);
+    const sinew_bbw *b = s->b;
+    size_t m = b->handle_count, nf = s->nf;
+    double next = *rho * factor;
+    for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] = s->q_diagonal[f] + next * s->metric[f];
+    sinew_result r = sn_ldlt_factor(&b->env, &s->factor, &s->a);
+    if (r != SINEW_OK) return r;
+    for (size_t f = 0; f < nf; ++f) {
+        double *g = s->g + f * m, *v = s->row;
+        memcpy(v, g, m * sizeof(double));
+        sn_bbw_project_row(v, m, exact, s->scratch);
+        for (size_t j = 0; j < m; ++j) g[j] = v[j] + (g[j] - v[j]) / factor;
+    }
+    *rho = next;
+    *changed = 1;
+    return SINEW_OK;
 }
 
 sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_solve_desc *desc)
@@ -647,6 +753,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     memset(&s, 0, sizeof s);
     s.b = b;
     s.best_bound = INFINITY;
+    s.tolerance = tol;
     s.call = &call;
     float *out = sn_alloc_array(&b->env, n, m * sizeof(float), "weights");
     if (!out) return sn_alloc_failure();
@@ -666,7 +773,9 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
      * tries to finish exactly; if the support is not settled yet, the split
      * continues to a tighter stage tolerance and polishes again. */
     double stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
-    uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0;
+    int fresh = 0;
+    uint32_t rebalances = 0;
+    uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0, next_periodic = SN_BBW_POLISH_FIRST;
     double bound = INFINITY, bound_per_norm = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
@@ -675,7 +784,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
         change = projection_pass(&s, &aa, rho, exact, it == 1);
         if (it == 1) change = INFINITY;
         sn_ldlt_solve(&s.factor, s.x, m, s.work);
-        double norm = residual_pass(&s, &aa, it == 1, &primal);
+        double norm = residual_pass(&s, &aa, it == 1 || fresh, &primal);
+        fresh = 0;
         /* The split's residuals only say the iteration has slowed down; the
          * certificate says how far the weights are from the minimiser. It
          * costs a product with Q and a solve, so it is taken once the
@@ -695,29 +805,49 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 break;
             }
         }
-        if (primal <= stage_tol && change <= stage_tol && it >= next_polish) {
+        /* The polish is tried when the split's residuals reach the next
+         * stage, and also every so often regardless (POLISH_FIRST, then at
+         * doubling intervals): on some domains the residuals stall far
+         * above any stage while the zero pattern is already nearly right,
+         * and a round certified near that pattern finishes the solve. A
+         * polish refused as unaffordable stops the periodic tries. */
+        int staged = primal <= stage_tol && change <= stage_tol && it >= next_polish;
+        if (staged || it == next_periodic) {
             uint32_t rounds = 0;
             r = sn_bbw_polish(&s, rho, exact, SN_BBW_POLISH_ROUNDS, &rounds);
             polish_rounds += rounds;
-            if (r == SINEW_OK) {
-                /* The polish is exact to rounding when it settles: certify
-                 * it all the same (the bound is then near zero). */
-                bound = certify_and_keep(&s, rho, exact);
-                converged = bound <= tol;
-                if (converged) break;
-            } else if (r != SINEW_ERROR_NOT_CONVERGED) {
-                goto fail;
-            }
+            if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
             r = SINEW_OK;
-            /* Not settled (or not affordable): split on, polish again at a
-             * tighter stage, and at the final stage only after twice the
-             * iterations made so far. */
-            if (stage_tol <= tol * 1.0001) next_polish = 2 * it;
-            stage_tol = fmax(stage_tol * 0.1, tol);
+            if (s.best_bound <= tol) {
+                memcpy(s.z, s.best_z, cells * sizeof(double));
+                bound = s.best_bound;
+                converged = 1;
+                break;
+            }
+            next_periodic = rounds ? 2 * it : UINT32_MAX;
+            if (staged) {
+                /* Not settled (or not affordable): split on, polish again at
+                 * a tighter stage, and at the final stage only after twice
+                 * the iterations made so far. */
+                if (stage_tol <= tol * 1.0001) next_polish = 2 * it;
+                stage_tol = fmax(stage_tol * 0.1, tol);
+            }
         }
         /* Extrapolation went astray: restart it from the newest column. */
         if (norm > 2.0 * best_norm && aa.used > 1) aa.used = 1;
         if (norm < best_norm) best_norm = norm;
+        if (rebalances < SN_BBW_REBALANCE_MAX &&
+            it % (it < SN_BBW_REBALANCE_EARLY ? SN_BBW_REBALANCE_EVERY_EARLY : SN_BBW_REBALANCE_EVERY) == 0) {
+            int changed = 0;
+            if ((r = rebalance(&s, &rho, exact, &changed)) != SINEW_OK) goto fail;
+            if (changed) {
+                ++rebalances;
+                aa.used = 0;
+                fresh = 1;
+                best_norm = INFINITY;
+                bound_per_norm = INFINITY;
+            }
+        }
         if (aa.used) anderson_coefficients(&aa);
         if (it % 16 == 0 && (r = sn_progress(s.call, "bbw: iterate", (float)it / (float)max_it)) != SINEW_OK)
             goto fail;
