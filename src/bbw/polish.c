@@ -36,7 +36,7 @@ enum { PZERO = 0, PFREE = 1, PONE = 2 };
 #define SN_POLISH_FILL_BUDGET 3
 /* Below these absolute sizes the polish is always affordable (a few tens of
  * milliseconds): small domains get their exact finish whatever the ratios. */
-#define SN_POLISH_SMALL_UNKNOWNS 30000
+#define SN_POLISH_SMALL_UNKNOWNS 8000
 #define SN_POLISH_SMALL_FACTOR 400000
 
 typedef struct polish {
@@ -117,6 +117,10 @@ static sinew_result solve_pattern(polish *p)
     for (size_t f = 0; f < nf; ++f)
         for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos)
             bound += (size_t)p->var_count[f] * p->var_count[s->a.rows[pos]];
+    /* The factor holds at least half of H's entries: refuse before building
+     * anything when that alone breaks the budget. */
+    if (bound / 2 > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && bound / 2 > SN_POLISH_SMALL_FACTOR)
+        return SINEW_ERROR_NOT_CONVERGED;
     uint32_t *ri = sn_alloc_array(env, bound, sizeof(uint32_t), "polish rows");
     uint32_t *ci = sn_alloc_array(env, bound, sizeof(uint32_t), "polish columns");
     double *vals = sn_alloc_array(env, bound, sizeof(double), "polish values");
