@@ -23,6 +23,10 @@
 #include "bbw/bbw_internal.h"
 #include "bbw/solve_state.h"
 
+/* Parallel passes: at most MAX_TASKS tasks, each of at least TASK_MIN
+ * free vertices (below that a task costs more to hand out than to run). */
+#define SN_BBW_MAX_TASKS 64
+#define SN_BBW_TASK_MIN 256
 /* Over-relaxation of the x-step (1.5-1.8 is the usual sweet spot). */
 #define SN_BBW_RELAX 1.6
 /* Splitting residual at which the first polish is tried, and the rounds a
@@ -158,6 +162,7 @@ static void solve_state_free(solve_state *s)
     sn_free(env, s->f);
     sn_free(env, s->row);
     sn_free(env, s->best_z);
+    sn_free(env, s->columns);
     sn_free(env, s->q_diagonal);
     sn_free(env, s->rhs);
     sn_free(env, s->work);
@@ -473,12 +478,13 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->dg = sn_alloc_array(&b->env, cells, SN_BBW_ANDERSON * sizeof(float), "anderson steps");
     s->f = sn_alloc_array(&b->env, cells, sizeof(double), "admm residual");
     s->rhs = sn_alloc_array(&b->env, cells, sizeof(double), "certificate right-hand side");
-    s->row = sn_alloc_array(&b->env, m, sizeof(double), "projection row");
+    s->row = sn_alloc_array(&b->env, m, s->tasks * sizeof(double), "projection rows");
+    s->columns = s->tasks > 1 ? sn_alloc_array(&b->env, cells, sizeof(double), "solve column groups") : NULL;
     s->best_z = sn_alloc_array(&b->env, cells, sizeof(double), "best certified weights");
     s->work = sn_alloc_array(&b->env, cells, sizeof(double), "solve workspace");
-    s->scratch = sn_alloc_array(&b->env, m, sizeof(uint32_t), "projection scratch");
+    s->scratch = sn_alloc_array(&b->env, m, s->tasks * sizeof(uint32_t), "projection scratch");
     if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->s || !s->g || !s->df || !s->dg || !s->f ||
-        !s->rhs || !s->row || !s->best_z || !s->work || !s->scratch)
+        !s->rhs || !s->row || !s->best_z || !s->work || !s->scratch || (s->tasks > 1 && !s->columns))
         return sn_alloc_failure();
     for (size_t v = 0; v < n; ++v)
         if (s->map[v] != UINT32_MAX) s->free_vertex[s->map[v]] = (uint32_t)v;
@@ -586,114 +592,231 @@ static void anderson_coefficients(anderson *aa)
     }
 }
 
-/* z-step, fused with Anderson's extrapolation and the x-step's right-hand
- * side, in one pass over the vertices: s = g - dG gamma (unless first), z =
- * P(s), x = base + rho M (2z - s). Returns the largest change of z. */
-static double projection_pass(solve_state *st, const anderson *aa, double rho, int exact, int first)
+/* Sums one task of a per-vertex pass contributes; combined in task order so
+ * the result does not depend on how the tasks were run. */
+typedef struct pass_sums {
+    double change, step_sq, dual_sq;                          /* projection pass */
+    double worst, norm, split_sq, weight_sq;                  /* residual pass */
+    double gram[SN_BBW_ANDERSON], fdot[SN_BBW_ANDERSON];
+} pass_sums;
+
+/* One per-vertex pass split into tasks over ranges of free vertices. */
+typedef struct pass_job {
+    solve_state *st;
+    const anderson *aa;
+    double rho;
+    int exact, first;
+    size_t h;                                 /* Anderson columns in use */
+    const float *cols[SN_BBW_ANDERSON];       /* dG (projection) or dF (residual), newest first */
+    float *dfn, *dgn;                         /* residual pass: the new column */
+    uint32_t tasks;
+    pass_sums *sums;                          /* one per task */
+} pass_job;
+
+static void task_range(const pass_job *job, uint32_t task, size_t *f0, size_t *f1)
 {
-    const sinew_bbw *b = st->b;
-    size_t m = b->handle_count, nf = st->nf, cells = nf * m, h = first ? 0 : aa->used;
-    const float *dg[SN_BBW_ANDERSON];
-    for (size_t i = 0; i < h; ++i) dg[i] = st->dg + aa->slot[i] * cells;
-    double change = 0.0, *v = st->row;
-    st->step_sq = st->dual_sq = 0.0;
-    for (size_t f = 0; f < nf; ++f) {
+    size_t nf = job->st->nf;
+    *f0 = nf * task / job->tasks;
+    *f1 = nf * (task + 1) / job->tasks;
+}
+
+/* z-step, fused with Anderson's extrapolation and the x-step's right-hand
+ * side, for one task's vertices: s = g - dG gamma (unless first), z = P(s),
+ * x = base + rho W (2z - s); sums the largest change of z and the W-norms of
+ * the step and of u = s - z. */
+static void projection_task(void *user, uint32_t task)
+{
+    const pass_job *job = user;
+    solve_state *st = job->st;
+    size_t m = st->b->handle_count, f0, f1;
+    task_range(job, task, &f0, &f1);
+    double *v = st->row + (size_t)task * m;
+    uint32_t *scratch = st->scratch + (size_t)task * m;
+    pass_sums *sum = &job->sums[task];
+    memset(sum, 0, sizeof *sum);
+    for (size_t f = f0; f < f1; ++f) {
         size_t o = f * m;
         double *sb = st->s + o, *zb = st->z + o, *xb = st->x + o;
-        if (!first) {
+        if (!job->first) {
             const double *gb = st->g + o;
             for (size_t j = 0; j < m; ++j) sb[j] = gb[j];
-            for (size_t i = 0; i < h; ++i) {
-                double c = aa->gamma[i];
-                const float *d = dg[i] + o;
+            for (size_t i = 0; i < job->h; ++i) {
+                double c = job->aa->gamma[i];
+                const float *d = job->cols[i] + o;
                 for (size_t j = 0; j < m; ++j) sb[j] -= c * d[j];
             }
         }
         memcpy(v, sb, m * sizeof(double));
-        if (exact) project_simplex_near(v, zb, m, st->scratch);
+        if (job->exact) project_simplex_near(v, zb, m, scratch);
         else project_box(v, m);
-        double rm = rho * st->metric[f];
+        double rm = job->rho * st->metric[f];
         const double *bb = st->base + o;
         double step = 0.0, dual = 0.0;
         for (size_t j = 0; j < m; ++j) {
             double c = fabs(v[j] - zb[j]), u = sb[j] - v[j];
-            if (c > change) change = c;
+            if (c > sum->change) sum->change = c;
             step += c * c;
             dual += u * u;
             zb[j] = v[j];
             xb[j] = bb[j] + rm * (2.0 * v[j] - sb[j]);
         }
-        st->step_sq += st->metric[f] * step;
-        st->dual_sq += st->metric[f] * dual;
+        sum->step_sq += st->metric[f] * step;
+        sum->dual_sq += st->metric[f] * dual;
+    }
+}
+
+/* Tasks a pass is split into: the context's parallel_tasks, at most one per
+ * SN_BBW_TASK_MIN vertices and at most SN_BBW_MAX_TASKS. */
+static uint32_t pass_tasks(const solve_state *st)
+{
+    uint32_t t = st->tasks;
+    size_t most = st->nf / SN_BBW_TASK_MIN;
+    if (t > most) t = most ? (uint32_t)most : 1;
+    return t;
+}
+
+/* The z-step over every free vertex (projection_task). Returns the largest
+ * change of z; leaves the W-norms in st->step_sq, st->dual_sq. */
+static double projection_pass(solve_state *st, const anderson *aa, double rho, int exact, int first)
+{
+    size_t cells = st->nf * st->b->handle_count;
+    pass_job job = {.st = st, .aa = aa, .rho = rho, .exact = exact, .first = first, .h = first ? 0 : aa->used};
+    for (size_t i = 0; i < job.h; ++i) job.cols[i] = st->dg + aa->slot[i] * cells;
+    pass_sums sums[SN_BBW_MAX_TASKS];
+    job.tasks = pass_tasks(st);
+    job.sums = sums;
+    sn_parallel_for(st->call, projection_task, &job, job.tasks);
+    double change = 0.0;
+    st->step_sq = st->dual_sq = 0.0;
+    for (uint32_t t = 0; t < job.tasks; ++t) {
+        if (sums[t].change > change) change = sums[t].change;
+        st->step_sq += sums[t].step_sq;
+        st->dual_sq += sums[t].dual_sq;
     }
     return change;
 }
 
-/* After the x-step: the split's residual d = x - z (largest entry into
- * *primal, mass norm returned), g = T(s) = s + relax d and f = relax d, and
- * (unless first) Anderson's new difference column with its dot products
- * against the remembered ones. */
-static double residual_pass(solve_state *st, anderson *aa, int first, double *primal)
+/* After the x-step, one task's vertices: the split's residual d = x - z,
+ * g = T(s) = s + relax d and f = relax d, and (unless first) Anderson's new
+ * difference column with its dot products against the remembered ones. */
+static void residual_task(void *user, uint32_t task)
 {
+    const pass_job *job = user;
+    solve_state *st = job->st;
     const sinew_bbw *b = st->b;
-    size_t m = b->handle_count, nf = st->nf, cells = nf * m;
-    size_t h = 0;
-    const float *df[SN_BBW_ANDERSON];
-    double gram[SN_BBW_ANDERSON] = {0}, fdot[SN_BBW_ANDERSON] = {0};
-    float *dfn = NULL, *dgn = NULL;
-    if (!first) {
-        /* The new column takes the next slot (dropping the oldest when the
-         * ring is full); the active slots are listed newest first. */
-        aa->head = (aa->head + 1) % SN_BBW_ANDERSON;
-        h = aa->used < SN_BBW_ANDERSON ? aa->used + 1 : SN_BBW_ANDERSON;
-        for (size_t i = 0; i < h; ++i) {
-            aa->slot[i] = (aa->head + SN_BBW_ANDERSON - i) % SN_BBW_ANDERSON;
-            df[i] = st->df + aa->slot[i] * cells;
-        }
-        dfn = st->df + aa->head * cells;
-        dgn = st->dg + aa->head * cells;
-    }
-    double worst = 0.0, norm = 0.0;
-    st->split_sq = st->weight_sq = 0.0;
-    for (size_t f = 0; f < nf; ++f) {
+    size_t m = b->handle_count, h = job->h, f0, f1;
+    task_range(job, task, &f0, &f1);
+    pass_sums *sum = &job->sums[task];
+    memset(sum, 0, sizeof *sum);
+    for (size_t f = f0; f < f1; ++f) {
         size_t o = f * m;
         const double *xb = st->x + o, *zb = st->z + o, *sb = st->s + o;
         double *gb = st->g + o, *fb = st->f + o, row = 0.0;
         for (size_t j = 0; j < m; ++j) {
             double d = xb[j] - zb[j], ad = fabs(d);
-            if (ad > worst) worst = ad;
+            if (ad > sum->worst) sum->worst = ad;
             row += d * d;
             double gn = sb[j] + SN_BBW_RELAX * d, fn = SN_BBW_RELAX * d;
-            if (!first) {
-                dfn[o + j] = (float)(fn - fb[j]);
-                dgn[o + j] = (float)(gn - gb[j]);
+            if (!job->first) {
+                job->dfn[o + j] = (float)(fn - fb[j]);
+                job->dgn[o + j] = (float)(gn - gb[j]);
             }
             gb[j] = gn;
             fb[j] = fn;
         }
         double w = b->mass[st->free_vertex[f]], zz = 0.0;
-        norm += w * row;
+        sum->norm += w * row;
         for (size_t j = 0; j < m; ++j) zz += zb[j] * zb[j];
-        st->split_sq += st->metric[f] * row;
-        st->weight_sq += st->metric[f] * zz;
+        sum->split_sq += st->metric[f] * row;
+        sum->weight_sq += st->metric[f] * zz;
         for (size_t i = 0; i < h; ++i) {
-            const float *di = df[i] + o, *dn = dfn + o;
+            const float *di = job->cols[i] + o, *dn = job->dfn + o;
             double dd = 0.0, dfv = 0.0;
             for (size_t j = 0; j < m; ++j) {
                 dd += (double)di[j] * dn[j];
                 dfv += di[j] * fb[j];
             }
-            gram[i] += w * dd;
-            fdot[i] += w * dfv;
+            sum->gram[i] += w * dd;
+            sum->fdot[i] += w * dfv;
         }
     }
-    for (size_t i = 0; i < h; ++i) {
+}
+
+/* The residual pass over every free vertex (residual_task): largest entry
+ * of x - z into *primal, its mass norm returned, the W-norms into st, and
+ * Anderson's Gram matrix extended by the new column. */
+static double residual_pass(solve_state *st, anderson *aa, int first, double *primal)
+{
+    size_t cells = st->nf * st->b->handle_count;
+    pass_job job = {.st = st, .first = first};
+    if (!first) {
+        /* The new column takes the next slot (dropping the oldest when the
+         * ring is full); the active slots are listed newest first. */
+        aa->head = (aa->head + 1) % SN_BBW_ANDERSON;
+        job.h = aa->used < SN_BBW_ANDERSON ? aa->used + 1 : SN_BBW_ANDERSON;
+        for (size_t i = 0; i < job.h; ++i) {
+            aa->slot[i] = (aa->head + SN_BBW_ANDERSON - i) % SN_BBW_ANDERSON;
+            job.cols[i] = st->df + aa->slot[i] * cells;
+        }
+        job.dfn = st->df + aa->head * cells;
+        job.dgn = st->dg + aa->head * cells;
+    }
+    pass_sums sums[SN_BBW_MAX_TASKS];
+    job.tasks = pass_tasks(st);
+    job.sums = sums;
+    sn_parallel_for(st->call, residual_task, &job, job.tasks);
+    double worst = 0.0, norm = 0.0, gram[SN_BBW_ANDERSON] = {0}, fdot[SN_BBW_ANDERSON] = {0};
+    st->split_sq = st->weight_sq = 0.0;
+    for (uint32_t t = 0; t < job.tasks; ++t) {
+        if (sums[t].worst > worst) worst = sums[t].worst;
+        norm += sums[t].norm;
+        st->split_sq += sums[t].split_sq;
+        st->weight_sq += sums[t].weight_sq;
+        for (size_t i = 0; i < job.h; ++i) {
+            gram[i] += sums[t].gram[i];
+            fdot[i] += sums[t].fdot[i];
+        }
+    }
+    for (size_t i = 0; i < job.h; ++i) {
         aa->gram[aa->slot[i]][aa->head] = aa->gram[aa->head][aa->slot[i]] = gram[i];
         aa->fdot[aa->slot[i]] = fdot[i];
     }
-    aa->used = h;
+    aa->used = job.h;
     *primal = worst;
     return sqrt(norm);
+}
+
+/* The x-step's solve of all handles. With several tasks the handles are
+ * split into column groups, each gathered, solved and scattered back by one
+ * task (the factor is shared read-only; each group has its own slice of
+ * st->work and st->columns). */
+typedef struct solve_job {
+    solve_state *st;
+    uint32_t groups;
+} solve_job;
+
+static void solve_group(void *user, uint32_t group)
+{
+    const solve_job *job = user;
+    solve_state *st = job->st;
+    size_t m = st->b->handle_count, nf = st->nf;
+    size_t j0 = m * group / job->groups, j1 = m * (group + 1) / job->groups, mg = j1 - j0;
+    double *buf = st->columns + nf * j0, *work = st->work + nf * j0;
+    for (size_t f = 0; f < nf; ++f) memcpy(buf + f * mg, st->x + f * m + j0, mg * sizeof(double));
+    sn_ldlt_solve(&st->factor, buf, mg, work);
+    for (size_t f = 0; f < nf; ++f) memcpy(st->x + f * m + j0, buf + f * mg, mg * sizeof(double));
+}
+
+static void x_step(solve_state *st)
+{
+    size_t m = st->b->handle_count;
+    uint32_t groups = st->tasks < m ? st->tasks : (uint32_t)m;
+    if (groups <= 1 || !st->columns) {
+        sn_ldlt_solve(&st->factor, st->x, m, st->work);
+        return;
+    }
+    solve_job job = {st, groups};
+    sn_parallel_for(st->call, solve_group, &job, groups);
 }
 
 /* Residual balancing of the penalty. The split's relative primal residual
@@ -756,6 +879,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     memset(&s, 0, sizeof s);
     s.b = b;
     s.best_bound = INFINITY;
+    s.tasks = call.parallel_for && call.parallel_tasks > 1 ? call.parallel_tasks : 1;
+    if (s.tasks > SN_BBW_MAX_TASKS) s.tasks = SN_BBW_MAX_TASKS;
     s.tolerance = tol;
     s.call = &call;
     float *out = sn_alloc_array(&b->env, n, m * sizeof(float), "weights");
@@ -786,7 +911,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
         ++it;
         change = projection_pass(&s, &aa, rho, exact, it == 1);
         if (it == 1) change = INFINITY;
-        sn_ldlt_solve(&s.factor, s.x, m, s.work);
+        x_step(&s);
         double norm = residual_pass(&s, &aa, it == 1 || fresh, &primal);
         fresh = 0;
         /* The split's residuals only say the iteration has slowed down; the

@@ -27,7 +27,7 @@ typedef struct solve_state {
      * read them are memory-bound). */
     double *g, *f;
     float *df, *dg;
-    double *row;             /* one vertex's weights (handle_count) */
+    double *row;             /* one vertex's weights (handle_count) per task */
     /* The iterate with the smallest certified bound so far, and that bound:
      * a solve that stops at its cap keeps these, not its last iterate. */
     double *best_z, best_bound;
@@ -37,6 +37,11 @@ typedef struct solve_state {
      * the split x - z and the weights z (residual pass). */
     double step_sq, dual_sq, split_sq, weight_sq;
     double *q_diagonal;      /* Q_FF's diagonal (s->a's holds Q + rho W) */
+    /* Tasks the parallel passes are split into (1 without a parallel hook;
+     * row and scratch hold one slice per task), and the x-step's gathered
+     * column groups (NULL when serial). */
+    uint32_t tasks;
+    double *columns;
     uint32_t *scratch;
     size_t nf;
     /* Smallest eigenvalue of Q_FF relative to the mass (Q v = lambda M v),

@@ -11,6 +11,7 @@
  * Usage: bench_bbw_domains [name-filter] [threads]; with no filter the heavy
  * spot48 cases are left out (name them to run them).
  */
+#define _POSIX_C_SOURCE 200809L /* pthreads (bbw_pool.h) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "sinew.h"
 
 #include "support.h"
+#include "../../bbw/bbw_pool.h"
 
 /* Farthest-point samples of the positions, starting from the one farthest
  * from `start`; when `inward` > 0 each is moved that far against its vertex
@@ -51,10 +53,13 @@ static void farthest_points(const float *pos, size_t n, const double start[3], s
     free(dist);
 }
 
+static bbw_pool pool;
+
 static sinew_context *make_context(int threads)
 {
-    (void)threads;
-    return NULL;
+    if (threads <= 1) return NULL;
+    pool.threads = threads;
+    return bbw_pool_context(&pool, 0, (uint32_t)threads);
 }
 
 static void run(const char *name, const sinew_bbw_desc *d, double tol, int threads)
