@@ -98,7 +98,8 @@ typedef struct sinew_bbw_solve_desc {
     double shape_strength;
     /* Penalty of the splitting method relative to the operator's own scale,
        sqrt(smallest eigenvalue of Q v = lambda M v * mean of diag(Q)/M);
-       0 = the tuned default (0.05). Affects speed only, not the answer. */
+       0 = the tuned default (0.03; raised during the solve when the split
+       stalls). Affects speed only, not the answer. */
     double penalty;
 } sinew_bbw_solve_desc;
 
@@ -120,9 +121,10 @@ typedef struct sinew_bbw_info {
     /* Certified bound on the mass-weighted root mean square of the weights'
      * error (per vertex the Euclidean norm over handles) against the exact
      * minimiser, before the per-handle variant's normalisation: sqrt(2 gap /
-     * (lambda_min total mass)) with the duality gap of the final weights and
-     * lambda_min the smallest eigenvalue of Q v = lambda M v (estimated by
-     * inverse iteration). Compared with the tolerance. */
+     * (lambda_min total mass)) with the duality gap of the kept weights and
+     * lambda_min a certified lower bound on the smallest eigenvalue of
+     * Q v = lambda M v (docs/bbw.md). Compared with the tolerance. After
+     * NOT_CONVERGED: the best bound reached (those weights are kept). */
     double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
@@ -146,13 +148,15 @@ SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
 
 /* Solves for the weights. ctx: this call's progress callback (NULL = none);
  * memory comes from the handle's allocator. desc may be NULL (defaults). Returns SINEW_OK;
- * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the best
- * (feasible: bounded, partition-of-unity) weights are kept and the achieved
- * residuals are in sinew_bbw_info; INVALID_ARGUMENT (bad option, negative mask
+ * SINEW_ERROR_NOT_CONVERGED when the iteration cap is reached: the weights with
+ * the best certified bound (feasible: bounded, partition of unity) are kept,
+ * the bound is in sinew_bbw_info and the message (iterations, bound, what to
+ * try); INVALID_ARGUMENT (bad option, negative mask
  * value); MISMATCH (mask count not the element count); NON_FINITE (mask
  * value); DEGENERATE (the operator is not positive definite); OUT_OF_MEMORY;
  * CANCELLED
  * (previous weights kept). Progress stages: "bbw: factorise", "bbw: iterate".
+ * ctx's parallel_for hook, when set, runs the solve's loops (docs/api.md).
  * Modifies bbw: not thread-safe on the same handle. */
 SINEW_API sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
 

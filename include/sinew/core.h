@@ -138,11 +138,29 @@ typedef struct sinew_allocator {
  * its outputs untouched. Called on the thread that made the call. */
 typedef int (*sinew_progress_fn)(void *user, const char *stage, float fraction);
 
+/* One task of a parallel loop: the library's own work for task `index`. */
+typedef void (*sinew_task_fn)(void *task_user, uint32_t index);
+
+/* A host's job system: runs task(task_user, i) once for every i in
+ * [0, count), on any threads, in any order, and returns only when all have
+ * finished. The tasks of one call are independent (disjoint outputs; their
+ * partial results are combined by the library in index order, so the result
+ * does not depend on the order or the threads). A task never calls back into
+ * the hook. */
+typedef void (*sinew_parallel_for_fn)(void *user, sinew_task_fn task, void *task_user, uint32_t count);
+
 typedef struct sinew_context_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     sinew_allocator allocator;   /* zero = malloc/free */
     sinew_progress_fn progress;  /* NULL = no reports, never cancelled */
     void *progress_user;
+    /* The library's parallel loops (docs/api.md, Threads): NULL = serial on
+     * the calling thread. parallel_tasks: how many tasks a loop is split into
+     * (0 = 2; typically the host's worker count); results are identical for
+     * any hook given the same parallel_tasks. */
+    sinew_parallel_for_fn parallel_for;
+    void *parallel_user;
+    uint32_t parallel_tasks;
 } sinew_context_desc;
 
 typedef struct sinew_context sinew_context;

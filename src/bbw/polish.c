@@ -34,6 +34,10 @@ enum { PZERO = 0, PFREE = 1, PONE = 2 };
  * then cost more than the splitting it replaces. */
 #define SN_POLISH_UNKNOWN_BUDGET 2
 #define SN_POLISH_FILL_BUDGET 3
+/* Below these absolute sizes the polish is always affordable (a few tens of
+ * milliseconds): small domains get their exact finish whatever the ratios. */
+#define SN_POLISH_SMALL_UNKNOWNS 8000
+#define SN_POLISH_SMALL_FACTOR 400000
 
 typedef struct polish {
     solve_state *s;
@@ -45,6 +49,7 @@ typedef struct polish {
     uint32_t *var;       /* nf x m: unknown index, UINT32_MAX if none */
     uint32_t *var_count; /* unknowns per vertex */
     double *w, *grad, *r;
+    double *candidate, *diff; /* the projected w certified each round, scratch */
 } polish;
 
 /* Q_FF(g, f) from the shifted system s->a (position p in column f). */
@@ -106,12 +111,16 @@ static sinew_result solve_pattern(polish *p)
     gradient(p); /* = Q c - base */
     for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
     if (unknowns == 0) return SINEW_OK;
-    if (unknowns > SN_POLISH_UNKNOWN_BUDGET * nf) return SINEW_ERROR_NOT_CONVERGED;
+    if (unknowns > SN_POLISH_UNKNOWN_BUDGET * nf && unknowns > SN_POLISH_SMALL_UNKNOWNS) return SINEW_ERROR_NOT_CONVERGED;
 
     size_t bound = 0;
     for (size_t f = 0; f < nf; ++f)
         for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos)
             bound += (size_t)p->var_count[f] * p->var_count[s->a.rows[pos]];
+    /* The factor holds at least half of H's entries: refuse before building
+     * anything when that alone breaks the budget. */
+    if (bound / 2 > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && bound / 2 > SN_POLISH_SMALL_FACTOR)
+        return SINEW_ERROR_NOT_CONVERGED;
     uint32_t *ri = sn_alloc_array(env, bound, sizeof(uint32_t), "polish rows");
     uint32_t *ci = sn_alloc_array(env, bound, sizeof(uint32_t), "polish columns");
     double *vals = sn_alloc_array(env, bound, sizeof(double), "polish values");
@@ -161,7 +170,8 @@ static sinew_result solve_pattern(polish *p)
     ri = ci = NULL;
     vals = NULL;
     if ((r = sn_ldlt_analyse(env, &h, coords, &fac)) != SINEW_OK) goto done;
-    if (sn_ldlt_factor_nonzeros(&fac) > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096) {
+    size_t fill = sn_ldlt_factor_nonzeros(&fac);
+    if (fill > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && fill > SN_POLISH_SMALL_FACTOR) {
         /* Too costly (see SN_POLISH_FILL_BUDGET): the split's answer stands. */
         r = SINEW_ERROR_NOT_CONVERGED;
         goto done;
@@ -256,8 +266,10 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     p.w = sn_alloc_array(env, cells, sizeof(double), "polish weights");
     p.grad = sn_alloc_array(env, cells, sizeof(double), "polish gradient");
     p.r = sn_alloc_array(env, cells, sizeof(double), "polish residual");
+    p.candidate = sn_alloc_array(env, cells, sizeof(double), "polish candidate");
+    p.diff = sn_alloc_array(env, cells, sizeof(double), "polish difference");
     sinew_result r = SINEW_OK;
-    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r) {
+    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r || !p.candidate || !p.diff) {
         r = sn_alloc_failure();
         goto done;
     }
@@ -282,6 +294,20 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             r = rr;
             goto done;
         }
+        /* Every round's solution is certified, settled or not: projected
+         * onto the feasible set it is a candidate, and the solution itself is
+         * the dual point (its gradient is equal across each row's support,
+         * so the gap is what the zero pattern still violates plus the
+         * projection's distance). Near the right pattern that is already
+         * within the tolerance. */
+        memcpy(p.candidate, p.w, cells * sizeof(double));
+        for (size_t f = 0; f < p.nf; ++f) sn_bbw_project_row(p.candidate + f * p.m, p.m, exact, s->scratch);
+        double bound = sn_bbw_certify_with(s, rho, exact, p.candidate, p.w, p.r, p.diff);
+        sn_bbw_keep_if_best(s, p.candidate, bound);
+        if (s->best_bound <= s->tolerance) {
+            r = SINEW_OK;
+            break;
+        }
         if ((rr = sn_progress(s->call, "bbw: polish", (float)*rounds / (float)max_rounds)) != SINEW_OK) {
             r = rr;
             goto done;
@@ -291,11 +317,9 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             break;
         }
     }
-    if (r == SINEW_OK) {
-        /* Rounding can leave weights a hair outside the bounds. */
-        for (size_t f = 0; f < p.nf; ++f) sn_bbw_project_row(p.w + f * p.m, p.m, exact, s->scratch);
-        memcpy(s->z, p.w, cells * sizeof(double));
-    }
+    /* Settled or certified within the tolerance: the best candidate (the
+     * settled solution projected against rounding, or a certified one). */
+    if (r == SINEW_OK) memcpy(s->z, s->best_z, cells * sizeof(double));
 done:
     sn_free(env, p.code);
     sn_free(env, p.pivot);
@@ -304,5 +328,7 @@ done:
     sn_free(env, p.w);
     sn_free(env, p.grad);
     sn_free(env, p.r);
+    sn_free(env, p.candidate);
+    sn_free(env, p.diff);
     return r;
 }

@@ -27,7 +27,21 @@ typedef struct solve_state {
      * read them are memory-bound). */
     double *g, *f;
     float *df, *dg;
-    double *row;             /* one vertex's weights (handle_count) */
+    double *row;             /* one vertex's weights (handle_count) per task */
+    /* The iterate with the smallest certified bound so far, and that bound:
+     * a solve that stops at its cap keeps these, not its last iterate. */
+    double *best_z, best_bound;
+    double tolerance;        /* asked of the weights */
+    /* Squared W-norms of the last iteration, for the penalty's balance:
+     * the step of z and the scaled multiplier u = s - z (projection pass),
+     * the split x - z and the weights z (residual pass). */
+    double step_sq, dual_sq, split_sq, weight_sq;
+    double *q_diagonal;      /* Q_FF's diagonal (s->a's holds Q + rho W) */
+    /* Tasks the parallel passes are split into (1 without a parallel hook;
+     * row and scratch hold one slice per task), and the x-step's gathered
+     * column groups (NULL when serial). */
+    uint32_t tasks;
+    double *columns;
     uint32_t *scratch;
     size_t nf;
     /* Smallest eigenvalue of Q_FF relative to the mass (Q v = lambda M v),
@@ -38,13 +52,29 @@ typedef struct solve_state {
 } solve_state;
 
 
+/* sqrt(2 gap / (lambda_min free mass)): the certified bound on the
+ * weights' mass-weighted RMS error for an optimality gap (INFINITY when
+ * lambda_min is unknown). */
+double sn_bbw_bound_from_gap(const solve_state *s, double gap);
+
+/* Certified bound for feasible weights z with the dual point y = base - Q x
+ * of any x (the gap E(z) - d(y), see solve.c). rho: the shift on s->a's
+ * diagonal. g and d: nf * m doubles of scratch. */
+double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
+                           double *d);
+
+/* Remembers z as the best certified weights when bound beats s->best_bound. */
+void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
+
 /* Active-set polish of s->z: takes the support the splitting iteration
  * found, solves the equality-constrained problem exactly, and corrects the
  * support until the KKT conditions hold. rho is the penalty currently on the
  * diagonal of s->a (removed again to recover Q). On success writes the exact
- * weights into s->z and returns SINEW_OK; returns SINEW_ERROR_NOT_CONVERGED
- * (z untouched) when the support does not settle within max_rounds; *rounds
- * gets the rounds made. */
+ * weights into s->z and returns SINEW_OK, also as soon as a round's
+ * solution (projected) is certified within s->tolerance; returns
+ * SINEW_ERROR_NOT_CONVERGED (z untouched) when neither happens within
+ * max_rounds. Every round's certified candidate competes for s->best_z.
+ * *rounds gets the rounds made. */
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds);
 
 #endif /* SN_BBW_SOLVE_STATE_H */

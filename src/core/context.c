@@ -37,6 +37,7 @@ void sn_env_from_context(sn_env *env, const sinew_context *ctx)
     memset(env, 0, sizeof *env);
     env->allocator.alloc = default_alloc;
     env->allocator.free = default_free;
+    env->parallel_tasks = 1;
 }
 
 sn_env sn_env_kept(const sn_env *env)
@@ -44,6 +45,9 @@ sn_env sn_env_kept(const sn_env *env)
     sn_env kept = *env;
     kept.progress = NULL;
     kept.progress_user = NULL;
+    kept.parallel_for = NULL;
+    kept.parallel_user = NULL;
+    kept.parallel_tasks = 1;
     return kept;   /* `held` stays: the handle's later allocations count as its memory */
 }
 
@@ -52,6 +56,18 @@ void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ct
     *call = *handle;
     call->progress = ctx ? ctx->env.progress : NULL;
     call->progress_user = ctx ? ctx->env.progress_user : NULL;
+    call->parallel_for = ctx ? ctx->env.parallel_for : NULL;
+    call->parallel_user = ctx ? ctx->env.parallel_user : NULL;
+    call->parallel_tasks = ctx ? ctx->env.parallel_tasks : 1;
+}
+
+void sn_parallel_for(const sn_env *env, sinew_task_fn task, void *user, uint32_t count)
+{
+    if (env->parallel_for && count > 1) {
+        env->parallel_for(env->parallel_user, task, user, count);
+        return;
+    }
+    for (uint32_t i = 0; i < count; ++i) task(user, i);
 }
 
 static _Thread_local sinew_result last_alloc_failure = SINEW_ERROR_OUT_OF_MEMORY;
@@ -159,6 +175,9 @@ sinew_result sinew_context_create(const sinew_context_desc *desc, sinew_context 
         if (a->alloc) env.allocator = *a;
         env.progress = desc->progress;
         env.progress_user = desc->progress_user;
+        env.parallel_for = desc->parallel_for;
+        env.parallel_user = desc->parallel_user;
+        env.parallel_tasks = !desc->parallel_for ? 1 : desc->parallel_tasks ? desc->parallel_tasks : 2;
     }
     sinew_context *ctx = (sinew_context *)sn_alloc(&env, sizeof *ctx, "the context");
     if (!ctx) return SINEW_ERROR_OUT_OF_MEMORY;

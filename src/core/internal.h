@@ -39,6 +39,11 @@ typedef struct sn_env {
      * handle points it at its own counter, which its *_get_info reports as
      * memory_bytes. Never set in the env of a call on a const handle. */
     size_t *held;
+    /* The host's parallel loop (NULL = serial) and the tasks a loop is
+     * split into (>= 1; 1 when there is no hook). Per call, like progress. */
+    sinew_parallel_for_fn parallel_for;
+    void *parallel_user;
+    uint32_t parallel_tasks;
 } sn_env;
 
 struct sinew_context {
@@ -53,6 +58,10 @@ sn_env sn_env_kept(const sn_env *env);
  * the handle keeps comes from the allocator it was created with, and so does
  * the call's scratch) and ctx's progress callback (none for a NULL ctx). */
 void sn_env_for_call(sn_env *call, const sn_env *handle, const sinew_context *ctx);
+
+/* Runs task(user, i) for i in [0, count): through the env's parallel hook
+ * when it has one and count > 1, else in order on this thread. */
+void sn_parallel_for(const sn_env *env, sinew_task_fn task, void *user, uint32_t count);
 
 /* Allocates size bytes aligned to SN_ALIGN. On failure sets the thread's
  * message ("out of memory allocating <what>") and returns NULL. size 0 is

@@ -66,7 +66,7 @@ static int setup(void **state)
     (void)state;
     make_grid();
     fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES, SINEW_INDEX_U32, 0};
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL, NULL, NULL, 0};
     sinew_bbw_desc d = base_desc(&fx.domain);
     if (sinew_context_create(&cd, &fx.ctx) || sinew_bbw_create(fx.ctx, &d, &fx.bbw) ||
         sinew_bbw_solve(NULL, fx.bbw, NULL) || sinew_bbw_create(NULL, &d, &fx.unsolved))

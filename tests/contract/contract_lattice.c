@@ -39,7 +39,7 @@ static sinew_points view(const float *data, size_t count, size_t stride)
 static int setup(void **state)
 {
     (void)state;
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL, NULL, NULL, 0};
     sinew_lattice_desc d, other;
     SINEW_INIT(&d);
     SINEW_INIT(&other);

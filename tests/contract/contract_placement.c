@@ -43,7 +43,7 @@ static sinew_placement_desc base_desc(void)
 static int setup(void **state)
 {
     (void)state;
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL, NULL, NULL, 0};
     sinew_placement_desc d = base_desc();
     sinew_placement_map_desc md = {sizeof(sinew_placement_map_desc), {0, -0.5f, 0}, {2, 0.5f, 1}, 0.5f, 0.25f};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_placement_create(fx.ctx, &d, &fx.placement) ||

@@ -172,7 +172,7 @@ static sinew_result create_out_of_memory(void)
 {
     static size_t budget;
     budget = 1;
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {budget_alloc, budget_free, &budget}, NULL, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {budget_alloc, budget_free, &budget}, NULL, NULL, NULL, NULL, 0};
     return create_in_context(&cd);
 }
 
@@ -345,7 +345,7 @@ static sinew_result influences_one_short(void)
     X(create_unweighted_joint_out_of_range, INDEX_OUT_OF_RANGE, "unweighted", \
       { return create_edited(NULL, unweighted_joint_out_of_range); }) \
     X(create_cancelled, CANCELLED, "cancel", \
-      { return create_in_context(&(sinew_context_desc){sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL}); }) \
+      { return create_in_context(&(sinew_context_desc){sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL, NULL, NULL, 0}); }) \
     X(create_out_of_memory, OUT_OF_MEMORY, NULL, { return create_out_of_memory(); }) \
     X(create_ok, OK, NULL, { return create_edited(NULL, NULL); }) \
     X(create_ignores_joint_on_zero_weight_ok, OK, NULL, \

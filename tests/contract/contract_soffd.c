@@ -46,7 +46,7 @@ static int setup(void **state)
 {
     (void)state;
     static float element_frames[16 * ELEMENTS], vertex_frames[16 * DRIVER_VERTICES];
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL, NULL, NULL, 0};
     sinew_polymesh d = driver_mesh(faces, NULL, ELEMENTS);
     sinew_polymesh degenerate = driver_mesh(faces_degenerate, NULL, ELEMENTS);
     sinew_soffd_desc skip = {sizeof(sinew_soffd_desc), 0, 0, 1};

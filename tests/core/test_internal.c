@@ -63,7 +63,7 @@ static void index_views_are_borrowed_or_widened(void **state)
 {
     (void)state;
     support_allocator counter = {0};
-    sinew_context_desc cd = {sizeof(sinew_context_desc), support_allocator_hooks(&counter), NULL, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), support_allocator_hooks(&counter), NULL, NULL, NULL, NULL, 0};
     sinew_context *ctx = NULL;
     assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
     sn_env env;
