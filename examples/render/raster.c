@@ -98,7 +98,9 @@ static void draw_triangle(render_canvas *c, const render_view *v, const render_m
                     n[d] = w0 * normals[3 * i[0] + d] + w1 * normals[3 * i[1] + d] + w2 * normals[3 * i[2] + d];
                 shade = light(v, n);
             }
-            for (int d = 0; d < 3; ++d) c->rgb[3 * at + d] = shade * (w0 * col[0][d] + w1 * col[1][d] + w2 * col[2][d]);
+            /* One colour needs no interpolation (which would round it by an ulp). */
+            for (int d = 0; d < 3; ++d)
+                c->rgb[3 * at + d] = shade * (m->colours ? w0 * col[0][d] + w1 * col[1][d] + w2 * col[2][d] : m->colour[d]);
         }
 }
 
