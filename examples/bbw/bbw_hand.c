@@ -18,7 +18,7 @@
 #include "support.h"
 
 /* The two bones whose weights the PNG shows (indices into hand.tgf's bones). */
-#define HAND_PICTURE_BONES 17, 7 /* the thumb's middle segment, the middle finger's first */
+#define HAND_PICTURE_BONES 17, 7 /* the thumb's middle segment, a finger's first */
 
 int main(int argc, char **argv)
 {

@@ -10,6 +10,7 @@
  * and skins[1] (dual quaternion) and writes into dir:
  *   limb_rest_posed.png   the limb at rest and posed (dual quaternions)
  *   limb_lbs_vs_dqs.png   the same pose, linear blend beside dual quaternions
+ *   limb_capsule_weights.png  the forearm's weight from capsule binding, then smoothed
  * The limb is painted with bands along its length, so twist shows as helices.
  * Returns false when a file cannot be written or memory runs out; says so and
  * returns true when the examples were built without libpng. */
