@@ -13,6 +13,8 @@ of its pixels (a label alone changes far fewer), so a rest frame and a posed
 frame drawn side by side cannot be the same picture.
 
 --needs DATA_FILE: skip (exit 77) when DATA_FILE is not under $SINEW_DATA_DIR.
+--self-test (alone): checks that the checks refuse identical panels, a blank
+panel and a bad CRC.
 An example exiting 77 (skipped) is a skip too. Python standard library only.
 """
 import os
@@ -25,9 +27,12 @@ import zlib
 SKIP = 77
 
 
+class CheckError(Exception):
+    pass
+
+
 def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
+    raise CheckError(message)
 
 
 def read_png(path):
@@ -110,7 +115,59 @@ def check_grid(path, width, height, rows, cols, nrows):
             print(f"{path}: panels ({c}, {r}) and ({c + 1}, {r}) differ in {differ} of {w * h} pixels")
 
 
+def write_png(path, width, height, pixel, crc_fix=True):
+    """A plain 8-bit RGB PNG of pixel(x, y) -> (r, g, b), for the self-test."""
+    def chunk(kind, body):
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc if crc_fix else crc ^ 1)
+    raw = b"".join(b"\0" + bytes(v for x in range(width) for v in pixel(x, y)) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def self_test():
+    """The checks catch what they are for: identical panels, blank panels, bad CRCs."""
+    import tempfile
+    folder = tempfile.mkdtemp()
+    try:
+        def boxes(left_x, right_x):  # a dark 8 x 8 square in each 20 x 20 panel, at these x in the panel
+            def pixel(x, y):
+                x0 = left_x if x < 20 else right_x
+                inside = x0 is not None and x0 <= x % 20 < x0 + 8 and 6 <= y < 14
+                return (0, 0, 0) if inside else (255, 255, 255)
+            return pixel
+        cases = [("moved.png", True, boxes(2, 10)), ("same.png", False, boxes(2, 2)),
+                 ("blank.png", False, boxes(2, None))]
+        for name, should_pass, pixel in cases:
+            path = os.path.join(folder, name)
+            write_png(path, 40, 20, pixel)
+            try:
+                check_grid(path, *read_png(path), 2, 1)
+                passed = True
+            except CheckError as e:
+                passed = False
+                print(f"self-test {name}: refused as expected: {e}")
+            if passed != should_pass:
+                print(f"FAIL: self-test {name}: the check {'refused' if should_pass else 'accepted'} it")
+                return 1
+        path = os.path.join(folder, "crc.png")
+        write_png(path, 4, 4, lambda x, y: (1, 2, 3), crc_fix=False)
+        try:
+            read_png(path)
+            print("FAIL: self-test: a bad CRC was accepted")
+            return 1
+        except CheckError as e:
+            print(f"self-test crc.png: refused as expected: {e}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print("self-test passed")
+    return 0
+
+
 def main(argv):
+    if argv == ["--self-test"]:
+        return self_test()
     if "--" not in argv:
         print(__doc__)
         return 2
@@ -147,4 +204,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except CheckError as error:
+        print("FAIL: " + str(error))
+        sys.exit(1)
