@@ -1,29 +1,10 @@
 /* The SOFFD example's picture: driver and skin overlaid, rest and bent. */
 #include "soffd_pictures.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "render.h"
-
-/* Looks across the plane the example bends in (its longest axis and the next
- * one, cage_bend.c), turned a little so the depth shows. */
-static void view_across_bend(render_view *v, const float *p, size_t n)
-{
-    float lo[3] = {p[0], p[1], p[2]}, hi[3] = {p[0], p[1], p[2]};
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) lo[k] = fminf(lo[k], p[3 * i + k]), hi[k] = fmaxf(hi[k], p[3 * i + k]);
-    int ax = 0;
-    for (int k = 1; k < 3; ++k)
-        if (hi[k] - lo[k] > hi[ax] - lo[ax]) ax = k;
-    int ay = (ax + 1) % 3, az = (ax + 2) % 3; /* a cyclic turn of x, y, z: still right-handed */
-    const float yaw = -0.35f, pitch = 0.3f;
-    float right[3], up[3];
-    right[ax] = cosf(yaw), right[ay] = 0, right[az] = -sinf(yaw);
-    up[ax] = -sinf(yaw) * sinf(pitch), up[ay] = cosf(pitch), up[az] = -cosf(yaw) * sinf(pitch);
-    render_view_axes(v, right, up);
-}
 
 bool soffd_pictures(const char *dir, const soffd_picture_mesh *driver, const soffd_picture_mesh *skin)
 {
@@ -43,7 +24,7 @@ bool soffd_pictures(const char *dir, const soffd_picture_mesh *driver, const sof
     }
     for (int panel = 0; panel < 2 && ok; ++panel) {
         render_view v;
-        view_across_bend(&v, driver->rest, driver->vertex_count);
+        render_view_init(&v, -35, 55); /* y up, from above: the example bends the beetle sideways */
         render_view_include(&v, driver->rest, driver->vertex_count);
         render_view_include(&v, driver->bent, driver->vertex_count);
         render_view_fit(&v, &c, panel, 10, 16);
