@@ -1,7 +1,7 @@
 # Sourced by scripts/demo and scripts/test: installs the Debian packages sinew
 # needs when any is missing (apt-get, as root or through sudo).
 sinew_install_deps() {
-    local wanted=(meson ninja-build pkg-config gcc g++ libcglm-dev libcmocka-dev python3 cmake "$@")
+    local wanted=(meson ninja-build pkg-config gcc g++ libcglm-dev libcmocka-dev python3 cmake libpng-dev "$@")
     local missing=()
     for p in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

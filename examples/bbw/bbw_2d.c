@@ -3,7 +3,8 @@
  * two point handles, one bone, and a closed cage. The shape is a 4 x 2
  * rectangle with a notch cut into its top edge, so the weights have to flow
  * around a concavity. Writes one SVG per handle (bbw-2d-handle-<j>.svg),
- * each triangle shaded by that handle's weight, and prints the figures.
+ * each triangle shaded by that handle's weight, all of them as one PNG
+ * (bbw_2d_weights.png), and prints the figures.
  *
  * Usage: bbw_2d [output-folder]
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bbw_pictures.h"
 #include "sinew.h"
 
 #define NX 48
@@ -133,9 +135,13 @@ int main(int argc, char **argv)
         fclose(f);
         printf("bbw_2d: wrote %s\n", path);
     }
+    /* The same fields as one PNG (bbw_pictures.c). */
+    bbw_picture_surface picture = {pos, nv, tri, tc, w, m};
+    bbw_picture_handles handles = {points, 2, joints, bones, 1, cage_pts, 4};
+    bool pictures = bbw_2d_pictures(folder, &picture, &handles);
     free(w);
     free(pos);
     free(tri);
     sinew_bbw_destroy(bbw);
-    return 0;
+    return pictures ? 0 : 1;
 }

@@ -3,7 +3,8 @@
  * skeleton), fed as top-4 influences to linear blend skinning posed by
  * hand-pose.dmat through the library's skinning phase (BBW -> skin is two
  * calls: sinew_bbw_top_k fills exactly the arrays sinew_skin_create takes);
- * writes the rest and posed surfaces as OBJ files and prints the timings.
+ * writes the rest and posed surfaces as OBJ files, two bones' weights and the
+ * pose as a PNG (bbw_hand_weights.png), and prints the timings.
  * The bones' world matrices come from a small forward-kinematics helper
  * (hand_pose.h) that follows libigl's pose convention.
  *
@@ -12,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bbw_pictures.h"
 #include "hand_pose.h"
 #include "support.h"
+
+/* The two bones whose weights the PNG shows (indices into hand.tgf's bones). */
+#define HAND_PICTURE_BONES 17, 7 /* the thumb's middle segment, a finger's first */
 
 int main(int argc, char **argv)
 {
@@ -96,6 +101,12 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/bbw-hand-posed.obj", folder);
     support_write_obj(path, posed, n, 0, mesh.triangles, mesh.triangle_count);
     printf("bbw_hand: wrote %s\n", path);
+    /* Weights as colours on the surface, and the pose (bbw_pictures.c). */
+    float *all_weights = malloc(n * bc * sizeof(float));
+    bool pictures = all_weights && sinew_bbw_vertex_weights(bbw, all_weights, 0, n) == SINEW_OK;
+    bbw_picture_surface picture = {mesh.positions, n, mesh.triangles, mesh.triangle_count, all_weights, bc};
+    pictures = pictures && bbw_hand_pictures(folder, &picture, posed, HAND_PICTURE_BONES);
+    free(all_weights);
     free(jt);
     free(wt);
     free(posed);
@@ -106,5 +117,5 @@ int main(int argc, char **argv)
     free(pose);
     sinew_bbw_destroy(bbw);
     support_mesh_free(&mesh);
-    return 0;
+    return pictures ? 0 : 1;
 }

@@ -8,8 +8,8 @@
  *
  * Writes cage_NN.obj and arm_NN.obj for each frame of an elbow bend (basic
  * SOFFD algorithm) and arm_ext_NN.obj (extended algorithm, fed with the
- * cage vertices' own blended skinning matrices), and prints the cost of each
- * phase.
+ * cage vertices' own blended skinning matrices), compose_cage_arm.png (rest
+ * and the last frame by both algorithms), and prints the cost of each phase.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "sinew.h"
+#include "compose_pictures.h"
 #include "support.h"
 
 #define FRAMES 7
@@ -133,10 +134,11 @@ int main(int argc, char **argv)
     uint32_t *arm_tris = triangulate(&arm, &arm_tri_count);
     float *cage_posed = malloc(3 * cage.vertex_count * sizeof(float));
     float *arm_posed = malloc(3 * arm.vertex_count * sizeof(float));
+    float *arm_basic = malloc(3 * arm.vertex_count * sizeof(float)); /* the last frame, basic algorithm */
     float *vertex_frames = malloc(16 * cage.vertex_count * sizeof(float));
     uint32_t *joints = malloc(K * cage.vertex_count * sizeof(uint32_t));
     float *weights = malloc(K * cage.vertex_count * sizeof(float));
-    if (!cage_tris || !arm_tris || !cage_posed || !arm_posed || !vertex_frames || !joints || !weights) {
+    if (!cage_tris || !arm_tris || !cage_posed || !arm_posed || !arm_basic || !vertex_frames || !joints || !weights) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
@@ -216,6 +218,7 @@ int main(int argc, char **argv)
         if (!support_write_obj(path, cage_posed, cage.vertex_count, 0, cage_tris, cage_tri_count)) status = 1;
         snprintf(path, sizeof path, "%s/arm_%02d.obj", dir, f);
         if (!support_write_obj(path, arm_posed, arm.vertex_count, 0, arm_tris, arm_tri_count)) status = 1;
+        if (f == FRAMES - 1) memcpy(arm_basic, arm_posed, 3 * arm.vertex_count * sizeof(float)); /* for the PNG */
 
         /* Extended algorithm: each cage vertex's own blended skinning matrix is
          * its frame, so the arm follows the cage's affine motion exactly. */
@@ -227,6 +230,11 @@ int main(int argc, char **argv)
         if (!support_write_obj(path, arm_posed, arm.vertex_count, 0, arm_tris, arm_tri_count)) status = 1;
     }
     if (status) fprintf(stderr, "could not write the OBJ files into %s\n", dir);
+    /* The last frame as a PNG (compose_pictures.c); arm_posed holds its extended result. */
+    compose_picture picture = {cage.positions, cage_posed, cage.vertex_count, cage.indices, cage.face_sizes,
+                               cage.face_count, arm.positions, arm_basic, arm_posed, arm.vertex_count, arm_tris,
+                               arm_tri_count};
+    if (status == 0 && !compose_pictures(dir, &picture)) status = 1;
 
     printf("compose_cage_arm: cage %zu vertices / %zu faces, arm %zu vertices; %d frames in %s\n", cage.vertex_count,
            cage.face_count, arm.vertex_count, FRAMES, dir);
@@ -243,6 +251,7 @@ int main(int argc, char **argv)
     free(joints);
     free(vertex_frames);
     free(arm_posed);
+    free(arm_basic);
     free(cage_posed);
     free(arm_tris);
     free(cage_tris);

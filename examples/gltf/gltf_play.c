@@ -2,7 +2,8 @@
  * bakes the skins to files and loads them back (as an engine's asset build and
  * run time would), checks that the loaded skins deform exactly like the
  * created ones, and plays one of the animations, writing every frame as an
- * OBJ and printing per-frame timing and throughput. Exit 1 on any failure,
+ * OBJ (and the middle one beside the rest pose as frame.png) and printing
+ * per-frame timing and throughput. Exit 1 on any failure,
  * including a loaded skin whose output differs by one bit.
  *
  * usage: gltf_play [--data] <file.gltf|file.glb> <output folder> [animation index] [frames]
@@ -22,6 +23,7 @@
 #include "bake.h"
 #include "character.h"
 #include "gltf.h"
+#include "gltf_pictures.h"
 #include "obj_frames.h"
 #include "support.h"
 
@@ -213,6 +215,7 @@ static bool player_play(player *p, const gltf_animation *anim, size_t frames, co
             fprintf(stderr, "cannot write %s\n", path);
             return false;
         }
+        if (f == frames / 2 && !gltf_picture(folder, &p->ch, p->positions, time)) return false; /* frame.png */
         printf("frame %3zu  t = %7.4f s  palette %8.2f us  deform %8.2f us  (%.1f M vertices/s)\n", f, time,
                palette_s * 1e6, deform_s * 1e6, deform_s > 0 ? (double)p->ch.vertex_count / deform_s * 1e-6 : 0.0);
     }

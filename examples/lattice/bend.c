@@ -6,12 +6,14 @@
  *   lattice_bent_refined.obj    refined to the tolerance, then deformed
  *   lattice_cage_rest.obj       the rest lattice as lines
  *   lattice_cage_bent.obj       the bent lattice as lines
+ *   lattice_refine.png          the three side by side, new edges highlighted
  * Usage: lattice_bend [output folder] (default: the current folder). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lattice_pictures.h"
 #include "support.h"
 
 #ifndef M_PI
@@ -165,6 +167,7 @@ int main(int argc, char **argv)
     ok &= write_cage(path, lat, 1);
     snprintf(path, sizeof path, "%s/lattice_cage_bent.obj", dir);
     ok &= write_cage(path, lat, 0);
+    ok &= lattice_pictures(dir, lat, v, plain, nv, t, nt, &m); /* PNG: lattice_pictures.c */
     if (!ok) {
         fprintf(stderr, "cannot write into %s\n", dir);
         return 1;

@@ -8,6 +8,7 @@
  *   placement_<scene>_snake_springs.obj  the snake after relaxation
  *   placement_<scene>_lattice.obj        the relaxed lattice as a wireframe
  *   placement_side.svg                   side views of both scenes
+ *   placement_side.png                   the same as a picture
  *
  * Usage: placement_snake [output folder]   (default: the current folder)
  * Prints the figures of each placement (rays, contact length, relaxation
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "sinew.h"
+#include "side_view.h"
 #include "support.h"
 
 #define PI 3.14159265358979323846
@@ -178,16 +180,6 @@ static bool write_lattice(const char *path, const sinew_lattice *lat)
     return true;
 }
 
-/* What one scene contributes to the side view (x horizontal, z up). */
-typedef struct side_view {
-    const char *title;
-    double (*height)(double x, double y);
-    float path_xy[2 * 256];   /* the path's middle, sampled */
-    int path_samples;
-    float *snake[2];          /* deformed snake vertices: raw, relaxed */
-    float contact[2][3 * 64]; /* middle row of contact control points: raw, relaxed */
-    int contact_count;
-} side_view;
 
 static double stair_height_xy(double x, double y)
 {
@@ -421,6 +413,8 @@ int main(int argc, char **argv)
     char svg[1024];
     join(svg, sizeof svg, dir, "placement_side.svg");
     if (!failures && write_svg(svg, views, 2)) printf("wrote %s and the OBJ files beside it\n", svg);
+    join(svg, sizeof svg, dir, "placement_side.png"); /* the same as PNG: placement_pictures.c */
+    if (!failures && !placement_side_png(svg, views, 2, SNAKE_RINGS, SNAKE_SIDES)) failures = 1;
     for (int i = 0; i < 2; ++i) free(views[i].snake[0]), free(views[i].snake[1]);
     mesh_free(&stairs);
     mesh_free(&bumpy);

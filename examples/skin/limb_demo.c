@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "limb_pictures.h"
 #include "support.h"
 
 #define PI 3.14159265358979323846
@@ -269,9 +270,11 @@ int main(int argc, char **argv)
            calls * (double)NV / seconds[0] * 1e-6, calls * (double)NV / seconds[1] * 1e-6);
     printf("  wrist cross-section at 150 degrees twist, area / rest: linear %.3f, dual quaternion %.3f\n",
            wrist_area[0] / rest_area, wrist_area[1] / rest_area);
-    if (bone_links_figure(argv[1], p, joints, weights, inverse_bind, tris, tri_count, out_p) != 0) return 1;
+    bool links = bone_links_figure(argv[1], p, joints, weights, inverse_bind, tris, tri_count, out_p) == 0;
+    pose(0.5, world); /* the widest pose: PNG images of it (limb_pictures.c) */
+    bool pictures = limb_pictures(argv[1], skins, world, JOINTS, p, NV, tris, tri_count);
     sinew_skin_destroy(skins[0]);
     sinew_skin_destroy(skins[1]);
     free(palette), free(p), free(n), free(out_p), free(out_n), free(joints), free(weights), free(tris);
-    return 0;
+    return links && pictures ? 0 : 1;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sinew.h"
+#include "soffd_pictures.h"
 #include "support.h"
 
 typedef struct model {
@@ -174,6 +175,10 @@ int main(int argc, char **argv)
            (double)info.max_dropped_mass, 1e3 * (t4 - t3));
     int fail = write(dir, "soffd_cage_rest.obj", cage.pos, &cage) | write(dir, "soffd_cage_bent.obj", cage_now, &cage) |
                write(dir, "soffd_mesh_rest.obj", mesh.pos, &mesh) | write(dir, "soffd_mesh_bent.obj", mesh_now, &mesh);
+    /* PNG of the same (soffd_pictures.c). */
+    soffd_picture_mesh driver_picture = {cage.pos, cage_now, cage.nv, cage.tri, cage.nt};
+    soffd_picture_mesh skin_picture = {mesh.pos, mesh_now, mesh.nv, mesh.tri, mesh.nt};
+    if (!soffd_pictures(dir, &driver_picture, &skin_picture)) fail = 1;
     sinew_soffd_destroy(h);
     free(cage_now), free(mesh_now), free(frames);
     if (a.positions || b.positions) {
