@@ -43,8 +43,14 @@ def main(folder):
                       edges=[[0, 1], [1, 2], [2, 3], [3, 0]])
     bbw = sinew.Bbw(triangles=(vertices, triangles), points=[[0.5, 0.5, 0], [3.5, 1.5, 0]],
                     joint_positions=[[1.0, 1.5, 0], [1.0, 0.5, 0]], bones=[[0, 1]], cages=[cage])
-    info = bbw.solve(progress=lambda stage, fraction: print(f"  {stage}: {fraction:.0%}", end="\r"))
-    print(" " * 40, end="\r")
+    stages = {}
+
+    def progress(stage, fraction):
+        """Counts the reports of each stage (a host would update its progress bar here)."""
+        stages[stage] = stages.get(stage, 0) + 1
+
+    info = bbw.solve(progress=progress)
+    print("progress reports: " + ", ".join(f"{stage} x{count}" for stage, count in stages.items()))
     print(f"{info['vertex_count']} vertices, {info['element_count']} triangles, {info['handle_count']} handles "
           f"({info['unreached_vertex_count']} vertices in the notch unreached); "
           f"{'converged' if info['converged'] else 'stopped'} after {info['iterations']} iterations, "

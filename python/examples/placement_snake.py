@@ -68,7 +68,7 @@ def write_obj(path, vertices, triangles):
         f.writelines(f"f {a + 1} {b + 1} {c + 1}\n" for a, b, c in triangles)
 
 
-def run(folder, name, scene, path, offset, **options):
+def run(folder, name, scene, path, offset, springs, **options):
     model, model_triangles = snake()
     start = time.perf_counter()
     placement = sinew.Placement(path, *scene, width=SNAKE_RADIUS + 0.25, height=2 * SNAKE_RADIUS, **options)
@@ -81,7 +81,7 @@ def run(folder, name, scene, path, offset, **options):
     box_min, box_max = model.min(axis=0), model.max(axis=0)
     for suffix in ("", "_springs"):
         if suffix:
-            report = placement.relax(neighbourhood=3)
+            report = placement.relax(**springs)
             state = "converged" if report.converged else "stopped"
             print(f"{name}: springs: {state} after {report.steps} steps (dt {report.time_step:.3f}), "
                   f"largest lift {report.max_lift:.3f}")
@@ -97,9 +97,12 @@ def run(folder, name, scene, path, offset, **options):
 
 def main(folder):
     folder.mkdir(parents=True, exist_ok=True)
-    run(folder, "staircase", staircase(), np.float32([[-1.5, 0, 6], [9.5, 0, 6]]), 0.35, count=(48, 6, 0))
+    run(folder, "staircase", staircase(), np.float32([[-1.5, 0, 6], [9.5, 0, 6]]), 0.35, {"neighbourhood": 3},
+        count=(48, 6, 0))
+    # Smooth terrain: a finer angle criterion and a wider neighbourhood let the springs span the valleys.
     curve = np.float32([[-7, -2, 5], [-3, 2, 5], [1, -1.5, 5], [4, 2, 5], [7, 0, 5]])
-    run(folder, "bumpy", bumpy(), curve, 0.3, path_kind="bspline", count=(64, 6, 0))
+    run(folder, "bumpy", bumpy(), curve, 0.3, {"angle_degrees": 3, "neighbourhood": 6}, path_kind="bspline",
+        count=(64, 6, 0))
     print(f"wrote 6 OBJ files to {folder}")
 
 
