@@ -39,7 +39,8 @@ def staircase():
 def bumpy(n=96, lo=-9.0, hi=9.0):
     xs = np.linspace(lo, hi, n + 1)
     x, y = np.meshgrid(xs, xs)
-    z = 0.45 * np.sin(0.9 * x) * np.cos(0.7 * y) + 0.3 * np.sin(0.35 * x + 1.1 * y) + 0.6 * np.exp(-((x - 1) ** 2 + y ** 2))
+    z = (0.45 * np.sin(0.9 * x) * np.cos(0.7 * y) + 0.3 * np.sin(0.35 * x + 1.1 * y)
+         + 0.6 * np.exp(-((x - 1) ** 2 + y ** 2)))
     vertices = np.column_stack([x.ravel(), y.ravel(), z.ravel()]).astype(np.float32)
     a = (np.arange(n)[None, :] + (n + 1) * np.arange(n)[:, None]).ravel()
     triangles = np.concatenate([np.column_stack([a, a + 1, a + n + 2]), np.column_stack([a, a + n + 2, a + n + 1])])

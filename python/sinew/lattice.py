@@ -195,7 +195,8 @@ class Lattice:
     def bind(self, points, normals=None, space="world"):
         """Precomputes spans and basis values of points (world or "parameter"
         space) for deforming them every frame: returns a LatticeBinding."""
-        return LatticeBinding(_handle=_sinew.lattice_binding_create(self._h, points, normals, _choice(_SPACE, space, "space")))
+        handle = _sinew.lattice_binding_create(self._h, points, normals, _choice(_SPACE, space, "space"))
+        return LatticeBinding(_handle=handle)
 
     def check_folds(self, samples_per_axis=0, cell_flags=True, progress=None):
         """Fold-over check of every cell (det J's Bezier coefficients, plus

@@ -131,7 +131,8 @@ class Placement:
     def map_model(self, box_min, box_max, fraction=0.0, offset=0.0):
         """PlacementMap sending the model box onto u in [offset, offset + fraction]
         (fraction 0 = the model's natural length), v and w in [0, 1]."""
-        scale, shift = _sinew.placement_map_model(self._h, _triple(box_min, "box_min", None), _triple(box_max, "box_max", None),
+        scale, shift = _sinew.placement_map_model(self._h, _triple(box_min, "box_min", None),
+                                                  _triple(box_max, "box_max", None),
                                          float(fraction), float(offset))
         return PlacementMap(tuple(scale), tuple(shift))
 

@@ -59,7 +59,8 @@ static int cages_in(PyObject *list, cage_arrays **arrays_out, sinew_bbw_cage **c
         snprintf(name[2], sizeof name[2], "cage %zu triangles", c);
         if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "O|OO", &v, &e, &t)) {
             if (!PyErr_Occurred())
-                sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu must be a tuple (vertices, edges, triangles)", c);
+                sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu must be a tuple (vertices, edges, triangles)",
+                                c);
             goto fail;
         }
         if (sn_py_floats_in(v, name[0], SN_PY_ANY, 3, SN_PY_STRIDED, &arrays[c].vertices) < 0 ||
@@ -101,8 +102,8 @@ static PyObject *py_bbw_create(PyObject *self, PyObject *args, PyObject *kwargs)
                                      &d.handle_tolerance, &progress))
         return NULL;
     if (kind < DOMAIN_TRIANGLES || kind > DOMAIN_SURFACE)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "domain kind %d is not 0 (triangles), 1 (tets) or 2 (surface)",
-                               kind);
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT,
+                               "domain kind %d is not 0 (triangles), 1 (tets) or 2 (surface)", kind);
     PyObject *result = NULL;
     sn_py_array vertices = SN_PY_ARRAY_INIT, elements = SN_PY_ARRAY_INIT, points = SN_PY_ARRAY_INIT,
                 joints = SN_PY_ARRAY_INIT, bones = SN_PY_ARRAY_INIT;
@@ -224,12 +225,14 @@ typedef struct query {
     size_t first, count;
 } query;
 
-static int query_begin(query *q, PyObject *handle, PyObject *first_obj, PyObject *count_obj, size_t (*total)(const sinew_bbw_info *))
+static int query_begin(query *q, PyObject *handle, PyObject *first_obj, PyObject *count_obj,
+                       size_t (*total)(const sinew_bbw_info *))
 {
     q->handle = handle;
     q->bbw = BBW_ENTER(handle, 0);
     if (!q->bbw) return -1;
-    if (bbw_info(q->bbw, &q->info) < 0 || sn_py_range(first_obj, count_obj, total(&q->info), &q->first, &q->count) < 0) {
+    if (bbw_info(q->bbw, &q->info) < 0 ||
+        sn_py_range(first_obj, count_obj, total(&q->info), &q->first, &q->count) < 0) {
         sn_py_handle_leave(handle, 0);
         return -1;
     }
@@ -344,7 +347,8 @@ static PyObject *py_bbw_point_weights(PyObject *self, PyObject *args, PyObject *
         sn_py_check_overlap(&points, "points", &out, "out") == 0) {
         sinew_points view = sn_py_points(&points);
         sinew_result r;
-        Py_BEGIN_ALLOW_THREADS r = sinew_bbw_point_weights(bbw, &view, out.data, first, count);
+        Py_BEGIN_ALLOW_THREADS
+        r = sinew_bbw_point_weights(bbw, &view, out.data, first, count);
         Py_END_ALLOW_THREADS
         result = r == SINEW_OK ? sn_py_array_result(&out) : sn_py_raise(r);
     }
@@ -391,8 +395,8 @@ static PyObject *py_bbw_top_k(PyObject *self, PyObject *args, PyObject *kwargs)
     if (ok) {
         sinew_points view = sn_py_points(&points);
         sinew_result r;
-        Py_BEGIN_ALLOW_THREADS r = sinew_bbw_top_k(bbw, points.array ? &view : NULL, k, joints.data, weights.data,
-                                                   first, count);
+        Py_BEGIN_ALLOW_THREADS
+        r = sinew_bbw_top_k(bbw, points.array ? &view : NULL, k, joints.data, weights.data, first, count);
         Py_END_ALLOW_THREADS
         if (r != SINEW_OK) sn_py_raise(r);
         else result = Py_BuildValue("(NN)", sn_py_array_result(&joints), sn_py_array_result(&weights));

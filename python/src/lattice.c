@@ -96,7 +96,8 @@ static PyObject *py_lattice_info(PyObject *self, PyObject *handle)
     if (!ok) return NULL;
     PyObject *d = PyDict_New();
     if (!d) return NULL;
-    if (sn_py_dict_steal(d, "count", triple_u32(i.count)) < 0 || sn_py_dict_steal(d, "order", triple_u32(i.order)) < 0 ||
+    if (sn_py_dict_steal(d, "count", triple_u32(i.count)) < 0 ||
+        sn_py_dict_steal(d, "order", triple_u32(i.order)) < 0 ||
         sn_py_dict_steal(d, "cells", triple_u32(i.cells)) < 0 ||
         sn_py_dict_steal(d, "point_count", PyLong_FromSize_t(i.point_count)) < 0 ||
         sn_py_dict_steal(d, "cell_count", PyLong_FromSize_t(i.cell_count)) < 0 ||
@@ -438,7 +439,8 @@ static PyObject *py_lattice_binding_deform(PyObject *self, PyObject *args, PyObj
     if (sn_py_range(first_obj, count_obj, n, &first, &count) == 0 &&
         sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)n, 3, SN_PY_STRIDED, 0, &out) == 0 &&
         (!want_normals ||
-         sn_py_out(out_normals_obj, "out_normals", NPY_FLOAT32, (Py_ssize_t)n, 3, SN_PY_STRIDED, 0, &out_normals) == 0) &&
+         sn_py_out(out_normals_obj, "out_normals", NPY_FLOAT32, (Py_ssize_t)n, 3, SN_PY_STRIDED, 0,
+                   &out_normals) == 0) &&
         sn_py_check_overlap(&out, "out", &out_normals, "out_normals") == 0) {
         sinew_result r;
         SN_PY_POSE_CALL(count, sinew_lattice_binding_deform(binding, lattice, out.data, out.stride, out_normals.data,
@@ -565,7 +567,8 @@ static PyObject *py_lattice_refinement_mesh(PyObject *self, PyObject *handle)
     if (r != SINEW_OK) sn_py_raise(r);
     else if ((d = PyDict_New())) {
         size_t added = m.vertex_count - m.input_vertex_count;
-        if (sn_py_dict_steal(d, "rest_positions", copy_rows(m.rest_positions, m.vertex_count, 3, NPY_FLOAT32, 4, 0)) < 0 ||
+        if (sn_py_dict_steal(d, "rest_positions",
+                             copy_rows(m.rest_positions, m.vertex_count, 3, NPY_FLOAT32, 4, 0)) < 0 ||
             sn_py_dict_steal(d, "positions", copy_rows(m.positions, m.vertex_count, 3, NPY_FLOAT32, 4, 0)) < 0 ||
             sn_py_dict_steal(d, "triangles", copy_rows(m.indices, m.triangle_count, 3, NPY_UINT32, 4, 0)) < 0 ||
             sn_py_dict_steal(d, "parents", copy_rows(m.parents, added, 2, NPY_UINT32, 4, 0)) < 0 ||

@@ -275,7 +275,8 @@ static PyObject *py_placement_deform(PyObject *self, PyObject *args, PyObject *k
         sinew_points view = sn_py_points(&model);
         sinew_result r;
         if (count >= SN_PY_NOGIL_MIN_ELEMENTS) {
-            Py_BEGIN_ALLOW_THREADS r = sinew_placement_deform(placement, &map, &view, out.data, out.stride, first, count);
+            Py_BEGIN_ALLOW_THREADS
+            r = sinew_placement_deform(placement, &map, &view, out.data, out.stride, first, count);
             Py_END_ALLOW_THREADS
         } else {
             r = sinew_placement_deform(placement, &map, &view, out.data, out.stride, first, count);

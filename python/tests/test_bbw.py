@@ -279,3 +279,23 @@ def test_golden_file_written_by_c():
     assert np.array_equal(fresh.domain_vertices(), loaded.domain_vertices())
     assert np.array_equal(fresh.domain_elements(), loaded.domain_elements())
     np.testing.assert_allclose(fresh.vertex_weights(), loaded.vertex_weights(), atol=1e-4)
+
+
+# ---- the example script --------------------------------------------------------------------------
+
+def run_example(name, folder):
+    """Runs python/examples/<name>.py's main(folder) in this process."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(folder)
+
+
+def test_example_writes_its_files(tmp_path, capsys):
+    run_example("bbw_2d", tmp_path)
+    for name in ["bbw_2d_weights.obj"]:
+        text = (tmp_path / name).read_text()
+        assert text.count("\nv ") > 3 and ("\nf " in text or "\nl " in text), name
+    assert "wrote" in capsys.readouterr().out

@@ -334,3 +334,23 @@ def test_golden_files_written_by_c_round_trip_through_python():
     loaded = sinew.LatticeRefinement.load(gold["lattice-refinement"])
     assert np.array_equal(loaded.positions, refined.positions)
     assert np.array_equal(loaded.triangles, refined.triangles)
+
+
+# ---- the example script --------------------------------------------------------------------------
+
+def run_example(name, folder):
+    """Runs python/examples/<name>.py's main(folder) in this process."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(folder)
+
+
+def test_example_writes_its_files(tmp_path, capsys):
+    run_example("lattice_bend", tmp_path)
+    for name in ["lattice_input.obj", "lattice_bent_plain.obj", "lattice_bent_refined.obj", "lattice_cage_bent.obj"]:
+        text = (tmp_path / name).read_text()
+        assert text.count("\nv ") > 3 and ("\nf " in text or "\nl " in text), name
+    assert "wrote" in capsys.readouterr().out

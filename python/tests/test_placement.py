@@ -57,7 +57,8 @@ def test_flat_ground_is_a_rigid_placement(volume):
     # The rest box x in [0, 8], y in [-1, 1], z in [0, 0.5] lands on the path rigidly.
     rng = np.random.default_rng(7)
     model = np.column_stack([rng.uniform(0, 8, 200), rng.uniform(-1, 1, 200), rng.uniform(0, 0.5, 200)])
-    tangent, normal, up, origin = np.array([0.6, 0.8, 0]), np.array([-0.8, 0.6, 0]), np.array([0, 0, 1]), np.array([1, 2, 0])
+    tangent, normal = np.array([0.6, 0.8, 0]), np.array([-0.8, 0.6, 0])
+    up, origin = np.array([0, 0, 1]), np.array([1, 2, 0])
     want = origin + model[:, :1] * tangent + model[:, 1:2] * normal + model[:, 2:] * up
     lattice = placement.lattice
     np.testing.assert_allclose(lattice.deform(model.astype(np.float32)), want, atol=2e-4)
@@ -238,3 +239,24 @@ def test_golden_file_written_by_c_is_what_python_builds():
     placement.push(2, 0, -0.125)
     assert placement.press(center=(0.2, 0.1, 0.6), radius=1.2, depth=0.15) > 0
     assert same_saved_contents(placement.save(), gold)
+
+
+# ---- the example script --------------------------------------------------------------------------
+
+def run_example(name, folder):
+    """Runs python/examples/<name>.py's main(folder) in this process."""
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(folder)
+
+
+def test_example_writes_its_files(tmp_path, capsys):
+    run_example("placement_snake", tmp_path)
+    for name in [f"placement_{scene}_{part}.obj" for scene in ("staircase", "bumpy")
+                 for part in ("scene", "snake", "snake_springs")]:
+        text = (tmp_path / name).read_text()
+        assert text.count("\nv ") > 3 and ("\nf " in text or "\nl " in text), name
+    assert "wrote" in capsys.readouterr().out
