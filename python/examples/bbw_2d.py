@@ -51,10 +51,10 @@ def main(folder):
 
     info = bbw.solve(progress=progress)
     print("progress reports: " + ", ".join(f"{stage} x{count}" for stage, count in stages.items()))
-    print(f"{info['vertex_count']} vertices, {info['element_count']} triangles, {info['handle_count']} handles "
-          f"({info['unreached_vertex_count']} vertices in the notch unreached); "
-          f"{'converged' if info['converged'] else 'stopped'} after {info['iterations']} iterations, "
-          f"certified RMS error {info['error_bound']:.1e}")
+    print(f"{info.vertex_count} vertices, {info.element_count} triangles, {info.handle_count} handles "
+          f"({info.unreached_vertex_count} vertices in the notch unreached); "
+          f"{'converged' if info.converged else 'stopped'} after {info.iterations} iterations, "
+          f"certified RMS error {info.error_bound:.1e}")
     weights = bbw.vertex_weights()
     reached = weights.sum(axis=1) > 0
     names = ["point 0", "point 1", "bone", "cage vertex 0", "cage vertex 1", "cage vertex 2", "cage vertex 3"]

@@ -17,7 +17,7 @@ handles, skin, and write the result.
 5. Writes <name>_rest.obj (vertex colours: the dominant handle) and
    <name>_posed.obj into the output folder and prints the figures.
 
-Usage: python3 dcc_workflow.py [mesh.obj] [output-folder]
+Usage: python3 dcc_workflow.py [mesh.obj or -] [output-folder]
 """
 import os
 import sys
@@ -122,8 +122,8 @@ def write_obj(path, vertices, triangles, colours=None):
 def skin(vertices, joints, weights, matrices):
     """Linear blend skinning of the rest vertices by the handles' matrices
     (bind pose = identity, so each handle's palette entry is its matrix)."""
-    rig = sinew.Skin(joints=joints, weights=weights)
-    return rig.deform(vertices, rig.palette(matrices))
+    rig = sinew.Skin(joints, weights, joint_count=len(matrices))
+    return rig.pose(matrices, vertices)
 
 
 def main(mesh_path, folder):
@@ -144,9 +144,9 @@ def main(mesh_path, folder):
                     progress=lambda stage, fraction: reports.__setitem__(stage, fraction))
     info = bbw.solve(tolerance=1e-3, progress=lambda stage, fraction: reports.__setitem__(stage, fraction))
     seconds = time.perf_counter() - start
-    print(f"BBW over {info['vertex_count']} voxel-domain vertices and {info['element_count']} tets, "
-          f"{info['handle_count']} handles: {'converged' if info['converged'] else 'stopped'} after "
-          f"{info['iterations']} iterations in {seconds:.2f} s (stages: {', '.join(reports)})")
+    print(f"BBW over {info.vertex_count} voxel-domain vertices and {info.element_count} tets, "
+          f"{info.handle_count} handles: {'converged' if info.converged else 'stopped'} after "
+          f"{info.iterations} iterations in {seconds:.2f} s (stages: {', '.join(reports)})")
     joints, weights = bbw.top_k(4, vertices)
     print(f"top-4 influences per vertex; largest |sum - 1| {np.abs(weights.sum(axis=1) - 1).max():.1e}")
 
@@ -165,5 +165,5 @@ def main(mesh_path, folder):
 
 
 if __name__ == "__main__":
-    mesh = Path(sys.argv[1]) if len(sys.argv) > 1 else shared_mesh()
-    main(mesh, Path(sys.argv[2] if len(sys.argv) > 2 else "."))
+    given = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] not in ("", "-") else None
+    main(Path(given) if given else shared_mesh(), Path(sys.argv[2] if len(sys.argv) > 2 else "."))

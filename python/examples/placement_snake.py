@@ -75,9 +75,9 @@ def run(folder, name, scene, path, offset, springs, **options):
     placement = sinew.Placement(path, *scene, width=SNAKE_RADIUS + 0.25, height=2 * SNAKE_RADIUS, **options)
     built = time.perf_counter() - start
     info = placement.info
-    print(f"{name}: {info['rays_cast']} rays ({info['misses']} contact misses) in {1e3 * built:.1f} ms, "
-          f"path {info['path_length']:.2f}, contact length {info['contact_length']:.2f}, "
-          f"lattice {'x'.join(map(str, info['count']))}")
+    print(f"{name}: {info.rays_cast} rays ({info.misses} contact misses) in {1e3 * built:.1f} ms, "
+          f"path {info.path_length:.2f}, contact length {info.contact_length:.2f}, "
+          f"lattice {'x'.join(map(str, info.count))}")
     write_obj(folder / f"placement_{name}_scene.obj", *scene)
     box_min, box_max = model.min(axis=0), model.max(axis=0)
     for suffix in ("", "_springs"):

@@ -16,38 +16,23 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _sinew
+from ._common import HandleObject, Kind, info, option, register_kind
 
 __all__ = ["Lattice", "LatticeBinding", "LatticeRefinement", "FoldReport"]
 
-_OUTSIDE = {"leave": 0, "clamp": 1, "extend": 2}
-_SPACE = {"world": 0, "parameter": 1}
-_TEST = {"bound": 0, "midpoint": 1}
-_SPLIT = {"farthest": 0, "midpoint": 1}
+OUTSIDE = {"leave": 0, "clamp": 1, "extend": 2}
+SPACE = {"world": 0, "parameter": 1}
+TEST = {"bound": 0, "midpoint": 1}
+SPLIT = {"farthest": 0, "midpoint": 1}
 
 
-def _choice(table, value, what):
-    """Maps an option given as a name (or the C enum's integer) to its integer."""
-    if isinstance(value, str):
-        try:
-            return table[value.lower()]
-        except KeyError:
-            raise ValueError(f"{what} must be one of {sorted(table)}, not {value!r}") from None
-    return int(value)
-
-
-def _name(table, value):
-    for name, number in table.items():
-        if number == value:
-            return name
-    return value
-
-
-def _triple(value, what, default):
+def triple(value, name, default):
+    """Three numbers (a tuple) from any sequence; default when None."""
     if value is None:
         return default
     items = tuple(value)
     if len(items) != 3:
-        raise ValueError(f"{what} needs 3 values, got {len(items)}")
+        raise _sinew.InvalidArgumentError(f"{name}: expected 3 values, got {len(items)}")
     return items
 
 
@@ -67,65 +52,64 @@ class FoldReport:
         return self.cells_may_fold > 0
 
 
-class Lattice:
+@register_kind
+class Lattice(HandleObject):
     """A B-spline lattice placed as an oriented box in world space.
 
     ``Lattice(count=(4, 4, 4), order=(4, 4, 4), origin=(0, 0, 0), axes=None,
-    extents=(1, 1, 1), outside="leave")``: control points per axis (u, v, w),
-    order per axis (2..8, 4 = cubic), world position of parameter (0, 0, 0),
-    the box's edge directions (3x3, rows u, v, w; None = world x, y, z), its
-    edge lengths, and what happens to points outside the box ("leave",
-    "clamp" or "extend"). A new lattice is the identity.
+    extents=(1, 1, 1), outside="leave")``: control points per axis (u, v, w;
+    0 = the order), order per axis (2..8; 0 = 4, cubic), world position of
+    parameter (0, 0, 0), the box's edge directions (3x3, rows u, v, w; None =
+    world x, y, z), its edge lengths (None = the unit cube), and what happens
+    to points outside the box ("leave", "clamp" or "extend"). A new lattice
+    is the identity.
 
-    Control point (i, j, k) has index i + count[0] * (j + count[1] * k).
-    Const calls (getters, evaluate, deform, bind, check_folds, refine) may run
-    on many threads; setters need external locking, as in C.
+    Control point (i, j, k) is row i + count[0] * (j + count[1] * k). Calls
+    that only read (getters, evaluate, deform, bind, check_folds, refine) may
+    run on many threads at once; setters modify the lattice.
     """
 
-    def __init__(self, count=None, order=None, origin=None, axes=None, extents=None, outside="leave", *,
-                 _handle=None):
-        if _handle is not None:
-            self._h = _handle
-            return
-        self._h = _sinew.lattice_create(
-            _triple(count, "count", (0, 0, 0)), _triple(order, "order", (0, 0, 0)),
-            _triple(origin, "origin", (0.0, 0.0, 0.0)), axes,
-            _triple(extents, "extents", (0.0, 0.0, 0.0)), _choice(_OUTSIDE, outside, "outside"))
+    kind = Kind.LATTICE
+
+    def __init__(self, count=None, order=None, origin=None, axes=None, extents=None, outside="leave"):
+        self._handle = _sinew.lattice_create(
+            triple(count, "count", (0, 0, 0)), triple(order, "order", (0, 0, 0)),
+            triple(origin, "origin", (0.0, 0.0, 0.0)), axes, triple(extents, "extents", (0.0, 0.0, 0.0)),
+            option(outside, OUTSIDE, "outside"))
 
     # ---- description -----------------------------------------------------
     @property
     def info(self):
-        """Dict of sinew_lattice_info: count, order, cells, point_count,
-        cell_count, origin, axes (unit rows), extents, outside, memory_bytes."""
-        info = _sinew.lattice_info(self._h)
-        info["outside"] = _name(_OUTSIDE, info["outside"])
-        return info
+        """sinew_lattice_info as a namespace: count, order, cells, point_count,
+        cell_count, origin, axes (unit rows), extents, outside, memory_bytes,
+        and readonly (a placement's lattice)."""
+        return info(_sinew.lattice_info(self._handle), {"outside": OUTSIDE})
 
     @property
     def count(self):
-        return _sinew.lattice_info(self._h)["count"]
+        return _sinew.lattice_info(self._handle)["count"]
 
     @property
     def point_count(self):
-        return _sinew.lattice_info(self._h)["point_count"]
+        return _sinew.lattice_info(self._handle)["point_count"]
 
     @property
     def readonly(self):
-        """True for a placement's lattice: only const calls are allowed."""
-        return _sinew.lattice_info(self._h)["readonly"]
+        """True for a placement's lattice: only calls that read are allowed."""
+        return _sinew.lattice_info(self._handle)["readonly"]
 
     # ---- control points --------------------------------------------------
-    def rest_points(self, out=None, first=0, count=None):
+    def rest_points(self, out=None, first=None, count=None):
         """Rest (Greville) positions of the control points, float32 (point_count, 3)."""
-        return _sinew.lattice_rest_points(self._h, out, first, count)
+        return _sinew.lattice_rest_points(self._handle, out, first, count)
 
-    def get_points(self, out=None, first=0, count=None):
+    def get_points(self, out=None, first=None, count=None):
         """Current world positions of the control points, float32 (point_count, 3)."""
-        return _sinew.lattice_get_points(self._h, out, first, count)
+        return _sinew.lattice_get_points(self._handle, out, first, count)
 
-    def get_displacements(self, out=None, first=0, count=None):
+    def get_displacements(self, out=None, first=None, count=None):
         """Current displacements from the rest positions, float32 (point_count, 3)."""
-        return _sinew.lattice_get_displacements(self._h, out, first, count)
+        return _sinew.lattice_get_displacements(self._handle, out, first, count)
 
     @property
     def points(self):
@@ -143,66 +127,59 @@ class Lattice:
     def displacements(self, values):
         self.set_displacements(values)
 
-    def set_points(self, positions, first=0, count=None):
-        """Moves control points [first, first + count) to positions[first:first + count]
-        (world). Nothing changes on failure."""
-        _sinew.lattice_set_points(self._h, positions, first, count)
+    def set_points(self, positions, first=None, count=None):
+        """Moves control points [first, first + count) to rows [first, first + count)
+        of positions (world). Nothing changes on failure."""
+        _sinew.lattice_set_points(self._handle, positions, first, count)
 
-    def set_displacements(self, displacements, first=0, count=None):
-        """Sets displacements of control points [first, first + count) from rows
-        [first, first + count) of displacements (world units)."""
-        _sinew.lattice_set_displacements(self._h, displacements, first, count)
+    def set_displacements(self, displacements, first=None, count=None):
+        """Sets the displacements of control points [first, first + count) from
+        rows [first, first + count) of displacements (world units)."""
+        _sinew.lattice_set_displacements(self._handle, displacements, first, count)
 
     def reset(self):
         """Puts every control point back at rest (the identity)."""
-        _sinew.lattice_reset(self._h)
+        _sinew.lattice_reset(self._handle)
 
     # ---- evaluation ------------------------------------------------------
-    def parameters(self, world, out=None, first=0, count=None):
-        """World points to box parameters (u, v, w), float32 (n, 3)."""
-        return _sinew.lattice_parameters(self._h, world, out, first, count)
+    def parameters(self, world, out=None, first=None, count=None):
+        """World points (n, 3) to box parameters (u, v, w), float32 (n, 3)."""
+        return _sinew.lattice_parameters(self._handle, world, out, first, count)
 
-    def evaluate(self, params, jacobians=False, first=0, count=None):
-        """F at parameter points: positions (n, 3); with jacobians=True also
+    def evaluate(self, params, jacobians=False, out=None, first=None, count=None):
+        """F at parameter points (n, 3): positions (n, 3); with jacobians=True,
         (positions, J) where J[i] is the 3x3 matrix dF/d(u, v, w) (J[i] @ du = dF)."""
-        positions, jac = _sinew.lattice_evaluate(self._h, params, True, bool(jacobians), first, count)
-        if not jacobians:
-            return positions
-        # C writes column-major 3x3 (dF/du, dF/dv, dF/dw); rows of the numpy matrix are F's coordinates.
-        return positions, np.ascontiguousarray(jac.reshape(-1, 3, 3).transpose(0, 2, 1))
+        positions, jac = _sinew.lattice_evaluate(self._handle, params, True, bool(jacobians), first, count, out)
+        return (positions, _matrices(jac)) if jacobians else positions
 
-    def jacobians(self, params, first=0, count=None):
+    def jacobians(self, params, first=None, count=None):
         """dF/d(u, v, w) at parameter points, float32 (n, 3, 3), J[i] @ du = dF."""
-        _, jac = _sinew.lattice_evaluate(self._h, params, False, True, first, count)
-        return np.ascontiguousarray(jac.reshape(-1, 3, 3).transpose(0, 2, 1))
+        return _matrices(_sinew.lattice_evaluate(self._handle, params, False, True, first, count)[1])
 
-    def deform(self, points, normals=None, out=None, out_normals=None, first=0, count=None):
+    def deform(self, points, normals=None, out=None, out_normals=None, first=None, count=None):
         """Deforms world points (n, 3) in one shot. With normals, returns
         (points, normals), the normals mapped by the inverse-transpose Jacobian.
-        out / out_normals: optional preallocated float32 (n, 3) arrays (may be the inputs)."""
-        result, result_normals = _sinew.lattice_deform(self._h, points, normals, out, out_normals, first, count)
+        out / out_normals: optional float32 (n, 3) arrays to fill (may be the inputs)."""
+        result, result_normals = _sinew.lattice_deform(self._handle, points, normals, out, out_normals, first, count)
         return result if normals is None else (result, result_normals)
-
-    def __call__(self, points):
-        return self.deform(points)
 
     def segment_bound(self, a, b):
         """(bound, t): guaranteed deviation of the deformed segment a-b from its
-        deformed chord and the parameter of the farthest Bezier control point."""
-        return _sinew.lattice_segment_bound(self._h, tuple(float(x) for x in a), tuple(float(x) for x in b))
+        deformed chord, and the parameter of the farthest Bezier control point."""
+        return _sinew.lattice_segment_bound(self._handle, tuple(float(x) for x in a), tuple(float(x) for x in b))
 
     # ---- bound deformation, folds, refinement -----------------------------
     def bind(self, points, normals=None, space="world"):
-        """Precomputes spans and basis values of points (world or "parameter"
-        space) for deforming them every frame: returns a LatticeBinding."""
-        handle = _sinew.lattice_binding_create(self._h, points, normals, _choice(_SPACE, space, "space"))
-        return LatticeBinding(_handle=handle)
+        """Precomputes spans and basis values of points (world, or "parameter"
+        (u, v, w)) for deforming them every frame: a LatticeBinding."""
+        handle = _sinew.lattice_binding_create(self._handle, points, normals, option(space, SPACE, "space"))
+        return LatticeBinding._from_handle(handle)
 
     def check_folds(self, samples_per_axis=0, cell_flags=True, progress=None):
-        """Fold-over check of every cell (det J's Bezier coefficients, plus
-        sampling). progress: callable(stage, fraction); returning False cancels
-        (sinew.CancelledError), and so does Ctrl-C."""
-        report, flags = _sinew.lattice_check_folds(self._h, int(samples_per_axis), bool(cell_flags), progress)
+        """Fold-over check of every cell (Bezier coefficients of det J, plus
+        samples_per_axis^3 samples per cell; 0 = 4). progress: callable(stage,
+        fraction); returning False cancels (sinew.CancelledError), and so does Ctrl-C."""
+        report, flags = _sinew.lattice_check_folds(self._handle, int(samples_per_axis), bool(cell_flags), progress)
         return FoldReport(report["cell_count"], report["cells_may_fold"], report["min_coefficient"],
                           report["min_sampled_det"], tuple(report["min_sampled_at"]), flags)
 
@@ -210,75 +187,73 @@ class Lattice:
                progress=None):
         """Adaptive refinement of a triangle mesh (vertices (n, 3), triangles (m, 3)
         of uint32/uint16/uint8) until every deformed edge is within tolerance
-        (world units) of its chord. Returns a LatticeRefinement."""
-        handle = _sinew.lattice_refine(self._h, vertices, triangles, float(tolerance), _choice(_TEST, test, "test"),
-                                _choice(_SPLIT, split, "split"), int(max_triangles), progress)
-        return LatticeRefinement(_handle=handle)
-
-    # ---- save and load ---------------------------------------------------
-    def save(self):
-        """The lattice as bytes (sinew's saved-data format, same bytes as C)."""
-        return _sinew.save(self._h)
-
-    @classmethod
-    def load(cls, data):
-        """A lattice from bytes written by save() or sinew_lattice_save."""
-        return cls(_handle=_sinew.load(data))
+        (world units) of its chord: a LatticeRefinement. test "bound" (guaranteed)
+        or "midpoint"; split "farthest" or "midpoint"."""
+        handle = _sinew.lattice_refine(self._handle, vertices, triangles, float(tolerance),
+                                       option(test, TEST, "test"), option(split, SPLIT, "split"),
+                                       int(max_triangles), progress)
+        return LatticeRefinement._from_handle(handle)
 
     def __repr__(self):
-        i = _sinew.lattice_info(self._h)
+        if self.closed:
+            return "<sinew.Lattice (closed)>"
+        i = _sinew.lattice_info(self._handle)
         return f"<sinew.Lattice count={i['count']} order={i['order']}>"
 
 
-class LatticeBinding:
-    """Points bound to a lattice structure (counts, orders, box, outside
-    policy); deform them through any lattice of that structure."""
+def _matrices(columns):
+    """(n, 9) column-major 3x3 records (dF/du, dF/dv, dF/dw) as (n, 3, 3) numpy matrices."""
+    return np.ascontiguousarray(columns.reshape(-1, 3, 3).transpose(0, 2, 1))
 
-    def __init__(self, *, _handle):
-        self._h = _handle
+
+@register_kind
+class LatticeBinding(HandleObject):
+    """Points bound to a lattice's structure (counts, orders, box, outside
+    policy): deform them through any lattice of that structure. Made by
+    Lattice.bind or LatticeBinding.load."""
+
+    kind = Kind.LATTICE_BINDING
 
     def __len__(self):
-        return _sinew.lattice_binding_info(self._h)["point_count"]
+        return _sinew.lattice_binding_info(self._handle)["point_count"]
 
     @property
     def info(self):
-        """Dict: point_count, has_normals, space, memory_bytes."""
-        info = _sinew.lattice_binding_info(self._h)
-        info["space"] = _name(_SPACE, info["space"])
-        return info
+        """Namespace: point_count, has_normals, space, memory_bytes."""
+        return info(_sinew.lattice_binding_info(self._handle), {"space": SPACE})
 
-    def deform(self, lattice, out=None, out_normals=None, normals=False, first=0, count=None):
-        """Bound points through lattice's current control points, float32 (n, 3);
-        with normals=True (or out_normals given) returns (points, normals)."""
+    def deform(self, lattice, out=None, out_normals=None, normals=False, first=None, count=None):
+        """The bound points through lattice's current control points, float32 (n, 3);
+        with normals=True (or out_normals given) (points, normals)."""
         want_normals = bool(normals) or out_normals is not None
-        points, result_normals = _sinew.lattice_binding_deform(self._h, lattice._h, out, out_normals,
+        points, result_normals = _sinew.lattice_binding_deform(self._handle, lattice._handle, out, out_normals,
                                                                want_normals, first, count)
         return (points, result_normals) if want_normals else points
 
-    def save(self):
-        return _sinew.save(self._h)
 
-    @classmethod
-    def load(cls, data):
-        return cls(_handle=_sinew.load(data))
+@register_kind
+class LatticeRefinement(HandleObject):
+    """A refined mesh (Lattice.refine): the input's vertices first, then the
+    added ones, added vertex k on the edge (parents[k, 0], parents[k, 1]) at
+    parameter parameters[k]. The arrays are copies, read once."""
 
+    kind = Kind.LATTICE_REFINEMENT
 
-class LatticeRefinement:
-    """A refined mesh: the input's vertices first, then the added ones, each on
-    the edge (parents[k, 0], parents[k, 1]) at parameter parameters[k]."""
+    def _mesh(self):
+        mesh = self.__dict__.get("_mesh_cache")
+        if mesh is None:
+            mesh = self.__dict__["_mesh_cache"] = _sinew.lattice_refinement_mesh(self._handle)
+        return mesh
 
-    def __init__(self, *, _handle):
-        self._h = _handle
-        mesh = _sinew.lattice_refinement_mesh(_handle)
-        self.rest_positions = mesh["rest_positions"]   # float32 (n, 3), undeformed
-        self.positions = mesh["positions"]             # float32 (n, 3), deformed
-        self.triangles = mesh["triangles"]             # uint32 (m, 3)
-        self.parents = mesh["parents"]                 # uint32 (n - input_vertex_count, 2)
-        self.parameters = mesh["parameters"]           # float32 (n - input_vertex_count,)
-        self.input_vertex_count = mesh["input_vertex_count"]
-        self.rounds = mesh["rounds"]
-        self.max_error = mesh["max_error"]
-        self.memory_bytes = mesh["memory_bytes"]
+    rest_positions = property(lambda self: self._mesh()["rest_positions"], doc="float32 (n, 3), undeformed")
+    positions = property(lambda self: self._mesh()["positions"], doc="float32 (n, 3), deformed")
+    triangles = property(lambda self: self._mesh()["triangles"], doc="uint32 (m, 3), input orientation")
+    parents = property(lambda self: self._mesh()["parents"], doc="uint32 (n - input_vertex_count, 2)")
+    parameters = property(lambda self: self._mesh()["parameters"], doc="float32 (n - input_vertex_count,)")
+    input_vertex_count = property(lambda self: self._mesh()["input_vertex_count"])
+    rounds = property(lambda self: self._mesh()["rounds"], doc="split rounds made")
+    max_error = property(lambda self: self._mesh()["max_error"], doc="largest final edge error")
+    memory_bytes = property(lambda self: self._mesh()["memory_bytes"])
 
     @property
     def vertex_count(self):
@@ -286,20 +261,14 @@ class LatticeRefinement:
 
     def interpolate(self, attributes):
         """Carries per-vertex attributes (input_vertex_count, ...) onto the refined
-        vertices: (1 - t) * a + t * b in vertex order."""
+        vertices: (1 - t) * a + t * b, in vertex order."""
         attributes = np.asarray(attributes)
-        if len(attributes) != self.input_vertex_count:
-            raise ValueError(f"attributes has {len(attributes)} rows; the input had {self.input_vertex_count}")
+        first = self.input_vertex_count
+        if len(attributes) != first:
+            raise _sinew.InvalidArgumentError(f"attributes: {len(attributes)} rows; the input had {first}")
         out = np.empty((self.vertex_count,) + attributes.shape[1:], dtype=np.result_type(attributes, np.float32))
-        out[:self.input_vertex_count] = attributes
+        out[:first] = attributes
         for k, (a, b) in enumerate(self.parents):
             t = self.parameters[k]
-            out[self.input_vertex_count + k] = (1 - t) * out[a] + t * out[b]
+            out[first + k] = (1 - t) * out[a] + t * out[b]
         return out
-
-    def save(self):
-        return _sinew.save(self._h)
-
-    @classmethod
-    def load(cls, data):
-        return cls(_handle=_sinew.load(data))

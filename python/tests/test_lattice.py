@@ -2,6 +2,7 @@
 (identity, affine reproduction, binding = one shot, fold check, the
 refinement's guaranteed bound), the array checks of the binding, and round
 trips of saved data against the C library's golden files."""
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -59,8 +60,8 @@ def test_new_lattice_is_the_identity_bit_for_bit():
 def test_rest_points_sit_at_the_greville_abscissae():
     lattice = make_lattice()
     info = lattice.info
-    assert info["count"] == (6, 5, 4) and info["order"] == (4, 3, 2) and info["point_count"] == 120
-    assert info["cells"] == (3, 3, 3) and info["outside"] == "leave"
+    assert info.count == (6, 5, 4) and info.order == (4, 3, 2) and info.point_count == 120
+    assert info.cells == (3, 3, 3) and info.outside == "leave"
     gu, gv, gw = greville(6, 4), greville(5, 3), greville(4, 2)
     # Index i + count[0] * (j + count[1] * k): u varies fastest.
     params = np.stack(np.meshgrid(gu, gv, gw, indexing="ij"), axis=-1).transpose(2, 1, 0, 3).reshape(-1, 3)
@@ -131,7 +132,7 @@ def test_binding_deforms_as_the_one_shot_call():
     points = box_map(random_params(200)).astype(np.float32)
     normals = np.tile(np.float32([0, 0, 1]), (200, 1))
     binding = lattice.bind(points, normals)
-    assert len(binding) == 200 and binding.info["has_normals"] and binding.info["space"] == "world"
+    assert len(binding) == 200 and binding.info.has_normals and binding.info.space == "world"
     lattice.set_displacements(np.random.default_rng(8).uniform(-0.2, 0.2, (120, 3)))
     got_points, got_normals = binding.deform(lattice, normals=True)
     want_points, want_normals = lattice.deform(points, normals)
@@ -312,6 +313,24 @@ def test_save_load_round_trip():
     assert caught.value.code == sinew.Result.INVALID_DATA
 
 
+def test_handles_follow_the_package_conventions():
+    lattice = make_lattice()
+    points = box_map(random_params(20)).astype(np.float32)
+    data, binding = lattice.save(), lattice.bind(points)
+    assert isinstance(sinew.load(data), sinew.Lattice) and isinstance(sinew.load(binding.save()), sinew.LatticeBinding)
+    refined = lattice.refine(points[:3], np.uint32([[0, 1, 2]]), 0.1)
+    assert isinstance(sinew.load(refined.save()), sinew.LatticeRefinement)
+    assert pickle.loads(pickle.dumps(lattice)).save() == data
+    with pytest.raises(sinew.MismatchError):
+        sinew.Lattice.load(binding.save())
+    with pytest.raises(sinew.InvalidArgumentError, match="space"):
+        lattice.bind(points, space="uvw")
+    lattice.close()
+    assert lattice.closed
+    with pytest.raises(sinew.InvalidStateError):
+        lattice.deform(points)
+
+
 @pytest.mark.skipif(not (GOLDEN / "lattice-v1.bin").exists(), reason="tests/golden not present")
 def test_golden_files_written_by_c_round_trip_through_python():
     gold = {name: (GOLDEN / f"{name}-v1.bin").read_bytes()
@@ -320,8 +339,8 @@ def test_golden_files_written_by_c_round_trip_through_python():
     assert same_saved_contents(lattice.save(), gold["lattice"])
     # Rebuilt from its description and displacements in Python, it saves as C saved it.
     info = lattice.info
-    rebuilt = sinew.Lattice(count=info["count"], order=info["order"], origin=ORIGIN, axes=AXES, extents=EXTENTS,
-                            outside=info["outside"])
+    rebuilt = sinew.Lattice(count=info.count, order=info.order, origin=ORIGIN, axes=AXES, extents=EXTENTS,
+                            outside=info.outside)
     rebuilt.displacements = lattice.displacements
     assert same_saved_contents(rebuilt.save(), gold["lattice"])
     # The binding and refinement of tests/lattice/test_lattice_io.c's golden_build, made in Python.

@@ -50,10 +50,10 @@ DIAGONAL_PATH = np.float32([[1, 2, 5], [1 + 4 * 0.6, 2 + 4 * 0.8, 5], [1 + 8 * 0
 def test_flat_ground_is_a_rigid_placement(volume):
     placement = sinew.Placement(DIAGONAL_PATH, *floor(), width=1.0, height=0.5, volume=volume)
     info = placement.info
-    assert info["contact_length"] == pytest.approx(8.0, abs=1e-4)
-    assert info["path_length"] == pytest.approx(8.0, abs=1e-4)
-    assert info["max_width"] == pytest.approx(1.0) and info["max_height"] == pytest.approx(0.5)
-    assert info["misses"] == 0 and info["up"] == (0.0, 0.0, 1.0) and info["volume"] == volume
+    assert info.contact_length == pytest.approx(8.0, abs=1e-4)
+    assert info.path_length == pytest.approx(8.0, abs=1e-4)
+    assert info.max_width == pytest.approx(1.0) and info.max_height == pytest.approx(0.5)
+    assert info.misses == 0 and info.up == (0.0, 0.0, 1.0) and info.volume == volume
     # The rest box x in [0, 8], y in [-1, 1], z in [0, 0.5] lands on the path rigidly.
     rng = np.random.default_rng(7)
     model = np.column_stack([rng.uniform(0, 8, 200), rng.uniform(-1, 1, 200), rng.uniform(0, 0.5, 200)])
@@ -63,7 +63,7 @@ def test_flat_ground_is_a_rigid_placement(volume):
     lattice = placement.lattice
     np.testing.assert_allclose(lattice.deform(model.astype(np.float32)), want, atol=2e-4)
     # Contact control points lie on the ground; layer k at g_k * h.
-    count, order = lattice.info["count"], lattice.info["order"]
+    count, order = lattice.info.count, lattice.info.order
     heights = lattice.points[:, 2].reshape(count[2], -1)
     np.testing.assert_allclose(heights, np.repeat(0.5 * greville(count[2], order[2])[:, None], heights.shape[1], 1),
                                atol=1e-5)
@@ -88,7 +88,7 @@ def test_push_moves_its_column_and_bad_pushes_change_nothing():
                                 volume="offset")
     lattice = placement.lattice
     before = lattice.points
-    count = lattice.info["count"]
+    count = lattice.info.count
     i, j = 5, 2
     column = i + count[0] * j
     placement.push(i, j, 0.3)
@@ -116,7 +116,7 @@ def test_press_moves_the_points_inside_the_tool():
     before = placement.lattice.points
     pressed = placement.press(center=(5, 0.2, 1), radius=2.0, depth=0.6, falloff="hat")
     after = placement.lattice.points
-    columns = np.prod(placement.info["count"][:2])
+    columns = np.prod(placement.info.count[:2])
     r = np.linalg.norm(before - np.float32([5, 0.2, 1]), axis=1) / 2
     inside = (np.arange(len(before)) >= columns) & (r < 1)
     dz = np.where(inside, -0.6 * (1 - r), 0.0)
@@ -187,7 +187,7 @@ def test_width_and_height_scale_functions():
     placement = sinew.Placement(path, *floor(), width=1.0, height=1.0, width_scale=[1.0, 2.0],
                                 height_scale=[[1.0, 3.0], [1.0, 3.0]])
     info = placement.info
-    assert info["max_width"] == pytest.approx(2.0, rel=1e-5) and info["max_height"] == pytest.approx(3.0, rel=1e-5)
+    assert info.max_width == pytest.approx(2.0, rel=1e-5) and info.max_height == pytest.approx(3.0, rel=1e-5)
     with pytest.raises(sinew.Error):
         sinew.Placement(path, *floor(), width=1.0, height=1.0, width_scale=[1.0, -1.0])
 
