@@ -35,3 +35,6 @@ from ._common import Kind, Result, load, saved_info  # noqa: F401
 from .skin import Skin  # noqa: F401
 
 # Lattice, placement and BBW.
+from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # noqa: F401
+from .placement import Placement, PlacementMap, RelaxReport  # noqa: F401
+from .bbw import Bbw, Cage  # noqa: F401

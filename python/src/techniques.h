@@ -12,3 +12,6 @@ SN_PY_TECHNIQUE(core)
 SN_PY_TECHNIQUE(skin)
 
 /* Lattice, placement and BBW (src/lattice.c, src/placement.c, src/bbw.c). */
+SN_PY_TECHNIQUE(lattice)
+SN_PY_TECHNIQUE(placement)
+SN_PY_TECHNIQUE(bbw)
