@@ -33,6 +33,9 @@ from ._common import Kind, Result, load, saved_info  # noqa: F401
 
 # Skinning, the skin weight tools and SOFFD.
 from .skin import Skin  # noqa: F401
+from . import skin_tools  # noqa: F401
+from .skin_tools import Capsule, capsule_weights, prune_weights, remove_rogues, smooth_weights  # noqa: F401
+from .soffd import Soffd  # noqa: F401
 
 # Lattice, placement and BBW.
 from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # noqa: F401

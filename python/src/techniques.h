@@ -10,6 +10,8 @@ SN_PY_TECHNIQUE(core)
 
 /* Skinning, the skin weight tools and SOFFD (src/skin.c, src/skin_tools.c, src/soffd.c). */
 SN_PY_TECHNIQUE(skin)
+SN_PY_TECHNIQUE(skin_tools)
+SN_PY_TECHNIQUE(soffd)
 
 /* Lattice, placement and BBW (src/lattice.c, src/placement.c, src/bbw.c). */
 SN_PY_TECHNIQUE(lattice)
