@@ -5,8 +5,8 @@
  * generic save/load (every kind). python/sinew/lattice.py is the friendly layer.
  *
  * A lattice handle may be a view of a placement's lattice (placement.c makes
- * it): such a view takes only const calls, and each call also marks the
- * placement in use so that no placement edit runs under it.
+ * it): such a view takes only const calls; the handle layer marks the
+ * placement in use during each, so that no placement edit runs under it.
  *
  * SPDX-License-Identifier: MIT
  */
@@ -14,33 +14,23 @@
 
 /* ---- Handles ------------------------------------------------------------------ */
 
-/* Enters a lattice handle (and the placement owning it, for a view). A writer
- * call on a view is refused: the placement owns its lattice. NULL with an
- * exception set on failure; pair with lattice_leave. */
+/* Enters a lattice handle (sn_py_handle_enter marks a view's placement in
+ * use too). A writer call on a view is refused: the placement owns its
+ * lattice. NULL with an exception set on failure; pair with lattice_leave. */
 static sinew_lattice *lattice_enter(PyObject *obj, int writer)
 {
     sinew_lattice *lattice = sn_py_handle_enter(obj, SINEW_KIND_LATTICE, "lattice", writer);
-    if (!lattice) return NULL;
-    PyObject *owner = ((sn_py_handle *)obj)->owner;
-    if (owner) {
-        if (writer) {
-            sn_py_handle_leave(obj, writer);
-            sn_py_raise_msg(SINEW_ERROR_INVALID_STATE,
-                            "this lattice belongs to a placement and is read-only: edit the placement instead");
-            return NULL;
-        }
-        if (!sn_py_handle_enter(owner, SINEW_KIND_PLACEMENT, "placement", 0)) {
-            sn_py_handle_leave(obj, writer);
-            return NULL;
-        }
+    if (lattice && writer && ((sn_py_handle *)obj)->owner) {
+        sn_py_handle_leave(obj, writer);
+        sn_py_raise_msg(SINEW_ERROR_INVALID_STATE,
+                        "this lattice belongs to a placement and is read-only: edit the placement instead");
+        return NULL;
     }
     return lattice;
 }
 
 static void lattice_leave(PyObject *obj, int writer)
 {
-    PyObject *owner = ((sn_py_handle *)obj)->owner;
-    if (owner) sn_py_handle_leave(owner, 0);
     sn_py_handle_leave(obj, writer);
 }
 

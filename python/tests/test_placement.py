@@ -162,6 +162,12 @@ def test_the_lattice_view_is_read_only_and_keeps_the_placement_alive():
     assert not np.array_equal(lattice.points, before)  # the view follows the edits
     del placement
     assert lattice.points.shape == before.shape
+    # Closing the placement ends its lattice too.
+    other = sinew.Placement(DIAGONAL_PATH, *floor(), width=1.0, height=0.5)
+    view = other.lattice
+    other.close()
+    with pytest.raises(sinew.InvalidStateError, match="closed"):
+        view.get_points()
 
 
 def test_creation_errors_name_the_element():
