@@ -84,6 +84,8 @@ class Skin(HandleObject):
         Returns the one output array when one stream is given, else a tuple
         of the outputs of the given streams in the order positions, normals,
         tangents."""
+        if normals is None and tangents is None:
+            return _sinew.skin_deform(self._handle, palette, positions, out=out, first=first, count=count)[0]
         results = _sinew.skin_deform(self._handle, palette, positions, normals, tangents, out=out,
                                      out_normals=out_normals, out_tangents=out_tangents, first=first, count=count)
         given = tuple(r for r in results if r is not None)
