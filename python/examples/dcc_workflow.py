@@ -2,7 +2,7 @@
 few points on it, compute bounded biharmonic weights for them, pose the
 handles, skin, and write the result.
 
-1. Reads an OBJ: the path given, else spot.obj from the shared data
+1. Reads an OBJ: the one given, else spot.obj from the shared data
    (../shared/data beside the checkout, or $SINEW_DATA_DIR), else a generated
    capsule.
 2. "Clicks" handle points on the surface the way an artist would pick them:
@@ -17,7 +17,7 @@ handles, skin, and write the result.
 5. Writes <name>_rest.obj (vertex colours: the dominant handle) and
    <name>_posed.obj into the output folder and prints the figures.
 
-Usage: python3 dcc_workflow.py [mesh.obj or -] [output-folder]
+Usage: python3 dcc_workflow.py [output-folder] [mesh.obj]
 """
 import os
 import sys
@@ -165,5 +165,5 @@ def main(mesh_path, folder):
 
 
 if __name__ == "__main__":
-    given = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] not in ("", "-") else None
-    main(Path(given) if given else shared_mesh(), Path(sys.argv[2] if len(sys.argv) > 2 else "."))
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    main(Path(sys.argv[2]) if len(sys.argv) > 2 else shared_mesh(), folder)
