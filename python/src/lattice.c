@@ -199,15 +199,17 @@ static PyObject *py_lattice_reset(PyObject *self, PyObject *handle)
 
 /* ---- Evaluation and deformation --------------------------------------------------- */
 
-/* Runs a pose-time call without the GIL when the range is large enough to be worth it. */
-#define SN_PY_POSE_CALL(count, call)                         \
-    do {                                                     \
-        if ((count) >= SN_PY_NOGIL_MIN_ELEMENTS) {           \
-            Py_BEGIN_ALLOW_THREADS r = (call);               \
-            Py_END_ALLOW_THREADS                             \
-        } else {                                             \
-            r = (call);                                      \
-        }                                                    \
+/* Runs a pose-time call (result into r) without the GIL when the range is
+ * large enough for another thread to gain from it. */
+#define POSE_CALL(count, call)                     \
+    do {                                           \
+        if ((count) >= SN_PY_NOGIL_MIN_ELEMENTS) { \
+            Py_BEGIN_ALLOW_THREADS                 \
+            r = (call);                            \
+            Py_END_ALLOW_THREADS                   \
+        } else {                                   \
+            r = (call);                            \
+        }                                          \
     } while (0)
 
 /* (handle, world (n, 3), out=None, first=None, count=None) -> (u, v, w) float32 (n, 3). */
@@ -230,7 +232,7 @@ static PyObject *py_lattice_parameters(PyObject *self, PyObject *args, PyObject 
         sn_py_check_overlap(&world, "world", &out, "out") == 0) {
         sinew_points view = sn_py_points(&world);
         sinew_result r;
-        SN_PY_POSE_CALL(count, sinew_lattice_parameters(lattice, &view, out.data, out.stride, first, count));
+        POSE_CALL(count, sinew_lattice_parameters(lattice, &view, out.data, out.stride, first, count));
         result = r == SINEW_OK ? sn_py_array_result(&out) : sn_py_raise(r);
     }
     sn_py_array_release(&world);
@@ -273,7 +275,7 @@ static PyObject *py_lattice_evaluate(PyObject *self, PyObject *args, PyObject *k
         sn_py_check_overlap(&out, "out", &jac, "out_jacobians") == 0) {
         sinew_points view = sn_py_points(&params);
         sinew_result r;
-        SN_PY_POSE_CALL(count, sinew_lattice_evaluate(lattice, &view, out.data, out.stride, jac.data, jac.stride,
+        POSE_CALL(count, sinew_lattice_evaluate(lattice, &view, out.data, out.stride, jac.data, jac.stride,
                                                       first, count));
         if (r != SINEW_OK) sn_py_raise(r);
         else
@@ -324,7 +326,7 @@ static PyObject *py_lattice_deform(PyObject *self, PyObject *args, PyObject *kwa
     if (ok) {
         sinew_points pv = sn_py_points(&points), nv = sn_py_points(&normals);
         sinew_result r;
-        SN_PY_POSE_CALL(count, sinew_lattice_deform(lattice, &pv, normals.array ? &nv : NULL, out.data, out.stride,
+        POSE_CALL(count, sinew_lattice_deform(lattice, &pv, normals.array ? &nv : NULL, out.data, out.stride,
                                                     out_normals.data, out_normals.stride, first, count));
         if (r != SINEW_OK) sn_py_raise(r);
         else
@@ -379,7 +381,7 @@ static PyObject *py_lattice_binding_create(PyObject *self, PyObject *args, PyObj
         d.space = (sinew_lattice_space)space;
         sinew_lattice_binding *binding = NULL;
         sinew_result r;
-        SN_PY_POSE_CALL(points.rows, sinew_lattice_binding_create(NULL, lattice, &d, &binding));
+        POSE_CALL(points.rows, sinew_lattice_binding_create(NULL, lattice, &d, &binding));
         result = r == SINEW_OK ? sn_py_handle_new(SINEW_KIND_LATTICE_BINDING, binding) : sn_py_raise(r);
     }
     sn_py_array_release(&points);
@@ -433,7 +435,7 @@ static PyObject *py_lattice_binding_deform(PyObject *self, PyObject *args, PyObj
                    &out_normals) == 0) &&
         sn_py_check_overlap(&out, "out", &out_normals, "out_normals") == 0) {
         sinew_result r;
-        SN_PY_POSE_CALL(count, sinew_lattice_binding_deform(binding, lattice, out.data, out.stride, out_normals.data,
+        POSE_CALL(count, sinew_lattice_binding_deform(binding, lattice, out.data, out.stride, out_normals.data,
                                                             out_normals.stride, first, count));
         if (r != SINEW_OK) sn_py_raise(r);
         else

@@ -48,9 +48,11 @@ def random_params(n, low=-0.2, high=1.2, seed=1):
 
 def test_new_lattice_is_the_identity_bit_for_bit():
     lattice = make_lattice()
-    points = box_map(random_params(500)).astype(np.float32)
+    # 5000 points: past the size at which pose-time calls release the GIL.
+    points = box_map(random_params(5000)).astype(np.float32)
     assert np.array_equal(lattice.deform(points), points)
-    normals = np.random.default_rng(2).normal(size=(500, 3)).astype(np.float32)
+    assert np.array_equal(lattice.bind(points).deform(lattice), points)
+    normals = np.random.default_rng(2).normal(size=(5000, 3)).astype(np.float32)
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     moved, mapped = lattice.deform(points, normals)
     assert np.array_equal(moved, points)
