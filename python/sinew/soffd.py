@@ -1,0 +1,130 @@
+"""Surface-oriented free-form deformation (include/sinew/soffd.h, docs/soffd.md).
+
+A driver polygon mesh deforms registered skin points:
+    soffd = sinew.Soffd(driver_positions, driver_faces)
+    soffd.register(skin_points, weight_threshold=1e-3)
+    posed = soffd.deform(soffd.element_frames(driver_now))
+"""
+
+import numpy as np
+
+from . import _sinew
+from ._common import HandleObject, Kind, info, register_kind
+
+
+def _faces(faces):
+    """(indices, face_sizes) of faces given as an (F, 3) array of triangles
+    (face_sizes None) or a sequence of polygons of any sizes."""
+    if isinstance(faces, np.ndarray) and faces.ndim == 2:
+        return faces, None
+    faces = list(faces)
+    sizes = np.asarray([len(f) for f in faces], np.uint32)
+    if sizes.size and np.all(sizes == 3):
+        return np.asarray(faces).reshape(-1, 3), None
+    flat = np.asarray([i for f in faces for i in f], np.int64)
+    return flat, sizes
+
+
+@register_kind
+class Soffd(HandleObject):
+    """A SOFFD binding of a driver mesh.
+
+    positions: (V, 3) driver vertices at the bind pose (rows may be strided).
+    faces: (F, 3) triangle array (uint8/16/32 used in place) or a sequence of
+    polygons (lists of vertex indices; n-gons are triangulated).
+    local, length_scale, skip_degenerate: sinew_soffd_desc's options (0 = default).
+    progress: callable(stage, fraction) -> None/True to go on, False to cancel."""
+
+    kind = Kind.SOFFD
+
+    def __init__(self, positions, faces, *, local=0.0, length_scale=0.0, skip_degenerate=False, progress=None):
+        indices, sizes = _faces(faces)
+        self._handle = _sinew.soffd_create(positions, indices, sizes, local=float(local),
+                                           length_scale=float(length_scale), skip_degenerate=bool(skip_degenerate),
+                                           progress=progress)
+
+    @property
+    def info(self):
+        """sinew_soffd_info as a namespace."""
+        return info(_sinew.soffd_info(self._handle))
+
+    @property
+    def point_count(self):
+        return _sinew.soffd_info(self._handle)["point_count"]
+
+    @property
+    def element_count(self):
+        return _sinew.soffd_info(self._handle)["element_count"]
+
+    def element_faces(self):
+        """Driver face of every element (triangle), uint32 (E,)."""
+        return _sinew.soffd_element_faces(self._handle)
+
+    def skipped_faces(self):
+        """Faces of the zero-area triangles skip_degenerate left out (one entry per triangle)."""
+        return _sinew.soffd_skipped(self._handle)
+
+    def register(self, points, *, weight_threshold=0.0, max_contributors=0, max_distance=0.0, exclusive=False,
+                 progress=None):
+        """Registers skin points (P, 3), replacing any earlier registration and
+        edits. Pruning: weight_threshold (relative; 1e-3 keeps 0.1 %),
+        max_contributors, max_distance (in length scales), exclusive (one
+        element per point). All zero = the paper's exact formula."""
+        _sinew.soffd_register(self._handle, points, weight_threshold=float(weight_threshold),
+                              max_contributors=int(max_contributors), max_distance=float(max_distance),
+                              exclusive=bool(exclusive), progress=progress)
+
+    def set_reference(self, reference, *, progress=None):
+        """Moves the reference surface (same vertex count) and registers again."""
+        _sinew.soffd_set_reference(self._handle, reference, progress=progress)
+
+    def dropped_mass(self, point):
+        """Weight mass point lost to pruning (an upper bound; 0 when exact)."""
+        return _sinew.soffd_dropped_mass(self._handle, int(point))
+
+    def contributors(self, point):
+        """(elements uint32, weights float32): the point's contributing set."""
+        return _sinew.soffd_contributors(self._handle, int(point))
+
+    def set_contributors(self, point, elements):
+        """Replaces the point's contributing set (weights recomputed); [] pins it at rest."""
+        _sinew.soffd_set_contributors(self._handle, int(point), elements)
+
+    def exclude_elements(self, excluded, first=None, count=None):
+        """Removes the flagged elements (E truth values) from the sets of points
+        [first, first + count) (default: all)."""
+        _sinew.soffd_exclude_elements(self._handle, excluded, first, count)
+
+    def element_frames(self, driver, out=None):
+        """(E, 4, 4) frames of the current driver positions (V, 3), basic algorithm."""
+        return _sinew.soffd_element_frames(self._handle, driver, out)
+
+    def vertex_frames(self, driver, out=None):
+        """(V, 4, 4) per-vertex affine maps of the current driver, extended algorithm."""
+        return _sinew.soffd_vertex_frames(self._handle, driver, out)
+
+    def deform(self, frames, normals=None, *, out=None, out_normals=None, first=None, count=None):
+        """Deformed registered points from element_frames() (basic algorithm).
+        normals (P, 3): rest normals to map too. Returns positions, or
+        (positions, normals) when normals are given."""
+        p, n = _sinew.soffd_deform(self._handle, frames, normals, out=out, out_normals=out_normals, first=first,
+                                   count=count)
+        return p if normals is None else (p, n)
+
+    def deform_extended(self, vertex_frames, normals=None, *, out=None, out_normals=None, first=None, count=None):
+        """Deformed registered points from per-vertex maps (vertex_frames(), or
+        a skinned driver's Skin.vertex_matrices()): every affine map of the
+        driver is reproduced exactly. Returns as deform()."""
+        p, n = _sinew.soffd_deform_extended(self._handle, vertex_frames, normals, out=out, out_normals=out_normals,
+                                            first=first, count=count)
+        return p if normals is None else (p, n)
+
+    def pose(self, driver, normals=None):
+        """element_frames(driver) then deform(): the one-shot call."""
+        return self.deform(self.element_frames(driver), normals)
+
+    def __repr__(self):
+        if self.closed:
+            return "<sinew.Soffd (closed)>"
+        i = _sinew.soffd_info(self._handle)
+        return f"<sinew.Soffd {i['element_count']} elements, {i['point_count']} points>"

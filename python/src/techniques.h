@@ -1,0 +1,19 @@
+/*
+ * The technique files of sinew._sinew, one line each (no include guard: an
+ * X-macro list). SN_PY_TECHNIQUE(name) declares int sn_py_register_<name>(PyObject *module),
+ * defined in src/<name>.c, and module.c calls them in this order. Add a
+ * technique here and its file to python/meson.build's sinew_py_sources.
+ */
+
+/* Version, results, saved data, save/load of any handle (src/core.c). */
+SN_PY_TECHNIQUE(core)
+
+/* Skinning, the skin weight tools and SOFFD (src/skin.c, src/skin_tools.c, src/soffd.c). */
+SN_PY_TECHNIQUE(skin)
+SN_PY_TECHNIQUE(skin_tools)
+SN_PY_TECHNIQUE(soffd)
+
+/* Lattice, placement and BBW (src/lattice.c, src/placement.c, src/bbw.c). */
+SN_PY_TECHNIQUE(lattice)
+SN_PY_TECHNIQUE(placement)
+SN_PY_TECHNIQUE(bbw)
