@@ -71,7 +71,7 @@ static int setup(void **state)
     make_grid();
     for (int v = 0; v < VERTICES; ++v) ones[v] = 1.0f;
     fx.domain = (sinew_trimesh){{grid, VERTICES, 0}, triangles, TRIANGLES, SINEW_INDEX_U32, 0};
-    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL};
+    sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, progress, NULL, NULL, NULL, 0};
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.triangles = &fx.domain;

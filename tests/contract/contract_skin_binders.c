@@ -32,7 +32,7 @@ static sinew_context *cancelling_context(void)
 {
     static sinew_context *ctx;
     if (!ctx) {
-        sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL};
+        sinew_context_desc cd = {sizeof(sinew_context_desc), {NULL, NULL, NULL}, cancel, NULL, NULL, NULL, 0};
         if (sinew_context_create(&cd, &ctx) != SINEW_OK) return NULL;
     }
     return ctx;
