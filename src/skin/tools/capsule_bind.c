@@ -1,6 +1,7 @@
 /* Containment binding from bone capsules (the skinning chapter's binding
  * section): score each vertex against each capsule, keep the k best joints. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,7 +186,7 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
     if (n > UINT32_MAX)   /* the report lists vertices as 32-bit indices, as the skin bind counts them */
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices exceed 32-bit indices", n);
     size_t total, out_bytes;
-    if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes))
+    if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes) || out_bytes > PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices of %zu slots overflow", n, k);
 
     sn_env env;

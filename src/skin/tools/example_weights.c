@@ -316,7 +316,7 @@ sinew_result sinew_skin_example_weights(sinew_context *ctx, const sinew_points *
     size_t k = d.influence_count ? d.influence_count : 4;
     size_t max_subsets = d.max_subsets ? d.max_subsets : 70;
     size_t total, out_bytes;
-    if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes))
+    if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes) || out_bytes > PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "example weights: %zu vertices of %zu slots overflow", n, k);
     size_t n_max = d.candidate_count ? (d.candidate_count < joint_count ? d.candidate_count : joint_count)
                                      : joint_count;

@@ -2,6 +2,7 @@
 #include "skin/tools/influence_rows.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 sinew_result sn_skin_check_influences(size_t vertex_count, size_t influence_count, const uint32_t *joints,
@@ -12,7 +13,8 @@ sinew_result sn_skin_check_influences(size_t vertex_count, size_t influence_coun
     size_t total;
     /* Checked in bytes: a layout whose arrays cannot exist is refused before
      * anything is read. */
-    if (!sn_mul_size(vertex_count, influence_count, &total) || !sn_mul_size(total, sizeof(float), &total))
+    if (!sn_mul_size(vertex_count, influence_count, &total) || !sn_mul_size(total, sizeof(float), &total) ||
+        total > PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: %zu vertices of %zu slots overflow", what, vertex_count,
                        influence_count);
     if (!joints) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: joint array is NULL", what);

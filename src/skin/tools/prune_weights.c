@@ -1,5 +1,6 @@
 /* Pruning an N-slot influence layout to k slots. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "sinew/skin_tools.h"
@@ -23,7 +24,8 @@ sinew_result sinew_skin_prune_weights(sinew_context *ctx, size_t vertex_count, s
     sn_env env;
     sn_env_from_context(&env, ctx);
     size_t total, bytes;
-    if (!sn_mul_size(vertex_count, out_influence_count, &total) || !sn_mul_size(total, sizeof(float), &bytes))
+    if (!sn_mul_size(vertex_count, out_influence_count, &total) || !sn_mul_size(total, sizeof(float), &bytes) ||
+        bytes > PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "prune: %zu vertices of %zu slots overflow the output joints and weights", vertex_count,
                        out_influence_count);
     /* Results go to scratch first: the outputs may alias the inputs with a

@@ -156,6 +156,13 @@ static void impossible_counts_are_refused_before_reading(void **state)
     assert_non_null(strstr(sinew_last_error(), "prune input: 2 vertices"));
     assert_int_equal(sinew_skin_prune_weights(NULL, 2, 2, j, w, slots, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "prune: 2 vertices"));
+    /* Slots whose bytes fit in size_t but pass PTRDIFF_MAX (no array can be
+     * that large) are refused too, for the inputs and the outputs. */
+    const size_t wide = SIZE_MAX / 8;
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, wide, j, w, 1, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune input: 2 vertices"));
+    assert_int_equal(sinew_skin_prune_weights(NULL, 2, 2, j, w, wide, 0, oj, ow), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_non_null(strstr(sinew_last_error(), "prune: 2 vertices"));
     for (int i = 0; i < 4; ++i) assert_true(oj[i] == 9 && ow[i] == 9.0f);
 }
 
