@@ -187,7 +187,7 @@ static void apply(const float *t, const float x[3], double out[3])
 static void rigid_motion_reproduced(const scene *s, const double rot[9], const double shift[3])
 {
     size_t m = s->handles;
-    sinew_bbw_pose_position pos[8];
+    sinew_bbw_pose_position pos[8] = {0}; /* zeroed: gcc -O3 cannot see m <= 8 fills what solve reads */
     for (size_t j = 0; j < m; ++j) {
         const float *p = s->rest + 3 * j;
         double q[3];
