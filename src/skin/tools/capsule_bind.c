@@ -7,6 +7,7 @@
 
 #include "sinew/skin_tools.h"
 #include "skin/tools/influence_rows.h"
+#include "skin/tools/unbound_report.h"
 
 static const char *const STAGE = "skin: capsule bind";
 
@@ -172,13 +173,9 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
     }
     r = check_inputs(positions, capsules, capsule_count, &d, joints, weights);
     if (r != SINEW_OK) return r;
-    if (report && report->unbound_capacity > 0 && !report->unbound)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: report lists %zu entries but its array is NULL",
-                       report->unbound_capacity);
-    size_t list_bytes;
-    if (report && !sn_mul_size(report->unbound_capacity, sizeof *report->unbound, &list_bytes))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: report capacity %zu overflows",
-                       report->unbound_capacity);
+    if (report && (r = sn_skin_unbound_list_check(report->unbound, report->unbound_capacity, "capsule bind")) !=
+                      SINEW_OK)
+        return r;
     size_t k = d.influence_count ? d.influence_count : 4;
     double band = d.falloff > 0.0f ? d.falloff : 0.5;
     double quantile = d.radius_quantile > 0.0f ? d.radius_quantile : 0.9;
@@ -258,9 +255,7 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
     }
     if (report) {
         report->unbound_count = unbound;
-        size_t listed = 0;
-        for (size_t v = 0; v < n && listed < report->unbound_capacity; ++v)
-            if (is_unbound[v]) report->unbound[listed++] = (uint32_t)v;
+        sn_skin_unbound_list_fill(report->unbound, report->unbound_capacity, is_unbound, n);
         sn_write_struct(caller_report, report, sizeof *report);
     }
     if (unbound > 0 && d.unbound == SINEW_SKIN_UNBOUND_REPORT) {

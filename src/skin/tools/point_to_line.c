@@ -8,6 +8,7 @@
 
 #include "sinew/skin_tools.h"
 #include "skin/tools/influence_rows.h"
+#include "skin/tools/unbound_report.h"
 
 static const char *const STAGE = "skin: point-to-line bind";
 
@@ -241,13 +242,9 @@ sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, const sinew_po
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point-to-line bind: mesh has no vertices");
     if ((r = check_bones(bones, bone_count)) != SINEW_OK) return r;
     if ((r = check_options(&d, joints, weights)) != SINEW_OK) return r;
-    if (report && report->unbound_capacity > 0 && !report->unbound)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "point-to-line bind: report lists %zu entries but its array is NULL", report->unbound_capacity);
-    size_t list_bytes;
-    if (report && !sn_mul_size(report->unbound_capacity, sizeof *report->unbound, &list_bytes))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point-to-line bind: report capacity %zu overflows",
-                       report->unbound_capacity);
+    if (report &&
+        (r = sn_skin_unbound_list_check(report->unbound, report->unbound_capacity, "point-to-line bind")) != SINEW_OK)
+        return r;
     size_t k = d.influence_count ? d.influence_count : 4;
     double blend = d.blend > 0.0f ? d.blend : 0.2;
     size_t n = positions->count;
@@ -316,9 +313,7 @@ sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, const sinew_po
     }
     if (report) {
         report->unbound_count = unbound;
-        size_t listed = 0;
-        for (size_t v = 0; v < n && listed < report->unbound_capacity; ++v)
-            if (is_unbound[v]) report->unbound[listed++] = (uint32_t)v;
+        sn_skin_unbound_list_fill(report->unbound, report->unbound_capacity, is_unbound, n);
         sn_write_struct(caller_report, report, sizeof *report);
     }
     if (unbound > 0 && d.unbound == SINEW_SKIN_UNBOUND_REPORT) {
