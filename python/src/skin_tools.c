@@ -56,6 +56,27 @@ static PyObject *pair(const sn_py_array *joints, const sn_py_array *weights)
     return PyTuple_Pack(2, (PyObject *)joints->array, (PyObject *)weights->array);
 }
 
+/* sn_py.h: shared by the capsule and point-to-line binders (skin_binders.c). */
+PyObject *sn_py_binding_end(sn_py_call *call, sinew_result r, const sn_py_array *joints, const sn_py_array *weights,
+                            const sn_py_array *unbound_list, size_t unbound_count)
+{
+    size_t listed = unbound_count < unbound_list->rows ? unbound_count : unbound_list->rows;
+    PyObject *result = NULL;
+    PyObject *unbound_vertices = PySequence_GetSlice((PyObject *)unbound_list->array, 0, (Py_ssize_t)listed);
+    if (!unbound_vertices) {
+        sn_py_call_end(call, SINEW_OK);
+        return NULL;
+    }
+    if (r == SINEW_ERROR_OUTSIDE_DOMAIN && !call->exc_type) {
+        sn_py_call_end(call, SINEW_OK);
+        sn_py_raise_with(r, "unbound", unbound_vertices);
+    } else if (sn_py_call_end(call, r) == 0) {
+        result = PyTuple_Pack(3, (PyObject *)joints->array, (PyObject *)weights->array, unbound_vertices);
+    }
+    Py_DECREF(unbound_vertices);
+    return result;
+}
+
 static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
@@ -113,19 +134,7 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
     sinew_result r = sinew_skin_capsule_weights(call.ctx, &points, capsules, heads.rows, &desc, joints.data,
                                                 weights.data, &report);
     sn_py_acquire_gil(&call);
-    size_t listed = report.unbound_count < unbound_list.rows ? report.unbound_count : unbound_list.rows;
-    PyObject *unbound_vertices = PySequence_GetSlice((PyObject *)unbound_list.array, 0, (Py_ssize_t)listed);
-    if (!unbound_vertices) {
-        sn_py_call_end(&call, SINEW_OK);
-        goto done;
-    }
-    if (r == SINEW_ERROR_OUTSIDE_DOMAIN && !call.exc_type) {
-        sn_py_call_end(&call, SINEW_OK);
-        sn_py_raise_with(r, "unbound", unbound_vertices);
-    } else if (sn_py_call_end(&call, r) == 0) {
-        result = PyTuple_Pack(3, (PyObject *)joints.array, (PyObject *)weights.array, unbound_vertices);
-    }
-    Py_DECREF(unbound_vertices);
+    result = sn_py_binding_end(&call, r, &joints, &weights, &unbound_list, report.unbound_count);
 done:
     PyMem_Free(capsules);
     sn_py_array_release(&positions);

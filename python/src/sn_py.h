@@ -186,9 +186,25 @@ int sn_py_call_end(sn_py_call *call, sinew_result r);
  * enough for another thread to gain from it (a release costs ~0.1 us). */
 #define SN_PY_NOGIL_MIN_ELEMENTS 4096
 
+/* Ends a binding call (capsule, point-to-line) whose report listed the
+ * vertices it could not place in `unbound_list` (unbound_count of them, maybe
+ * more than it holds): OUTSIDE_DOMAIN raises OutsideDomainError with
+ * .unbound; otherwise as sn_py_call_end, and on success returns the new tuple
+ * (joints, weights, unbound vertices). Ends the call either way. */
+PyObject *sn_py_binding_end(sn_py_call *call, sinew_result r, const sn_py_array *joints, const sn_py_array *weights,
+                            const sn_py_array *unbound_list, size_t unbound_count);
+
 /* ---- Handles ---------------------------------------------------------------------
  * sinew._sinew.Handle: owns one C handle of a sinew_kind (or views one owned
  * by another handle, which it keeps alive). */
+/* Objects the C library cannot save have no sinew_kind; the binding numbers
+ * their handles from 100 on (never a saved-data kind, so save and load refuse
+ * them). */
+#define SN_PY_KIND_BBW_POSE ((sinew_kind)100)
+
+/* English name of a handle kind, the binding's own kinds included. */
+const char *sn_py_kind_string(sinew_kind kind);
+
 typedef struct sn_py_handle {
     PyObject_HEAD
     sinew_kind kind;
