@@ -136,6 +136,9 @@ class BbwPose(OwnedHandle):
         been overwritten)."""
         h = self.handle_count
         fixed, fixed_transforms, handles, rest, goals = _constraints(targets, h)
+        # With no last result, a cold start: zeros for the free handles would be
+        # a warm start from a poor guess where a fixed handle's weight blends in.
+        cold_start = bool(cold_start) or self._last is None
         start = None if cold_start else self._last
         if fixed_transforms:
             start = np.zeros((h, 4, 4), np.float32) if start is None else start.copy()
