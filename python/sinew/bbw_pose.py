@@ -80,6 +80,8 @@ class BbwPose(OwnedHandle):
         self._init_state()
 
     def _init_state(self):
+        self._handle_count = _sinew.bbw_pose_info(self._handle)["handle_count"]
+        self._scratch_sizes = {}
         self._scratch = bytearray()
         self._scratch_lock = threading.Lock()
         self._last = None
@@ -93,7 +95,7 @@ class BbwPose(OwnedHandle):
 
     @property
     def handle_count(self):
-        return _sinew.bbw_pose_info(self._handle)["handle_count"]
+        return self._handle_count
 
     @property
     def last(self):
@@ -107,7 +109,11 @@ class BbwPose(OwnedHandle):
 
     def scratch_size(self, position_count=0):
         """Bytes of scratch memory a solve with position_count position constraints needs."""
-        return _sinew.bbw_pose_scratch_size(self._handle, int(position_count))
+        size = self._scratch_sizes.get(position_count)
+        if size is None:
+            size = _sinew.bbw_pose_scratch_size(self._handle, int(position_count))
+            self._scratch_sizes[int(position_count)] = size
+        return size
 
     def solve(self, targets, *, iterations=0, cold_start=False, out=None, report=False):
         """Infers every handle's transform for one pose.
@@ -134,7 +140,7 @@ class BbwPose(OwnedHandle):
         DegenerateError (constraints that leave a handle's transform
         undetermined). On failure the warm start is kept (out may have
         been overwritten)."""
-        h = self.handle_count
+        h = self._handle_count
         fixed, fixed_transforms, handles, rest, goals = _constraints(targets, h)
         # With no last result, a cold start: zeros for the free handles would be
         # a warm start from a poor guess where a fixed handle's weight blends in.
@@ -189,13 +195,14 @@ class BbwPose(OwnedHandle):
 def _constraints(targets, handle_count):
     """The C call's arrays of a {handle: target} dict: fixed flags (uint8, or
     None), {handle: matrix} of the fixed ones, and the position constraints
-    as handles (n,), rest (n, 3), targets (n, 3) (None when there are none)."""
+    as handles (n,), rest (n, 3), targets (n, 3) (None when there are none;
+    rest and targets are views of one (n, 2, 3) float32 array, read in place)."""
     if not hasattr(targets, "items"):
         raise _sinew.InvalidArgumentError("targets: expected a dict {handle: transform (4, 4) | (rest, target) | "
                                           f"[(rest, target), ...] | None}}, got {type(targets).__name__}")
-    fixed = np.zeros(handle_count, np.uint8)
+    fixed = None
     fixed_transforms = {}
-    handles, rest, goals = [], [], []
+    handles, blocks = [], []
     for key, value in targets.items():
         try:
             j = operator.index(key)
@@ -207,33 +214,33 @@ def _constraints(targets, handle_count):
         if value is None:
             continue
         try:
-            a = np.asarray(value, np.float64)
+            a = np.asarray(value, np.float32)
         except (TypeError, ValueError):
             a = None
         if a is not None and a.shape == (4, 4):
-            kind = "transform"
+            is_transform = True
         elif a is not None and a.ndim in (2, 3) and a.shape[-2:] in ((2, 2), (2, 3)):
-            kind = "points"
+            is_transform = False
         else:
             shape = "no array" if a is None else f"shape {a.shape}"
             raise _sinew.InvalidArgumentError(f"targets[{j}]: expected a (4, 4) transform, a (rest, target) pair of "
                                               f"points or a list of such pairs, got {shape}")
-        bad = np.argwhere(~np.isfinite(a))
-        if bad.size:
-            where = ", ".join(str(int(i)) for i in bad[0])
-            raise _sinew.NonFiniteError(f"targets[{j}][{where}] is {a[tuple(bad[0])]}")
-        if kind == "transform":
+        if not np.isfinite(a).all():
+            bad = np.argwhere(~np.isfinite(a))[0]
+            where = ", ".join(str(int(i)) for i in bad)
+            raise _sinew.NonFiniteError(f"targets[{j}][{where}] is {a[tuple(bad)]}")
+        if is_transform:
+            if fixed is None:
+                fixed = np.zeros(handle_count, np.uint8)
             fixed[j] = 1
             fixed_transforms[j] = a
             continue
         pairs = a.reshape(-1, 2, a.shape[-1])
         if pairs.shape[-1] == 2:
-            pairs = np.concatenate([pairs, np.zeros(pairs.shape[:2] + (1,))], axis=2)
-        for r, t in pairs:
-            handles.append(j)
-            rest.append(r)
-            goals.append(t)
+            pairs = np.concatenate([pairs, np.zeros(pairs.shape[:2] + (1,), np.float32)], axis=2)
+        handles += [j] * len(pairs)
+        blocks.append(pairs)
     if not handles:
-        return (fixed if fixed_transforms else None), fixed_transforms, None, None, None
-    return ((fixed if fixed_transforms else None), fixed_transforms, np.asarray(handles, np.uint32),
-            np.asarray(rest, np.float32), np.asarray(goals, np.float32))
+        return fixed, fixed_transforms, None, None, None
+    pairs = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    return fixed, fixed_transforms, np.asarray(handles, np.uint32), pairs[:, 0], pairs[:, 1]
