@@ -24,32 +24,24 @@ static PyObject *py_point_to_line_weights(PyObject *self, PyObject *args, PyObje
                                      &positions_obj, &heads_obj, &tails_obj, &joints_obj, &parents_obj,
                                      &influence_count, &blend, &max_distance, &unbound, &progress))
         return NULL;
-    sn_py_array positions = SN_PY_ARRAY_INIT, heads = SN_PY_ARRAY_INIT, tails = SN_PY_ARRAY_INIT,
-                bone_joints = SN_PY_ARRAY_INIT, parents = SN_PY_ARRAY_INIT, joints = SN_PY_ARRAY_INIT,
-                weights = SN_PY_ARRAY_INIT, unbound_list = SN_PY_ARRAY_INIT;
+    sn_py_binder b;
+    sn_py_array bone_joints = SN_PY_ARRAY_INIT, parents = SN_PY_ARRAY_INIT;
     sinew_skin_line_bone *bones = NULL;
     PyObject *result = NULL;
-    if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &positions) < 0 ||
-        sn_py_floats_in(heads_obj, "heads", SN_PY_ANY, 3, 0, &heads) < 0 ||
-        sn_py_floats_in(tails_obj, "tails", (Py_ssize_t)heads.rows, 3, 0, &tails) < 0 ||
-        sn_py_uint32_in(joints_obj, "joints", (Py_ssize_t)heads.rows, 1, SN_PY_FLAT, &bone_joints) < 0 ||
-        sn_py_uint32_in(parents_obj, "parents", (Py_ssize_t)heads.rows, 1, SN_PY_FLAT, &parents) < 0)
+    if (sn_py_binder_begin(&b, positions_obj, heads_obj, tails_obj, influence_count) < 0 ||
+        sn_py_uint32_in(joints_obj, "joints", (Py_ssize_t)b.heads.rows, 1, SN_PY_FLAT, &bone_joints) < 0 ||
+        sn_py_uint32_in(parents_obj, "parents", (Py_ssize_t)b.heads.rows, 1, SN_PY_FLAT, &parents) < 0)
         goto done;
-    size_t k = influence_count ? influence_count : 4;
-    if (sn_py_out(Py_None, "joints", NPY_UINT32, (Py_ssize_t)positions.rows, (Py_ssize_t)k, 0, 0, &joints) < 0 ||
-        sn_py_out(Py_None, "weights", NPY_FLOAT32, (Py_ssize_t)positions.rows, (Py_ssize_t)k, 0, 0, &weights) < 0 ||
-        sn_py_out(Py_None, "unbound", NPY_UINT32, (Py_ssize_t)positions.rows, 1, SN_PY_FLAT, 0, &unbound_list) < 0)
-        goto done;
-    bones = PyMem_Calloc(heads.rows ? heads.rows : 1, sizeof *bones);
+    bones = PyMem_Calloc(b.heads.rows ? b.heads.rows : 1, sizeof *bones);
     if (!bones) {
         PyErr_NoMemory();
         goto done;
     }
-    for (size_t b = 0; b < heads.rows; ++b) {
-        memcpy(bones[b].head, (const float *)heads.data + 3 * b, sizeof bones[b].head);
-        memcpy(bones[b].tail, (const float *)tails.data + 3 * b, sizeof bones[b].tail);
-        bones[b].joint = ((const uint32_t *)bone_joints.data)[b];
-        bones[b].parent = ((const uint32_t *)parents.data)[b];
+    for (size_t i = 0; i < b.heads.rows; ++i) {
+        memcpy(bones[i].head, (const float *)b.heads.data + 3 * i, sizeof bones[i].head);
+        memcpy(bones[i].tail, (const float *)b.tails.data + 3 * i, sizeof bones[i].tail);
+        bones[i].joint = ((const uint32_t *)bone_joints.data)[i];
+        bones[i].parent = ((const uint32_t *)parents.data)[i];
     }
     sinew_skin_line_desc desc;
     SINEW_INIT(&desc);
@@ -59,26 +51,21 @@ static PyObject *py_point_to_line_weights(PyObject *self, PyObject *args, PyObje
     desc.unbound = (sinew_skin_unbound)unbound;
     sinew_skin_line_report report;
     SINEW_INIT(&report);
-    report.unbound = unbound_list.data;
-    report.unbound_capacity = unbound_list.rows;
-    sinew_points points = sn_py_points(&positions);
+    report.unbound = b.unbound.data;
+    report.unbound_capacity = b.unbound.rows;
+    sinew_points points = sn_py_points(&b.positions);
     sn_py_call call;
     if (sn_py_call_begin(&call, progress) < 0) goto done;
     sn_py_release_gil(&call);
-    sinew_result r = sinew_skin_point_to_line_weights(call.ctx, &points, bones, heads.rows, &desc, joints.data,
-                                                      weights.data, &report);
+    sinew_result r = sinew_skin_point_to_line_weights(call.ctx, &points, bones, b.heads.rows, &desc, b.joints.data,
+                                                      b.weights.data, &report);
     sn_py_acquire_gil(&call);
-    result = sn_py_binding_end(&call, r, &joints, &weights, &unbound_list, report.unbound_count);
+    result = sn_py_binder_end(&b, &call, r, report.unbound_count);
 done:
     PyMem_Free(bones);
-    sn_py_array_release(&positions);
-    sn_py_array_release(&heads);
-    sn_py_array_release(&tails);
+    sn_py_binder_release(&b);
     sn_py_array_release(&bone_joints);
     sn_py_array_release(&parents);
-    sn_py_array_release(&joints);
-    sn_py_array_release(&weights);
-    sn_py_array_release(&unbound_list);
     return result;
 }
 
