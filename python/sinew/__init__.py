@@ -35,9 +35,19 @@ from ._common import Kind, Result, load, saved_info  # noqa: F401
 from .skin import Skin  # noqa: F401
 from . import skin_tools  # noqa: F401
 from .skin_tools import Capsule, capsule_weights, prune_weights, remove_rogues, smooth_weights  # noqa: F401
+from .skin_tools import (  # noqa: F401
+    MAX_LINKS,
+    NO_PARENT,
+    LineBone,
+    bone_links,
+    example_weights,
+    link_rotations,
+    point_to_line_weights,
+)
 from .soffd import Soffd  # noqa: F401
 
 # Lattice, placement and BBW.
 from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # noqa: F401
 from .placement import Placement, PlacementMap, RelaxReport  # noqa: F401
 from .bbw import Bbw, Cage  # noqa: F401
+from .bbw_pose import BbwPose, PoseReport  # noqa: F401

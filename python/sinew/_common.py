@@ -84,13 +84,33 @@ def register_kind(cls):
     return cls
 
 
-class HandleObject:
-    """Base of the classes that own one sinew C handle (Skin, Soffd, ...).
+class OwnedHandle:
+    """Base of the classes that own one sinew C handle (Skin, Soffd, BbwPose, ...).
 
     The handle is destroyed by close(), by leaving a `with` block, or when
     the object is collected. Objects are safe to share between threads: calls
     that only read may run at once; a call that modifies the handle while
     another runs raises InvalidStateError instead of racing."""
+
+    def close(self):
+        """Destroys the C handle now; later calls raise InvalidStateError."""
+        self._handle.close()
+
+    @property
+    def closed(self):
+        return self._handle.closed
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+class HandleObject(OwnedHandle):
+    """An OwnedHandle whose C handle the library can save: save(), load(),
+    sinew.load() of any kind, and pickling through the saved bytes."""
 
     kind = None
 
@@ -108,21 +128,6 @@ class HandleObject:
     def load(cls, data, *, progress=None):
         """Loads data saved by save(); MismatchError for data of another kind."""
         return cls._from_handle(_sinew.load(data, int(cls.kind), progress=progress))
-
-    def close(self):
-        """Destroys the C handle now; later calls raise InvalidStateError."""
-        self._handle.close()
-
-    @property
-    def closed(self):
-        return self._handle.closed
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def __getstate__(self):
         return {"data": self.save()}

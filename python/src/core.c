@@ -152,6 +152,9 @@ static PyObject *py_save(PyObject *self, PyObject *arg)
     (void)self;
     sinew_kind kind;
     if (sn_py_handle_kind(arg, "handle", &kind) < 0) return NULL;
+    if (!known_kind((long)kind))
+        return sn_py_raise_msg(SINEW_ERROR_UNSUPPORTED, "handle: a %s cannot be saved (the C library has no save for it)",
+                               sn_py_kind_string(kind));
     const void *ptr = sn_py_handle_enter(arg, kind, "handle", 0);
     if (!ptr) return NULL;
     size_t size = 0;

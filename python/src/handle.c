@@ -13,6 +13,10 @@
 /* The C destroy function of each kind. */
 static void destroy_kind(sinew_kind kind, void *ptr)
 {
+    if (kind == SN_PY_KIND_BBW_POSE) {
+        sinew_bbw_pose_destroy(ptr);
+        return;
+    }
     switch (kind) {
     case SINEW_KIND_SKIN: sinew_skin_destroy(ptr); break;
     case SINEW_KIND_SOFFD: sinew_soffd_destroy(ptr); break;
@@ -22,6 +26,11 @@ static void destroy_kind(sinew_kind kind, void *ptr)
     case SINEW_KIND_BBW: sinew_bbw_destroy(ptr); break;
     case SINEW_KIND_PLACEMENT: sinew_placement_destroy(ptr); break;
     }
+}
+
+const char *sn_py_kind_string(sinew_kind kind)
+{
+    return kind == SN_PY_KIND_BBW_POSE ? "bbw pose" : sinew_kind_string(kind);
 }
 
 static PyTypeObject handle_type;
@@ -47,7 +56,7 @@ static PyObject *handle_close(PyObject *self, PyObject *unused)
     sn_py_handle *h = (sn_py_handle *)self;
     if (h->readers || h->writer)
         return sn_py_raise_msg(SINEW_ERROR_INVALID_STATE, "%s handle: cannot close while a call on another thread uses it",
-                               sinew_kind_string(h->kind));
+                               sn_py_kind_string(h->kind));
     release(h);
     Py_RETURN_NONE;
 }
@@ -76,7 +85,7 @@ static PyObject *handle_get_owner(PyObject *self, void *unused)
 static PyObject *handle_repr(PyObject *self)
 {
     sn_py_handle *h = (sn_py_handle *)self;
-    return PyUnicode_FromFormat("<sinew %s handle%s>", sinew_kind_string(h->kind),
+    return PyUnicode_FromFormat("<sinew %s handle%s>", sn_py_kind_string(h->kind),
                                 !h->ptr ? " (closed)" : h->owner ? " (view)" : "");
 }
 
@@ -148,15 +157,15 @@ PyObject *sn_py_handle_view(sinew_kind kind, void *ptr, PyObject *owner)
 void *sn_py_handle_enter(PyObject *obj, sinew_kind kind, const char *name, int writer)
 {
     if (!obj || Py_TYPE(obj) != &handle_type || ((sn_py_handle *)obj)->kind != kind) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a sinew %s handle, got %s", name, sinew_kind_string(kind),
+        PyErr_Format(PyExc_TypeError, "%s: expected a sinew %s handle, got %s", name, sn_py_kind_string(kind),
                      obj && Py_TYPE(obj) == &handle_type
-                         ? sinew_kind_string(((sn_py_handle *)obj)->kind)
+                         ? sn_py_kind_string(((sn_py_handle *)obj)->kind)
                          : obj ? Py_TYPE(obj)->tp_name : "nothing");
         return NULL;
     }
     sn_py_handle *h = (sn_py_handle *)obj;
     if (!h->ptr) {
-        sn_py_raise_msg(SINEW_ERROR_INVALID_STATE, "%s: the %s handle is closed", name, sinew_kind_string(kind));
+        sn_py_raise_msg(SINEW_ERROR_INVALID_STATE, "%s: the %s handle is closed", name, sn_py_kind_string(kind));
         return NULL;
     }
     /* A view's owning handle is used by the same call: it must be open, and
@@ -164,12 +173,12 @@ void *sn_py_handle_enter(PyObject *obj, sinew_kind kind, const char *name, int w
     sn_py_handle *owner = h->owner && Py_TYPE(h->owner) == &handle_type ? (sn_py_handle *)h->owner : NULL;
     if (owner && !owner->ptr) {
         sn_py_raise_msg(SINEW_ERROR_INVALID_STATE, "%s: the handle owning this %s is closed", name,
-                        sinew_kind_string(kind));
+                        sn_py_kind_string(kind));
         return NULL;
     }
     if (h->writer || (writer && h->readers) || (owner && (owner->writer || (writer && owner->readers)))) {
         sn_py_raise_msg(SINEW_ERROR_INVALID_STATE,
-                        "%s: the %s handle is in use by a call on another thread%s", name, sinew_kind_string(kind),
+                        "%s: the %s handle is in use by a call on another thread%s", name, sn_py_kind_string(kind),
                         writer ? " (this call modifies it, so it must run alone)" : " that modifies it");
         return NULL;
     }

@@ -56,6 +56,49 @@ static PyObject *pair(const sn_py_array *joints, const sn_py_array *weights)
     return PyTuple_Pack(2, (PyObject *)joints->array, (PyObject *)weights->array);
 }
 
+/* sn_py.h: the frame the capsule and point-to-line binders (skin_binders.c) share. */
+int sn_py_binder_begin(sn_py_binder *b, PyObject *positions, PyObject *heads, PyObject *tails,
+                       unsigned int influence_count)
+{
+    *b = (sn_py_binder){SN_PY_ARRAY_INIT, SN_PY_ARRAY_INIT, SN_PY_ARRAY_INIT,
+                        SN_PY_ARRAY_INIT, SN_PY_ARRAY_INIT, SN_PY_ARRAY_INIT};
+    if (sn_py_floats_in(positions, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &b->positions) < 0 ||
+        sn_py_floats_in(heads, "heads", SN_PY_ANY, 3, 0, &b->heads) < 0 ||
+        sn_py_floats_in(tails, "tails", (Py_ssize_t)b->heads.rows, 3, 0, &b->tails) < 0)
+        return -1;
+    Py_ssize_t rows = (Py_ssize_t)b->positions.rows, k = influence_count ? (Py_ssize_t)influence_count : 4;
+    if (sn_py_out(Py_None, "joints", NPY_UINT32, rows, k, 0, 0, &b->joints) < 0 ||
+        sn_py_out(Py_None, "weights", NPY_FLOAT32, rows, k, 0, 0, &b->weights) < 0 ||
+        sn_py_out(Py_None, "unbound", NPY_UINT32, rows, 1, SN_PY_FLAT, 0, &b->unbound) < 0)
+        return -1;
+    return 0;
+}
+
+PyObject *sn_py_binder_end(sn_py_binder *b, sn_py_call *call, sinew_result r, size_t unbound_count)
+{
+    size_t listed = unbound_count < b->unbound.rows ? unbound_count : b->unbound.rows;
+    PyObject *result = NULL;
+    PyObject *unbound_vertices = PySequence_GetSlice((PyObject *)b->unbound.array, 0, (Py_ssize_t)listed);
+    if (!unbound_vertices) {
+        sn_py_call_end(call, SINEW_OK);
+        return NULL;
+    }
+    if (r == SINEW_ERROR_OUTSIDE_DOMAIN && !call->exc_type) {
+        sn_py_call_end(call, SINEW_OK);
+        sn_py_raise_with(r, "unbound", unbound_vertices);
+    } else if (sn_py_call_end(call, r) == 0) {
+        result = PyTuple_Pack(3, (PyObject *)b->joints.array, (PyObject *)b->weights.array, unbound_vertices);
+    }
+    Py_DECREF(unbound_vertices);
+    return result;
+}
+
+void sn_py_binder_release(sn_py_binder *b)
+{
+    sn_py_array *arrays[] = {&b->positions, &b->heads, &b->tails, &b->joints, &b->weights, &b->unbound};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) sn_py_array_release(arrays[i]);
+}
+
 static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
@@ -69,30 +112,22 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
                                      &heads_obj, &tails_obj, &radii_obj, &joints_obj, &influence_count, &falloff,
                                      &radius_quantile, &unbound, &progress))
         return NULL;
-    sn_py_array positions = SN_PY_ARRAY_INIT, heads = SN_PY_ARRAY_INIT, tails = SN_PY_ARRAY_INIT,
-                radii = SN_PY_ARRAY_INIT, capsule_joints = SN_PY_ARRAY_INIT, joints = SN_PY_ARRAY_INIT,
-                weights = SN_PY_ARRAY_INIT, unbound_list = SN_PY_ARRAY_INIT;
+    sn_py_binder b;
+    sn_py_array radii = SN_PY_ARRAY_INIT, capsule_joints = SN_PY_ARRAY_INIT;
     sinew_skin_capsule *capsules = NULL;
     PyObject *result = NULL;
-    if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &positions) < 0 ||
-        sn_py_floats_in(heads_obj, "heads", SN_PY_ANY, 3, 0, &heads) < 0 ||
-        sn_py_floats_in(tails_obj, "tails", (Py_ssize_t)heads.rows, 3, 0, &tails) < 0 ||
-        sn_py_floats_in(radii_obj, "radii", (Py_ssize_t)heads.rows, 1, SN_PY_FLAT, &radii) < 0 ||
-        sn_py_uint32_in(joints_obj, "joints", (Py_ssize_t)heads.rows, 1, SN_PY_FLAT, &capsule_joints) < 0)
+    if (sn_py_binder_begin(&b, positions_obj, heads_obj, tails_obj, influence_count) < 0 ||
+        sn_py_floats_in(radii_obj, "radii", (Py_ssize_t)b.heads.rows, 1, SN_PY_FLAT, &radii) < 0 ||
+        sn_py_uint32_in(joints_obj, "joints", (Py_ssize_t)b.heads.rows, 1, SN_PY_FLAT, &capsule_joints) < 0)
         goto done;
-    size_t k = influence_count ? influence_count : 4;
-    if (sn_py_out(Py_None, "joints", NPY_UINT32, (Py_ssize_t)positions.rows, (Py_ssize_t)k, 0, 0, &joints) < 0 ||
-        sn_py_out(Py_None, "weights", NPY_FLOAT32, (Py_ssize_t)positions.rows, (Py_ssize_t)k, 0, 0, &weights) < 0 ||
-        sn_py_out(Py_None, "unbound", NPY_UINT32, (Py_ssize_t)positions.rows, 1, SN_PY_FLAT, 0, &unbound_list) < 0)
-        goto done;
-    capsules = PyMem_Calloc(heads.rows ? heads.rows : 1, sizeof *capsules);
+    capsules = PyMem_Calloc(b.heads.rows ? b.heads.rows : 1, sizeof *capsules);
     if (!capsules) {
         PyErr_NoMemory();
         goto done;
     }
-    for (size_t c = 0; c < heads.rows; ++c) {
-        memcpy(capsules[c].head, (const float *)heads.data + 3 * c, sizeof capsules[c].head);
-        memcpy(capsules[c].tail, (const float *)tails.data + 3 * c, sizeof capsules[c].tail);
+    for (size_t c = 0; c < b.heads.rows; ++c) {
+        memcpy(capsules[c].head, (const float *)b.heads.data + 3 * c, sizeof capsules[c].head);
+        memcpy(capsules[c].tail, (const float *)b.tails.data + 3 * c, sizeof capsules[c].tail);
         capsules[c].radius = ((const float *)radii.data)[c];
         capsules[c].joint = ((const uint32_t *)capsule_joints.data)[c];
     }
@@ -104,38 +139,21 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
     desc.unbound = (sinew_skin_unbound)unbound;
     sinew_skin_capsule_report report;
     SINEW_INIT(&report);
-    report.unbound = unbound_list.data;
-    report.unbound_capacity = unbound_list.rows;
-    sinew_points points = sn_py_points(&positions);
+    report.unbound = b.unbound.data;
+    report.unbound_capacity = b.unbound.rows;
+    sinew_points points = sn_py_points(&b.positions);
     sn_py_call call;
     if (sn_py_call_begin(&call, progress) < 0) goto done;
     sn_py_release_gil(&call);
-    sinew_result r = sinew_skin_capsule_weights(call.ctx, &points, capsules, heads.rows, &desc, joints.data,
-                                                weights.data, &report);
+    sinew_result r = sinew_skin_capsule_weights(call.ctx, &points, capsules, b.heads.rows, &desc, b.joints.data,
+                                                b.weights.data, &report);
     sn_py_acquire_gil(&call);
-    size_t listed = report.unbound_count < unbound_list.rows ? report.unbound_count : unbound_list.rows;
-    PyObject *unbound_vertices = PySequence_GetSlice((PyObject *)unbound_list.array, 0, (Py_ssize_t)listed);
-    if (!unbound_vertices) {
-        sn_py_call_end(&call, SINEW_OK);
-        goto done;
-    }
-    if (r == SINEW_ERROR_OUTSIDE_DOMAIN && !call.exc_type) {
-        sn_py_call_end(&call, SINEW_OK);
-        sn_py_raise_with(r, "unbound", unbound_vertices);
-    } else if (sn_py_call_end(&call, r) == 0) {
-        result = PyTuple_Pack(3, (PyObject *)joints.array, (PyObject *)weights.array, unbound_vertices);
-    }
-    Py_DECREF(unbound_vertices);
+    result = sn_py_binder_end(&b, &call, r, report.unbound_count);
 done:
     PyMem_Free(capsules);
-    sn_py_array_release(&positions);
-    sn_py_array_release(&heads);
-    sn_py_array_release(&tails);
+    sn_py_binder_release(&b);
     sn_py_array_release(&radii);
     sn_py_array_release(&capsule_joints);
-    sn_py_array_release(&joints);
-    sn_py_array_release(&weights);
-    sn_py_array_release(&unbound_list);
     return result;
 }
 

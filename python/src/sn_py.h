@@ -186,9 +186,39 @@ int sn_py_call_end(sn_py_call *call, sinew_result r);
  * enough for another thread to gain from it (a release costs ~0.1 us). */
 #define SN_PY_NOGIL_MIN_ELEMENTS 4096
 
+/* ---- Skeleton binders ------------------------------------------------------------
+ * The capsule and point-to-line binders (skin_tools.c, skin_binders.c) share
+ * their frame: vertices and bone segments in, influences and the list of
+ * vertices they could not place out. */
+typedef struct sn_py_binder {
+    sn_py_array positions, heads, tails;  /* (V, 3) rows may be strided; (B, 3); (B, 3) */
+    sn_py_array joints, weights, unbound; /* new (V, K) uint32, (V, K) float32, (V,) uint32 */
+} sn_py_binder;
+
+/* Converts the inputs and makes the outputs (K = influence_count, 0 = 4);
+ * 0 or -1 with an exception set. Release with sn_py_binder_release either way. */
+int sn_py_binder_begin(sn_py_binder *b, PyObject *positions, PyObject *heads, PyObject *tails,
+                       unsigned int influence_count);
+
+/* Ends the binder's call (as sn_py_call_end) given the report's unbound
+ * count (maybe more than the list holds): OUTSIDE_DOMAIN raises
+ * OutsideDomainError with .unbound; success returns the new tuple (joints,
+ * weights, unbound vertices); NULL otherwise. */
+PyObject *sn_py_binder_end(sn_py_binder *b, sn_py_call *call, sinew_result r, size_t unbound_count);
+
+void sn_py_binder_release(sn_py_binder *b);
+
 /* ---- Handles ---------------------------------------------------------------------
  * sinew._sinew.Handle: owns one C handle of a sinew_kind (or views one owned
  * by another handle, which it keeps alive). */
+/* Objects the C library cannot save have no sinew_kind; the binding numbers
+ * their handles from 100 on (never a saved-data kind, so save and load refuse
+ * them). */
+#define SN_PY_KIND_BBW_POSE ((sinew_kind)100)
+
+/* English name of a handle kind, the binding's own kinds included. */
+const char *sn_py_kind_string(sinew_kind kind);
+
 typedef struct sn_py_handle {
     PyObject_HEAD
     sinew_kind kind;

@@ -8,12 +8,17 @@
 /* Version, results, saved data, save/load of any handle (src/core.c). */
 SN_PY_TECHNIQUE(core)
 
-/* Skinning, the skin weight tools and SOFFD (src/skin.c, src/skin_tools.c, src/soffd.c). */
+/* Skinning, the skin weight tools and SOFFD (src/skin.c, src/skin_tools.c,
+ * src/skin_binders.c, src/skin_links.c, src/soffd.c). */
 SN_PY_TECHNIQUE(skin)
 SN_PY_TECHNIQUE(skin_tools)
+SN_PY_TECHNIQUE(skin_binders)
+SN_PY_TECHNIQUE(skin_links)
 SN_PY_TECHNIQUE(soffd)
 
-/* Lattice, placement and BBW (src/lattice.c, src/placement.c, src/bbw.c). */
+/* Lattice, placement, BBW and its pose-time solver (src/lattice.c,
+ * src/placement.c, src/bbw.c, src/bbw_pose.c). */
 SN_PY_TECHNIQUE(lattice)
 SN_PY_TECHNIQUE(placement)
 SN_PY_TECHNIQUE(bbw)
+SN_PY_TECHNIQUE(bbw_pose)

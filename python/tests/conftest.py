@@ -48,3 +48,41 @@ def translation(t):
 def rigid(angle=0.7, t=(0.3, -0.2, 0.5)):
     """A rigid motion: rotation about z then translation."""
     return (translation(t) @ rotation_z(angle)).astype(np.float32)
+
+
+def grid2d(nx, ny, sx=1.0, sy=1.0):
+    """tests/bbw/bbw_fixture.c's grid2d_make: diagonals mirrored across the centre lines."""
+    vertices = np.float32([[sx * i / nx, sy * j / ny, 0] for j in range(ny + 1) for i in range(nx + 1)])
+    triangles = []
+    for j in range(ny):
+        for i in range(nx):
+            a, b = j * (nx + 1) + i, j * (nx + 1) + i + 1
+            c, d = b + nx + 1, a + nx + 1
+            if (i < nx // 2) != (j < ny // 2):
+                triangles += [(a, b, d), (b, c, d)]
+            else:
+                triangles += [(a, b, c), (a, c, d)]
+    return vertices, np.uint32(triangles)
+
+
+def grid3d(n, size=1.0):
+    """n^3 cubes over [0, size]^3, six positively oriented tets per cube (Kuhn)."""
+    vertex = lambda i, j, k: i + (n + 1) * (j + (n + 1) * k)
+    vertices = np.float32([[size * i / n, size * j / n, size * k / n]
+                           for k in range(n + 1) for j in range(n + 1) for i in range(n + 1)])
+    paths = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    tets = []
+    for k in range(n):
+        for j in range(n):
+            for i in range(n):
+                for path in paths:
+                    corner = [i, j, k]
+                    tet = [vertex(*corner)]
+                    for axis in path:
+                        corner[axis] += 1
+                        tet.append(vertex(*corner))
+                    a, b, c, d = (vertices[t].astype(np.float64) for t in tet)
+                    if np.linalg.det(np.stack([b - a, c - a, d - a])) < 0:
+                        tet[2], tet[3] = tet[3], tet[2]
+                    tets.append(tet)
+    return vertices, np.uint32(tets)
