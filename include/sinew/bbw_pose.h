@@ -165,7 +165,10 @@ SINEW_API size_t sinew_bbw_pose_scratch_size(const sinew_bbw_pose *pose, size_t 
  * per handle, aligned to 4 bytes. On entry: the fixed handles' transforms
  * (affine: last row 0 0 0 1) and, for a warm start, the other handles'
  * previous transforms (any finite values; a cluster they give nothing to
- * fit, as all-zero transforms do, starts at the identity rotation).
+ * fit, as all-zero transforms do, starts at the identity rotation). With no
+ * previous frame, ask for cold_start or pass identities: zeros blended with a
+ * fixed handle's transform are a poor first guess that 5 iterations may not
+ * undo.
  * On success every handle's transform is written (fixed ones unchanged,
  * bit for bit; in 2D the z row and column are the identity's).
  * scratch: scratch_bytes >= sinew_bbw_pose_scratch_size(pose,
