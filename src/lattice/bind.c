@@ -4,7 +4,7 @@
  * for order 4 along u, reading four neighbouring control points with one
  * load per coordinate; a plain loop for everything else and for normals.
  * One-shot deformation of positions reuses them on records built on the
- * stack. */
+ * stack (oneshot.c). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -277,9 +277,7 @@ static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_
 }
 #endif
 
-/* Positions of records [first, first + count) through the fastest kernel the
- * lattice and the CPU allow. */
-static void deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
                            float *out, size_t stride, size_t first, size_t count)
 {
     if (lat->packed && cells) {
@@ -300,26 +298,6 @@ static void deform_records(const sinew_lattice *lat, const float *records, size_
         if (idx != SN_LAT_LEAVE) contract_record(lat, r, idx, d, NULL);
         float *o = (float *)((char *)out + i * stride);
         for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-    }
-}
-
-void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
-                         size_t first, size_t count)
-{
-    /* Records for a chunk of points on the stack, then the bound kernels. */
-    enum { CHUNK = 32, MAX_RECORD = 4 + 3 * SN_LAT_MAX_ORDER };
-    float records[CHUNK * MAX_RECORD];
-    uint32_t cells[CHUNK];
-    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
-    const size_t record = sn_lat_record_floats(order, false);
-    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
-    for (size_t start = first; start < first + count; start += CHUNK) {
-        size_t n = first + count - start < CHUNK ? first + count - start : CHUNK;
-        for (size_t k = 0; k < n; ++k)
-            fill_record(lat, sn_point(points, start + k), SINEW_LATTICE_SPACE_WORLD, false, records + k * record,
-                        cubic ? &cells[k] : NULL);
-        deform_records(lat, records, record, cubic ? cells : NULL, (float *)((char *)out + start * stride), stride, 0,
-                       n);
     }
 }
 
@@ -353,7 +331,8 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
     const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
 
     if (!out_normals) {
-        deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first, count);
+        sn_lat_deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first,
+                              count);
         return SINEW_OK;
     }
     /* J = A + dD/du K: A = I, K = frame^-1 for world points; A = frame, K = I

@@ -3,8 +3,11 @@
 #ifndef SINEW_LATTICE_DEFORM_KERNELS_H
 #define SINEW_LATTICE_DEFORM_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct sinew_lattice;
 
 /* The record of a bound point is left as its base when its index is this. */
 #define SN_LAT_LEAVE UINT32_MAX
@@ -27,5 +30,19 @@ typedef void (*sn_lat_kernel_fn)(const float *records, size_t record, const uint
 /* The AVX2 + FMA kernel for packed cubic lattices, or NULL when this build
  * has none or the CPU lacks the instructions. */
 sn_lat_kernel_fn sn_lat_cubic_avx2_kernel(void);
+
+/* Fills the deform records (record floats each, laid out as a binding
+ * without normals lays them out: base xyz, first-index bits, basis values of
+ * u, v and w) of count one-shot points read as 3 floats at in + k * in_stride
+ * bytes: world points when world (base = the point), else (u, v, w)
+ * parameters (base = the box position). cells, when not NULL, receives each
+ * point's packed cell. The outside policy applies as in sn_lat_axis_basis.
+ * Each point's record depends on that point alone. */
+typedef void (*sn_lat_fill_fn)(const struct sinew_lattice *lat, const char *in, size_t in_stride, size_t count,
+                               bool world, float *records, size_t record, uint32_t *cells);
+
+/* The AVX2 + FMA record filler (eight points at a time), or NULL when this
+ * build has none or the CPU lacks the instructions. */
+sn_lat_fill_fn sn_lat_fill_avx2(void);
 
 #endif /* SINEW_LATTICE_DEFORM_KERNELS_H */

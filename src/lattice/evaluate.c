@@ -204,6 +204,12 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
         return r;
     r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
     if (r != SINEW_OK) return r;
+    if (!jacobians) {
+        /* Positions alone: the one-shot deform machinery, in parameter space. */
+        sn_lat_deform_points(lattice, params, false, positions, sn_stride(position_stride, 3 * sizeof(float)), first,
+                             count);
+        return SINEW_OK;
+    }
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -250,7 +256,7 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     }
     if ((r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
     if (!normals) {
-        sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
+        sn_lat_deform_points(lattice, points, true, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
         return SINEW_OK;
     }
     for (size_t i = first; i < first + count; ++i) {

@@ -151,7 +151,10 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
         }
         ax->knots = knots;
         knots += count[a] + order[a];
+        sn_lat_axis_ends(ax);
     }
+    /* The vector filler computes control point indices in 32-bit lanes. */
+    if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&

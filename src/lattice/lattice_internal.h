@@ -23,6 +23,11 @@ typedef struct sn_lat_axis {
     uint32_t degree;   /* order - 1 */
     uint32_t cells;    /* count - degree */
     const double *knots; /* count + order values, inside the handle's block */
+    /* Basis values and derivatives (d/du) at u = 0 (end 0) and u = 1 (end 1),
+     * as sn_lat_basis_funs gives them: what CLAMP and EXTEND read outside. */
+    double end_value[2][SN_LAT_MAX_ORDER];
+    double end_deriv[2][SN_LAT_MAX_ORDER];
+    float end_deriv_f[2][SN_LAT_MAX_ORDER]; /* the derivatives as floats, for the vector fillers */
 } sn_lat_axis;
 
 struct sinew_lattice {
@@ -50,6 +55,9 @@ struct sinew_lattice {
      * packed per cell (deform_kernels.h), kept in step by every setter. */
     float *packed;
     sn_lat_kernel_fn kernel;
+    /* Fills deform records of one-shot points with vector instructions
+     * (fill_avx2.c), or NULL: the scalar filler of oneshot.c is used. */
+    sn_lat_fill_fn fill;
 };
 
 /* Allocates a lattice of the given structure (already validated: orders
@@ -126,6 +134,13 @@ uint32_t sn_lat_span(const sn_lat_axis *axis, double x);
 /* Values (and derivatives when deriv is not NULL) of the order nonzero basis
  * functions of span s at x. */
 void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *value, double *deriv);
+/* Fills the axis' end_value, end_deriv and end_deriv_f (knots set). */
+void sn_lat_axis_ends(sn_lat_axis *axis);
+/* Values of the order nonzero basis functions at x in [0, 1] by a recurrence
+ * specialised to clamped uniform knots (no knot reads, no divisions); returns
+ * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
+ * to rounding. */
+uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value);
 /* Basis of one axis at x after the lattice's outside policy. */
 void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deriv, sn_lat_basis *out);
 /* Greville abscissa of control point i on the axis. */
@@ -156,10 +171,19 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
 /* Jacobian of the world map p -> p + D(u(p)) from grad = dD/du. */
 void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9]);
 
-/* Positions of world points [first, first + count) through the bound-deform
- * kernels (records built on the stack); point i written at i * stride. */
-void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
-                         size_t first, size_t count);
+/* Positions of points [first, first + count) of `in` (world points when
+ * world, else (u, v, w) parameters) through the deform kernels, on records
+ * built on the stack by lat->fill or the scalar filler; point i is written at
+ * byte offset i * stride of out. The caller has validated the range and
+ * proved that the outputs fit a float. A point's output depends on that
+ * point alone, so any split of a range gives the same bits. */
+void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool world, float *out, size_t stride,
+                          size_t first, size_t count);
+/* Positions of bound records [first, first + count) through the fastest
+ * kernel the lattice and the CPU allow (cells: each record's packed cell, or
+ * NULL); record i written at byte offset i * stride of out. */
+void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+                           float *out, size_t stride, size_t first, size_t count);
 
 /* Bounds at parameters u, under the outside policy, of |D_c(u)| (*value),
  * of |dD_c/du_a| (*deriv), and of the products of basis values and
