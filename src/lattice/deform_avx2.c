@@ -11,7 +11,7 @@
 #include "lattice/deform_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
-#  include <immintrin.h>
+#  include "lattice/cubic_avx2.h"
 
 static void deform_cubic_avx2(const float *records, size_t record, const uint32_t *cells, const float *packed,
                               float *out, size_t stride, size_t first, size_t count)
@@ -32,27 +32,9 @@ static void deform_cubic_avx2(const float *records, size_t record, const uint32_
         const float *cp = packed + (size_t)cells[i] * SN_LAT_PACKED_CELL;
         __m256 bv = _mm256_castps128_ps256(_mm_loadu_ps(r + 8));
         __m256 v01 = _mm256_permutevar8x32_ps(bv, lo_pair), v23 = _mm256_permutevar8x32_ps(bv, hi_pair);
-        /* two accumulators per coordinate keep the FMA chains short */
-        __m256 ax = _mm256_setzero_ps(), ay = ax, az = ax, bx = ax, by = ax, bz = ax;
-        for (int k = 0; k < 4; ++k) {
-            __m256 wk = _mm256_broadcast_ss(r + 12 + k);
-            __m256 w01 = _mm256_mul_ps(v01, wk), w23 = _mm256_mul_ps(v23, wk);
-            const float *q = cp + k * 48;
-            ax = _mm256_fmadd_ps(w01, _mm256_load_ps(q), ax);
-            bx = _mm256_fmadd_ps(w23, _mm256_load_ps(q + 8), bx);
-            ay = _mm256_fmadd_ps(w01, _mm256_load_ps(q + 16), ay);
-            by = _mm256_fmadd_ps(w23, _mm256_load_ps(q + 24), by);
-            az = _mm256_fmadd_ps(w01, _mm256_load_ps(q + 32), az);
-            bz = _mm256_fmadd_ps(w23, _mm256_load_ps(q + 40), bz);
-        }
-        ax = _mm256_add_ps(ax, bx);
-        ay = _mm256_add_ps(ay, by);
-        az = _mm256_add_ps(az, bz);
-        __m128 bu = _mm_loadu_ps(r + 4);
-        __m128 sx = _mm_mul_ps(_mm_add_ps(_mm256_castps256_ps128(ax), _mm256_extractf128_ps(ax, 1)), bu);
-        __m128 sy = _mm_mul_ps(_mm_add_ps(_mm256_castps256_ps128(ay), _mm256_extractf128_ps(ay, 1)), bu);
-        __m128 sz = _mm_mul_ps(_mm_add_ps(_mm256_castps256_ps128(az), _mm256_extractf128_ps(az, 1)), bu);
-        __m128 sum = _mm_hadd_ps(_mm_hadd_ps(sx, sy), _mm_hadd_ps(sz, sz)); /* x, y, z, z */
+        const __m256 wk[4] = {_mm256_broadcast_ss(r + 12), _mm256_broadcast_ss(r + 13), _mm256_broadcast_ss(r + 14),
+                              _mm256_broadcast_ss(r + 15)};
+        __m128 sum = sn_lat_cubic_sum(cp, v01, v23, wk, _mm_loadu_ps(r + 4));
         float s[4];
         _mm_storeu_ps(s, sum);
         o[0] = r[0] + s[0];

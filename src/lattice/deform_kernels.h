@@ -45,4 +45,23 @@ typedef void (*sn_lat_fill_fn)(const struct sinew_lattice *lat, const char *in, 
  * build has none or the CPU lacks the instructions. */
 sn_lat_fill_fn sn_lat_fill_avx2(void);
 
+/* Deforms count one-shot points (read as for sn_lat_fill_fn) through a
+ * lattice with a packed cubic copy, writing point k at out + k * out_stride
+ * bytes; each output depends on its point alone. */
+typedef void (*sn_lat_oneshot_fn)(const struct sinew_lattice *lat, const char *in, size_t in_stride, size_t count,
+                                  bool world, float *out, size_t out_stride);
+
+/* The AVX2 + FMA one-shot deformation of packed cubic lattices, or NULL. */
+sn_lat_oneshot_fn sn_lat_oneshot_cubic_avx2(void);
+
+/* Whether all count points (read as for sn_lat_fill_fn) have finite
+ * coordinates and parameters in [0, 1]^3, by the same box map as
+ * sn_lat_params: the common case in which the validation of a one-shot call
+ * needs no per-point work. */
+typedef bool (*sn_lat_all_inside_fn)(const struct sinew_lattice *lat, const char *in, size_t in_stride,
+                                     size_t count, bool world);
+
+/* The AVX2 check, or NULL. */
+sn_lat_all_inside_fn sn_lat_all_inside_avx2(void);
+
 #endif /* SINEW_LATTICE_DEFORM_KERNELS_H */

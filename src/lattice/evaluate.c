@@ -37,15 +37,24 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
-sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
     if (first > in->count || count > in->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu %ss", first, count,
                        in->count, what);
     if (count == 0) return SINEW_OK;
-    sinew_result r = sn_check_float_array(in->data, in->stride, 3, in->count, what);
-    if (r != SINEW_OK) return r;
+    return sn_check_float_array(in->data, in->stride, 3, in->count, what);
+}
+
+sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+{
+    sinew_result r = sn_lat_check_view(in, what, first, count);
+    return r == SINEW_OK ? sn_lat_check_finite(in, what, first, count) : r;
+}
+
+sinew_result sn_lat_check_finite(const sinew_points *in, const char *what, size_t first, size_t count)
+{
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         for (int c = 0; c < 3; ++c)
@@ -99,14 +108,11 @@ sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3]
     return r;
 }
 
-/* Proves every output of points [first, first + count) fits a float before
- * anything is written. want: 0 = parameters only, 1 = positions, 2 = positions
- * and jacobians. */
 /* Whether every point inside the box passes sn_lat_check_point_fits: there
  * the basis is a nonnegative partition of unity, so a point is within the
  * box's reach and moves by at most the displacement bound. One proof per call
  * spares the per-point bounds for the points that lie inside. */
-static bool inside_points_fit(const sinew_lattice *lat, bool jacobian)
+bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian)
 {
     const double centre[3] = {0.5, 0.5, 0.5}, corner[3] = {1.0, 1.0, 1.0};
     double value, deriv, basis;
@@ -121,9 +127,19 @@ static bool inside_points_fit(const sinew_lattice *lat, bool jacobian)
     return fits;
 }
 
-static bool inside_box(const double u[3])
+bool sn_lat_inside_box(const double u[3])
 {
     return u[0] >= 0.0 && u[0] <= 1.0 && u[1] >= 0.0 && u[1] <= 1.0 && u[2] >= 0.0 && u[2] <= 1.0;
+}
+
+/* Whether every point of the range is finite, inside the box, and so (when
+ * the one proof for such points holds) gives positions that fit a float. */
+static bool all_inside_fit(const sinew_lattice *lat, const sinew_points *in, bool world, size_t first, size_t count)
+{
+    return lat->all_inside &&
+           lat->all_inside(lat, (const char *)sn_point(in, first), sn_stride(in->stride, 3 * sizeof(float)), count,
+                           world) &&
+           sn_lat_inside_points_fit(lat, false);
 }
 
 /* Proves every output of points [first, first + count) fits a float before
@@ -132,13 +148,13 @@ static bool inside_box(const double u[3])
 static sinew_result check_outputs_fit(const sinew_lattice *lat, const sinew_points *in, bool world, int want,
                                       size_t first, size_t count, const char *what)
 {
-    const bool inside_fit = want == 0 || inside_points_fit(lat, want == 2);
+    const bool inside_fit = want == 0 || sn_lat_inside_points_fit(lat, want == 2);
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         double p[3] = {q[0], q[1], q[2]}, u[3];
         if (world) sn_lat_params(lat, p, u);
         else memcpy(u, p, sizeof u);
-        if (inside_fit && inside_box(u)) continue;
+        if (inside_fit && sn_lat_inside_box(u)) continue;
         sinew_result r = want == 0 ? sn_lat_check_fits(max_abs3(u), what, i, "parameter")
                                    : sn_lat_check_point_fits(lat, p, world, want == 2, what, i);
         if (r != SINEW_OK) return r;
@@ -194,15 +210,17 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = sn_lat_check_range(params, "parameter point", first, count);
+    sinew_result r = sn_lat_check_view(params, "parameter point", first, count);
     if (r != SINEW_OK) return r;
+    const bool clean = count > 0 && !jacobians && all_inside_fit(lattice, params, false, first, count);
+    if (!clean && (r = sn_lat_check_finite(params, "parameter point", first, count)) != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
     if (positions && (r = check_out(positions, position_stride, 3, first + count, "position output")) != SINEW_OK)
         return r;
     if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian output")) != SINEW_OK)
         return r;
-    r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
+    if (!clean) r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
     if (r != SINEW_OK) return r;
     if (!jacobians) {
         /* Positions alone: the one-shot deform machinery, in parameter space. */
@@ -243,8 +261,12 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = sn_lat_check_range(points, "point", first, count);
+    sinew_result r = sn_lat_check_view(points, "point", first, count);
     if (r != SINEW_OK) return r;
+    /* Points all inside the box (the common case) are finite and share one
+     * proof that their outputs fit; otherwise every point is looked at. */
+    const bool clean = count > 0 && all_inside_fit(lattice, points, true, first, count);
+    if (!clean && (r = sn_lat_check_finite(points, "point", first, count)) != SINEW_OK) return r;
     if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
@@ -254,7 +276,7 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }
-    if ((r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
+    if (!clean && (r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
     if (!normals) {
         sn_lat_deform_points(lattice, points, true, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
         return SINEW_OK;

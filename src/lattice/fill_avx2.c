@@ -17,7 +17,7 @@
 #include "lattice/lattice_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
-#  include <immintrin.h>
+#  include "lattice/cubic_avx2.h"
 
 /* Eight lanes of one axis: cells c (int), offsets t in them, distances past
  * the box (float), and which lanes lie outside or beyond 1. */
@@ -109,72 +109,174 @@ static inline void affine4(const double a[3], const double m[9], const __m256d x
     }
 }
 
+/* What the filler computes for eight points: their bases (world points or
+ * box positions), basis values per axis and function, first control points
+ * (SN_LAT_LEAVE for points left alone) and packed cells, lane by lane. */
+typedef struct block8 {
+    _Alignas(32) float base[3][8];
+    _Alignas(32) float basis[3][SN_LAT_MAX_ORDER][8];
+    _Alignas(32) uint32_t first[8];
+    _Alignas(32) uint32_t cell[8];
+} block8;
+
+/* Fills *out for points in + k * in_stride, k < n (1..8); the unused lanes
+ * repeat the last point. */
+static void fill_block8(const sinew_lattice *lat, const char *in, size_t in_stride, size_t n, bool world, block8 *out)
+{
+    const bool extend = lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND;
+    const double zero3[3] = {0.0, 0.0, 0.0};
+    for (size_t k = 0; k < 8; ++k) {
+        const float *q = (const float *)(const void *)(in + (k < n ? k : n - 1) * in_stride);
+        out->base[0][k] = q[0], out->base[1][k] = q[1], out->base[2][k] = q[2];
+    }
+    __m256d u[2][3], box[2][3];
+    for (int h = 0; h < 2; ++h) {
+        __m256d x[3];
+        for (int c = 0; c < 3; ++c) x[c] = _mm256_cvtps_pd(_mm_load_ps(&out->base[c][4 * h]));
+        if (world) {
+            /* sn_lat_params: inverse (x - origin) */
+            for (int c = 0; c < 3; ++c) x[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
+            affine4(zero3, lat->inverse, x, u[h]);
+        } else {
+            memcpy(u[h], x, sizeof u[h]);
+            affine4(lat->origin, lat->frame, x, box[h]);
+        }
+    }
+    if (!world)
+        for (int c = 0; c < 3; ++c)
+            _mm256_store_ps(out->base[c], _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(box[0][c])),
+                                                               _mm256_cvtpd_ps(box[1][c]), 1));
+    lanes l[3];
+    int outside = 0;
+    for (int a = 0; a < 3; ++a) {
+        l[a] = locate(u[0][a], u[1][a], (double)lat->axis[a].cells);
+        outside |= l[a].outside;
+        __m256 value[SN_LAT_MAX_ORDER];
+        basis8(&lat->axis[a], &l[a], extend, value);
+        for (uint32_t r = 0; r < lat->axis[a].order; ++r) _mm256_store_ps(out->basis[a][r], value[r]);
+    }
+    const __m256i nu = _mm256_set1_epi32((int)lat->axis[0].count), nv = _mm256_set1_epi32((int)lat->axis[1].count);
+    const __m256i cu = _mm256_set1_epi32((int)lat->axis[0].cells), cv = _mm256_set1_epi32((int)lat->axis[1].cells);
+    __m256i first = _mm256_add_epi32(
+        l[0].cell, _mm256_mullo_epi32(nu, _mm256_add_epi32(l[1].cell, _mm256_mullo_epi32(nv, l[2].cell))));
+    __m256i cell = _mm256_add_epi32(
+        l[0].cell, _mm256_mullo_epi32(cu, _mm256_add_epi32(l[1].cell, _mm256_mullo_epi32(cv, l[2].cell))));
+    if (lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE && outside) {
+        __m256i leave = _mm256_castps_si256(lane_mask(outside));
+        first = _mm256_or_si256(first, leave); /* all ones: SN_LAT_LEAVE */
+        cell = _mm256_andnot_si256(leave, cell);
+    }
+    _mm256_store_si256((__m256i *)(void *)out->first, first);
+    _mm256_store_si256((__m256i *)(void *)out->cell, cell);
+}
+
 static void fill_avx2(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world,
                       float *records, size_t record, uint32_t *cells)
 {
-    const bool extend = lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND;
-    const bool leave_policy = lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE;
     const uint32_t ou = lat->axis[0].order, ov = lat->axis[1].order, ow = lat->axis[2].order;
-    const __m256i nu = _mm256_set1_epi32((int)lat->axis[0].count), nv = _mm256_set1_epi32((int)lat->axis[1].count);
-    const __m256i cu = _mm256_set1_epi32((int)lat->axis[0].cells), cv = _mm256_set1_epi32((int)lat->axis[1].cells);
-    /* sn_lat_params as x -> inverse (x - origin): origin folded into the
-     * per-lane difference first, like the scalar code. */
-    const double zero3[3] = {0.0, 0.0, 0.0};
+    block8 blk;
     for (size_t b = 0; b < count; b += 8) {
         const size_t n = count - b < 8 ? count - b : 8;
-        _Alignas(32) float px[3][8];
-        for (size_t k = 0; k < 8; ++k) {
+        fill_block8(lat, in + b * in_stride, in_stride, n, world, &blk);
+        for (size_t k = 0; k < n; ++k) {
+            float *rec = records + (b + k) * record, *v = rec + 4;
+            rec[0] = blk.base[0][k], rec[1] = blk.base[1][k], rec[2] = blk.base[2][k];
+            memcpy(rec + 3, &blk.first[k], sizeof blk.first[k]);
+            for (uint32_t r = 0; r < ou; ++r) *v++ = blk.basis[0][r][k];
+            for (uint32_t r = 0; r < ov; ++r) *v++ = blk.basis[1][r][k];
+            for (uint32_t r = 0; r < ow; ++r) *v++ = blk.basis[2][r][k];
+            if (cells) cells[b + k] = blk.cell[k];
+        }
+    }
+}
+
+/* One-shot deformation through a packed cubic lattice (sn_lat_oneshot_fn):
+ * the eight points' basis values go from the block straight into the cell
+ * contraction, as the bound kernel does from records. */
+static void oneshot_cubic_avx2(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world,
+                               float *out, size_t out_stride)
+{
+    block8 blk;
+    _Alignas(32) float bu[4][8]; /* lanes k and k + 4: u basis of lane k in bu[k & 3][4 * (k >> 2)] */
+    for (size_t b = 0; b < count; b += 8) {
+        const size_t n = count - b < 8 ? count - b : 8;
+        fill_block8(lat, in + b * in_stride, in_stride, n, world, &blk);
+        {
+            /* the u basis, one point per 128-bit row */
+            __m256 b0 = _mm256_load_ps(blk.basis[0][0]), b1 = _mm256_load_ps(blk.basis[0][1]);
+            __m256 b2 = _mm256_load_ps(blk.basis[0][2]), b3 = _mm256_load_ps(blk.basis[0][3]);
+            __m256 t0 = _mm256_unpacklo_ps(b0, b1), t1 = _mm256_unpackhi_ps(b0, b1);
+            __m256 t2 = _mm256_unpacklo_ps(b2, b3), t3 = _mm256_unpackhi_ps(b2, b3);
+            _mm256_store_ps(bu[0], _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)));
+            _mm256_store_ps(bu[1], _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)));
+            _mm256_store_ps(bu[2], _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)));
+            _mm256_store_ps(bu[3], _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)));
+        }
+        for (size_t k = 0; k < n; ++k) {
+            float *o = (float *)(void *)((char *)out + (b + k) * out_stride);
+            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            if (blk.first[k] != SN_LAT_LEAVE) {
+                const float *cp = lat->packed + (size_t)blk.cell[k] * SN_LAT_PACKED_CELL;
+                float(*bv)[8] = blk.basis[1], (*bw)[8] = blk.basis[2];
+                __m256 v01 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(&bv[0][k])),
+                                                  _mm_broadcast_ss(&bv[1][k]), 1);
+                __m256 v23 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_broadcast_ss(&bv[2][k])),
+                                                  _mm_broadcast_ss(&bv[3][k]), 1);
+                const __m256 wk[4] = {_mm256_broadcast_ss(&bw[0][k]), _mm256_broadcast_ss(&bw[1][k]),
+                                      _mm256_broadcast_ss(&bw[2][k]), _mm256_broadcast_ss(&bw[3][k])};
+                _mm_storeu_ps(s, sn_lat_cubic_sum(cp, v01, v23, wk, _mm_load_ps(&bu[k & 3][4 * (k >> 2)])));
+            }
+            o[0] = blk.base[0][k] + s[0];
+            o[1] = blk.base[1][k] + s[1];
+            o[2] = blk.base[2][k] + s[2];
+        }
+    }
+}
+
+/* Whether all count points are finite with parameters in [0, 1]^3
+ * (sn_lat_all_inside_fn): the box map as sn_lat_params computes it, four
+ * points at a time; a non-finite coordinate gives a parameter that fails a
+ * comparison. */
+static bool all_inside_avx2(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world)
+{
+    const double zero3[3] = {0.0, 0.0, 0.0};
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    for (size_t b = 0; b < count; b += 4) {
+        const size_t n = count - b < 4 ? count - b : 4;
+        _Alignas(32) double px[3][4];
+        for (size_t k = 0; k < 4; ++k) {
             const float *q = (const float *)(const void *)(in + (b + (k < n ? k : n - 1)) * in_stride);
             px[0][k] = q[0], px[1][k] = q[1], px[2][k] = q[2];
         }
-        __m256d half[2][3], u[2][3], base[2][3];
-        for (int h = 0; h < 2; ++h) {
-            for (int c = 0; c < 3; ++c) half[h][c] = _mm256_cvtps_pd(_mm_load_ps(&px[c][4 * h]));
-            if (world) {
-                __m256d d[3];
-                for (int c = 0; c < 3; ++c) d[c] = _mm256_sub_pd(half[h][c], _mm256_set1_pd(lat->origin[c]));
-                affine4(zero3, lat->inverse, d, u[h]);
-            } else {
-                memcpy(u[h], half[h], sizeof u[h]);
-                affine4(lat->origin, lat->frame, u[h], base[h]);
-            }
+        __m256d x[3], u[3];
+        for (int c = 0; c < 3; ++c) x[c] = _mm256_load_pd(px[c]);
+        if (world) {
+            for (int c = 0; c < 3; ++c) x[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
+            affine4(zero3, lat->inverse, x, u);
+        } else {
+            memcpy(u, x, sizeof u);
         }
-        _Alignas(32) float basis[3][SN_LAT_MAX_ORDER][8];
-        _Alignas(32) float bx[3][8];
-        _Alignas(32) uint32_t first[8], cell[8];
-        lanes l[3];
-        int outside = 0;
-        for (int a = 0; a < 3; ++a) {
-            l[a] = locate(u[0][a], u[1][a], (double)lat->axis[a].cells);
-            outside |= l[a].outside;
-            __m256 value[SN_LAT_MAX_ORDER];
-            basis8(&lat->axis[a], &l[a], extend, value);
-            for (uint32_t r = 0; r < lat->axis[a].order; ++r) _mm256_store_ps(basis[a][r], value[r]);
-        }
-        __m256i index = _mm256_add_epi32(l[0].cell, _mm256_mullo_epi32(nu, _mm256_add_epi32(l[1].cell, _mm256_mullo_epi32(nv, l[2].cell))));
-        __m256i packed = _mm256_add_epi32(l[0].cell, _mm256_mullo_epi32(cu, _mm256_add_epi32(l[1].cell, _mm256_mullo_epi32(cv, l[2].cell))));
-        if (leave_policy && outside) {
-            __m256i leave = _mm256_castps_si256(lane_mask(outside));
-            index = _mm256_or_si256(index, leave); /* all ones: SN_LAT_LEAVE */
-            packed = _mm256_andnot_si256(leave, packed);
-        }
-        _mm256_store_si256((__m256i *)(void *)first, index);
-        _mm256_store_si256((__m256i *)(void *)cell, packed);
-        if (!world)
-            for (int c = 0; c < 3; ++c)
-                _mm256_store_ps(bx[c], _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(base[0][c])),
-                                                            _mm256_cvtpd_ps(base[1][c]), 1));
-        const float(*src)[8] = world ? (const float(*)[8])px : (const float(*)[8])bx;
-        for (size_t k = 0; k < n; ++k) {
-            float *rec = records + (b + k) * record, *v = rec + 4;
-            rec[0] = src[0][k], rec[1] = src[1][k], rec[2] = src[2][k];
-            memcpy(rec + 3, &first[k], sizeof first[k]);
-            for (uint32_t r = 0; r < ou; ++r) *v++ = basis[0][r][k];
-            for (uint32_t r = 0; r < ov; ++r) *v++ = basis[1][r][k];
-            for (uint32_t r = 0; r < ow; ++r) *v++ = basis[2][r][k];
-            if (cells) cells[b + k] = cell[k];
-        }
+        for (int a = 0; a < 3; ++a)
+            ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(u[a], zero, _CMP_GE_OQ),
+                                                 _mm256_cmp_pd(u[a], one, _CMP_LE_OQ)));
+        if ((b & 255) == 252 && _mm256_movemask_pd(ok) != 15) return false;
     }
+    return _mm256_movemask_pd(ok) == 15;
+}
+
+sn_lat_all_inside_fn sn_lat_all_inside_avx2(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return all_inside_avx2;
+    return NULL;
+}
+
+sn_lat_oneshot_fn sn_lat_oneshot_cubic_avx2(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return oneshot_cubic_avx2;
+    return NULL;
 }
 
 sn_lat_fill_fn sn_lat_fill_avx2(void)
@@ -189,6 +291,16 @@ sn_lat_fill_fn sn_lat_fill_avx2(void)
 sn_lat_fill_fn sn_lat_fill_avx2(void)
 {
     return NULL; /* this build has no AVX2 filler */
+}
+
+sn_lat_oneshot_fn sn_lat_oneshot_cubic_avx2(void)
+{
+    return NULL;
+}
+
+sn_lat_all_inside_fn sn_lat_all_inside_avx2(void)
+{
+    return NULL;
 }
 
 #endif

@@ -155,6 +155,7 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
     }
     /* The vector filler computes control point indices in 32-bit lanes. */
     if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
+    lat->all_inside = sn_lat_all_inside_avx2();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
@@ -166,6 +167,7 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
             sinew_lattice_destroy(lat);
             return r;
         }
+        if (lat->fill) lat->oneshot = sn_lat_oneshot_cubic_avx2();
     }
     *out = lat;
     return SINEW_OK;

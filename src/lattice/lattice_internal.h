@@ -58,6 +58,11 @@ struct sinew_lattice {
     /* Fills deform records of one-shot points with vector instructions
      * (fill_avx2.c), or NULL: the scalar filler of oneshot.c is used. */
     sn_lat_fill_fn fill;
+    /* With the packed copy: one-shot points straight into the cubic cell
+     * contraction (fill_avx2.c), or NULL. */
+    sn_lat_oneshot_fn oneshot;
+    /* The vector "every point inside the box" check, or NULL. */
+    sn_lat_all_inside_fn all_inside;
 };
 
 /* Allocates a lattice of the given structure (already validated: orders
@@ -201,6 +206,13 @@ sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const c
 sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
                                      const char *what, size_t i);
 
+/* Whether every point inside the box passes sn_lat_check_point_fits (with
+ * its Jacobian when jacobian): one proof per call that spares the per-point
+ * bounds of the points inside. */
+bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian);
+/* Whether parameters u lie in [0, 1]^3. */
+bool sn_lat_inside_box(const double u[3]);
+
 /* ---- Bezier helpers --------------------------------------------------------- */
 
 /* Binomial coefficient C(n, k) for n <= 64 as a double. */
@@ -210,5 +222,10 @@ double sn_lat_binom(unsigned n, unsigned k);
  * itself (pointer, alignment, stride, span) and the range's coordinates,
  * named by their index in the view ("control point 7"). */
 sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count);
+/* The first half of sn_lat_check_range: the view and the range, not the
+ * coordinates. */
+sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count);
+/* The second half: every coordinate of the range is finite. */
+sinew_result sn_lat_check_finite(const sinew_points *in, const char *what, size_t first, size_t count);
 
 #endif /* SINEW_LATTICE_INTERNAL_H */

@@ -93,12 +93,17 @@ void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool
         deform_points_wide(lat, in, world, out, stride, first, count);
         return;
     }
+    const size_t in_stride = sn_stride(in->stride, 3 * sizeof(float));
+    if (lat->oneshot) {
+        lat->oneshot(lat, (const char *)sn_point(in, first), in_stride, count, world,
+                     (float *)(void *)((char *)out + first * stride), stride);
+        return;
+    }
     enum { MAX_RECORD = 4 + 3 * SN_LAT_MAX_ORDER };
     _Alignas(64) float records[SN_LAT_ONESHOT_BLOCK * MAX_RECORD];
     uint32_t cells[SN_LAT_ONESHOT_BLOCK];
     const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
     const size_t record = sn_lat_record_floats(order, false);
-    const size_t in_stride = sn_stride(in->stride, 3 * sizeof(float));
     const sn_lat_fill_fn fill = lat->fill ? lat->fill : fill_scalar;
     uint32_t *cell_out = lat->packed ? cells : NULL;
     for (size_t start = first; start < first + count; start += SN_LAT_ONESHOT_BLOCK) {
