@@ -1,8 +1,9 @@
 /* Bound deformation: spans and basis values computed once per point, then a
  * contraction with the current displacements every frame. Kernels, fastest
- * first: AVX2 over the packed cells of a cubic lattice (deform_avx2.c); SSE
- * for order 4 along u, reading four neighbouring control points with one
- * load per coordinate; a plain loop for everything else and for normals.
+ * first: AVX2 over the packed cells of a cubic lattice, or AVX2 rows of any
+ * order along u (deform_avx2.c); without AVX2, SSE for order 4 along u,
+ * reading four neighbouring control points with one load per coordinate; a
+ * plain loop for everything else and for normals.
  * One-shot deformation of positions reuses them on records built on the
  * stack (oneshot.c). */
 #include <float.h>
@@ -282,6 +283,10 @@ void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_
 {
     if (lat->packed && cells) {
         lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
+        return;
+    }
+    if (lat->rows) {
+        lat->rows(lat, records, record, out, stride, first, count);
         return;
     }
 #ifdef SN_LAT_SSE

@@ -31,6 +31,14 @@ typedef void (*sn_lat_kernel_fn)(const float *records, size_t record, const uint
  * has none or the CPU lacks the instructions. */
 sn_lat_kernel_fn sn_lat_cubic_avx2_kernel(void);
 
+/* Deforms records [first, first + count) (as sn_lat_kernel_fn, any orders)
+ * through the lattice's displacement arrays. */
+typedef void (*sn_lat_rows_fn)(const struct sinew_lattice *lat, const float *records, size_t record, float *out,
+                               size_t stride, size_t first, size_t count);
+
+/* The AVX2 + FMA row kernel, or NULL. */
+sn_lat_rows_fn sn_lat_rows_avx2_kernel(void);
+
 /* Fills the deform records (record floats each, laid out as a binding
  * without normals lays them out: base xyz, first-index bits, basis values of
  * u, v and w) of count one-shot points read as 3 floats at in + k * in_stride
@@ -54,14 +62,15 @@ typedef void (*sn_lat_oneshot_fn)(const struct sinew_lattice *lat, const char *i
 /* The AVX2 + FMA one-shot deformation of packed cubic lattices, or NULL. */
 sn_lat_oneshot_fn sn_lat_oneshot_cubic_avx2(void);
 
-/* Whether all count points (read as for sn_lat_fill_fn) have finite
- * coordinates and parameters in [0, 1]^3, by the same box map as
- * sn_lat_params: the common case in which the validation of a one-shot call
- * needs no per-point work. */
-typedef bool (*sn_lat_all_inside_fn)(const struct sinew_lattice *lat, const char *in, size_t in_stride,
-                                     size_t count, bool world);
+/* Whether every one of count points (read as for sn_lat_fill_fn) is finite
+ * and passes the float-range proof of sn_lat_check_point_fits for positions
+ * (a conservative test: false sends the caller to the exact per-point
+ * checks). The common case in which a one-shot call's validation needs no
+ * per-point work. */
+typedef bool (*sn_lat_all_fit_fn)(const struct sinew_lattice *lat, const char *in, size_t in_stride, size_t count,
+                                  bool world);
 
 /* The AVX2 check, or NULL. */
-sn_lat_all_inside_fn sn_lat_all_inside_avx2(void);
+sn_lat_all_fit_fn sn_lat_all_fit_avx2(void);
 
 #endif /* SINEW_LATTICE_DEFORM_KERNELS_H */

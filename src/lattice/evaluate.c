@@ -132,14 +132,12 @@ bool sn_lat_inside_box(const double u[3])
     return u[0] >= 0.0 && u[0] <= 1.0 && u[1] >= 0.0 && u[1] <= 1.0 && u[2] >= 0.0 && u[2] <= 1.0;
 }
 
-/* Whether every point of the range is finite, inside the box, and so (when
- * the one proof for such points holds) gives positions that fit a float. */
-static bool all_inside_fit(const sinew_lattice *lat, const sinew_points *in, bool world, size_t first, size_t count)
+/* Whether every point of the range is finite and provably gives positions
+ * that fit a float (one vector pass; false = look at each point). */
+static bool all_fit(const sinew_lattice *lat, const sinew_points *in, bool world, size_t first, size_t count)
 {
-    return lat->all_inside &&
-           lat->all_inside(lat, (const char *)sn_point(in, first), sn_stride(in->stride, 3 * sizeof(float)), count,
-                           world) &&
-           sn_lat_inside_points_fit(lat, false);
+    return lat->all_fit && lat->all_fit(lat, (const char *)sn_point(in, first), sn_stride(in->stride, 3 * sizeof(float)),
+                                        count, world);
 }
 
 /* Proves every output of points [first, first + count) fits a float before
@@ -212,7 +210,7 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = sn_lat_check_view(params, "parameter point", first, count);
     if (r != SINEW_OK) return r;
-    const bool clean = count > 0 && !jacobians && all_inside_fit(lattice, params, false, first, count);
+    const bool clean = count > 0 && !jacobians && all_fit(lattice, params, false, first, count);
     if (!clean && (r = sn_lat_check_finite(params, "parameter point", first, count)) != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
@@ -263,9 +261,9 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
     sinew_result r = sn_lat_check_view(points, "point", first, count);
     if (r != SINEW_OK) return r;
-    /* Points all inside the box (the common case) are finite and share one
-     * proof that their outputs fit; otherwise every point is looked at. */
-    const bool clean = count > 0 && all_inside_fit(lattice, points, true, first, count);
+    /* One vector pass proves the common case (every point finite, every
+     * output within the float range); otherwise every point is looked at. */
+    const bool clean = count > 0 && all_fit(lattice, points, true, first, count);
     if (!clean && (r = sn_lat_check_finite(points, "point", first, count)) != SINEW_OK) return r;
     if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {

@@ -11,6 +11,7 @@
  * reciprocals come from one register. Lanes never mix, and a short block
  * repeats its last point in the unused lanes, so a point's record depends on
  * that point alone. */
+#include <float.h>
 #include <string.h>
 
 #include "lattice/deform_kernels.h"
@@ -233,14 +234,24 @@ static void oneshot_cubic_avx2(const sinew_lattice *lat, const char *in, size_t 
     }
 }
 
-/* Whether all count points are finite with parameters in [0, 1]^3
- * (sn_lat_all_inside_fn): the box map as sn_lat_params computes it, four
- * points at a time; a non-finite coordinate gives a parameter that fails a
- * comparison. */
-static bool all_inside_avx2(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world)
+/* Whether every one of count points passes sn_lat_check_point_fits for
+ * positions (sn_lat_all_fit_fn): the same bounds (sn_lat_disp_bounds) four
+ * points at a time, against a limit a little below the scalar one so that a
+ * pass here is a pass there. A non-finite coordinate fails a comparison. */
+static bool all_fit_avx2(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world)
 {
     const double zero3[3] = {0.0, 0.0, 0.0};
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m256d limit = _mm256_set1_pd((double)FLT_MAX / (1.0 + 1e-6) * (1.0 - 1e-9));
+    const bool extend = lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND;
+    const bool leave_policy = lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE;
+    double slope[3], dsum = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        slope[a] = 2.0 * lat->axis[a].degree * lat->axis[a].cells;
+        dsum = slope[a] > dsum ? slope[a] : dsum;
+    }
+    const __m256d basis_scale = _mm256_set1_pd(dsum > 1.0 ? dsum : 1.0), bound = _mm256_set1_pd(lat->disp_bound);
     __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     for (size_t b = 0; b < count; b += 4) {
         const size_t n = count - b < 4 ? count - b : 4;
@@ -249,26 +260,46 @@ static bool all_inside_avx2(const sinew_lattice *lat, const char *in, size_t in_
             const float *q = (const float *)(const void *)(in + (b + (k < n ? k : n - 1)) * in_stride);
             px[0][k] = q[0], px[1][k] = q[1], px[2][k] = q[2];
         }
-        __m256d x[3], u[3];
+        __m256d x[3], u[3], reach = zero, param = zero, sum = one;
+        __m256d outside = zero; /* lanes with a parameter outside [0, 1] */
         for (int c = 0; c < 3; ++c) x[c] = _mm256_load_pd(px[c]);
         if (world) {
-            for (int c = 0; c < 3; ++c) x[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
-            affine4(zero3, lat->inverse, x, u);
+            for (int c = 0; c < 3; ++c) reach = _mm256_max_pd(reach, _mm256_andnot_pd(sign, x[c]));
+            __m256d d[3];
+            for (int c = 0; c < 3; ++c) d[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
+            affine4(zero3, lat->inverse, d, u);
         } else {
             memcpy(u, x, sizeof u);
+            /* |origin| + |frame u| per world axis */
+            for (int c = 0; c < 3; ++c) {
+                __m256d r = _mm256_set1_pd(lat->origin[c] < 0 ? -lat->origin[c] : lat->origin[c]);
+                for (int a = 0; a < 3; ++a)
+                    r = _mm256_add_pd(r, _mm256_andnot_pd(sign, _mm256_mul_pd(_mm256_set1_pd(lat->frame[3 * a + c]), u[a])));
+                reach = _mm256_max_pd(reach, r);
+            }
         }
-        for (int a = 0; a < 3; ++a)
-            ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(u[a], zero, _CMP_GE_OQ),
-                                                 _mm256_cmp_pd(u[a], one, _CMP_LE_OQ)));
+        for (int a = 0; a < 3; ++a) {
+            param = _mm256_max_pd(param, _mm256_andnot_pd(sign, u[a]));
+            __m256d dist = _mm256_max_pd(zero, _mm256_max_pd(_mm256_sub_pd(u[a], one), _mm256_sub_pd(zero, u[a])));
+            outside = _mm256_or_pd(outside, _mm256_cmp_pd(dist, zero, _CMP_GT_OQ));
+            if (extend) sum = _mm256_mul_pd(sum, _mm256_add_pd(one, _mm256_mul_pd(_mm256_set1_pd(slope[a]), dist)));
+        }
+        __m256d basis = _mm256_mul_pd(sum, basis_scale), value = _mm256_mul_pd(bound, sum);
+        if (leave_policy) {
+            basis = _mm256_andnot_pd(outside, basis);
+            value = _mm256_andnot_pd(outside, value);
+        }
+        __m256d fits = _mm256_and_pd(_mm256_cmp_pd(param, limit, _CMP_LE_OQ), _mm256_cmp_pd(basis, limit, _CMP_LE_OQ));
+        ok = _mm256_and_pd(ok, _mm256_and_pd(fits, _mm256_cmp_pd(_mm256_add_pd(reach, value), limit, _CMP_LE_OQ)));
         if ((b & 255) == 252 && _mm256_movemask_pd(ok) != 15) return false;
     }
     return _mm256_movemask_pd(ok) == 15;
 }
 
-sn_lat_all_inside_fn sn_lat_all_inside_avx2(void)
+sn_lat_all_fit_fn sn_lat_all_fit_avx2(void)
 {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return all_inside_avx2;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return all_fit_avx2;
     return NULL;
 }
 
@@ -298,7 +329,7 @@ sn_lat_oneshot_fn sn_lat_oneshot_cubic_avx2(void)
     return NULL;
 }
 
-sn_lat_all_inside_fn sn_lat_all_inside_avx2(void)
+sn_lat_all_fit_fn sn_lat_all_fit_avx2(void)
 {
     return NULL;
 }

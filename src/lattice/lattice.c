@@ -155,7 +155,8 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
     }
     /* The vector filler computes control point indices in 32-bit lanes. */
     if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
-    lat->all_inside = sn_lat_all_inside_avx2();
+    lat->all_fit = sn_lat_all_fit_avx2();
+    lat->rows = sn_lat_rows_avx2_kernel();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&

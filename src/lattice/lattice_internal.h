@@ -55,14 +55,16 @@ struct sinew_lattice {
      * packed per cell (deform_kernels.h), kept in step by every setter. */
     float *packed;
     sn_lat_kernel_fn kernel;
+    /* Every other lattice on CPUs with AVX2: the row kernel, or NULL. */
+    sn_lat_rows_fn rows;
     /* Fills deform records of one-shot points with vector instructions
      * (fill_avx2.c), or NULL: the scalar filler of oneshot.c is used. */
     sn_lat_fill_fn fill;
     /* With the packed copy: one-shot points straight into the cubic cell
      * contraction (fill_avx2.c), or NULL. */
     sn_lat_oneshot_fn oneshot;
-    /* The vector "every point inside the box" check, or NULL. */
-    sn_lat_all_inside_fn all_inside;
+    /* The vector "every point's positions fit" check, or NULL. */
+    sn_lat_all_fit_fn all_fit;
 };
 
 /* Allocates a lattice of the given structure (already validated: orders
