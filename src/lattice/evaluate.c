@@ -136,8 +136,8 @@ bool sn_lat_inside_box(const double u[3])
  * that fit a float (one vector pass; false = look at each point). */
 static bool all_fit(const sinew_lattice *lat, const sinew_points *in, bool world, size_t first, size_t count)
 {
-    return lat->all_fit && lat->all_fit(lat, (const char *)sn_point(in, first), sn_stride(in->stride, 3 * sizeof(float)),
-                                        count, world);
+    const size_t stride = sn_stride(in->stride, 3 * sizeof(float));
+    return lat->all_fit && lat->all_fit(lat, (const char *)sn_point(in, first), stride, count, world);
 }
 
 /* Proves every output of points [first, first + count) fits a float before

@@ -67,12 +67,13 @@ static inline __m256 lane_mask(int bits)
     return _mm256_castsi256_ps(_mm256_cmpeq_epi32(m, bit));
 }
 
-/* The order basis values of one axis in eight lanes (value[r] for function
- * c + r), EXTEND's tangent continuation included. */
-static inline void basis8(const sn_lat_axis *axis, const lanes *l, bool extend, __m256 *value)
+/* The order basis values of one axis of degree p in eight lanes (value[r]
+ * for function c + r), EXTEND's tangent continuation included. Inlined with
+ * a constant p the recurrence unrolls into registers. */
+static inline __attribute__((always_inline)) void basis8_degree(const sn_lat_axis *axis, const lanes *l, bool extend,
+                                                                __m256 *value, const int p)
 {
     const __m256 reciprocal = _mm256_setr_ps(0.0f, 1.0f, 1.0f / 2, 1.0f / 3, 1.0f / 4, 1.0f / 5, 1.0f / 6, 1.0f / 7);
-    const int p = (int)axis->degree;
     const __m256i c = l->cell, room = _mm256_sub_epi32(_mm256_set1_epi32((int)axis->cells), l->cell);
     __m256 left[SN_LAT_MAX_ORDER], right[SN_LAT_MAX_ORDER];
     value[0] = _mm256_set1_ps(1.0f);
@@ -99,6 +100,37 @@ static inline void basis8(const sn_lat_axis *axis, const lanes *l, bool extend, 
     }
 }
 
+static void basis8(const sn_lat_axis *axis, const lanes *l, bool extend, __m256 *value)
+{
+    if (axis->degree == 3) basis8_degree(axis, l, extend, value, 3); /* cubic, the common case */
+    else basis8_degree(axis, l, extend, value, (int)axis->degree);
+}
+
+/* The coordinates of points in + k * in_stride, k < n (1..8), one register
+ * per coordinate; the unused lanes repeat the last point. Eight packed points
+ * are three loads and a shuffle. */
+static inline void load8(const char *in, size_t in_stride, size_t n, __m256 xyz[3])
+{
+    if (n == 8 && in_stride == 3 * sizeof(float)) {
+        const float *f = (const float *)(const void *)in;
+        __m256 a = _mm256_loadu_ps(f), b = _mm256_loadu_ps(f + 8), c = _mm256_loadu_ps(f + 16);
+        /* a = x0 y0 z0 x1 y1 z1 x2 y2, b = z2 x3 y3 z3 x4 y4 z4 x5, c = y5 z5 x6 y6 z6 x7 y7 z7 */
+        __m256 x = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x92), c, 0x24); /* a0 b1 c2 a3 b4 c5 a6 b7 */
+        __m256 y = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x24), c, 0x49); /* c0 a1 b2 c3 a4 b5 c6 a7 */
+        __m256 z = _mm256_blend_ps(_mm256_blend_ps(a, b, 0x49), c, 0x92); /* b0 c1 a2 b3 c4 a5 b6 c7 */
+        xyz[0] = _mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+        xyz[1] = _mm256_permutevar8x32_ps(y, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+        xyz[2] = _mm256_permutevar8x32_ps(z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+        return;
+    }
+    _Alignas(32) float p[3][8];
+    for (size_t k = 0; k < 8; ++k) {
+        const float *q = (const float *)(const void *)(in + (k < n ? k : n - 1) * in_stride);
+        p[0][k] = q[0], p[1][k] = q[1], p[2][k] = q[2];
+    }
+    for (int c = 0; c < 3; ++c) xyz[c] = _mm256_load_ps(p[c]);
+}
+
 /* out[c] = a[c] + m[c] x0 + m[3 + c] x1 + m[6 + c] x2 for c = 0..2, four lanes,
  * without fused multiply-adds (the scalar code's rounding). */
 static inline void affine4(const double a[3], const double m[9], const __m256d x[3], __m256d out[3])
@@ -122,18 +154,19 @@ typedef struct block8 {
 
 /* Fills *out for points in + k * in_stride, k < n (1..8); the unused lanes
  * repeat the last point. */
-static void fill_block8(const sinew_lattice *lat, const char *in, size_t in_stride, size_t n, bool world, block8 *out)
+static void fill_block8(const sinew_lattice *lat, const char *in, size_t in_stride, size_t n, bool world,
+                        block8 *out)
 {
     const bool extend = lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND;
     const double zero3[3] = {0.0, 0.0, 0.0};
-    for (size_t k = 0; k < 8; ++k) {
-        const float *q = (const float *)(const void *)(in + (k < n ? k : n - 1) * in_stride);
-        out->base[0][k] = q[0], out->base[1][k] = q[1], out->base[2][k] = q[2];
-    }
+    __m256 xyz[3];
+    load8(in, in_stride, n, xyz);
+    for (int c = 0; c < 3; ++c) _mm256_store_ps(out->base[c], xyz[c]);
     __m256d u[2][3], box[2][3];
     for (int h = 0; h < 2; ++h) {
         __m256d x[3];
-        for (int c = 0; c < 3; ++c) x[c] = _mm256_cvtps_pd(_mm_load_ps(&out->base[c][4 * h]));
+        for (int c = 0; c < 3; ++c)
+            x[c] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(xyz[c], 1) : _mm256_castps256_ps128(xyz[c]));
         if (world) {
             /* sn_lat_params: inverse (x - origin) */
             for (int c = 0; c < 3; ++c) x[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
@@ -253,45 +286,49 @@ static bool all_fit_avx2(const sinew_lattice *lat, const char *in, size_t in_str
     }
     const __m256d basis_scale = _mm256_set1_pd(dsum > 1.0 ? dsum : 1.0), bound = _mm256_set1_pd(lat->disp_bound);
     __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
-    for (size_t b = 0; b < count; b += 4) {
-        const size_t n = count - b < 4 ? count - b : 4;
-        _Alignas(32) double px[3][4];
-        for (size_t k = 0; k < 4; ++k) {
-            const float *q = (const float *)(const void *)(in + (b + (k < n ? k : n - 1)) * in_stride);
-            px[0][k] = q[0], px[1][k] = q[1], px[2][k] = q[2];
-        }
-        __m256d x[3], u[3], reach = zero, param = zero, sum = one;
-        __m256d outside = zero; /* lanes with a parameter outside [0, 1] */
-        for (int c = 0; c < 3; ++c) x[c] = _mm256_load_pd(px[c]);
-        if (world) {
-            for (int c = 0; c < 3; ++c) reach = _mm256_max_pd(reach, _mm256_andnot_pd(sign, x[c]));
-            __m256d d[3];
-            for (int c = 0; c < 3; ++c) d[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
-            affine4(zero3, lat->inverse, d, u);
-        } else {
-            memcpy(u, x, sizeof u);
-            /* |origin| + |frame u| per world axis */
-            for (int c = 0; c < 3; ++c) {
-                __m256d r = _mm256_set1_pd(lat->origin[c] < 0 ? -lat->origin[c] : lat->origin[c]);
-                for (int a = 0; a < 3; ++a)
-                    r = _mm256_add_pd(r, _mm256_andnot_pd(sign, _mm256_mul_pd(_mm256_set1_pd(lat->frame[3 * a + c]), u[a])));
-                reach = _mm256_max_pd(reach, r);
+    for (size_t b = 0; b < count; b += 8) {
+        const size_t n = count - b < 8 ? count - b : 8;
+        __m256 xyz[3];
+        load8(in + b * in_stride, in_stride, n, xyz);
+        for (int h = 0; h < 2; ++h) {
+            __m256d x[3], u[3], reach = zero, param = zero, sum = one;
+            __m256d outside = zero; /* lanes with a parameter outside [0, 1] */
+            for (int c = 0; c < 3; ++c)
+                x[c] = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(xyz[c], 1) : _mm256_castps256_ps128(xyz[c]));
+            if (world) {
+                for (int c = 0; c < 3; ++c) reach = _mm256_max_pd(reach, _mm256_andnot_pd(sign, x[c]));
+                __m256d d[3];
+                for (int c = 0; c < 3; ++c) d[c] = _mm256_sub_pd(x[c], _mm256_set1_pd(lat->origin[c]));
+                affine4(zero3, lat->inverse, d, u);
+            } else {
+                memcpy(u, x, sizeof u);
+                /* |origin| + |frame u| per world axis */
+                for (int c = 0; c < 3; ++c) {
+                    __m256d r = _mm256_set1_pd(lat->origin[c] < 0 ? -lat->origin[c] : lat->origin[c]);
+                    for (int a = 0; a < 3; ++a) {
+                        __m256d term = _mm256_mul_pd(_mm256_set1_pd(lat->frame[3 * a + c]), u[a]);
+                        r = _mm256_add_pd(r, _mm256_andnot_pd(sign, term));
+                    }
+                    reach = _mm256_max_pd(reach, r);
+                }
             }
+            for (int a = 0; a < 3; ++a) {
+                param = _mm256_max_pd(param, _mm256_andnot_pd(sign, u[a]));
+                __m256d dist = _mm256_max_pd(zero, _mm256_max_pd(_mm256_sub_pd(u[a], one), _mm256_sub_pd(zero, u[a])));
+                outside = _mm256_or_pd(outside, _mm256_cmp_pd(dist, zero, _CMP_GT_OQ));
+                if (extend) sum = _mm256_mul_pd(sum, _mm256_add_pd(one, _mm256_mul_pd(_mm256_set1_pd(slope[a]), dist)));
+            }
+            __m256d basis = _mm256_mul_pd(sum, basis_scale), value = _mm256_mul_pd(bound, sum);
+            if (leave_policy) {
+                basis = _mm256_andnot_pd(outside, basis);
+                value = _mm256_andnot_pd(outside, value);
+            }
+            __m256d fits = _mm256_and_pd(_mm256_cmp_pd(param, limit, _CMP_LE_OQ),
+                                         _mm256_cmp_pd(basis, limit, _CMP_LE_OQ));
+            fits = _mm256_and_pd(fits, _mm256_cmp_pd(_mm256_add_pd(reach, value), limit, _CMP_LE_OQ));
+            ok = _mm256_and_pd(ok, fits);
         }
-        for (int a = 0; a < 3; ++a) {
-            param = _mm256_max_pd(param, _mm256_andnot_pd(sign, u[a]));
-            __m256d dist = _mm256_max_pd(zero, _mm256_max_pd(_mm256_sub_pd(u[a], one), _mm256_sub_pd(zero, u[a])));
-            outside = _mm256_or_pd(outside, _mm256_cmp_pd(dist, zero, _CMP_GT_OQ));
-            if (extend) sum = _mm256_mul_pd(sum, _mm256_add_pd(one, _mm256_mul_pd(_mm256_set1_pd(slope[a]), dist)));
-        }
-        __m256d basis = _mm256_mul_pd(sum, basis_scale), value = _mm256_mul_pd(bound, sum);
-        if (leave_policy) {
-            basis = _mm256_andnot_pd(outside, basis);
-            value = _mm256_andnot_pd(outside, value);
-        }
-        __m256d fits = _mm256_and_pd(_mm256_cmp_pd(param, limit, _CMP_LE_OQ), _mm256_cmp_pd(basis, limit, _CMP_LE_OQ));
-        ok = _mm256_and_pd(ok, _mm256_and_pd(fits, _mm256_cmp_pd(_mm256_add_pd(reach, value), limit, _CMP_LE_OQ)));
-        if ((b & 255) == 252 && _mm256_movemask_pd(ok) != 15) return false;
+        if ((b & 255) == 248 && _mm256_movemask_pd(ok) != 15) return false;
     }
     return _mm256_movemask_pd(ok) == 15;
 }

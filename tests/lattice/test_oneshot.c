@@ -173,7 +173,8 @@ static void assert_matches_reference(const ref_lattice *rl, const float *pts, co
             double want = (double)pts[3 * i + c] + d[c];
             double tol = 3e-5 * size + 2e-7 * fabs(want);
             if (near_face && rl->info.outside == SINEW_LATTICE_OUTSIDE_LEAVE &&
-                (fabs(out[3 * i + c] - pts[3 * i + c]) <= tol || fabs(out[3 * i + c] - (pts[3 * i + c] + dc[c])) <= tol))
+                (fabs(out[3 * i + c] - pts[3 * i + c]) <= tol ||
+                 fabs(out[3 * i + c] - (pts[3 * i + c] + dc[c])) <= tol))
                 continue;
             if (!(fabs(out[3 * i + c] - want) <= tol))
                 fail_msg("point %zu (u = %.9g %.9g %.9g) coordinate %d: %.9g, reference %.9g", i, u[0], u[1], u[2], c,
@@ -370,7 +371,8 @@ static void splits_and_strides_give_the_same_bits(void **state)
             }
             sinew_points sv = {strided, N, 4 * sizeof(float)};
             for (size_t i = 0; i < N; ++i)
-                assert_int_equal(sinew_lattice_deform(lat, &sv, NULL, wide, 5 * sizeof(float), NULL, 0, i, 1), SINEW_OK);
+                assert_int_equal(sinew_lattice_deform(lat, &sv, NULL, wide, 5 * sizeof(float), NULL, 0, i, 1),
+                                 SINEW_OK);
             for (int i = 0; i < N; ++i) assert_memory_equal(whole + 3 * i, wide + 5 * i, 3 * sizeof(float));
             /* parameter points through evaluate, likewise */
             float params[3 * N];

@@ -324,7 +324,8 @@ static void bench_placement(void)
         support_rng rng;
         support_rng_seed(&rng, 5);
         for (size_t i = 0; i < n; ++i)
-            for (int a = 0; a < 3; ++a) model[3 * i + a] = (float)support_rng_uniform(&rng, md.box_min[a], md.box_max[a]);
+            for (int a = 0; a < 3; ++a)
+                model[3 * i + a] = (float)support_rng_uniform(&rng, md.box_min[a], md.box_max[a]);
         sinew_points view = {model, n, 0};
         const int reps = reps_for(n);
         double best = INFINITY, best_plain = INFINITY;
