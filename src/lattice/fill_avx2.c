@@ -102,8 +102,12 @@ static inline __attribute__((always_inline)) void basis8_degree(const sn_lat_axi
 
 static void basis8(const sn_lat_axis *axis, const lanes *l, bool extend, __m256 *value)
 {
-    if (axis->degree == 3) basis8_degree(axis, l, extend, value, 3); /* cubic, the common case */
-    else basis8_degree(axis, l, extend, value, (int)axis->degree);
+    switch (axis->degree) { /* orders 2..4 unrolled, cubic the common case */
+    case 1: basis8_degree(axis, l, extend, value, 1); break;
+    case 2: basis8_degree(axis, l, extend, value, 2); break;
+    case 3: basis8_degree(axis, l, extend, value, 3); break;
+    default: basis8_degree(axis, l, extend, value, (int)axis->degree); break;
+    }
 }
 
 /* The coordinates of points in + k * in_stride, k < n (1..8), one register

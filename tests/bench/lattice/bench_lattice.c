@@ -2,6 +2,7 @@
  *  1. Bound deformation of 1M random points through a cubic 8^3 lattice on one
  *     core, against a plain loop that evaluates the basis and sums 64 weighted
  *     control points per point (the way Blender's lattice deform works).
+ *     One-shot deformation is measured by bench_deform.c.
  *  2. Adaptive refinement of the armadillo under a bending and twisting
  *     lattice at 1e-3 of the bounding-box diagonal: time, triangles and the
  *     measured maximum deviation, for the guaranteed bound with the farthest
@@ -104,7 +105,7 @@ static void bench_bound_deform(void)
     double knots[12];
     for (int j = 0; j < n + 4; ++j) knots[j] = j <= 3 ? 0.0 : j >= n ? 1.0 : (double)(j - 3) / (n - 3);
 
-    double best = INFINITY, best_base = INFINITY, best_once = INFINITY;
+    double best = INFINITY, best_base = INFINITY;
     for (int run = 0; run < 5; ++run) {
         double t0 = support_cpu_now();
         sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
@@ -115,11 +116,6 @@ static void bench_bound_deform(void)
         best = fmin(best, t1 - t0);
         best_base = fmin(best_base, t2 - t1);
     }
-    for (int run = 0; run < 2; ++run) {
-        double t0 = support_cpu_now();
-        sinew_lattice_deform(lat, &bd.points, NULL, out, 0, NULL, 0, 0, count);
-        best_once = fmin(best_once, support_cpu_now() - t0);
-    }
     sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
     double worst = 0;
     for (size_t i = 0; i < 3 * count; ++i) worst = fmax(worst, fabs(out[i] - ref[i]));
@@ -128,8 +124,6 @@ static void bench_bound_deform(void)
         exit(1);
     }
     support_bench_line("lattice/bound-deform-cubic-8x8x8-1M", count / best / 1e6, "Mpoints/s",
-                       "basis-times-64-control-points", count / best_base / 1e6);
-    support_bench_line("lattice/one-shot-deform-cubic-8x8x8-1M", count / best_once / 1e6, "Mpoints/s",
                        "basis-times-64-control-points", count / best_base / 1e6);
     sinew_lattice_binding_destroy(bind);
     sinew_lattice_destroy(lat);
