@@ -42,14 +42,8 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
                         float *rec, uint32_t *cell)
 {
     const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
-    double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
-    if (space == SINEW_LATTICE_SPACE_WORLD) {
-        sn_lat_params(lat, p, u);
-        memcpy(base, p, sizeof base);
-    } else {
-        memcpy(u, p, sizeof u);
-        sn_lat_box(lat, u, base);
-    }
+    double u[3], base[3];
+    sn_lat_point(lat, q, space == SINEW_LATTICE_SPACE_WORLD, u, base);
     sn_lat_basis basis[3];
     bool leave = false;
     for (int a = 0; a < 3; ++a) {
@@ -243,13 +237,7 @@ static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_
         const float *r = records + i * rec;
         float *o = (float *)((char *)out + i * stride);
         uint32_t idx;
-        memcpy(&idx, r + 3, sizeof idx);
-        if (idx == SN_LAT_LEAVE) {
-            o[0] = r[0];
-            o[1] = r[1];
-            o[2] = r[2];
-            continue;
-        }
+        if (sn_lat_record_left(r, o, &idx)) continue;
         const float *bv = r + 8, *bw = bv + ov;
         __m128 ax = _mm_setzero_ps(), ay = _mm_setzero_ps(), az = _mm_setzero_ps();
         for (uint32_t k = 0; k < ow; ++k) {

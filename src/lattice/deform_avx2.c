@@ -23,13 +23,7 @@ static void deform_cubic_avx2(const float *records, size_t record, const uint32_
         const float *r = records + i * record;
         float *o = (float *)((char *)out + i * stride);
         uint32_t idx;
-        memcpy(&idx, r + 3, sizeof idx);
-        if (idx == SN_LAT_LEAVE) {
-            o[0] = r[0];
-            o[1] = r[1];
-            o[2] = r[2];
-            continue;
-        }
+        if (sn_lat_record_left(r, o, &idx)) continue;
         const float *cp = packed + (size_t)cells[i] * SN_LAT_PACKED_CELL;
         __m256 bv = _mm256_castps128_ps256(_mm_loadu_ps(r + 8));
         __m256 v01 = _mm256_permutevar8x32_ps(bv, lo_pair), v23 = _mm256_permutevar8x32_ps(bv, hi_pair);
@@ -58,13 +52,7 @@ static void deform_rows_avx2(const sinew_lattice *lat, const float *records, siz
         const float *r = records + i * record;
         float *o = (float *)((char *)out + i * stride);
         uint32_t idx;
-        memcpy(&idx, r + 3, sizeof idx);
-        if (idx == SN_LAT_LEAVE) {
-            o[0] = r[0];
-            o[1] = r[1];
-            o[2] = r[2];
-            continue;
-        }
+        if (sn_lat_record_left(r, o, &idx)) continue;
         const float *bu = r + 4, *bv = bu + ou, *bw = bv + ov;
         __m256 ax = _mm256_setzero_ps(), ay = ax, az = ax;
         for (uint32_t k = 0; k < ow; ++k) {

@@ -6,11 +6,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sinew_lattice;
 
 /* The record of a bound point is left as its base when its index is this. */
 #define SN_LAT_LEAVE UINT32_MAX
+
+/* Reads record r's first control point index into *idx; when the record's
+ * point is left alone (SN_LAT_LEAVE), writes its base to o and returns true. */
+static inline bool sn_lat_record_left(const float *r, float *o, uint32_t *idx)
+{
+    memcpy(idx, r + 3, sizeof *idx);
+    if (*idx != SN_LAT_LEAVE) return false;
+    o[0] = r[0], o[1] = r[1], o[2] = r[2];
+    return true;
+}
 
 /* A cubic (4, 4, 4) lattice may keep, per cell, its 64 displacements packed
  * so that a kernel reads them with 24 aligned 256-bit loads: for local

@@ -37,6 +37,18 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
+void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3])
+{
+    sn_lat_basis b[3];
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis_basis(lat, a, u[a], false, &b[a]);
+        leave |= b[a].leave;
+    }
+    d[0] = d[1] = d[2] = 0.0;
+    if (!leave) sn_lat_contract(lat, b, d, NULL);
+}
+
 sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);

@@ -255,6 +255,18 @@ void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3])
         out[a] = lat->inverse[a] * d[0] + lat->inverse[3 + a] * d[1] + lat->inverse[6 + a] * d[2];
 }
 
+void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3])
+{
+    double p[3] = {q[0], q[1], q[2]};
+    if (world) {
+        sn_lat_params(lat, p, u);
+        memcpy(base, p, 3 * sizeof(double));
+    } else {
+        memcpy(u, p, 3 * sizeof(double));
+        sn_lat_box(lat, u, base);
+    }
+}
+
 void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double out[3])
 {
     double u[3] = {sn_lat_greville(&lat->axis[0], (uint32_t)i), sn_lat_greville(&lat->axis[1], (uint32_t)j),

@@ -170,6 +170,13 @@ void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double 
 void sn_lat_box(const sinew_lattice *lat, const double u[3], double out[3]);
 /* Inverse box map: parameters of a world point. */
 void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3]);
+/* Parameters u and undeformed position base of point q: a world point (its
+ * parameters, itself) when world, else parameters (themselves, their box
+ * position). */
+void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3]);
+/* Displacement D(u) under the outside policy (zero for a point LEAVE leaves
+ * alone), in double precision. */
+void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3]);
 
 /* Displacement sum D(u) = sum D_ijk B_i B_j B_k and, when grad is not NULL, its
  * derivatives: grad[3 * a + c] = d D_c / d u_a. */

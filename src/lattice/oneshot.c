@@ -20,15 +20,8 @@ static void fill_scalar(const sinew_lattice *lat, const char *in, size_t in_stri
     const size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
     const size_t cu = lat->axis[0].cells, cv = lat->axis[1].cells;
     for (size_t k = 0; k < count; ++k) {
-        const float *q = (const float *)(const void *)(in + k * in_stride);
-        double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
-        if (world) {
-            sn_lat_params(lat, p, u);
-            memcpy(base, p, sizeof base);
-        } else {
-            memcpy(u, p, sizeof u);
-            sn_lat_box(lat, u, base);
-        }
+        double u[3], base[3];
+        sn_lat_point(lat, (const float *)(const void *)(in + k * in_stride), world, u, base);
         float *rec = records + k * record, *v = rec + 4;
         for (int c = 0; c < 3; ++c) rec[c] = (float)base[c];
         bool leave = false;
@@ -64,23 +57,9 @@ static void deform_points_wide(const sinew_lattice *lat, const sinew_points *in,
                                size_t stride, size_t first, size_t count)
 {
     for (size_t i = first; i < first + count; ++i) {
-        const float *q = sn_point(in, i);
-        double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
-        if (world) {
-            sn_lat_params(lat, p, u);
-            memcpy(base, p, sizeof base);
-        } else {
-            memcpy(u, p, sizeof u);
-            sn_lat_box(lat, u, base);
-        }
-        sn_lat_basis b[3];
-        bool leave = false;
-        for (int a = 0; a < 3; ++a) {
-            sn_lat_axis_basis(lat, a, u[a], false, &b[a]);
-            leave |= b[a].leave;
-        }
-        double d[3] = {0, 0, 0};
-        if (!leave) sn_lat_contract(lat, b, d, NULL);
+        double u[3], base[3], d[3];
+        sn_lat_point(lat, sn_point(in, i), world, u, base);
+        sn_lat_displacement(lat, u, d);
         float *o = (float *)(void *)((char *)out + i * stride);
         for (int c = 0; c < 3; ++c) o[c] = (float)(base[c] + d[c]);
     }
