@@ -12,6 +12,7 @@
  * repeats its last point in the unused lanes, so a point's record depends on
  * that point alone. */
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "lattice/deform_kernels.h"
@@ -271,6 +272,51 @@ static void oneshot_cubic_avx2(const sinew_lattice *lat, const char *in, size_t 
     }
 }
 
+/* The largest |coordinate| of count points, or NaN when one is not finite. */
+static double max_abs_coordinate(const char *in, size_t in_stride, size_t count)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 top = _mm256_setzero_ps(), bad = _mm256_setzero_ps();
+    for (size_t b = 0; b < count; b += 8) {
+        __m256 xyz[3];
+        load8(in + b * in_stride, in_stride, count - b < 8 ? count - b : 8, xyz);
+        for (int c = 0; c < 3; ++c) {
+            __m256 a = _mm256_andnot_ps(sign, xyz[c]);
+            bad = _mm256_or_ps(bad, _mm256_cmp_ps(a, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ)); /* inf, NaN */
+            top = _mm256_max_ps(top, a);
+        }
+    }
+    if (_mm256_movemask_ps(bad)) return NAN;
+    _Alignas(32) float lanes8[8];
+    _mm256_store_ps(lanes8, top);
+    double m = 0.0;
+    for (int k = 0; k < 8; ++k) m = lanes8[k] > m ? lanes8[k] : m;
+    return m;
+}
+
+/* For LEAVE and CLAMP the bounds of sn_lat_disp_bounds do not grow outside
+ * the box, so the largest coordinate m of the range bounds every point's:
+ * parameters |inverse| (m + |origin|) (world) or m, basis values max(1, the
+ * largest slope), positions m (or the box's reach at m) plus the
+ * displacement bound. A cheap sufficient test before the per-point one. */
+static bool range_fits(const sinew_lattice *lat, double m, bool world, double basis, double limit)
+{
+    if (!(m <= (double)FLT_MAX)) return false;
+    double param = 0.0, reach = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double s = 0.0;
+        for (int c = 0; c < 3; ++c) s += fabs(lat->inverse[3 * c + a]) * (m + fabs(lat->origin[c]));
+        param = world ? (s > param ? s : param) : m;
+    }
+    for (int c = 0; c < 3; ++c) {
+        double r = fabs(lat->origin[c]);
+        for (int a = 0; a < 3; ++a) r += fabs(lat->frame[3 * a + c]) * m;
+        reach = r > reach ? r : reach;
+    }
+    const double position = (world ? m : reach) + lat->disp_bound;
+    return param <= limit && basis <= limit && position <= limit;
+}
+
 /* Whether every one of count points passes sn_lat_check_point_fits for
  * positions (sn_lat_all_fit_fn): the same bounds (sn_lat_disp_bounds) four
  * points at a time, against a limit a little below the scalar one so that a
@@ -280,7 +326,6 @@ static bool all_fit_avx2(const sinew_lattice *lat, const char *in, size_t in_str
     const double zero3[3] = {0.0, 0.0, 0.0};
     const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
     const __m256d sign = _mm256_set1_pd(-0.0);
-    const __m256d limit = _mm256_set1_pd((double)FLT_MAX / (1.0 + 1e-6) * (1.0 - 1e-9));
     const bool extend = lat->outside == SINEW_LATTICE_OUTSIDE_EXTEND;
     const bool leave_policy = lat->outside == SINEW_LATTICE_OUTSIDE_LEAVE;
     double slope[3], dsum = 0.0;
@@ -288,6 +333,10 @@ static bool all_fit_avx2(const sinew_lattice *lat, const char *in, size_t in_str
         slope[a] = 2.0 * lat->axis[a].degree * lat->axis[a].cells;
         dsum = slope[a] > dsum ? slope[a] : dsum;
     }
+    const double limit1 = (double)FLT_MAX / (1.0 + 1e-6) * (1.0 - 1e-9);
+    const __m256d limit = _mm256_set1_pd(limit1);
+    if (!extend && range_fits(lat, max_abs_coordinate(in, in_stride, count), world, dsum > 1.0 ? dsum : 1.0, limit1))
+        return true;
     const __m256d basis_scale = _mm256_set1_pd(dsum > 1.0 ? dsum : 1.0), bound = _mm256_set1_pd(lat->disp_bound);
     __m256d ok = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     for (size_t b = 0; b < count; b += 8) {
