@@ -1,7 +1,8 @@
 /* One-shot deformation of positions: per block of points, the deform records
  * a binding would hold (base, first control point, basis values) are built on
  * the stack, by the AVX2 filler (fill_avx2.c) where the CPU has it or by the
- * scalar filler below, and handed to the bound-deform kernels. Both fillers
+ * scalar filler below, and handed to the bound-deform kernels; packed cubic
+ * lattices skip the records (fill_avx2.c's one-shot contraction). The fillers
  * find the knot span by arithmetic on the uniform knots and evaluate the
  * basis once per point and axis. */
 #include <math.h>
