@@ -3,8 +3,9 @@
  * basis, vector fillers, packed cubic cells): against a direct basis sum in
  * double written here from the Cox-de Boor definition, for many orders and
  * sizes and every outside policy; bit-identical under any split of a range
- * and any stride; points on knot planes and box faces; and the float-range
- * proof when every point lies inside the box. */
+ * and any stride; points on knot planes and box faces; the float-range proof
+ * when every point lies inside the box; placement's deform against evaluate
+ * and the direct sum. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -464,6 +465,79 @@ static void a_bad_point_among_inside_points_is_named(void **state)
     sinew_lattice_destroy(lat);
 }
 
+/* ---- Placement ------------------------------------------------------------------- */
+
+static void placement_deform_is_evaluate_at_the_mapped_parameters(void **state)
+{
+    (void)state;
+    /* A wavy floor under a straight path: a 20x6x4 cubic placement. */
+    enum { G = 24 };
+    float floor_v[3 * (G + 1) * (G + 1)];
+    uint32_t floor_t[6 * G * G], *t = floor_t;
+    for (int j = 0; j <= G; ++j)
+        for (int i = 0; i <= G; ++i) {
+            float *v = floor_v + 3 * (i + (G + 1) * j);
+            v[0] = -12.0f + i, v[1] = -12.0f + j, v[2] = 0.3f * sinf(0.7f * v[0]) * cosf(0.5f * v[1]);
+        }
+    for (int j = 0; j < G; ++j)
+        for (int i = 0; i < G; ++i) {
+            uint32_t a = (uint32_t)(i + (G + 1) * j);
+            *t++ = a, *t++ = a + 1, *t++ = a + G + 2, *t++ = a, *t++ = a + G + 2, *t++ = a + G + 1;
+        }
+    const float path[6] = {-8, 1, 5, 8, -1, 5};
+    sinew_placement_desc d;
+    SINEW_INIT(&d);
+    d.path = (sinew_points){path, 2, 0};
+    d.width = 1.0f;
+    d.height = 0.5f;
+    d.count[0] = 20, d.count[1] = 6, d.count[2] = 4;
+    d.scene = (sinew_trimesh){{floor_v, (G + 1) * (G + 1), 0}, floor_t, 2 * G * G, SINEW_INDEX_U32, 0};
+    sinew_placement *p = NULL;
+    assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
+    sinew_placement_map_desc md;
+    SINEW_INIT(&md);
+    md.box_min[0] = 0, md.box_min[1] = -0.5f, md.box_min[2] = 0;
+    md.box_max[0] = 4, md.box_max[1] = 0.5f, md.box_max[2] = 0.5f;
+    md.offset = 0.3f;
+    sinew_placement_map map;
+    assert_int_equal(sinew_placement_map_model(p, &md, &map), SINEW_OK);
+    enum { N = 333 };
+    float model[3 * N], out[3 * N], split[3 * N], params[3 * N], ref[3 * N];
+    support_rng rng;
+    support_rng_seed(&rng, 107);
+    for (int i = 0; i < N; ++i)
+        for (int a = 0; a < 3; ++a) {
+            model[3 * i + a] = (float)support_rng_uniform(&rng, md.box_min[a], md.box_max[a]);
+            params[3 * i + a] = map.offset[a] + map.scale[a] * model[3 * i + a];
+        }
+    sinew_points mv = {model, N, 0}, pv = {params, N, 0};
+    assert_int_equal(sinew_placement_deform(p, &map, &mv, out, 0, 0, N), SINEW_OK);
+    for (size_t at = 0; at < N;) {
+        size_t len = 1 + support_rng_next(&rng) % 150;
+        if (len > N - at) len = N - at;
+        assert_int_equal(sinew_placement_deform(p, &map, &mv, split, 0, at, len), SINEW_OK);
+        at += len;
+    }
+    assert_memory_equal(out, split, sizeof out);
+    const sinew_lattice *lat = sinew_placement_lattice(p);
+    assert_int_equal(sinew_lattice_evaluate(lat, &pv, ref, 0, NULL, 0, 0, N), SINEW_OK);
+    assert_memory_equal(out, ref, sizeof out);
+    /* and the lattice there by a direct basis sum of its world control points */
+    ref_lattice rl;
+    SINEW_INIT(&rl.info);
+    assert_int_equal(sinew_lattice_get_info(lat, &rl.info), SINEW_OK);
+    float *ctrl = malloc(3 * rl.info.point_count * sizeof(float));
+    assert_int_equal(sinew_lattice_get_points(lat, ctrl, 0, 0, rl.info.point_count), SINEW_OK);
+    rl.disp = ctrl; /* the sum of the world points themselves is F (the basis sums to 1) */
+    for (int i = 0; i < N; ++i) {
+        double u[3] = {params[3 * i], params[3 * i + 1], params[3 * i + 2]}, f[3];
+        assert_true(ref_disp(&rl, u, f));
+        for (int c = 0; c < 3; ++c) assert_true(fabs(out[3 * i + c] - f[c]) <= 3e-5 * (1.0 + fabs(f[c])));
+    }
+    free(ctrl);
+    sinew_placement_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +548,7 @@ int main(void)
         cmocka_unit_test(splits_and_strides_give_the_same_bits),
         cmocka_unit_test(inside_points_still_get_the_float_range_proof),
         cmocka_unit_test(a_bad_point_among_inside_points_is_named),
+        cmocka_unit_test(placement_deform_is_evaluate_at_the_mapped_parameters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
