@@ -147,7 +147,7 @@ void sn_lat_axis_ends(sn_lat_axis *axis);
  * specialised to clamped uniform knots (no knot reads, no divisions); returns
  * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
  * to rounding. */
-uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value);
+uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value); /* x in [0, 1] */
 /* Basis of one axis at x after the lattice's outside policy. */
 void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deriv, sn_lat_basis *out);
 /* Greville abscissa of control point i on the axis. */
