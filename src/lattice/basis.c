@@ -86,6 +86,60 @@ void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deri
     }
 }
 
+void sn_lat_axis_ends(sn_lat_axis *axis)
+{
+    for (int end = 0; end < 2; ++end) {
+        uint32_t s = sn_lat_span(axis, (double)end);
+        sn_lat_basis_funs(axis, s, (double)end, axis->end_value[end], axis->end_deriv[end]);
+        for (uint32_t r = 0; r < axis->order; ++r) axis->end_deriv_f[end][r] = (float)axis->end_deriv[end][r];
+    }
+}
+
+/* 1 / k for the integer knot distances of the uniform recurrence below. */
+static const double sn_lat_reciprocal[SN_LAT_MAX_ORDER] = {0.0, 1.0, 1.0 / 2, 1.0 / 3, 1.0 / 4, 1.0 / 5, 1.0 / 6,
+                                                           1.0 / 7};
+
+/* The recurrence below for degree p; inlined with a constant p it unrolls. */
+static inline __attribute__((always_inline)) void basis_uniform_degree(uint32_t p, uint32_t c, uint32_t room,
+                                                                       double t, double *value)
+{
+    double left[SN_LAT_MAX_ORDER], right[SN_LAT_MAX_ORDER];
+    value[0] = 1.0;
+    for (uint32_t j = 1; j <= p; ++j) {
+        left[j] = t + (double)(j - 1 < c ? j - 1 : c);
+        right[j] = (double)(j < room ? j : room) - t;
+        double saved = 0.0;
+        for (uint32_t r = 0; r < j; ++r) {
+            uint32_t a = r + 1 < room ? r + 1 : room, b = j - r - 1 < c ? j - r - 1 : c;
+            double temp = value[r] * sn_lat_reciprocal[a + b];
+            value[r] = saved + right[r + 1] * temp;
+            saved = left[j - r] * temp;
+        }
+        value[j] = saved;
+    }
+}
+
+uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value)
+{
+    /* In units of one knot span, the knots of a clamped uniform axis are
+     * clamp(i - p, 0, cells): with x = (c + t) / cells in cell c, Cox-de
+     * Boor's left and right distances are t + min(j - 1, c) and
+     * min(j, cells - c) - t, and their sums are whole numbers of spans. */
+    const uint32_t cells = axis->cells;
+    const double y = x * (double)cells;
+    /* y >= 0 here: truncation is the floor */
+    uint32_t c = y > 0.0 ? (uint32_t)y : 0u;
+    if (c > cells - 1) c = cells - 1;
+    const double t = y - (double)c;
+    switch (axis->degree) { /* orders 2..4 unrolled, cubic the common case */
+    case 1: basis_uniform_degree(1, c, cells - c, t, value); break;
+    case 2: basis_uniform_degree(2, c, cells - c, t, value); break;
+    case 3: basis_uniform_degree(3, c, cells - c, t, value); break;
+    default: basis_uniform_degree(axis->degree, c, cells - c, t, value); break;
+    }
+    return c;
+}
+
 double sn_lat_greville(const sn_lat_axis *axis, uint32_t i)
 {
     double sum = 0.0;

@@ -1,10 +1,11 @@
 /* Bound deformation: spans and basis values computed once per point, then a
  * contraction with the current displacements every frame. Kernels, fastest
- * first: AVX2 over the packed cells of a cubic lattice (deform_avx2.c); SSE
- * for order 4 along u, reading four neighbouring control points with one
- * load per coordinate; a plain loop for everything else and for normals.
+ * first: AVX2 over the packed cells of a cubic lattice, or AVX2 rows of any
+ * order along u (deform_avx2.c); without AVX2, SSE for order 4 along u,
+ * reading four neighbouring control points with one load per coordinate; a
+ * plain loop for everything else and for normals.
  * One-shot deformation of positions reuses them on records built on the
- * stack. */
+ * stack (oneshot.c). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -41,14 +42,8 @@ static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_
                         float *rec, uint32_t *cell)
 {
     const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
-    double p[3] = {q[0], q[1], q[2]}, u[3], base[3];
-    if (space == SINEW_LATTICE_SPACE_WORLD) {
-        sn_lat_params(lat, p, u);
-        memcpy(base, p, sizeof base);
-    } else {
-        memcpy(u, p, sizeof u);
-        sn_lat_box(lat, u, base);
-    }
+    double u[3], base[3];
+    sn_lat_point(lat, q, space == SINEW_LATTICE_SPACE_WORLD, u, base);
     sn_lat_basis basis[3];
     bool leave = false;
     for (int a = 0; a < 3; ++a) {
@@ -242,13 +237,7 @@ static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_
         const float *r = records + i * rec;
         float *o = (float *)((char *)out + i * stride);
         uint32_t idx;
-        memcpy(&idx, r + 3, sizeof idx);
-        if (idx == SN_LAT_LEAVE) {
-            o[0] = r[0];
-            o[1] = r[1];
-            o[2] = r[2];
-            continue;
-        }
+        if (sn_lat_record_left(r, o, &idx)) continue;
         const float *bv = r + 8, *bw = bv + ov;
         __m128 ax = _mm_setzero_ps(), ay = _mm_setzero_ps(), az = _mm_setzero_ps();
         for (uint32_t k = 0; k < ow; ++k) {
@@ -277,13 +266,15 @@ static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_
 }
 #endif
 
-/* Positions of records [first, first + count) through the fastest kernel the
- * lattice and the CPU allow. */
-static void deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
                            float *out, size_t stride, size_t first, size_t count)
 {
     if (lat->packed && cells) {
         lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
+        return;
+    }
+    if (lat->rows) {
+        lat->rows(lat, records, record, out, stride, first, count);
         return;
     }
 #ifdef SN_LAT_SSE
@@ -300,26 +291,6 @@ static void deform_records(const sinew_lattice *lat, const float *records, size_
         if (idx != SN_LAT_LEAVE) contract_record(lat, r, idx, d, NULL);
         float *o = (float *)((char *)out + i * stride);
         for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-    }
-}
-
-void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
-                         size_t first, size_t count)
-{
-    /* Records for a chunk of points on the stack, then the bound kernels. */
-    enum { CHUNK = 32, MAX_RECORD = 4 + 3 * SN_LAT_MAX_ORDER };
-    float records[CHUNK * MAX_RECORD];
-    uint32_t cells[CHUNK];
-    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
-    const size_t record = sn_lat_record_floats(order, false);
-    const bool cubic = order[0] == 4 && order[1] == 4 && order[2] == 4;
-    for (size_t start = first; start < first + count; start += CHUNK) {
-        size_t n = first + count - start < CHUNK ? first + count - start : CHUNK;
-        for (size_t k = 0; k < n; ++k)
-            fill_record(lat, sn_point(points, start + k), SINEW_LATTICE_SPACE_WORLD, false, records + k * record,
-                        cubic ? &cells[k] : NULL);
-        deform_records(lat, records, record, cubic ? cells : NULL, (float *)((char *)out + start * stride), stride, 0,
-                       n);
     }
 }
 
@@ -353,7 +324,8 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
     const size_t nstride = sn_stride(out_normal_stride, 3 * sizeof(float));
 
     if (!out_normals) {
-        deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first, count);
+        sn_lat_deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first,
+                              count);
         return SINEW_OK;
     }
     /* J = A + dD/du K: A = I, K = frame^-1 for world points; A = frame, K = I

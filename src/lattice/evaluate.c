@@ -37,15 +37,36 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
     if (grad) memcpy(grad, g, sizeof g);
 }
 
-sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3])
+{
+    sn_lat_basis b[3];
+    bool leave = false;
+    for (int a = 0; a < 3; ++a) {
+        sn_lat_axis_basis(lat, a, u[a], false, &b[a]);
+        leave |= b[a].leave;
+    }
+    d[0] = d[1] = d[2] = 0.0;
+    if (!leave) sn_lat_contract(lat, b, d, NULL);
+}
+
+sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count)
 {
     if (!in) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s view is NULL", what);
     if (first > in->count || count > in->count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range %zu + %zu goes past the %zu %ss", first, count,
                        in->count, what);
     if (count == 0) return SINEW_OK;
-    sinew_result r = sn_check_float_array(in->data, in->stride, 3, in->count, what);
-    if (r != SINEW_OK) return r;
+    return sn_check_float_array(in->data, in->stride, 3, in->count, what);
+}
+
+sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count)
+{
+    sinew_result r = sn_lat_check_view(in, what, first, count);
+    return r == SINEW_OK ? sn_lat_check_finite(in, what, first, count) : r;
+}
+
+sinew_result sn_lat_check_finite(const sinew_points *in, const char *what, size_t first, size_t count)
+{
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         for (int c = 0; c < 3; ++c)
@@ -99,14 +120,11 @@ sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3]
     return r;
 }
 
-/* Proves every output of points [first, first + count) fits a float before
- * anything is written. want: 0 = parameters only, 1 = positions, 2 = positions
- * and jacobians. */
 /* Whether every point inside the box passes sn_lat_check_point_fits: there
  * the basis is a nonnegative partition of unity, so a point is within the
  * box's reach and moves by at most the displacement bound. One proof per call
  * spares the per-point bounds for the points that lie inside. */
-static bool inside_points_fit(const sinew_lattice *lat, bool jacobian)
+bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian)
 {
     const double centre[3] = {0.5, 0.5, 0.5}, corner[3] = {1.0, 1.0, 1.0};
     double value, deriv, basis;
@@ -121,9 +139,17 @@ static bool inside_points_fit(const sinew_lattice *lat, bool jacobian)
     return fits;
 }
 
-static bool inside_box(const double u[3])
+bool sn_lat_inside_box(const double u[3])
 {
     return u[0] >= 0.0 && u[0] <= 1.0 && u[1] >= 0.0 && u[1] <= 1.0 && u[2] >= 0.0 && u[2] <= 1.0;
+}
+
+/* Whether every point of the range is finite and provably gives positions
+ * that fit a float (one vector pass; false = look at each point). */
+static bool all_fit(const sinew_lattice *lat, const sinew_points *in, bool world, size_t first, size_t count)
+{
+    const size_t stride = sn_stride(in->stride, 3 * sizeof(float));
+    return lat->all_fit && lat->all_fit(lat, (const char *)sn_point(in, first), stride, count, world);
 }
 
 /* Proves every output of points [first, first + count) fits a float before
@@ -132,13 +158,13 @@ static bool inside_box(const double u[3])
 static sinew_result check_outputs_fit(const sinew_lattice *lat, const sinew_points *in, bool world, int want,
                                       size_t first, size_t count, const char *what)
 {
-    const bool inside_fit = want == 0 || inside_points_fit(lat, want == 2);
+    const bool inside_fit = want == 0 || sn_lat_inside_points_fit(lat, want == 2);
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(in, i);
         double p[3] = {q[0], q[1], q[2]}, u[3];
         if (world) sn_lat_params(lat, p, u);
         else memcpy(u, p, sizeof u);
-        if (inside_fit && inside_box(u)) continue;
+        if (inside_fit && sn_lat_inside_box(u)) continue;
         sinew_result r = want == 0 ? sn_lat_check_fits(max_abs3(u), what, i, "parameter")
                                    : sn_lat_check_point_fits(lat, p, world, want == 2, what, i);
         if (r != SINEW_OK) return r;
@@ -194,16 +220,24 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = sn_lat_check_range(params, "parameter point", first, count);
+    sinew_result r = sn_lat_check_view(params, "parameter point", first, count);
     if (r != SINEW_OK) return r;
+    const bool clean = count > 0 && !jacobians && all_fit(lattice, params, false, first, count);
+    if (!clean && (r = sn_lat_check_finite(params, "parameter point", first, count)) != SINEW_OK) return r;
     if (!positions && !jacobians)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "both outputs (positions and jacobians) are NULL");
     if (positions && (r = check_out(positions, position_stride, 3, first + count, "position output")) != SINEW_OK)
         return r;
     if (jacobians && (r = check_out(jacobians, jacobian_stride, 9, first + count, "jacobian output")) != SINEW_OK)
         return r;
-    r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
+    if (!clean) r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
     if (r != SINEW_OK) return r;
+    if (!jacobians) {
+        /* Positions alone: the one-shot deform machinery, in parameter space. */
+        sn_lat_deform_points(lattice, params, false, positions, sn_stride(position_stride, 3 * sizeof(float)), first,
+                             count);
+        return SINEW_OK;
+    }
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(params, i);
         double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
@@ -237,8 +271,12 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
 {
     sn_clear_error();
     if (!lattice) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice is NULL");
-    sinew_result r = sn_lat_check_range(points, "point", first, count);
+    sinew_result r = sn_lat_check_view(points, "point", first, count);
     if (r != SINEW_OK) return r;
+    /* One vector pass proves the common case (every point finite, every
+     * output within the float range); otherwise every point is looked at. */
+    const bool clean = count > 0 && all_fit(lattice, points, true, first, count);
+    if (!clean && (r = sn_lat_check_finite(points, "point", first, count)) != SINEW_OK) return r;
     if ((r = check_out(out_points, out_stride, 3, first + count, "point output")) != SINEW_OK) return r;
     if (normals) {
         if (normals->count != points->count)
@@ -248,9 +286,9 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
     } else if (out_normals) {
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }
-    if ((r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
+    if (!clean && (r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
     if (!normals) {
-        sn_lat_deform_world(lattice, points, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
+        sn_lat_deform_points(lattice, points, true, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
         return SINEW_OK;
     }
     for (size_t i = first; i < first + count; ++i) {

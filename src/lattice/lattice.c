@@ -151,7 +151,12 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
         }
         ax->knots = knots;
         knots += count[a] + order[a];
+        sn_lat_axis_ends(ax);
     }
+    /* The vector filler computes control point indices in 32-bit lanes. */
+    if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
+    lat->all_fit = sn_lat_all_fit_avx2();
+    lat->rows = sn_lat_rows_avx2_kernel();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
@@ -163,6 +168,7 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
             sinew_lattice_destroy(lat);
             return r;
         }
+        if (lat->fill) lat->oneshot = sn_lat_oneshot_cubic_avx2();
     }
     *out = lat;
     return SINEW_OK;
@@ -247,6 +253,18 @@ void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3])
     double d[3] = {p[0] - lat->origin[0], p[1] - lat->origin[1], p[2] - lat->origin[2]};
     for (int a = 0; a < 3; ++a)
         out[a] = lat->inverse[a] * d[0] + lat->inverse[3 + a] * d[1] + lat->inverse[6 + a] * d[2];
+}
+
+void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3])
+{
+    double p[3] = {q[0], q[1], q[2]};
+    if (world) {
+        sn_lat_params(lat, p, u);
+        memcpy(base, p, 3 * sizeof(double));
+    } else {
+        memcpy(u, p, 3 * sizeof(double));
+        sn_lat_box(lat, u, base);
+    }
 }
 
 void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double out[3])

@@ -23,6 +23,11 @@ typedef struct sn_lat_axis {
     uint32_t degree;   /* order - 1 */
     uint32_t cells;    /* count - degree */
     const double *knots; /* count + order values, inside the handle's block */
+    /* Basis values and derivatives (d/du) at u = 0 (end 0) and u = 1 (end 1),
+     * as sn_lat_basis_funs gives them: what CLAMP and EXTEND read outside. */
+    double end_value[2][SN_LAT_MAX_ORDER];
+    double end_deriv[2][SN_LAT_MAX_ORDER];
+    float end_deriv_f[2][SN_LAT_MAX_ORDER]; /* the derivatives as floats, for the vector fillers */
 } sn_lat_axis;
 
 struct sinew_lattice {
@@ -50,6 +55,16 @@ struct sinew_lattice {
      * packed per cell (deform_kernels.h), kept in step by every setter. */
     float *packed;
     sn_lat_kernel_fn kernel;
+    /* Every other lattice on CPUs with AVX2: the row kernel, or NULL. */
+    sn_lat_rows_fn rows;
+    /* Fills deform records of one-shot points with vector instructions
+     * (fill_avx2.c), or NULL: the scalar filler of oneshot.c is used. */
+    sn_lat_fill_fn fill;
+    /* With the packed copy: one-shot points straight into the cubic cell
+     * contraction (fill_avx2.c), or NULL. */
+    sn_lat_oneshot_fn oneshot;
+    /* The vector "every point's positions fit" check, or NULL. */
+    sn_lat_all_fit_fn all_fit;
 };
 
 /* Allocates a lattice of the given structure (already validated: orders
@@ -126,6 +141,13 @@ uint32_t sn_lat_span(const sn_lat_axis *axis, double x);
 /* Values (and derivatives when deriv is not NULL) of the order nonzero basis
  * functions of span s at x. */
 void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *value, double *deriv);
+/* Fills the axis' end_value, end_deriv and end_deriv_f (knots set). */
+void sn_lat_axis_ends(sn_lat_axis *axis);
+/* Values of the order nonzero basis functions at x in [0, 1] by a recurrence
+ * specialised to clamped uniform knots (no knot reads, no divisions); returns
+ * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
+ * to rounding. */
+uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value); /* x in [0, 1] */
 /* Basis of one axis at x after the lattice's outside policy. */
 void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deriv, sn_lat_basis *out);
 /* Greville abscissa of control point i on the axis. */
@@ -148,6 +170,13 @@ void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double 
 void sn_lat_box(const sinew_lattice *lat, const double u[3], double out[3]);
 /* Inverse box map: parameters of a world point. */
 void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3]);
+/* Parameters u and undeformed position base of point q: a world point (its
+ * parameters, itself) when world, else parameters (themselves, their box
+ * position). */
+void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3]);
+/* Displacement D(u) under the outside policy (zero for a point LEAVE leaves
+ * alone), in double precision. */
+void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3]);
 
 /* Displacement sum D(u) = sum D_ijk B_i B_j B_k and, when grad is not NULL, its
  * derivatives: grad[3 * a + c] = d D_c / d u_a. */
@@ -156,10 +185,19 @@ void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double d
 /* Jacobian of the world map p -> p + D(u(p)) from grad = dD/du. */
 void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9]);
 
-/* Positions of world points [first, first + count) through the bound-deform
- * kernels (records built on the stack); point i written at i * stride. */
-void sn_lat_deform_world(const sinew_lattice *lat, const sinew_points *points, float *out, size_t stride,
-                         size_t first, size_t count);
+/* Positions of points [first, first + count) of `in` (world points when
+ * world, else (u, v, w) parameters) through the deform kernels, on records
+ * built on the stack by lat->fill or the scalar filler; point i is written at
+ * byte offset i * stride of out. The caller has validated the range and
+ * proved that the outputs fit a float. A point's output depends on that
+ * point alone, so any split of a range gives the same bits. */
+void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool world, float *out, size_t stride,
+                          size_t first, size_t count);
+/* Positions of bound records [first, first + count) through the fastest
+ * kernel the lattice and the CPU allow (cells: each record's packed cell, or
+ * NULL); record i written at byte offset i * stride of out. */
+void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+                           float *out, size_t stride, size_t first, size_t count);
 
 /* Bounds at parameters u, under the outside policy, of |D_c(u)| (*value),
  * of |dD_c/du_a| (*deriv), and of the products of basis values and
@@ -177,6 +215,13 @@ sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const c
 sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
                                      const char *what, size_t i);
 
+/* Whether every point inside the box passes sn_lat_check_point_fits (with
+ * its Jacobian when jacobian): one proof per call that spares the per-point
+ * bounds of the points inside. */
+bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian);
+/* Whether parameters u lie in [0, 1]^3. */
+bool sn_lat_inside_box(const double u[3]);
+
 /* ---- Bezier helpers --------------------------------------------------------- */
 
 /* Binomial coefficient C(n, k) for n <= 64 as a double. */
@@ -186,5 +231,10 @@ double sn_lat_binom(unsigned n, unsigned k);
  * itself (pointer, alignment, stride, span) and the range's coordinates,
  * named by their index in the view ("control point 7"). */
 sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t first, size_t count);
+/* The first half of sn_lat_check_range: the view and the range, not the
+ * coordinates. */
+sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count);
+/* The second half: every coordinate of the range is finite. */
+sinew_result sn_lat_check_finite(const sinew_points *in, const char *what, size_t first, size_t count);
 
 #endif /* SINEW_LATTICE_INTERNAL_H */

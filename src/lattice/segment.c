@@ -9,16 +9,9 @@
 
 void sn_lat_deform_point(const sinew_lattice *lat, const double p[3], double out[3])
 {
-    double u[3];
+    double u[3], d[3];
     sn_lat_params(lat, p, u);
-    sn_lat_basis b[3];
-    bool leave = false;
-    for (int a = 0; a < 3; ++a) {
-        sn_lat_axis_basis(lat, a, u[a], false, &b[a]);
-        leave |= b[a].leave;
-    }
-    double d[3] = {0, 0, 0};
-    if (!leave) sn_lat_contract(lat, b, d, NULL);
+    sn_lat_displacement(lat, u, d);
     for (int c = 0; c < 3; ++c) out[c] = (double)(float)p[c] + d[c];
 }
 

@@ -5,8 +5,8 @@
 
 #include "lattice/lattice_internal.h"
 
-/* World point p deformed in double precision, exactly as sinew_lattice_deform
- * computes it before rounding. */
+/* World point p deformed in double precision throughout (sinew_lattice_deform
+ * rounds the basis values to float and sums in float). */
 void sn_lat_deform_point(const sinew_lattice *lat, const double p[3], double out[3]);
 
 /* Distance from q to the segment a-b (a point when a == b). */

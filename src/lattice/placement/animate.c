@@ -87,8 +87,11 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
         if (!isfinite(map->scale[a]) || !isfinite(map->offset[a]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "map axis %c is not finite (scale %g, offset %g)", "uvw"[a],
                            (double)map->scale[a], (double)map->offset[a]);
-    /* Every parameter is checked here, so the lattice's own checks cannot
-     * fail half-way through the output. */
+    /* Every parameter is checked here, before anything is written; points
+     * mapped inside the lattice's box share one proof that their outputs fit
+     * a float, the others get their own. */
+    const sinew_lattice *lat = placement->lattice;
+    const bool inside_fit = sn_lat_inside_points_fit(lat, false);
     for (size_t i = first; i < first + count; ++i) {
         const float *q = sn_point(model, i);
         double param[3];
@@ -103,9 +106,11 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
                                (double)u);
             param[a] = u;
         }
-        if ((r = sn_lat_check_point_fits(placement->lattice, param, false, false, "model point", i)) != SINEW_OK)
-            return r;
+        if (inside_fit && sn_lat_inside_box(param)) continue;
+        if ((r = sn_lat_check_point_fits(lat, param, false, false, "model point", i)) != SINEW_OK) return r;
     }
+    /* The lattice evaluated at the mapped parameters, through the same
+     * machinery as sinew_lattice_evaluate's positions (the same bits). */
     out_stride = sn_stride(out_stride, 3 * sizeof(float));
     float params[3 * SN_PLACE_CHUNK];
     for (size_t b = first; b < first + count; b += SN_PLACE_CHUNK) {
@@ -115,9 +120,7 @@ sinew_result sinew_placement_deform(const sinew_placement *placement, const sine
             for (int a = 0; a < 3; ++a) params[3 * i + a] = map->offset[a] + map->scale[a] * q[a];
         }
         sinew_points view = {params, n, 0};
-        r = sinew_lattice_evaluate(placement->lattice, &view, (float *)((char *)out + b * out_stride),
-                                                out_stride, NULL, 0, 0, n);
-        if (r) return r;
+        sn_lat_deform_points(lat, &view, false, (float *)(void *)((char *)out + b * out_stride), out_stride, 0, n);
     }
     return SINEW_OK;
 }

@@ -2,6 +2,7 @@
  *  1. Bound deformation of 1M random points through a cubic 8^3 lattice on one
  *     core, against a plain loop that evaluates the basis and sums 64 weighted
  *     control points per point (the way Blender's lattice deform works).
+ *     One-shot deformation is measured by bench_deform.c.
  *  2. Adaptive refinement of the armadillo under a bending and twisting
  *     lattice at 1e-3 of the bounding-box diagonal: time, triangles and the
  *     measured maximum deviation, for the guaranteed bound with the farthest
@@ -14,59 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plain_lattice.h"
 #include "support.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
-
-/* ---- Baseline: basis evaluation and a 64-term sum, written plainly ---------------- */
-
-/* Cubic B-spline basis on clamped uniform knots of n control points at x in
- * [0, 1]: the first function's index and the four values (Cox-de Boor). */
-static int baseline_basis(int n, double x, double knots[], float w[4])
-{
-    const int p = 3;
-    int cells = n - p;
-    int s = p + (int)(x * cells);
-    if (s > n - 1) s = n - 1;
-    double left[4], right[4], v[4];
-    v[0] = 1.0;
-    for (int j = 1; j <= p; ++j) {
-        left[j] = x - knots[s + 1 - j];
-        right[j] = knots[s + j] - x;
-        double saved = 0.0;
-        for (int r = 0; r < j; ++r) {
-            double tmp = v[r] / (right[r + 1] + left[j - r]);
-            v[r] = saved + right[r + 1] * tmp;
-            saved = left[j - r] * tmp;
-        }
-        v[j] = saved;
-    }
-    for (int k = 0; k < 4; ++k) w[k] = (float)v[k];
-    return s - p;
-}
-
-static void baseline_deform(const float *params, size_t count, const float *ctrl, int n, double knots[], float *out)
-{
-    for (size_t i = 0; i < count; ++i) {
-        float bu[4], bv[4], bw[4];
-        int iu = baseline_basis(n, params[3 * i], knots, bu);
-        int iv = baseline_basis(n, params[3 * i + 1], knots, bv);
-        int iw = baseline_basis(n, params[3 * i + 2], knots, bw);
-        float acc[3] = {0, 0, 0};
-        for (int k = 0; k < 4; ++k)
-            for (int j = 0; j < 4; ++j)
-                for (int l = 0; l < 4; ++l) {
-                    float w = bu[l] * bv[j] * bw[k];
-                    const float *c = ctrl + 3 * ((size_t)(iu + l) + (size_t)n * ((size_t)(iv + j) + (size_t)n * (size_t)(iw + k)));
-                    acc[0] += w * c[0];
-                    acc[1] += w * c[1];
-                    acc[2] += w * c[2];
-                }
-        memcpy(out + 3 * i, acc, sizeof acc);
-    }
-}
 
 static void bench_bound_deform(void)
 {
@@ -86,8 +40,7 @@ static void bench_bound_deform(void)
     for (int i = 0; i < 3 * 512; ++i) disp[i] = (float)support_rng_uniform(&rng, -0.05, 0.05);
     sinew_points dv = {disp, 512, 0};
     sinew_lattice_set_displacements(lat, &dv, 0, dv.count);
-    float *ctrl = malloc(3 * 512 * sizeof(float));
-    sinew_lattice_get_points(lat, ctrl, 0, 0, 512);
+    plain_lattice plain = plain_make(lat);
 
     float *pts = malloc(3 * count * sizeof(float));
     float *out = malloc(3 * count * sizeof(float));
@@ -101,24 +54,18 @@ static void bench_bound_deform(void)
         fprintf(stderr, "bind: %s\n", sinew_last_error());
         exit(1);
     }
-    double knots[12];
-    for (int j = 0; j < n + 4; ++j) knots[j] = j <= 3 ? 0.0 : j >= n ? 1.0 : (double)(j - 3) / (n - 3);
+    /* the unit box: parameters equal world positions */
+    const double origin[3] = {0, 0, 0}, extents[3] = {1, 1, 1};
 
-    double best = INFINITY, best_base = INFINITY, best_once = INFINITY;
+    double best = INFINITY, best_base = INFINITY;
     for (int run = 0; run < 5; ++run) {
         double t0 = support_cpu_now();
         sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
         double t1 = support_cpu_now();
-        /* the unit box: parameters equal world positions */
-        baseline_deform(pts, count, ctrl, n, knots, ref);
+        plain_deform(&plain, origin, extents, pts, count, ref);
         double t2 = support_cpu_now();
         best = fmin(best, t1 - t0);
         best_base = fmin(best_base, t2 - t1);
-    }
-    for (int run = 0; run < 2; ++run) {
-        double t0 = support_cpu_now();
-        sinew_lattice_deform(lat, &bd.points, NULL, out, 0, NULL, 0, 0, count);
-        best_once = fmin(best_once, support_cpu_now() - t0);
     }
     sinew_lattice_binding_deform(bind, lat, out, 0, NULL, 0, 0, count);
     double worst = 0;
@@ -129,12 +76,10 @@ static void bench_bound_deform(void)
     }
     support_bench_line("lattice/bound-deform-cubic-8x8x8-1M", count / best / 1e6, "Mpoints/s",
                        "basis-times-64-control-points", count / best_base / 1e6);
-    support_bench_line("lattice/one-shot-deform-cubic-8x8x8-1M", count / best_once / 1e6, "Mpoints/s",
-                       "basis-times-64-control-points", count / best_base / 1e6);
     sinew_lattice_binding_destroy(bind);
     sinew_lattice_destroy(lat);
     free(disp);
-    free(ctrl);
+    plain_free(&plain);
     free(pts);
     free(out);
     free(ref);
