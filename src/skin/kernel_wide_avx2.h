@@ -147,16 +147,9 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m256
     return v;
 }
 
-SN_SKIN_INLINE void sn_store_half_avx2(float *p, __m128 v, bool stream)
-{
-    if (stream) _mm_stream_ps(p, v);
-    else _mm_storeu_ps(p, v);
-}
-
 /* Stores lanes 0..n-1 as 3-vectors, exactly 12 bytes each. Packed full blocks
- * store six 16-byte pieces (non-temporal when stream is set and they are
- * aligned). */
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream)
+ * store three 32-byte pieces. */
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
 {
     if (n == 8 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
@@ -166,13 +159,10 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
         const __m256 a = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));   /* x0 y0 z0 x1 */
         const __m256 b = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));   /* y1 z1 x2 y2 */
         const __m256 c = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));   /* z2 x3 y3 z3 */
-        const bool nt = stream && ((uintptr_t)f & 15u) == 0;
-        sn_store_half_avx2(f, _mm256_castps256_ps128(a), nt);
-        sn_store_half_avx2(f + 4, _mm256_castps256_ps128(b), nt);
-        sn_store_half_avx2(f + 8, _mm256_castps256_ps128(c), nt);
-        sn_store_half_avx2(f + 12, _mm256_extractf128_ps(a, 1), nt);
-        sn_store_half_avx2(f + 16, _mm256_extractf128_ps(b, 1), nt);
-        sn_store_half_avx2(f + 20, _mm256_extractf128_ps(c, 1), nt);
+        /* (a.lo b.lo), (c.lo a.hi), (b.hi c.hi): vertices 0..7 in order. */
+        _mm256_storeu_ps(f, _mm256_permute2f128_ps(a, b, 0x20));
+        _mm256_storeu_ps(f + 8, _mm256_permute2f128_ps(c, a, 0x30));
+        _mm256_storeu_ps(f + 16, _mm256_permute2f128_ps(b, c, 0x31));
         return;
     }
     __m256 r[4];
@@ -186,14 +176,13 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
 }
 
 /* Stores lanes 0..n-1 as 4-vectors (xyz from v, w). */
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m256 w, bool stream)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m256 w)
 {
     __m256 r[4];
     sn_transpose4_avx2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
-    const bool nt = stream && n == 8 && stride == 4 * sizeof(float) && ((uintptr_t)p & 15u) == 0;
     for (unsigned l = 0; l < n; ++l) {
         const __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        sn_store_half_avx2((float *)(void *)(p + l * stride), q, nt);
+        _mm_storeu_ps((float *)(void *)(p + l * stride), q);
     }
 }
 

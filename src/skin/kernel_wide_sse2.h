@@ -114,23 +114,16 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m128
     return v;
 }
 
-SN_SKIN_INLINE void sn_store_sse2(float *p, __m128 v, bool stream)
-{
-    if (stream) _mm_stream_ps(p, v);
-    else _mm_storeu_ps(p, v);
-}
-
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream)
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
 {
     if (n == 4 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
         const __m128 rxy = _mm_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
         const __m128 ryz = _mm_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
         const __m128 rzx = _mm_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0)); /* z0 z2 x1 x3 */
-        const bool nt = stream && ((uintptr_t)f & 15u) == 0;
-        sn_store_sse2(f, _mm_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)), nt);     /* x0 y0 z0 x1 */
-        sn_store_sse2(f + 4, _mm_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0)), nt); /* y1 z1 x2 y2 */
-        sn_store_sse2(f + 8, _mm_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1)), nt); /* z2 x3 y3 z3 */
+        _mm_storeu_ps(f, _mm_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)));     /* x0 y0 z0 x1 */
+        _mm_storeu_ps(f + 4, _mm_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0))); /* y1 z1 x2 y2 */
+        _mm_storeu_ps(f + 8, _mm_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1))); /* z2 x3 y3 z3 */
         return;
     }
     __m128 r[4];
@@ -142,12 +135,11 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
     }
 }
 
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m128 w, bool stream)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m128 w)
 {
     __m128 r[4];
     sn_transpose4_sse2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
-    const bool nt = stream && n == 4 && stride == 4 * sizeof(float) && ((uintptr_t)p & 15u) == 0;
-    for (unsigned l = 0; l < n; ++l) sn_store_sse2((float *)(void *)(p + l * stride), r[l], nt);
+    for (unsigned l = 0; l < n; ++l) _mm_storeu_ps((float *)(void *)(p + l * stride), r[l]);
 }
 
 #endif /* SINEW_SKIN_KERNEL_WIDE_SSE2_H */
