@@ -11,7 +11,6 @@
 #define SINEW_SKIN_KERNEL_WIDE_AVX2_H
 
 #include <immintrin.h>
-#include <string.h>
 
 typedef __m256 sn_w;
 #define SN_W_LANES 8u
@@ -31,6 +30,7 @@ typedef __m256 sn_w;
 #define sn_w_movemask _mm256_movemask_ps
 #define sn_w_load _mm256_load_ps
 #define sn_w_store _mm256_store_ps
+#define sn_w_lanes(f) _mm256_setr_ps((f)[0], (f)[1], (f)[2], (f)[3], (f)[4], (f)[5], (f)[6], (f)[7])
 
 #include "skin/kernel_wide_body.h"
 
@@ -77,53 +77,11 @@ SN_SKIN_INLINE void sn_blend_wide_avx2(const sn_skin_group *g, size_t i, const f
     *c23 = b;
 }
 
-/* Whether the n vertices at group positions i.. all have the joints (in the
- * same slot order) of the first: k joint indices of 1 or 2 bytes each. */
-SN_SKIN_INLINE bool sn_shared_joints_avx2(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
-                                          const unsigned K)
-{
-    const size_t k = K ? K : g->influences, bytes = k * (format == SN_SKIN_U8_J8 ? 1u : 2u);
-    const unsigned char *j = (const unsigned char *)g->joints + i * bytes;
-    if (K == 1 && format != SN_SKIN_U8_J8 && n == 8) {
-        /* Eight 16-bit joints in one register against the first. */
-        const __m128i all = _mm_loadu_si128((const __m128i *)(const void *)j);
-        const __m128i first = _mm_set1_epi16((short)((const uint16_t *)(const void *)j)[0]);
-        return _mm_movemask_epi8(_mm_cmpeq_epi16(all, first)) == 0xFFFF;
-    }
-    if (bytes <= 8) {
-        /* A tuple of at most 8 bytes compares as one integer (fixed-size
-         * copies compile to single loads). */
-        uint64_t first = 0;
-        memcpy(&first, j, bytes);
-        for (unsigned l = 1; l < n; ++l) {
-            uint64_t other = 0;
-            memcpy(&other, j + l * bytes, bytes);
-            if (other != first) return false;
-        }
-        return true;
-    }
-    for (unsigned l = 1; l < n; ++l)
-        if (memcmp(j, j + l * bytes, bytes) != 0) return false;
-    return true;
-}
-
-/* Weights of slot s of the vertices at group positions i..i+7 (dead lanes
- * repeat lane n - 1), one vertex per lane. Built in registers: eight scalar
- * stores read back as one vector would stall on store forwarding. */
-SN_SKIN_INLINE __m256 sn_slot_weights_avx2(const sn_skin_group *g, size_t i, unsigned n, unsigned s,
-                                           const sn_skin_format format, const unsigned K)
-{
-    const size_t k = K ? K : g->influences;
-    float w[8];
-    for (unsigned l = 0; l < 8; ++l) w[l] = sn_skin_weight(g->weights, format, (i + (l < n ? l : n - 1)) * k + s);
-    return _mm256_setr_ps(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]);
-}
-
 /* All k slot weights of a full block of eight with float weights, k = 2 or
  * 4: the block's 8k consecutive weights transposed in registers. Returns
  * false (nothing written) for any other block. */
-SN_SKIN_INLINE bool sn_block_weights_avx2(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
-                                          const unsigned K, __m256 *w)
+SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K, __m256 *w)
 {
     if (format != SN_SKIN_F32_J16 || n != 8 || (K != 2 && K != 4)) return false;
     const float *f = (const float *)g->weights + i * K;
@@ -145,53 +103,12 @@ SN_SKIN_INLINE bool sn_block_weights_avx2(const sn_skin_group *g, size_t i, unsi
     return true;
 }
 
-/* The blended matrices of n vertices that share their joints: every matrix
- * element is the first joint's element (broadcast) times the lanes' weights,
- * then one fused multiply-add per further joint, so no transpose is needed.
- * Per lane these are the very operations of sn_blend_wide_avx2 (w0 r0, then
- * fma(r_s, w_s, acc) in slot order), so a vertex gets the same bits whichever
- * way its block is blended. */
-SN_SKIN_INLINE sn_mv sn_matrices_shared_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                                             const sn_skin_format format, const unsigned K)
-{
-    const unsigned k = K ? K : g->influences;
-    const size_t base = i * k;
-    const float *r0 = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base);
-    sn_mv m;
-    if (K == 1) {
-        for (int c = 0; c < 4; ++c) {
-            m.a[c].x = _mm256_broadcast_ss(r0 + 4 * c);
-            m.a[c].y = _mm256_broadcast_ss(r0 + 4 * c + 1);
-            m.a[c].z = _mm256_broadcast_ss(r0 + 4 * c + 2);
-        }
-        return m;
-    }
-    __m256 wk[4];
-    const bool transposed = sn_block_weights_avx2(g, i, n, format, K, wk);
-    const __m256 w0 = transposed ? wk[0] : sn_slot_weights_avx2(g, i, n, 0, format, K);
-    for (int c = 0; c < 4; ++c) {
-        m.a[c].x = _mm256_mul_ps(_mm256_broadcast_ss(r0 + 4 * c), w0);
-        m.a[c].y = _mm256_mul_ps(_mm256_broadcast_ss(r0 + 4 * c + 1), w0);
-        m.a[c].z = _mm256_mul_ps(_mm256_broadcast_ss(r0 + 4 * c + 2), w0);
-    }
-    for (unsigned s = 1; s < k; ++s) {
-        const float *r = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base + s);
-        const __m256 w = transposed ? wk[s & 3] : sn_slot_weights_avx2(g, i, n, s, format, K);
-        for (int c = 0; c < 4; ++c) {
-            m.a[c].x = _mm256_fmadd_ps(_mm256_broadcast_ss(r + 4 * c), w, m.a[c].x);
-            m.a[c].y = _mm256_fmadd_ps(_mm256_broadcast_ss(r + 4 * c + 1), w, m.a[c].y);
-            m.a[c].z = _mm256_fmadd_ps(_mm256_broadcast_ss(r + 4 * c + 2), w, m.a[c].z);
-        }
-    }
-    return m;
-}
-
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                    const sn_skin_format format, const unsigned K)
 {
     /* Neighbouring vertices often hang on the same joints (a rigid part, a
      * limb's middle): blend those blocks in place. */
-    if (sn_shared_joints_avx2(g, i, n, format, K)) return sn_matrices_shared_avx2(g, i, n, palette, format, K);
+    if (sn_shared_joints_w(g, i, n, format, K)) return sn_matrices_shared_w(g, i, n, palette, format, K);
     __m256 c01[8], c23[8];
     for (unsigned l = 0; l < 8; ++l)
         sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &c01[l], &c23[l]);

@@ -26,6 +26,7 @@ typedef __m128 sn_w;
 #define sn_w_movemask _mm_movemask_ps
 #define sn_w_load _mm_load_ps
 #define sn_w_store _mm_store_ps
+#define sn_w_lanes(f) _mm_setr_ps((f)[0], (f)[1], (f)[2], (f)[3])
 
 #include "skin/kernel_wide_body.h"
 
@@ -63,9 +64,29 @@ SN_SKIN_INLINE void sn_blend_wide_sse2(const sn_skin_group *g, size_t i, const f
     }
 }
 
+/* Slot weights of a full block of four with float weights, k = 2 or 4. */
+SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K, __m128 *w)
+{
+    if (format != SN_SKIN_F32_J16 || n != 4 || (K != 2 && K != 4)) return false;
+    const float *f = (const float *)g->weights + i * K;
+    if (K == 2) {
+        const __m128 l0 = _mm_loadu_ps(f), l1 = _mm_loadu_ps(f + 4); /* vertices 0, 1 and 2, 3 */
+        w[0] = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(2, 0, 2, 0));
+        w[1] = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 1, 3, 1));
+        return true;
+    }
+    sn_transpose4_sse2(_mm_loadu_ps(f), _mm_loadu_ps(f + 4), _mm_loadu_ps(f + 8), _mm_loadu_ps(f + 12), &w[0], &w[1],
+                       &w[2], &w[3]);
+    return true;
+}
+
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                    const sn_skin_format format, const unsigned K)
 {
+    /* Neighbouring vertices often hang on the same joints: see
+     * sn_matrices_shared_w. */
+    if (sn_shared_joints_w(g, i, n, format, K)) return sn_matrices_shared_w(g, i, n, palette, format, K);
     __m128 c[4][4]; /* [vertex][column] */
     for (unsigned l = 0; l < 4; ++l) sn_blend_wide_sse2(g, i + (l < n ? l : n - 1), palette, format, K, c[l]);
     sn_mv m;

@@ -348,6 +348,15 @@ int main(int argc, char **argv)
             if (!positions_agree(&check)) return 1;
             for (int mi = 1; mi < 3; ++mi)
                 if (!bench_case(&d, skin, pal, pal, masks[mi], "-shared32")) return 1;
+            if (d.k == 4) {
+                sinew_skin *fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_SSE2,
+                                                 SINEW_SKIN_BLEND_LINEAR);
+                if (fs) {
+                    bool ok = bench_case(&d, fs, pal, pal, 7, "-shared32-sse2-kernel");
+                    sinew_skin_destroy(fs);
+                    if (!ok) return 1;
+                }
+            }
             free(pal);
             sinew_skin_destroy(skin);
             data_free(&d);
