@@ -101,8 +101,7 @@ SN_SKIN_INLINE sn_xv sn_dq_rotate_avx2(const sn_dq8 *b, sn_xv x)
 }
 
 SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                                     const sn_skin_io *io, const sn_wide_at *at, bool stream,
-                                     const sn_skin_format format, const unsigned K, const unsigned mask)
+                                     const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const sn_dq8 b = sn_dq_blend8_avx2(g, i, n, palette, format, K);
     /* det of the stretch (tangent handedness); the inverse-transpose normal
@@ -120,7 +119,7 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         r.x = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dx, _mm256_mul_ps(b.dw, b.qx)), t.x), r.x);
         r.y = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dy, _mm256_mul_ps(b.dw, b.qy)), t.y), r.y);
         r.z = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dz, _mm256_mul_ps(b.dw, b.qz)), t.z), r.z);
-        sn_store3_w(at->pout, io->pout_stride, n, r, stream);
+        sn_store3_w(at->pout, io->pout_stride, n, r);
     }
     if (mask & SN_SKIN_N) {
         const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
@@ -139,7 +138,7 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
                                 cofactor);
-        sn_store3_w(at->nout, io->nout_stride, n, r, stream);
+        sn_store3_w(at->nout, io->nout_stride, n, r);
     }
     if (mask & SN_SKIN_T) {
         __m256 w;
@@ -152,7 +151,7 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
                                 false);
         /* Handedness flips where the stretch mirrors. */
         const __m256 mirrored = _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ);
-        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
+        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored));
     }
 }
 

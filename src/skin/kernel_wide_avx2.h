@@ -30,6 +30,7 @@ typedef __m256 sn_w;
 #define sn_w_movemask _mm256_movemask_ps
 #define sn_w_load _mm256_load_ps
 #define sn_w_store _mm256_store_ps
+#define sn_w_lanes(f) _mm256_setr_ps((f)[0], (f)[1], (f)[2], (f)[3], (f)[4], (f)[5], (f)[6], (f)[7])
 
 #include "skin/kernel_wide_body.h"
 
@@ -76,9 +77,38 @@ SN_SKIN_INLINE void sn_blend_wide_avx2(const sn_skin_group *g, size_t i, const f
     *c23 = b;
 }
 
+/* All k slot weights of a full block of eight with float weights, k = 2 or
+ * 4: the block's 8k consecutive weights transposed in registers. Returns
+ * false (nothing written) for any other block. */
+SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K, __m256 *w)
+{
+    if (format != SN_SKIN_F32_J16 || n != 8 || (K != 2 && K != 4)) return false;
+    const float *f = (const float *)g->weights + i * K;
+    if (K == 2) {
+        /* Halves hold vertices (0, 1, 4, 5) and (2, 3, 6, 7): reorder the 64-bit pairs. */
+        const __m256 l0 = _mm256_loadu_ps(f), l1 = _mm256_loadu_ps(f + 8);
+        const __m256 even = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(2, 0, 2, 0));
+        const __m256 odd = _mm256_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 1, 3, 1));
+        w[0] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(even), _MM_SHUFFLE(3, 1, 2, 0)));
+        w[1] = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odd), _MM_SHUFFLE(3, 1, 2, 0)));
+        return true;
+    }
+    /* l_j holds vertices 2j and 2j + 1; pair vertex l with l + 4, then transpose. */
+    const __m256 l0 = _mm256_loadu_ps(f), l1 = _mm256_loadu_ps(f + 8), l2 = _mm256_loadu_ps(f + 16),
+                 l3 = _mm256_loadu_ps(f + 24);
+    sn_transpose4_avx2(_mm256_permute2f128_ps(l0, l2, 0x20), _mm256_permute2f128_ps(l0, l2, 0x31),
+                       _mm256_permute2f128_ps(l1, l3, 0x20), _mm256_permute2f128_ps(l1, l3, 0x31), &w[0], &w[1],
+                       &w[2], &w[3]);
+    return true;
+}
+
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                    const sn_skin_format format, const unsigned K)
 {
+    /* Neighbouring vertices often hang on the same joints (a rigid part, a
+     * limb's middle): blend those blocks in place. */
+    if (sn_shared_joints_w(g, i, n, format, K)) return sn_matrices_shared_w(g, i, n, palette, format, K);
     __m256 c01[8], c23[8];
     for (unsigned l = 0; l < 8; ++l)
         sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &c01[l], &c23[l]);
@@ -147,16 +177,9 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m256
     return v;
 }
 
-SN_SKIN_INLINE void sn_store_half_avx2(float *p, __m128 v, bool stream)
-{
-    if (stream) _mm_stream_ps(p, v);
-    else _mm_storeu_ps(p, v);
-}
-
 /* Stores lanes 0..n-1 as 3-vectors, exactly 12 bytes each. Packed full blocks
- * store six 16-byte pieces (non-temporal when stream is set and they are
- * aligned). */
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream)
+ * store three 32-byte pieces. */
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
 {
     if (n == 8 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
@@ -166,13 +189,10 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
         const __m256 a = _mm256_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0));   /* x0 y0 z0 x1 */
         const __m256 b = _mm256_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0));   /* y1 z1 x2 y2 */
         const __m256 c = _mm256_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1));   /* z2 x3 y3 z3 */
-        const bool nt = stream && ((uintptr_t)f & 15u) == 0;
-        sn_store_half_avx2(f, _mm256_castps256_ps128(a), nt);
-        sn_store_half_avx2(f + 4, _mm256_castps256_ps128(b), nt);
-        sn_store_half_avx2(f + 8, _mm256_castps256_ps128(c), nt);
-        sn_store_half_avx2(f + 12, _mm256_extractf128_ps(a, 1), nt);
-        sn_store_half_avx2(f + 16, _mm256_extractf128_ps(b, 1), nt);
-        sn_store_half_avx2(f + 20, _mm256_extractf128_ps(c, 1), nt);
+        /* (a.lo b.lo), (c.lo a.hi), (b.hi c.hi): vertices 0..7 in order. */
+        _mm256_storeu_ps(f, _mm256_permute2f128_ps(a, b, 0x20));
+        _mm256_storeu_ps(f + 8, _mm256_permute2f128_ps(c, a, 0x30));
+        _mm256_storeu_ps(f + 16, _mm256_permute2f128_ps(b, c, 0x31));
         return;
     }
     __m256 r[4];
@@ -186,14 +206,13 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
 }
 
 /* Stores lanes 0..n-1 as 4-vectors (xyz from v, w). */
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m256 w, bool stream)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m256 w)
 {
     __m256 r[4];
     sn_transpose4_avx2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
-    const bool nt = stream && n == 8 && stride == 4 * sizeof(float) && ((uintptr_t)p & 15u) == 0;
     for (unsigned l = 0; l < n; ++l) {
         const __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        sn_store_half_avx2((float *)(void *)(p + l * stride), q, nt);
+        _mm_storeu_ps((float *)(void *)(p + l * stride), q);
     }
 }
 

@@ -8,6 +8,8 @@
  *   sn_w_fmadd(a, b, c) = a b + c, sn_w_fmsub = a b - c, sn_w_fnmadd = c - a b
  *   sn_w_gt, sn_w_lt             ordered comparisons, all-ones lanes
  *   sn_w_movemask, sn_w_load, sn_w_store (aligned)
+ *   sn_w_lanes(f)                SN_W_LANES floats f[0..] as a register, built
+ *                                in registers (no store-forwarding stall)
  *
  * and, after including this file, the instruction-set pieces declared below
  * (blend and transpose the matrices, move streams into and out of
@@ -30,15 +32,20 @@
  * block repeats its last vertex in the unused lanes and does not store them),
  * so a vertex gets bit-identical results whichever range or chunking reaches
  * it. Packed streams load and store whole registers; large ranges prefetch
- * their inputs and store packed, 16-byte aligned outputs with non-temporal
- * stores, so the output lines are not read in first.
+ * their inputs. Outputs always go through the cache: non-temporal stores
+ * were measured slower than cached ones for every influence class and
+ * stream combination on the reference machine (up to four times slower for
+ * single-joint vertices), see "Output stores" in docs/skinning.md.
  */
 #ifndef SINEW_SKIN_KERNEL_WIDE_BODY_H
 #define SINEW_SKIN_KERNEL_WIDE_BODY_H
 
-/* Ranges of at least this many vertices stream their outputs past the cache:
- * below it the outputs (and the next pass over them) usually fit in L2. */
-#define SN_SKIN_STREAM_MIN_VERTICES 65536u
+#include <string.h>
+
+/* Ranges of at least this many vertices prefetch their inputs ahead of use:
+ * below it the inputs are usually in L2 already (a job of a few thousand
+ * vertices, or a mesh skinned every frame). */
+#define SN_SKIN_PREFETCH_MIN_VERTICES 65536u
 
 /* One 3-vector per lane, one component per register. */
 typedef struct sn_xv {
@@ -57,14 +64,96 @@ typedef struct sn_mv {
 /* Blends the vertices at group positions i..i+n-1 and transposes them. */
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                    const sn_skin_format format, const unsigned K);
+/* All k slot weights of a full block with float weights, one register per
+ * slot (w[s], one vertex per lane), where the instruction set transposes them
+ * cheaply (k = 2 and 4); returns false, writing nothing, for other blocks. */
+SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K, sn_w *w);
 /* 3-vectors (positions, normals) of consecutive vertices from p on. */
 SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n);
 /* 4-vectors (tangents): xyz, and w into *w. */
 SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, sn_w *w);
-/* Stores exactly 12 (or 16) bytes per live lane; stream asks for
- * non-temporal stores where the layout allows them. */
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream);
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, sn_w w, bool stream);
+/* Stores exactly 12 (or 16) bytes per live lane. */
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v);
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, sn_w w);
+
+/* Whether the n vertices at group positions i.. all have the joints (in the
+ * same slot order) of the first: k joint indices of 1 or 2 bytes each. */
+SN_SKIN_INLINE bool sn_shared_joints_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K)
+{
+    const size_t k = K ? K : g->influences, bytes = k * (format == SN_SKIN_U8_J8 ? 1u : 2u);
+    const unsigned char *j = (const unsigned char *)g->joints + i * bytes;
+    if (bytes <= 8) {
+        /* A tuple of at most 8 bytes compares as one integer (fixed-size
+         * copies compile to single loads). */
+        uint64_t first = 0;
+        memcpy(&first, j, bytes);
+        for (unsigned l = 1; l < n; ++l) {
+            uint64_t other = 0;
+            memcpy(&other, j + l * bytes, bytes);
+            if (other != first) return false;
+        }
+        return true;
+    }
+    for (unsigned l = 1; l < n; ++l)
+        if (memcmp(j, j + l * bytes, bytes) != 0) return false;
+    return true;
+}
+
+/* Weights of slot s of the vertices at group positions i.. (dead lanes repeat
+ * lane n - 1), one vertex per lane. */
+SN_SKIN_INLINE sn_w sn_slot_weights_w(const sn_skin_group *g, size_t i, unsigned n, unsigned s,
+                                      const sn_skin_format format, const unsigned K)
+{
+    const size_t k = K ? K : g->influences;
+    float w[SN_W_LANES];
+    for (unsigned l = 0; l < SN_W_LANES; ++l)
+        w[l] = sn_skin_weight(g->weights, format, (i + (l < n ? l : n - 1)) * k + s);
+    return sn_w_lanes(w);
+}
+
+/* The blended matrices of n vertices that share their joints: every matrix
+ * element is the first joint's element (broadcast) times the lanes' weights,
+ * then one multiply-add per further joint, so no transpose is needed. Per
+ * lane these are the very operations of the per-vertex blend of each
+ * instruction set (w0 r0, then r_s w_s + acc in slot order, fused where that
+ * blend fuses), so a vertex gets the same bits whichever way its block is
+ * blended, and results stay bit-identical under any chunking. */
+SN_SKIN_INLINE sn_mv sn_matrices_shared_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
+                                          const sn_skin_format format, const unsigned K)
+{
+    const unsigned k = K ? K : g->influences;
+    const size_t base = i * k;
+    const float *r0 = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base);
+    sn_mv m;
+    if (K == 1) {
+        for (int c = 0; c < 4; ++c) {
+            m.a[c].x = sn_w_set1(r0[4 * c]);
+            m.a[c].y = sn_w_set1(r0[4 * c + 1]);
+            m.a[c].z = sn_w_set1(r0[4 * c + 2]);
+        }
+        return m;
+    }
+    sn_w wk[4];
+    const bool transposed = sn_block_weights_w(g, i, n, format, K, wk);
+    const sn_w w0 = transposed ? wk[0] : sn_slot_weights_w(g, i, n, 0, format, K);
+    for (int c = 0; c < 4; ++c) {
+        m.a[c].x = sn_w_mul(sn_w_set1(r0[4 * c]), w0);
+        m.a[c].y = sn_w_mul(sn_w_set1(r0[4 * c + 1]), w0);
+        m.a[c].z = sn_w_mul(sn_w_set1(r0[4 * c + 2]), w0);
+    }
+    for (unsigned s = 1; s < k; ++s) {
+        const float *r = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base + s);
+        const sn_w w = transposed ? wk[s & 3] : sn_slot_weights_w(g, i, n, s, format, K);
+        for (int c = 0; c < 4; ++c) {
+            m.a[c].x = sn_w_fmadd(sn_w_set1(r[4 * c]), w, m.a[c].x);
+            m.a[c].y = sn_w_fmadd(sn_w_set1(r[4 * c + 1]), w, m.a[c].y);
+            m.a[c].z = sn_w_fmadd(sn_w_set1(r[4 * c + 2]), w, m.a[c].z);
+        }
+    }
+    return m;
+}
 
 /* m * (x, y, z) for the linear part (columns 0..2). */
 SN_SKIN_INLINE sn_xv sn_linear_w(const sn_mv *m, sn_xv d)
@@ -158,8 +247,7 @@ typedef struct sn_wide_at {
 /* Deforms the n (1..SN_W_LANES) vertices at group positions i..,
  * consecutive vertex numbers starting at the stream bases in at. */
 SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                               const sn_skin_io *io, const sn_wide_at *at, bool stream,
-                               const sn_skin_format format, const unsigned K, const unsigned mask)
+                               const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const sn_mv m = sn_matrices_w(g, i, n, palette, format, K);
     /* det of the blended linear part (tangent handedness); the
@@ -173,7 +261,7 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
         r.x = sn_w_fmadd(m.a[2].x, p.z, sn_w_fmadd(m.a[1].x, p.y, sn_w_fmadd(m.a[0].x, p.x, m.a[3].x)));
         r.y = sn_w_fmadd(m.a[2].y, p.z, sn_w_fmadd(m.a[1].y, p.y, sn_w_fmadd(m.a[0].y, p.x, m.a[3].y)));
         r.z = sn_w_fmadd(m.a[2].z, p.z, sn_w_fmadd(m.a[1].z, p.y, sn_w_fmadd(m.a[0].z, p.x, m.a[3].z)));
-        sn_store3_w(at->pout, io->pout_stride, n, r, stream);
+        sn_store3_w(at->pout, io->pout_stride, n, r);
     }
     if (mask & SN_SKIN_N) {
         const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
@@ -190,7 +278,7 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride,
                                 cofactor);
-        sn_store3_w(at->nout, io->nout_stride, n, r, stream);
+        sn_store3_w(at->nout, io->nout_stride, n, r);
     }
     if (mask & SN_SKIN_T) {
         sn_w w;
@@ -203,7 +291,7 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
                                 false);
         /* Handedness flips where the blend mirrors. */
         const sn_w mirrored = sn_w_lt(det, sn_w_zero());
-        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored), stream);
+        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored));
     }
 }
 
@@ -246,7 +334,7 @@ SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const 
         /* A local copy tells the compiler no output store can change the streams. */                         \
         const sn_skin_io local = *io;                                                                          \
         const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;                           \
-        const bool stream = end - begin >= SN_SKIN_STREAM_MIN_VERTICES;                                        \
+        const bool prefetch = end - begin >= SN_SKIN_PREFETCH_MIN_VERTICES;                                    \
         for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {                                   \
             const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;                  \
             const size_t stop = run_end < end ? run_end : end;                                                 \
@@ -260,17 +348,14 @@ SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const 
                              T ? local.tout + v * local.tout_stride : NULL};                                   \
             while (i < stop) {                                                                                 \
                 const unsigned n = stop - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(stop - i);                 \
-                if (stream) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);                           \
-                block(g, i, n, palette, &local, &at, stream, format, K, mask);                                 \
+                if (prefetch) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);                         \
+                block(g, i, n, palette, &local, &at, format, K, mask);                                         \
                 i += n;                                                                                        \
                 if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;                       \
                 if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;                       \
                 if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;                       \
             }                                                                                                  \
         }                                                                                                      \
-        /* Non-temporal stores are weakly ordered: make them visible before the                                \
-         * call returns (another thread may read the outputs next). */                                         \
-        if (stream) _mm_sfence();                                                                              \
     }
 
 SN_WIDE_RUNS_FUNCTION(sn_wide_loop_w, sn_block_w)

@@ -26,6 +26,7 @@ typedef __m128 sn_w;
 #define sn_w_movemask _mm_movemask_ps
 #define sn_w_load _mm_load_ps
 #define sn_w_store _mm_store_ps
+#define sn_w_lanes(f) _mm_setr_ps((f)[0], (f)[1], (f)[2], (f)[3])
 
 #include "skin/kernel_wide_body.h"
 
@@ -63,9 +64,29 @@ SN_SKIN_INLINE void sn_blend_wide_sse2(const sn_skin_group *g, size_t i, const f
     }
 }
 
+/* Slot weights of a full block of four with float weights, k = 2 or 4. */
+SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
+                                       const unsigned K, __m128 *w)
+{
+    if (format != SN_SKIN_F32_J16 || n != 4 || (K != 2 && K != 4)) return false;
+    const float *f = (const float *)g->weights + i * K;
+    if (K == 2) {
+        const __m128 l0 = _mm_loadu_ps(f), l1 = _mm_loadu_ps(f + 4); /* vertices 0, 1 and 2, 3 */
+        w[0] = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(2, 0, 2, 0));
+        w[1] = _mm_shuffle_ps(l0, l1, _MM_SHUFFLE(3, 1, 3, 1));
+        return true;
+    }
+    sn_transpose4_sse2(_mm_loadu_ps(f), _mm_loadu_ps(f + 4), _mm_loadu_ps(f + 8), _mm_loadu_ps(f + 12), &w[0], &w[1],
+                       &w[2], &w[3]);
+    return true;
+}
+
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                    const sn_skin_format format, const unsigned K)
 {
+    /* Neighbouring vertices often hang on the same joints: see
+     * sn_matrices_shared_w. */
+    if (sn_shared_joints_w(g, i, n, format, K)) return sn_matrices_shared_w(g, i, n, palette, format, K);
     __m128 c[4][4]; /* [vertex][column] */
     for (unsigned l = 0; l < 4; ++l) sn_blend_wide_sse2(g, i + (l < n ? l : n - 1), palette, format, K, c[l]);
     sn_mv m;
@@ -114,23 +135,16 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m128
     return v;
 }
 
-SN_SKIN_INLINE void sn_store_sse2(float *p, __m128 v, bool stream)
-{
-    if (stream) _mm_stream_ps(p, v);
-    else _mm_storeu_ps(p, v);
-}
-
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, bool stream)
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
 {
     if (n == 4 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
         const __m128 rxy = _mm_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
         const __m128 ryz = _mm_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
         const __m128 rzx = _mm_shuffle_ps(v.z, v.x, _MM_SHUFFLE(3, 1, 2, 0)); /* z0 z2 x1 x3 */
-        const bool nt = stream && ((uintptr_t)f & 15u) == 0;
-        sn_store_sse2(f, _mm_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)), nt);     /* x0 y0 z0 x1 */
-        sn_store_sse2(f + 4, _mm_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0)), nt); /* y1 z1 x2 y2 */
-        sn_store_sse2(f + 8, _mm_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1)), nt); /* z2 x3 y3 z3 */
+        _mm_storeu_ps(f, _mm_shuffle_ps(rxy, rzx, _MM_SHUFFLE(2, 0, 2, 0)));     /* x0 y0 z0 x1 */
+        _mm_storeu_ps(f + 4, _mm_shuffle_ps(ryz, rxy, _MM_SHUFFLE(3, 1, 2, 0))); /* y1 z1 x2 y2 */
+        _mm_storeu_ps(f + 8, _mm_shuffle_ps(rzx, ryz, _MM_SHUFFLE(3, 1, 3, 1))); /* z2 x3 y3 z3 */
         return;
     }
     __m128 r[4];
@@ -142,12 +156,11 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v, boo
     }
 }
 
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m128 w, bool stream)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m128 w)
 {
     __m128 r[4];
     sn_transpose4_sse2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
-    const bool nt = stream && n == 4 && stride == 4 * sizeof(float) && ((uintptr_t)p & 15u) == 0;
-    for (unsigned l = 0; l < n; ++l) sn_store_sse2((float *)(void *)(p + l * stride), r[l], nt);
+    for (unsigned l = 0; l < n; ++l) _mm_storeu_ps((float *)(void *)(p + l * stride), r[l]);
 }
 
 #endif /* SINEW_SKIN_KERNEL_WIDE_SSE2_H */

@@ -1,13 +1,20 @@
 /* Smooth skinning throughput: 1/2/4/8 influences x positions (P), +normals
- * (N), +tangents (T), 100 joints, 10k and 1M vertices, one thread. Each line
- * compares sinew (kernel chosen at run time, float storage) with a plain
- * vertex-major reference loop over the same input layout, measured in the
- * same run; extra lines show compressed storage and the forced kernel sets.
- * Figures are the best of several timed runs (the machine is shared). */
+ * (N), +tangents (T) x 10k and 1M vertices x float and compressed storage,
+ * 100 joints, one thread. Each line compares sinew (kernel chosen at run
+ * time) with an ozz-style SSE2 loop over the same vertices, weights and
+ * palette, measured in the same run with the two interleaved round by round;
+ * extra lines show the forced kernel sets, dual quaternions and meshes whose
+ * neighbouring vertices share their joints ("-shared32"). Figures are
+ * the best of several rounds (the machine is shared). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#  include <emmintrin.h>
+#  define BENCH_HAVE_SSE2 1
+#endif
 
 #include "support.h"
 
@@ -16,12 +23,13 @@ enum { JOINTS = 100 };
 typedef struct data {
     size_t n, k;
     uint32_t *joints;
+    uint16_t *joints16;     /* the same joints, as the peer stores them */
     float *weights;
+    float *peer_weights;    /* k - 1 weights per vertex, the last one implied */
     float *p, *nrm, *tan;   /* inputs */
     float *op, *on, *ot;    /* outputs */
     float world[16 * JOINTS];
 } data;
-
 static void random_rotation(support_rng *rng, float m[16])
 {
     double q[4], n = 0.0;
@@ -36,13 +44,18 @@ static void random_rotation(support_rng *rng, float m[16])
     memcpy(m, r, sizeof r);
 }
 
-static void data_init(data *d, size_t n, size_t k)
+/* share 1: every vertex draws its own joints (the worst case for locality);
+ * share > 1: runs of `share` vertices hang on one joint tuple with the
+ * weights in one order (as along a limb), each with its own weights. */
+static void data_init(data *d, size_t n, size_t k, size_t share)
 {
     support_rng rng;
     support_rng_seed(&rng, 1234 + n + k);
     d->n = n, d->k = k;
     d->joints = malloc(n * k * sizeof(uint32_t));
     d->weights = malloc(n * k * sizeof(float));
+    d->joints16 = malloc(n * k * sizeof(uint16_t));
+    d->peer_weights = malloc(n * (k > 1 ? k - 1 : 1) * sizeof(float));
     d->p = malloc(n * 3 * sizeof(float));
     d->nrm = malloc(n * 3 * sizeof(float));
     d->tan = malloc(n * 4 * sizeof(float));
@@ -52,12 +65,19 @@ static void data_init(data *d, size_t n, size_t k)
     for (size_t v = 0; v < n; ++v) {
         double sum = 0.0;
         uint32_t base = (uint32_t)(support_rng_next(&rng) % JOINTS);
+        if (v % share != 0) base = d->joints[(v - 1) * k];
         for (size_t s = 0; s < k; ++s) {
             d->joints[v * k + s] = (uint32_t)((base + 7 * s) % JOINTS);
-            d->weights[v * k + s] = (float)support_rng_uniform(&rng, 0.1, 1.0);
+            /* Decreasing by slot when sharing, so the bind's weight order keeps the tuple. */
+            d->weights[v * k + s] = share > 1 ? (float)((double)(k - s) + support_rng_uniform(&rng, 0.0, 0.9))
+                                              : (float)support_rng_uniform(&rng, 0.1, 1.0);
             sum += d->weights[v * k + s];
         }
-        for (size_t s = 0; s < k; ++s) d->weights[v * k + s] = (float)(d->weights[v * k + s] / sum);
+        for (size_t s = 0; s < k; ++s) {
+            d->weights[v * k + s] = (float)(d->weights[v * k + s] / sum);
+            d->joints16[v * k + s] = (uint16_t)d->joints[v * k + s];
+            if (s + 1 < k) d->peer_weights[v * (k - 1) + s] = d->weights[v * k + s];
+        }
         for (int i = 0; i < 3; ++i) d->p[3 * v + i] = (float)support_rng_uniform(&rng, -1, 1);
         double a = support_rng_uniform(&rng, 0, 6.283185307179586), c = cos(a), s = sin(a);
         d->nrm[3 * v] = (float)c, d->nrm[3 * v + 1] = (float)s, d->nrm[3 * v + 2] = 0.0f;
@@ -71,60 +91,93 @@ static void data_init(data *d, size_t n, size_t k)
 
 static void data_free(data *d)
 {
-    free(d->joints), free(d->weights), free(d->p), free(d->nrm), free(d->tan), free(d->op), free(d->on), free(d->ot);
+    free(d->joints), free(d->joints16), free(d->peer_weights), free(d->weights), free(d->p), free(d->nrm), free(d->tan), free(d->op), free(d->on), free(d->ot);
 }
 
-/* The plain reference: the paper's loop, 3x4 matrices blended per vertex,
- * normals and tangents renormalised with 1 / sqrt. */
-static void reference(const data *d, const float *m, unsigned mask)
+/* The peer's method, written from ozz-animation's documented SkinningJob
+ * design (not its code): one vertex per iteration in 4-wide registers, the
+ * joints' 4x4 matrices blended column by column with float weights (k - 1
+ * stored, the last one 1 minus their sum), positions, normals and tangents
+ * transformed by the blended matrix, normals and tangents not renormalised,
+ * the tangent's w copied. */
+#if defined(BENCH_HAVE_SSE2)
+#  define PEER_NAME "ozz-style sse2"
+typedef __m128 v4;
+static inline v4 v4_load(const float *p) { return _mm_loadu_ps(p); }
+static inline v4 v4_splat(float f) { return _mm_set1_ps(f); }
+static inline v4 v4_add(v4 a, v4 b) { return _mm_add_ps(a, b); }
+static inline v4 v4_mul(v4 a, v4 b) { return _mm_mul_ps(a, b); }
+static inline void v4_store3(float *p, v4 v)
 {
-    for (size_t v = 0; v < d->n; ++v) {
-        float a[12] = {0};
-        for (size_t s = 0; s < d->k; ++s) {
-            const float w = d->weights[v * d->k + s];
-            const float *mj = m + 12 * d->joints[v * d->k + s];
-            for (int e = 0; e < 12; ++e) a[e] += w * mj[e];
+    _mm_storel_pi((__m64 *)(void *)p, v);
+    _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+}
+#else
+#  define PEER_NAME "ozz-style portable"
+typedef struct v4 {
+    float f[4];
+} v4;
+static inline v4 v4_load(const float *p) { v4 r = {{p[0], p[1], p[2], p[3]}}; return r; }
+static inline v4 v4_splat(float f) { v4 r = {{f, f, f, f}}; return r; }
+static inline v4 v4_add(v4 a, v4 b) { for (int i = 0; i < 4; ++i) a.f[i] += b.f[i]; return a; }
+static inline v4 v4_mul(v4 a, v4 b) { for (int i = 0; i < 4; ++i) a.f[i] *= b.f[i]; return a; }
+static inline void v4_store3(float *p, v4 v) { p[0] = v.f[0], p[1] = v.f[1], p[2] = v.f[2]; }
+#endif
+
+static inline v4 v4_transform(const v4 c[4], const float *x, bool point)
+{
+    v4 r = v4_add(v4_mul(c[0], v4_splat(x[0])), v4_mul(c[1], v4_splat(x[1])));
+    r = v4_add(r, v4_mul(c[2], v4_splat(x[2])));
+    return point ? v4_add(r, c[3]) : r;
+}
+
+/* K influences (a constant after inlining), the stream mask as in sinew. */
+static inline void peer_loop(const data *d, const float *palette, unsigned mask, const size_t K)
+{
+    const uint16_t *joints = d->joints16;
+    const float *weights = d->peer_weights;
+    for (size_t v = 0; v < d->n; ++v, joints += K, weights += K - 1) {
+        v4 c[4];
+        const float *m0 = palette + 16 * joints[0];
+        if (K == 1) {
+            for (int i = 0; i < 4; ++i) c[i] = v4_load(m0 + 4 * i);
+        } else {
+            float last = 1.0f;
+            v4 w = v4_splat(weights[0]);
+            last -= weights[0];
+            for (int i = 0; i < 4; ++i) c[i] = v4_mul(v4_load(m0 + 4 * i), w);
+            for (size_t s = 1; s < K; ++s) {
+                const float ws = s + 1 < K ? weights[s] : last;
+                if (s + 1 < K) last -= ws;
+                const float *ms = palette + 16 * joints[s];
+                w = v4_splat(ws);
+                for (int i = 0; i < 4; ++i) c[i] = v4_add(c[i], v4_mul(v4_load(ms + 4 * i), w));
+            }
         }
-        const float *p = d->p + 3 * v;
-        for (int r = 0; r < 3; ++r) d->op[3 * v + r] = a[r] * p[0] + a[3 + r] * p[1] + a[6 + r] * p[2] + a[9 + r];
-        if (mask & 2) {
-            const float *n = d->nrm + 3 * v;
-            float o[3];
-            for (int r = 0; r < 3; ++r) o[r] = a[r] * n[0] + a[3 + r] * n[1] + a[6 + r] * n[2];
-            float s = 1.0f / sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-            for (int r = 0; r < 3; ++r) d->on[3 * v + r] = o[r] * s;
-        }
+        v4_store3(d->op + 3 * v, v4_transform(c, d->p + 3 * v, true));
+        if (mask & 2) v4_store3(d->on + 3 * v, v4_transform(c, d->nrm + 3 * v, false));
         if (mask & 4) {
-            const float *t = d->tan + 4 * v;
-            float o[3];
-            for (int r = 0; r < 3; ++r) o[r] = a[r] * t[0] + a[3 + r] * t[1] + a[6 + r] * t[2];
-            float s = 1.0f / sqrtf(o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
-            for (int r = 0; r < 3; ++r) d->ot[4 * v + r] = o[r] * s;
-            d->ot[4 * v + 3] = t[3];
+            v4_store3(d->ot + 4 * v, v4_transform(c, d->tan + 4 * v, false));
+            d->ot[4 * v + 3] = d->tan[4 * v + 3];
         }
     }
 }
 
-/* Best seconds per pass over all vertices. */
-static double time_passes(size_t n, int (*pass)(void *), void *user)
+static void peer(const data *d, const float *palette, unsigned mask)
 {
-    int reps = n >= 1000000 ? 7 : 200;
-    double best = 1e30;
-    pass(user); /* warm */
-    for (int r = 0; r < reps; ++r) {
-        double t0 = support_now();
-        if (pass(user) != 0) return -1.0;
-        double t = support_now() - t0;
-        if (t < best) best = t;
+    switch (d->k) {
+    case 1: peer_loop(d, palette, mask, 1); break;
+    case 2: peer_loop(d, palette, mask, 2); break;
+    case 4: peer_loop(d, palette, mask, 4); break;
+    default: peer_loop(d, palette, mask, 8); break;
     }
-    return best;
 }
 
 typedef struct job {
     data *d;
     const sinew_skin *skin;
-    const float *palette;
-    const float *ref_matrices;
+    const float *palette;      /* the skin's palette */
+    const float *peer_palette; /* the linear-blend palette the peer reads */
     unsigned mask;
 } job;
 
@@ -136,11 +189,51 @@ static int sinew_pass(void *user)
     return sinew_skin_deform(j->skin, j->palette, sinew_skin_palette_size(j->skin), &in, &out, 0, j->d->n) == SINEW_OK ? 0 : 1;
 }
 
-static int reference_pass(void *user)
+static int peer_pass(void *user)
 {
     job *j = user;
-    reference(j->d, j->ref_matrices, j->mask);
+    peer(j->d, j->peer_palette, j->mask);
     return 0;
+}
+
+/* Best seconds per pass of sinew (*ts) and of the peer (*tp), the two
+ * alternating round by round so that a busy spell on the shared machine hits
+ * both. Returns false when sinew fails. */
+static bool time_pair(job *j, double *ts, double *tp)
+{
+    const int rounds = j->d->n >= 1000000 ? 11 : 300;
+    *ts = *tp = 1e30;
+    if (sinew_pass(j) != 0) return false;
+    peer_pass(j);
+    for (int r = 0; r < rounds; ++r) {
+        double t0 = support_now();
+        if (sinew_pass(j) != 0) return false;
+        double t1 = support_now();
+        peer_pass(j);
+        double t2 = support_now();
+        if (t1 - t0 < *ts) *ts = t1 - t0;
+        if (t2 - t1 < *tp) *tp = t2 - t1;
+    }
+    return true;
+}
+
+/* Both methods give the same positions (to float rounding) on the case's
+ * vertices: the comparison is like for like. */
+static bool positions_agree(job *j)
+{
+    const size_t floats = 3 * j->d->n;
+    float *mine = malloc(floats * sizeof(float));
+    if (!mine) return false;
+    bool ok = sinew_pass(j) == 0;
+    memcpy(mine, j->d->op, floats * sizeof(float));
+    peer_pass(j);
+    for (size_t i = 0; ok && i < floats; ++i)
+        if (!(fabsf(mine[i] - j->d->op[i]) <= 1e-4f * (1.0f + fabsf(mine[i])))) {
+            fprintf(stderr, "position %zu: sinew %.9g, peer %.9g\n", i / 3, (double)mine[i], (double)j->d->op[i]);
+            ok = false;
+        }
+    free(mine);
+    return ok;
 }
 
 static sinew_skin *make_skin_blend(const data *d, sinew_skin_storage storage, sinew_skin_kernel kernel,
@@ -157,14 +250,26 @@ static sinew_skin *make_skin_blend(const data *d, sinew_skin_storage storage, si
     return s;
 }
 
-static sinew_skin *make_skin(const data *d, sinew_skin_storage storage, sinew_skin_kernel kernel)
-{
-    return make_skin_blend(d, storage, kernel, SINEW_SKIN_BLEND_LINEAR);
-}
-
 static const char *stream_name(unsigned mask)
 {
     return mask == 1 ? "P" : mask == 3 ? "P+N" : "P+N+T";
+}
+
+/* Times one skin against the peer and prints the case's line. */
+static bool bench_case(data *d, const sinew_skin *skin, const float *palette, const float *peer_palette,
+                       unsigned mask, const char *suffix)
+{
+    job j = {d, skin, palette, peer_palette, mask};
+    double ts, tp;
+    if (!time_pair(&j, &ts, &tp)) {
+        fprintf(stderr, "deform failed: %s\n", sinew_last_error());
+        return false;
+    }
+    char name[128];
+    snprintf(name, sizeof name, "skin/%zuinf-%s-%s%s", d->k, stream_name(mask), d->n >= 1000000 ? "1M" : "10k",
+             suffix);
+    support_bench_line(name, (double)d->n / ts * 1e-6, "M vertices/s", PEER_NAME, (double)d->n / tp * 1e-6);
+    return true;
 }
 
 int main(int argc, char **argv)
@@ -173,77 +278,87 @@ int main(int argc, char **argv)
     const size_t sizes[2] = {10000, 1000000};
     const size_t influences[4] = {1, 2, 4, 8};
     const unsigned masks[3] = {1, 3, 7};
+    const sinew_skin_storage storages[2] = {SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_STORAGE_COMPRESSED};
     for (int si = 0; si < (quick ? 1 : 2); ++si)
         for (int ki = 0; ki < 4; ++ki) {
             data d;
-            data_init(&d, sizes[si], influences[ki]);
-            sinew_skin *skin = make_skin(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO);
-            sinew_skin *packed = make_skin(&d, SINEW_SKIN_STORAGE_COMPRESSED, SINEW_SKIN_KERNEL_AUTO);
-            if (!skin || !packed) {
+            data_init(&d, sizes[si], influences[ki], 1);
+            sinew_skin *skins[2];
+            for (int st = 0; st < 2; ++st) {
+                skins[st] = make_skin_blend(&d, storages[st], SINEW_SKIN_KERNEL_AUTO, SINEW_SKIN_BLEND_LINEAR);
+                if (!skins[st]) {
+                    fprintf(stderr, "bind failed: %s\n", sinew_last_error());
+                    return 1;
+                }
+            }
+            /* 64-byte aligned, as skin.h advises: a record is then one cache line. */
+            float *pal = aligned_alloc(64, sinew_skin_palette_size(skins[0]) * sizeof(float));
+            sinew_skin_palette(skins[0], d.world, JOINTS, pal, sinew_skin_palette_size(skins[0]));
+            job check = {&d, skins[0], pal, pal, 1};
+            if (!positions_agree(&check)) return 1;
+            for (int mi = 0; mi < 3; ++mi)
+                for (int st = 0; st < 2; ++st)
+                    if (!bench_case(&d, skins[st], pal, pal, masks[mi], st ? "-compressed" : "")) return 1;
+            if (d.k == 4) {
+                const sinew_skin_kernel forced[2] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2};
+                const char *names[2] = {"-scalar-kernel", "-sse2-kernel"};
+                for (int f = 0; f < 2; ++f) {
+                    sinew_skin *fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, forced[f], SINEW_SKIN_BLEND_LINEAR);
+                    if (!fs) continue; /* a kernel set this build or CPU lacks */
+                    bool ok = bench_case(&d, fs, pal, pal, 7, names[f]);
+                    sinew_skin_destroy(fs);
+                    if (!ok) return 1;
+                }
+                /* Dual quaternions (run-time kernel, then the portable one), against the same
+                 * linear-blend peer. */
+                for (int f = 0; f < 2; ++f) {
+                    sinew_skin *dq = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT,
+                                                     f ? SINEW_SKIN_KERNEL_SCALAR : SINEW_SKIN_KERNEL_AUTO,
+                                                     SINEW_SKIN_BLEND_DUAL_QUATERNION);
+                    if (!dq) continue;
+                    float *dq_pal = aligned_alloc(64, sinew_skin_palette_size(dq) * sizeof(float));
+                    sinew_skin_palette(dq, d.world, JOINTS, dq_pal, sinew_skin_palette_size(dq));
+                    bool ok = bench_case(&d, dq, dq_pal, pal, 7,
+                                         f ? "-dual-quaternion-scalar-kernel" : "-dual-quaternion");
+                    free(dq_pal);
+                    sinew_skin_destroy(dq);
+                    if (!ok) return 1;
+                }
+            }
+            free(pal);
+            sinew_skin_destroy(skins[0]);
+            sinew_skin_destroy(skins[1]);
+            data_free(&d);
+        }
+    /* Runs of 32 vertices on one joint tuple: blocks that share their joints
+     * blend without a transpose. Float storage, normals and tangents. */
+    for (int si = 0; si < (quick ? 1 : 2); ++si)
+        for (int ki = 0; ki < 4; ++ki) {
+            data d;
+            data_init(&d, sizes[si], influences[ki], 32);
+            sinew_skin *skin = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO,
+                                               SINEW_SKIN_BLEND_LINEAR);
+            if (!skin) {
                 fprintf(stderr, "bind failed: %s\n", sinew_last_error());
                 return 1;
             }
-            /* 64-byte aligned, as skin.h advises: a record is then one cache line. */
             float *pal = aligned_alloc(64, sinew_skin_palette_size(skin) * sizeof(float));
-            float ref_m[12 * JOINTS];
             sinew_skin_palette(skin, d.world, JOINTS, pal, sinew_skin_palette_size(skin));
-            for (int j = 0; j < JOINTS; ++j)
-                for (int c = 0; c < 4; ++c)
-                    for (int r = 0; r < 3; ++r) ref_m[12 * j + 3 * c + r] = pal[16 * j + 4 * c + r];
-            for (int mi = 0; mi < 3; ++mi) {
-                job j = {&d, skin, pal, ref_m, masks[mi]};
-                double ts = time_passes(d.n, sinew_pass, &j);
-                double tr = time_passes(d.n, reference_pass, &j);
-                char name[128];
-                snprintf(name, sizeof name, "skin/%zuinf-%s-%s", d.k, stream_name(masks[mi]),
-                         d.n >= 1000000 ? "1M" : "10k");
-                support_bench_line(name, (double)d.n / ts * 1e-6, "M vertices/s", "scalar reference",
-                                   (double)d.n / tr * 1e-6);
-                if (masks[mi] == 7) {
-                    job c = {&d, packed, pal, ref_m, 7};
-                    double tc = time_passes(d.n, sinew_pass, &c);
-                    snprintf(name, sizeof name, "skin/%zuinf-%s-%s-compressed", d.k, stream_name(7),
-                             d.n >= 1000000 ? "1M" : "10k");
-                    support_bench_line(name, (double)d.n / tc * 1e-6, "M vertices/s", "scalar reference",
-                                       (double)d.n / tr * 1e-6);
-                    if (d.k == 4) {
-                        const sinew_skin_kernel forced[2] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2};
-                        const char *names[2] = {"scalar-kernel", "sse2-kernel"};
-                        for (int f = 0; f < 2; ++f) {
-                            sinew_skin *fs = make_skin(&d, SINEW_SKIN_STORAGE_FLOAT, forced[f]);
-                            if (!fs) continue;
-                            job fj = {&d, fs, pal, ref_m, 7};
-                            double tf = time_passes(d.n, sinew_pass, &fj);
-                            snprintf(name, sizeof name, "skin/%zuinf-%s-%s-%s", d.k, stream_name(7),
-                                     d.n >= 1000000 ? "1M" : "10k", names[f]);
-                            support_bench_line(name, (double)d.n / tf * 1e-6, "M vertices/s", "scalar reference",
-                                               (double)d.n / tr * 1e-6);
-                            sinew_skin_destroy(fs);
-                        }
-                        /* Dual quaternions (run-time kernel, then the portable one), against the same
-                         * linear-blend reference loop. */
-                        for (int f = 0; f < 2; ++f) {
-                            sinew_skin *dq = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT,
-                                                             f ? SINEW_SKIN_KERNEL_SCALAR : SINEW_SKIN_KERNEL_AUTO,
-                                                             SINEW_SKIN_BLEND_DUAL_QUATERNION);
-                            if (!dq) continue;
-                            float *dq_pal = aligned_alloc(64, sinew_skin_palette_size(dq) * sizeof(float));
-                            sinew_skin_palette(dq, d.world, JOINTS, dq_pal, sinew_skin_palette_size(dq));
-                            job qj = {&d, dq, dq_pal, ref_m, 7};
-                            double tq = time_passes(d.n, sinew_pass, &qj);
-                            snprintf(name, sizeof name, "skin/%zuinf-%s-%s-dual-quaternion%s", d.k, stream_name(7),
-                                     d.n >= 1000000 ? "1M" : "10k", f ? "-scalar-kernel" : "");
-                            support_bench_line(name, (double)d.n / tq * 1e-6, "M vertices/s", "scalar reference",
-                                               (double)d.n / tr * 1e-6);
-                            free(dq_pal);
-                            sinew_skin_destroy(dq);
-                        }
-                    }
+            job check = {&d, skin, pal, pal, 1};
+            if (!positions_agree(&check)) return 1;
+            for (int mi = 1; mi < 3; ++mi)
+                if (!bench_case(&d, skin, pal, pal, masks[mi], "-shared32")) return 1;
+            if (d.k == 4) {
+                sinew_skin *fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_SSE2,
+                                                 SINEW_SKIN_BLEND_LINEAR);
+                if (fs) {
+                    bool ok = bench_case(&d, fs, pal, pal, 7, "-shared32-sse2-kernel");
+                    sinew_skin_destroy(fs);
+                    if (!ok) return 1;
                 }
             }
             free(pal);
             sinew_skin_destroy(skin);
-            sinew_skin_destroy(packed);
             data_free(&d);
         }
     return 0;
