@@ -330,6 +330,51 @@ static void points_placed_exactly(void **state)
     sinew_bbw_destroy(moved);
 }
 
+/* A graded volume with moved point handles saves and loads: the domain (the
+ * moved vertices included) and the weights come back bit for bit. */
+static void graded_volume_saves_and_loads(void **state)
+{
+    (void)state;
+    boxes box;
+    unit_box(&box);
+    const float points[9] = {0.51f, 0.52f, 0.53f, 0.56f, 0.52f, 0.53f, 0.2f, 0.2f, 0.2f};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.surface = &box.mesh;
+    d.grid_resolution = 6;
+    d.points.data = points;
+    d.points.count = 3;
+    d.point_placement = SINEW_BBW_PLACE_MOVE_VERTEX;
+    sinew_bbw *b = create_ok(&d);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    sinew_bbw_info info = info_of(b);
+    assert_true(info.refined_cell_count > 0);
+    size_t size = 0;
+    assert_int_equal(sinew_bbw_save(b, NULL, 0, &size), SINEW_OK);
+    void *bytes = malloc(size);
+    assert_non_null(bytes);
+    assert_int_equal(sinew_bbw_save(b, bytes, size, &size), SINEW_OK);
+    sinew_bbw *loaded = NULL;
+    sinew_result r = sinew_bbw_load(NULL, bytes, size, &loaded);
+    if (r != SINEW_OK) fail_msg("load: %s (%s)", sinew_result_string(r), sinew_last_error());
+    size_t nv = info.vertex_count, m = info.handle_count;
+    float *p0 = malloc(3 * nv * sizeof *p0), *p1 = malloc(3 * nv * sizeof *p1);
+    float *w0 = malloc(nv * m * sizeof *w0), *w1 = malloc(nv * m * sizeof *w1);
+    assert_int_equal(sinew_bbw_domain_vertices(b, p0, 0, 0, nv), SINEW_OK);
+    assert_int_equal(sinew_bbw_domain_vertices(loaded, p1, 0, 0, nv), SINEW_OK);
+    assert_memory_equal(p0, p1, 3 * nv * sizeof *p0);
+    assert_int_equal(sinew_bbw_vertex_weights(b, w0, 0, nv), SINEW_OK);
+    assert_int_equal(sinew_bbw_vertex_weights(loaded, w1, 0, nv), SINEW_OK);
+    assert_memory_equal(w0, w1, nv * m * sizeof *w0);
+    free(p0);
+    free(p1);
+    free(w0);
+    free(w1);
+    free(bytes);
+    sinew_bbw_destroy(loaded);
+    sinew_bbw_destroy(b);
+}
+
 /* Weights at a case's point handles: bounded, a partition of unity, each
  * handle dominating at its own point. */
 static void check_point_weights(const bbw_case *c, sinew_bbw *b)
@@ -395,6 +440,7 @@ int main(void)
         cmocka_unit_test(handle_in_a_thin_fin),
         cmocka_unit_test(short_bone_binds),
         cmocka_unit_test(points_placed_exactly),
+        cmocka_unit_test(graded_volume_saves_and_loads),
         cmocka_unit_test(data_set_binds_and_solves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

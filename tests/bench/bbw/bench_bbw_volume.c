@@ -4,8 +4,10 @@
  * the box inside), and every mesh with a .tgf skeleton with that skeleton,
  * created and solved with default settings. One line per mesh: thread CPU
  * seconds of create + solve, against create alone; the label carries the
- * grid chosen, the domain's size, iterations, certified bound and the
- * handles' snapping distance.
+ * grid chosen, the domain's size, iterations, certified bound, the
+ * handles' snapping distance (and what is left of it when the vertices move
+ * onto the points), and what the uniform grid of earlier releases made of
+ * the case.
  * Usage: bench_bbw_volume [name-filter]
  */
 #include <math.h>
@@ -17,8 +19,39 @@
 #include "support.h"
 #include "../../bbw/bbw_dataset.h"
 
+/* What the plain grid of earlier releases (SINEW_BBW_VOLUME_UNIFORM) makes
+ * of the case: "ok" or its failure; and the largest snap distance left when
+ * point handles move their vertices (SINEW_BBW_PLACE_MOVE_VERTEX). */
+static void variants(const bbw_case *c, char *uniform, size_t size, double *moved_snap)
+{
+    sinew_bbw_desc d;
+    bbw_dataset_desc(c, &d);
+    sinew_bbw *b = NULL;
+    snprintf(uniform, size, "given mesh");
+    if (d.surface) {
+        d.volume_flags = SINEW_BBW_VOLUME_UNIFORM;
+        sinew_result r = sinew_bbw_create(NULL, &d, &b);
+        snprintf(uniform, size, "%s%s%.60s", r == SINEW_OK ? "ok" : sinew_result_string(r), r == SINEW_OK ? "" : ": ",
+                 r == SINEW_OK ? "" : sinew_last_error());
+        sinew_bbw_destroy(b);
+        d.volume_flags = 0;
+    }
+    *moved_snap = 0.0;
+    d.point_placement = SINEW_BBW_PLACE_MOVE_VERTEX;
+    if (d.points.count && sinew_bbw_create(NULL, &d, &b) == SINEW_OK) {
+        sinew_bbw_info info;
+        SINEW_INIT(&info);
+        sinew_bbw_get_info(b, &info);
+        *moved_snap = info.max_snap_distance;
+        sinew_bbw_destroy(b);
+    }
+}
+
 static void run(const bbw_case *c)
 {
+    char uniform[128];
+    double moved_snap;
+    variants(c, uniform, sizeof uniform, &moved_snap);
     sinew_bbw_desc d;
     bbw_dataset_desc(c, &d);
     char name[96];
@@ -37,14 +70,14 @@ static void run(const bbw_case *c)
     sinew_bbw_info info;
     SINEW_INIT(&info);
     sinew_bbw_get_info(b, &info);
-    char label[640];
+    char label[1024];
     snprintf(label, sizeof label,
              "(%zu handles; %zu v, %zu tets; grid %u, cell %.3g, finest %.3g, %zu refined cells, %zu handle cells; "
-             "snap max %.3g; %u iterations, %u polish, bound %.2e; %s%s%s) create",
+             "snap max %.3g, moved %.3g; %u iterations, %u polish, bound %.2e; %s%s%s; uniform grid: %s) create",
              info.handle_count, info.vertex_count, info.element_count, info.grid_resolution, info.grid_cell_size,
              info.finest_cell_size, info.refined_cell_count, info.handle_cell_count, info.max_snap_distance,
-             info.iterations, info.polish_rounds, info.error_bound, sinew_result_string(r),
-             r == SINEW_OK ? "" : ": ", r == SINEW_OK ? "" : sinew_last_error());
+             moved_snap, info.iterations, info.polish_rounds, info.error_bound, sinew_result_string(r),
+             r == SINEW_OK ? "" : ": ", r == SINEW_OK ? "" : sinew_last_error(), uniform);
     support_bench_line(name, t2 - t0, "s", label, t1 - t0);
     fflush(stdout);
     sinew_bbw_destroy(b);
