@@ -114,6 +114,7 @@ static sinew_result gather_handles(const sn_env *env, const sinew_bbw_desc *d, v
         h->j0 = j0;
         h->j1 = j1;
         h->need = point_segment(h->a, h->b, h->b) / 2.0; /* a quarter of the bone's length */
+        if (!(h->need > 0.0)) --n; /* a zero-length bone: create refuses it, nothing to refine for */
     }
     for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j) {
