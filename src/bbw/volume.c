@@ -385,15 +385,16 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_bbw_desc *desc
     uint8_t *inside = sn_calloc_array(&b->env, cells, 1, "voxel inside flags");
     if (!inside) return sn_alloc_failure();
     if ((r = classify_cells(b, surface, &g, inside, &inside_count)) != SINEW_OK) goto done;
-    if (graded) {
-        if ((r = gather_handles(&b->env, desc, &hs, &hcount)) != SINEW_OK) goto done;
-        handle_cells = add_handle_cells(&g, hs, hcount, inside);
-        inside_count += handle_cells;
-    }
+    /* Handle cells extend a volume; they do not make one of a surface that
+     * encloses nothing. */
     if (inside_count == 0) {
         r = sn_fail(SINEW_ERROR_DEGENERATE, "the surface encloses no cell of the %u x %u x %u grid", g.n[0], g.n[1],
                     g.n[2]);
         goto done;
+    }
+    if (graded) {
+        if ((r = gather_handles(&b->env, desc, &hs, &hcount)) != SINEW_OK) goto done;
+        handle_cells = add_handle_cells(&g, hs, hcount, inside);
     }
     if ((r = sn_kuhn_init(&k, &b->env, g.n, SN_BBW_LATTICE_SHIFT)) != SINEW_OK) goto done;
     for (uint32_t z = 0; z < g.n[2] && r == SINEW_OK; ++z)
