@@ -48,6 +48,22 @@ static void unit_box(boxes *b)
     add_box(b, (float[3]){0, 0, 0}, (float[3]){1, 1, 1});
 }
 
+/* Three point handles, two of them 0.05 apart (0.4 of a cell at 8 cells). */
+static const float close_points[9] = {0.51f, 0.52f, 0.53f, 0.56f, 0.52f, 0.53f, 0.2f, 0.2f, 0.2f};
+
+/* A desc for the automatic volume in `shape` at `resolution` cells, with
+ * `count` point handles. */
+static sinew_bbw_desc volume_desc(const boxes *shape, uint32_t resolution, const float *points, size_t count)
+{
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.surface = &shape->mesh;
+    d.grid_resolution = resolution;
+    d.points.data = points;
+    d.points.count = count;
+    return d;
+}
+
 static sinew_bbw *create_ok(const sinew_bbw_desc *d)
 {
     sinew_bbw *b = NULL;
@@ -149,13 +165,8 @@ static void close_points_refine_conformingly(void **state)
     (void)state;
     boxes box;
     unit_box(&box);
-    const float points[9] = {0.51f, 0.52f, 0.53f, 0.56f, 0.52f, 0.53f, 0.2f, 0.2f, 0.2f};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &box.mesh;
-    d.grid_resolution = 8;
-    d.points.data = points;
-    d.points.count = 3;
+    const float *points = close_points;
+    sinew_bbw_desc d = volume_desc(&box, 8, points, 3);
     d.volume_flags = SINEW_BBW_VOLUME_UNIFORM;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_ERROR_DEGENERATE);
@@ -208,12 +219,7 @@ static void handle_in_a_thin_fin(void **state)
     unit_box(&shape);
     add_box(&shape, (float[3]){0.9f, 0.45f, 0.2f}, (float[3]){2.0f, 0.47f, 0.8f});
     const float points[6] = {1.9f, 0.46f, 0.5f, 0.2f, 0.5f, 0.5f};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &shape.mesh;
-    d.grid_resolution = 8;
-    d.points.data = points;
-    d.points.count = 2;
+    sinew_bbw_desc d = volume_desc(&shape, 8, points, 2);
     d.volume_flags = SINEW_BBW_VOLUME_UNIFORM;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_ERROR_OUTSIDE_DOMAIN);
@@ -246,10 +252,7 @@ static void short_bone_binds(void **state)
     unit_box(&box);
     const float joints[12] = {0.2f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.575f, 0.5f, 0.5f, 0.8f, 0.6f, 0.5f};
     const uint32_t bones[6] = {0, 1, 1, 2, 2, 3};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &box.mesh;
-    d.grid_resolution = 8;
+    sinew_bbw_desc d = volume_desc(&box, 8, NULL, 0);
     d.joint_positions.data = joints;
     d.joint_positions.count = 4;
     d.bones = bones;
@@ -281,12 +284,7 @@ static void points_placed_exactly(void **state)
     boxes box;
     unit_box(&box);
     const float points[12] = {0.31f, 0.27f, 0.6f, 0.77f, 0.52f, 0.21f, 0.5f, 0.83f, 0.44f, 0.18f, 0.66f, 0.12f};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &box.mesh;
-    d.grid_resolution = 8;
-    d.points.data = points;
-    d.points.count = 4;
+    sinew_bbw_desc d = volume_desc(&box, 8, points, 4);
     sinew_bbw *snapped = create_ok(&d);
     sinew_bbw_info si = info_of(snapped);
     assert_true(si.max_snap_distance > 0.01);
@@ -337,13 +335,7 @@ static void graded_volume_saves_and_loads(void **state)
     (void)state;
     boxes box;
     unit_box(&box);
-    const float points[9] = {0.51f, 0.52f, 0.53f, 0.56f, 0.52f, 0.53f, 0.2f, 0.2f, 0.2f};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &box.mesh;
-    d.grid_resolution = 6;
-    d.points.data = points;
-    d.points.count = 3;
+    sinew_bbw_desc d = volume_desc(&box, 6, close_points, 3);
     d.point_placement = SINEW_BBW_PLACE_MOVE_VERTEX;
     sinew_bbw *b = create_ok(&d);
     assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
