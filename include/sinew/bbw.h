@@ -74,9 +74,10 @@ typedef struct sinew_bbw_desc {
      * the surface's winding number says outside (a handle a little inside a
      * thin horn, ear or finger the grid does not resolve), and the cells near
      * each handle are bisected (conforming Kuhn refinement) until the handle
-     * is resolved: cells no larger than a third of its distance to the
-     * nearest other handle (a quarter of a bone's length), at most 4 halvings
-     * of the grid cell. SINEW_BBW_VOLUME_UNIFORM gives the plain grid of
+     * is resolved: cells no larger than half its distance to the nearest
+     * other handle (for a bone also a quarter of its length, around its
+     * middle half), at most 4 halvings of the grid cell; what was chosen is
+     * in sinew_bbw_info. SINEW_BBW_VOLUME_UNIFORM gives the plain grid of
      * earlier releases. */
     uint32_t volume_flags;
     /* How point handles meet the domain (0 = SINEW_BBW_PLACE_SNAP). */
