@@ -68,7 +68,38 @@ typedef struct sinew_bbw_desc {
      * snapped onto it, relative to the diagonal of the domain's box. 0 = 1e-4
      * for given meshes; the automatic volume always accepts one grid cell. */
     float handle_tolerance;
+    /* ---- graded automatic volume, exact point handles ---- */
+    /* Automatic volume (flags, 0 = graded, the default): coarse cells that
+     * hold a point handle or that a bone crosses join the volume even where
+     * the surface's winding number says outside (a handle a little inside a
+     * thin horn, ear or finger the grid does not resolve), and the cells near
+     * each handle are bisected (conforming Kuhn refinement) until the handle
+     * is resolved: cells no larger than half its distance to the nearest
+     * other handle (for a bone also a quarter of its length, around its
+     * middle half), at most 4 halvings of the grid cell; what was chosen is
+     * in sinew_bbw_info. SINEW_BBW_VOLUME_UNIFORM gives the plain grid of
+     * earlier releases. */
+    uint32_t volume_flags;
+    /* How point handles meet the domain (0 = SINEW_BBW_PLACE_SNAP). */
+    uint32_t point_placement;
 } sinew_bbw_desc;
+
+/* sinew_bbw_desc.volume_flags. */
+#define SINEW_BBW_VOLUME_UNIFORM 1u  /* no added handle cells, no refinement */
+
+/* sinew_bbw_desc.point_placement. */
+typedef enum sinew_bbw_placement {
+    /* The handle fixes the nearest corner of the element containing it (up to
+     * half an element away: sinew_bbw_info.max_snap_distance says how far). */
+    SINEW_BBW_PLACE_SNAP = 0,
+    /* That corner is moved onto the handle point itself, so the weight is
+     * exactly 1 at the point, when every element around the corner keeps at
+     * least a tenth of its volume (area) and its orientation; otherwise as far
+     * towards the point as that allows (never farther than the snap). The
+     * domain's vertices change: sinew_bbw_domain_vertices returns the moved
+     * ones. */
+    SINEW_BBW_PLACE_MOVE_VERTEX = 1
+} sinew_bbw_placement;
 
 /* How partition of unity is obtained. */
 typedef enum sinew_bbw_partition {
@@ -129,6 +160,20 @@ typedef struct sinew_bbw_info {
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
     size_t memory_bytes;             /* every byte the handle holds (domain, operators, factor, weights) */
+    /* ---- the volume and the handles as built ---- */
+    /* Automatic volume (zero for a given mesh): the grid's cells along the
+     * longest side, its cell edge, the edge of the smallest cube the
+     * refinement near handles reached (= grid_cell_size without refinement),
+     * the grid cells refined, and the cells added to the volume because a
+     * handle lies or passes in them outside the surface. */
+    uint32_t grid_resolution;
+    double grid_cell_size;
+    double finest_cell_size;
+    size_t refined_cell_count;
+    size_t handle_cell_count;
+    /* Largest distance from a point handle to the domain vertex it fixes
+     * (world units; 0 when every point was placed exactly). */
+    double max_snap_distance;
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.

@@ -73,6 +73,12 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     if (!(desc->handle_tolerance >= 0.0f) || !isfinite(desc->handle_tolerance))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "handle tolerance %g is not a finite value >= 0",
                        (double)desc->handle_tolerance);
+    if (desc->point_placement > SINEW_BBW_PLACE_MOVE_VERTEX)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point placement %u is not a sinew_bbw_placement",
+                       desc->point_placement);
+    if (desc->volume_flags & ~SINEW_BBW_VOLUME_UNIFORM)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "volume flags 0x%x: only SINEW_BBW_VOLUME_UNIFORM (0x1) exists",
+                       desc->volume_flags);
     size_t m = 0;
     r = count_handles(desc, &m);
     if (r != SINEW_OK) return r;
@@ -85,7 +91,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     b->env = env;   /* with progress while creating; kept without it (below) */
     b->handle_count = m;
     double t0 = sn_bbw_seconds(), cell = 0.0;
-    if (desc->surface) r = sn_bbw_domain_from_surface(b, desc->surface, desc->grid_resolution, &cell);
+    if (desc->surface) r = sn_bbw_domain_from_surface(b, desc, &cell);
     else r = sn_bbw_domain_from_mesh(b, desc);
     if (r != SINEW_OK) goto fail;
     double t1 = sn_bbw_seconds();

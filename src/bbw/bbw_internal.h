@@ -48,9 +48,11 @@ sinew_result sn_bbw_domain_from_mesh(sinew_bbw *b, const sinew_bbw_desc *desc);
 /* Sets b->scale from the positions and checks every element as create
  * does (no zero measure, no inverted tet); messages start with prefix. */
 sinew_result sn_bbw_check_domain(sinew_bbw *b, const char *prefix);
-/* Builds the voxel (Kuhn) volume inside a surface. */
-sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_trimesh *surface, uint32_t resolution,
-                                        double *cell_size);
+/* ---- volume.c ---- */
+/* Builds the voxel (Kuhn) volume inside desc->surface, graded around desc's
+ * handles unless SINEW_BBW_VOLUME_UNIFORM; *cell_size = the grid's cell. Sets
+ * the volume's figures in b->info. */
+sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_bbw_desc *desc, double *cell_size);
 
 /* ---- operators.c ---- */
 /* Cotangent stiffness (element weights `mask`, NULL = 1) into *out, and
@@ -82,6 +84,19 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double t
 sinew_result sn_bbw_check_handle_vertices(const sinew_bbw *b, const char *prefix);
 /* Marks regions no constrained vertex reaches. */
 sinew_result sn_bbw_find_unreached(sinew_bbw *b);
+
+/* ---- place.c ---- */
+/* The elements around each vertex (CSR). */
+typedef struct sn_bbw_incidence {
+    size_t *start;            /* vertex_count + 1 */
+    uint32_t *elements;
+} sn_bbw_incidence;
+sinew_result sn_bbw_incidence_build(sinew_bbw *b, sn_bbw_incidence *inc);
+void sn_bbw_incidence_free(sinew_bbw *b, sn_bbw_incidence *inc);
+/* Moves vertex v onto q (2D: its xy), or as far towards it as keeps every
+ * element around v oriented as before with a tenth of its measure; returns
+ * whether it moved. The operators and the locator are then stale. */
+int sn_bbw_place_vertex(sinew_bbw *b, const sn_bbw_incidence *inc, uint32_t v, const double q[3]);
 
 /* ---- bbw.c ---- */
 /* Wall-clock seconds (C11 timespec_get), for the timings in sinew_bbw_info. */

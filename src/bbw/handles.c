@@ -75,20 +75,44 @@ static size_t segment_samples(const constrain_state *s, const double a[3], const
     return n < 1 ? 2 : (size_t)fmin(n, 1e6) + 1;
 }
 
-static sinew_result constrain_points_and_bones(constrain_state *s, const sinew_bbw_desc *d)
+/* Point handles: each fixes the vertex it snaps to, moved onto the point
+ * first under SINEW_BBW_PLACE_MOVE_VERTEX (unless an earlier handle holds
+ * it); then the locator and the operators follow the moved vertices. */
+static sinew_result constrain_points(constrain_state *s, const sinew_bbw_desc *d)
 {
     sinew_bbw *b = s->b;
-    for (size_t i = 0; i < d->points.count; ++i) {
-        sinew_result r = check_coords(sn_point(&d->points, i), "point handle", i);
-        if (r != SINEW_OK) return r;
+    sn_bbw_incidence inc = {0};
+    const int move = d->point_placement == SINEW_BBW_PLACE_MOVE_VERTEX && d->points.count;
+    size_t moved = 0;
+    sinew_result r = move ? sn_bbw_incidence_build(b, &inc) : SINEW_OK;
+    double farthest = 0.0;
+    for (size_t i = 0; i < d->points.count && r == SINEW_OK; ++i) {
+        if ((r = check_coords(sn_point(&d->points, i), "point handle", i)) != SINEW_OK) break;
         double q[3];
         uint32_t v;
         to_double(sn_point(&d->points, i), q, b->dim);
-        if ((r = snap(s, q, "point handle", i, &v)) != SINEW_OK) return r;
+        if ((r = snap(s, q, "point handle", i, &v)) != SINEW_OK) break;
+        if (move && s->claims[v] == 0) moved += (size_t)sn_bbw_place_vertex(b, &inc, v, q);
+        const double *p = b->positions + 3 * (size_t)v;
+        farthest = fmax(farthest, sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
+                                       (p[2] - q[2]) * (p[2] - q[2])));
         size_t h = i;
         double one = 1.0;
         claim(s, v, h, &h, &one, 1);
     }
+    sn_bbw_incidence_free(b, &inc);
+    b->info.max_snap_distance = farthest;
+    if (r != SINEW_OK || !moved) return r;
+    sn_bbw_locator_free(b);
+    if ((r = sn_bbw_locator_build(b)) != SINEW_OK) return r;
+    sn_sparse_free(&b->env, &b->stiffness);
+    return sn_bbw_stiffness(b, NULL, &b->stiffness, b->mass);
+}
+
+/* Bones: samples along each, every one fixing the vertex it snaps to. */
+static sinew_result constrain_bones(constrain_state *s, const sinew_bbw_desc *d)
+{
+    sinew_bbw *b = s->b;
     if (d->bone_count == 0) return SINEW_OK;
     for (size_t j = 0; j < d->joint_positions.count; ++j) {
         sinew_result r = check_coords(sn_point(&d->joint_positions, j), "joint", j);
@@ -243,7 +267,11 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tole
     double total = 0.0;
     for (size_t v = 0; v < n; ++v) total += b->mass[v];
     s.spacing = 0.5 * pow(total / (double)b->element_count, 1.0 / b->dim);
-    if ((r = constrain_points_and_bones(&s, d)) != SINEW_OK) goto done;
+    /* A graded volume's smallest tets (a cube's half diagonal at the finest
+     * level is its shortest edge) need samples as close. */
+    if (b->info.finest_cell_size > 0.0) s.spacing = fmin(s.spacing, 0.4 * b->info.finest_cell_size);
+    if ((r = constrain_points(&s, d)) != SINEW_OK) goto done;
+    if ((r = constrain_bones(&s, d)) != SINEW_OK) goto done;
     if ((r = constrain_cages(&s, d)) != SINEW_OK) goto done;
     size_t fixed = 0;
     for (size_t v = 0; v < n; ++v) {

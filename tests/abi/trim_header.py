@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes one header holding sinew's core.h, skin.h and lattice.h as an older
+"""Writes one header holding sinew's core.h, skin.h, lattice.h and bbw.h as an older
 version would have shipped them: the last field (or the last N, for an
 argument STRUCT:N) of each struct named on the command line is removed. The
 ABI test compiles a consumer against it. Remove enough fields that the struct
@@ -19,16 +19,18 @@ def trim_last_field(text, name):
         sys.exit('trim_header: struct %s not found' % name)
     body = m.group(1)
     lines = body.split('\n')
+    # The code of each line: comments (also those spanning lines, which keep
+    # their line breaks) and // tails removed.
+    bare = re.sub(r'/\*.*?\*/', lambda c: '\n' * c.group(0).count('\n'), body, flags=re.S)
+    code_lines = [line.split('//')[0] for line in bare.split('\n')]
     # The last declaration: the last line holding a ';' outside a comment, and
     # every line after the previous declaration's ';' that belongs to it.
-    def code(line):
-        return re.sub(r'/\*.*?\*/', '', line).split('//')[0]
-    decl_ends = [i for i, line in enumerate(lines) if ';' in code(line)]
+    decl_ends = [i for i, line in enumerate(code_lines) if ';' in line]
     if len(decl_ends) < 2:
         sys.exit('trim_header: struct %s has too few fields to trim' % name)
     last, previous = decl_ends[-1], decl_ends[-2]
     kept = lines[:previous + 1]
-    removed = ' '.join(code(line) for line in lines[previous + 1:last + 1])
+    removed = ' '.join(code_lines[previous + 1:last + 1])
     if 'struct_size' in removed:
         sys.exit('trim_header: refusing to remove struct_size of %s' % name)
     new_body = '\n'.join(kept)
@@ -38,7 +40,7 @@ def trim_last_field(text, name):
 def main():
     include_dir, output, names = sys.argv[1], sys.argv[2], sys.argv[3:]
     parts = []
-    for header in ('core.h', 'skin.h', 'lattice.h'):
+    for header in ('core.h', 'skin.h', 'lattice.h', 'bbw.h'):
         with open('%s/sinew/%s' % (include_dir, header)) as f:
             text = f.read()
         parts.append(text.replace('#include "core.h"', '/* core.h: above */'))

@@ -151,6 +151,9 @@ EDIT(domain_triangles_size_max_3, domain->triangle_count = SIZE_MAX / 3)
 EDIT(domain_vertices_size_max_8, domain->positions.count = SIZE_MAX / 8)
 EDIT(domain_stride_too_small, domain->positions.stride = 8)
 EDIT(domain_null_indices, domain->indices = NULL)
+EDIT(volume_flags_unknown, d->volume_flags = 2)
+EDIT(placement_unknown, d->point_placement = 2)
+EDIT(placement_move_ok, d->point_placement = SINEW_BBW_PLACE_MOVE_VERTEX)
 EDIT(bone_ok, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone; d->bone_count = 1)
 
 static sinew_result create_cancelled(void)
@@ -248,6 +251,9 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(create_cancelled, CANCELLED, "bbw", { return create_cancelled(); }) \
     X(create_ok, OK, NULL, { return create_edited(NULL, NULL); }) \
     X(create_bone_ok, OK, NULL, { return create_edited(NULL, bone_ok); }) \
+    X(create_volume_flags_unknown, INVALID_ARGUMENT, "volume flags 0x2", { return create_edited(NULL, volume_flags_unknown); }) \
+    X(create_placement_unknown, INVALID_ARGUMENT, "placement 2", { return create_edited(NULL, placement_unknown); }) \
+    X(create_placement_move_ok, OK, NULL, { return create_edited(NULL, placement_move_ok); }) \
     X(destroy_null, PLAIN, NULL, { sinew_bbw_destroy(NULL); return SINEW_OK; }) \
     /* solve */ \
     X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL, NULL); }) \

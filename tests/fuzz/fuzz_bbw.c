@@ -142,6 +142,8 @@ static void handles(fz_reader *r, sinew_bbw_desc *desc, bool planar)
         desc->cages = cage;
     }
     desc->handle_tolerance = fz_u8(r) < 200 ? 0.0f : fz_param(r, -0.1f, 0.5f);
+    desc->point_placement = fz_u8(r) < 160 ? SINEW_BBW_PLACE_SNAP : fz_range(r, 0, 2);  /* 2: INVALID_ARGUMENT */
+    desc->volume_flags = fz_u8(r) < 200 ? 0u : fz_range(r, 0, 3);                     /* 2, 3: INVALID_ARGUMENT */
 }
 
 static void queries(fz_reader *r, const sinew_bbw *bbw, const sinew_bbw_info *info)
@@ -259,6 +261,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         SINEW_INIT(&info);
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
+        fz_require(info.max_snap_distance >= 0.0 && isfinite(info.max_snap_distance), "sinew_bbw_create",
+                   "a snap distance that is negative or not finite");
+        fz_require(desc.surface ? info.grid_resolution > 0 && info.finest_cell_size > 0.0 &&
+                                      info.finest_cell_size <= info.grid_cell_size
+                                : info.grid_resolution == 0 && info.refined_cell_count == 0,
+                   "sinew_bbw_create", "volume figures that do not fit the domain");
         sinew_bbw_solve_desc solve;
         SINEW_INIT(&solve);
         solve.partition = (sinew_bbw_partition)fz_enum(&r, 2);

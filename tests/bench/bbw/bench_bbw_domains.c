@@ -20,38 +20,8 @@
 #include "sinew.h"
 
 #include "support.h"
+#include "../../bbw/bbw_dataset.h"
 #include "../../bbw/bbw_pool.h"
-
-/* Farthest-point samples of the positions, starting from the one farthest
- * from `start`; when `inward` > 0 each is moved that far against its vertex
- * normal (normals from the triangles, NULL = no move). */
-static void farthest_points(const float *pos, size_t n, const double start[3], size_t count, float *out,
-                            const double *normals, double inward)
-{
-    double *dist = malloc(n * sizeof(double));
-    for (size_t v = 0; v < n; ++v) {
-        double d2 = 0.0;
-        for (int a = 0; a < 3; ++a) d2 += (pos[3 * v + a] - start[a]) * (pos[3 * v + a] - start[a]);
-        dist[v] = d2;
-    }
-    for (size_t k = 0; k < count; ++k) {
-        size_t pick = 0;
-        for (size_t v = 1; v < n; ++v)
-            if (dist[v] > dist[pick]) pick = v;
-        const float *p = pos + 3 * pick;
-        double len = 0.0;
-        if (normals) len = sqrt(normals[3 * pick] * normals[3 * pick] + normals[3 * pick + 1] * normals[3 * pick + 1] +
-                                normals[3 * pick + 2] * normals[3 * pick + 2]);
-        for (int a = 0; a < 3; ++a)
-            out[3 * k + a] = (float)(p[a] - (len > 0.0 ? inward * normals[3 * pick + a] / len : 0.0));
-        for (size_t v = 0; v < n; ++v) {
-            double d2 = 0.0;
-            for (int a = 0; a < 3; ++a) d2 += (pos[3 * v + a] - p[a]) * (pos[3 * v + a] - p[a]);
-            if (d2 < dist[v]) dist[v] = d2;
-        }
-    }
-    free(dist);
-}
 
 static bbw_pool pool;
 
@@ -134,7 +104,7 @@ static void bench_octopus(const char *filter, int threads)
     for (size_t v = 0; v < mesh.vertex_count; ++v)
         for (int a = 0; a < 3; ++a) centre[a] += mesh.positions[3 * v + a] / (double)mesh.vertex_count;
     for (int a = 0; a < 3; ++a) nine[a] = (float)centre[a];
-    farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
+    bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
     d.points.data = nine;
     d.points.count = 9;
     run_tolerances("octopus9", &d, filter, threads);
@@ -220,7 +190,7 @@ static void bench_spot(const char *filter, int threads)
     static const uint32_t resolutions[2] = {32, 48};
     for (int k = 0; k < 2; ++k) {
         float pts[18];
-        farthest_points(mesh.positions, mesh.vertex_count, centre, 6, pts, normals,
+        bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 6, pts, normals,
                         1.5 * longest / resolutions[k]);
         sinew_bbw_desc d;
         SINEW_INIT(&d);

@@ -1,0 +1,50 @@
+/*
+ * The automatic-volume acceptance set of issue 14: every closed surface in
+ * the shared data folder with a handful of point handles near its
+ * extremities (farthest-point samples of its vertices, pushed slightly
+ * inside), and every mesh with a .tgf skeleton with that skeleton. Shared by
+ * test_bbw_volume (a subset) and bench_bbw_volume (all of it).
+ */
+#ifndef SINEW_TEST_BBW_DATASET_H
+#define SINEW_TEST_BBW_DATASET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sinew.h"
+#include "support.h"
+
+/* Number of candidate cases (some are open surfaces or absent: see load). */
+size_t bbw_dataset_count(void);
+
+typedef struct bbw_case {
+    char name[64];
+    support_mesh mesh;          /* a closed surface, or a tet mesh (tets != NULL) */
+    float points[3 * 8];        /* point handles (none with a skeleton) */
+    size_t point_count;
+    float *joints;              /* skeleton (from its .tgf), else NULL */
+    size_t joint_count;
+    uint32_t *bones;
+    size_t bone_count;
+    sinew_trimesh surface;      /* views into mesh */
+    sinew_tetmesh tets;
+} bbw_case;
+
+/* Loads case i. Returns false (and leaves c empty) when its files are
+ * absent or the surface is not closed (every edge in exactly two
+ * triangles); `why` then says which. */
+bool bbw_dataset_load(size_t i, bbw_case *c, const char **why);
+/* Frees the case's data (its name stays). */
+void bbw_dataset_free(bbw_case *c);
+/* A desc for the case with default settings (surface or tets; points or
+ * bones). */
+void bbw_dataset_desc(const bbw_case *c, sinew_bbw_desc *d);
+
+/* Farthest-point samples of the positions, starting from the one farthest
+ * from `start`; when normals != NULL each is moved `inward` against its
+ * vertex normal. */
+void bbw_farthest_points(const float *pos, size_t n, const double start[3], size_t count, float *out,
+                         const double *normals, double inward);
+
+#endif
