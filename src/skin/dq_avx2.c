@@ -101,7 +101,8 @@ SN_SKIN_INLINE sn_xv sn_dq_rotate_avx2(const sn_dq8 *b, sn_xv x)
 }
 
 SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                                     const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format, const unsigned K, const unsigned mask)
+                                     const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format,
+                                     const unsigned K, const unsigned mask)
 {
     const sn_dq8 b = sn_dq_blend8_avx2(g, i, n, palette, format, K);
     /* det of the stretch (tangent handedness); the inverse-transpose normal

@@ -247,7 +247,8 @@ typedef struct sn_wide_at {
 /* Deforms the n (1..SN_W_LANES) vertices at group positions i..,
  * consecutive vertex numbers starting at the stream bases in at. */
 SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
-                               const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format, const unsigned K, const unsigned mask)
+                               const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format,
+                               const unsigned K, const unsigned mask)
 {
     const sn_mv m = sn_matrices_w(g, i, n, palette, format, K);
     /* det of the blended linear part (tangent handedness); the
