@@ -9,6 +9,9 @@
 
 #include "fuzz.h"
 
+/* Largest domain (vertices) whose weights the target solves. */
+#define FUZZ_BBW_SOLVE_VERTICES 400u
+
 /* Grid vertices over [0, 1]^dim (z = 0 in 2D), n per axis, jittered a little
  * (sometimes a lot). */
 static float *grid_vertices(fz_reader *r, uint32_t n[3], size_t *count)
@@ -243,7 +246,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t domain = fz_u8(&r) % 3;
     if (domain == 0) desc.triangles = triangle_domain(&r);
     else if (domain == 1) desc.tets = tet_domain(&r);
-    else desc.surface = surface_domain(&r), desc.grid_resolution = fz_range(&r, 1, 8);
+    /* At most 5 cells: the volume is graded near the handles, and a few cells
+     * already reach thousands of tets. */
+    else desc.surface = surface_domain(&r), desc.grid_resolution = fz_range(&r, 1, 5);
     if (fz_u8(&r) >= 250) desc.tets = tet_domain(&r);   /* two domains: INVALID_ARGUMENT */
     handles(&r, &desc, domain == 0);
 
@@ -267,6 +272,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       info.finest_cell_size <= info.grid_cell_size
                                 : info.grid_resolution == 0 && info.refined_cell_count == 0,
                    "sinew_bbw_create", "volume figures that do not fit the domain");
+        /* Graded volumes near close handles reach a few thousand vertices,
+         * whose solve takes seconds under the sanitizers and coverage: the
+         * solve is fuzzed on smaller domains (the tests solve large ones),
+         * and the queries then meet an unsolved handle. */
+        bool solve_it = info.vertex_count <= FUZZ_BBW_SOLVE_VERTICES;
         sinew_bbw_solve_desc solve;
         SINEW_INIT(&solve);
         solve.partition = (sinew_bbw_partition)fz_enum(&r, 2);
@@ -281,8 +291,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             solve.shape_strength = fz_u8(&r) < 128 ? 0.0 : (double)fz_param(&r, -1.0f, 10.0f);
         }
         solve.penalty = fz_u8(&r) < 200 ? 0.0 : (double)fz_param(&r, -0.1f, 2.0f);
-        fz_call_begin(&c, "sinew_bbw_solve");
-        res = fz_call_end(&c, sinew_bbw_solve(NULL, bbw, &solve), 0);
+        if (solve_it) {
+            fz_call_begin(&c, "sinew_bbw_solve");
+            res = fz_call_end(&c, sinew_bbw_solve(NULL, bbw, &solve), 0);
+        } else {
+            res = SINEW_ERROR_INVALID_STATE;
+        }
         fz_call_begin(&c, "sinew_bbw_get_info");
         fz_call_end(&c, sinew_bbw_get_info(bbw, &info), 0);
         fz_require((res == SINEW_OK || res == SINEW_ERROR_NOT_CONVERGED) == (info.solved != 0), "sinew_bbw_solve",
