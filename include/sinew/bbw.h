@@ -132,6 +132,17 @@ typedef struct sinew_bbw_solve_desc {
        0 = the tuned default (0.03; raised during the solve when the split
        stalls). Affects speed only, not the answer. */
     double penalty;
+    /* Warm start: weights to start the iteration from,
+     * vertex-major (initial_weights[v * handle_count + j]),
+     * initial_weights_count = vertex_count * handle_count (MISMATCH
+     * otherwise), all finite (NON_FINITE naming the vertex and handle); NULL
+     * = the unconstrained biharmonic start. Rows are projected onto the
+     * feasible set first; constrained vertices keep their constraints. A
+     * start near the answer (the weights of a coarser volume sampled with
+     * sinew_bbw_point_weights, or of this domain before a small edit) saves
+     * iterations; the answer and its certificate do not depend on it. */
+    const float *initial_weights;
+    size_t initial_weights_count;
 } sinew_bbw_solve_desc;
 
 /* What create and solve found. */

@@ -179,30 +179,39 @@ static PyObject *py_bbw_info(PyObject *self, PyObject *handle)
 }
 
 /* (bbw, partition=0, tolerance=0, max_iterations=0, shape_mask=None,
- *  shape_strength=0, penalty=0, progress=None) -> (converged, message).
- * SINEW_ERROR_NOT_CONVERGED is not raised: the best weights are kept. */
+ *  shape_strength=0, penalty=0, progress=None, initial_weights=None)
+ * -> (converged, message). SINEW_ERROR_NOT_CONVERGED is not raised: the
+ * best weights are kept. initial_weights: (vertex_count, handle_count),
+ * the library checks the row count and finiteness. */
 static PyObject *py_bbw_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
     static char *kwlist[] = {"bbw", "partition", "tolerance", "max_iterations", "shape_mask", "shape_strength",
-                             "penalty", "progress", NULL};
-    PyObject *handle, *mask_obj = Py_None, *progress = Py_None;
+                             "penalty", "progress", "initial_weights", NULL};
+    PyObject *handle, *mask_obj = Py_None, *progress = Py_None, *initial_obj = Py_None;
     sinew_bbw_solve_desc d;
     SINEW_INIT(&d);
     int partition = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|idIOddO", kwlist, &handle, &partition, &d.tolerance,
-                                     &d.max_iterations, &mask_obj, &d.shape_strength, &d.penalty, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|idIOddOO", kwlist, &handle, &partition, &d.tolerance,
+                                     &d.max_iterations, &mask_obj, &d.shape_strength, &d.penalty, &progress,
+                                     &initial_obj))
         return NULL;
     d.partition = (sinew_bbw_partition)partition;
     sinew_bbw *bbw = BBW_ENTER(handle, 1);
     if (!bbw) return NULL;
     PyObject *result = NULL;
-    sn_py_array mask = SN_PY_ARRAY_INIT;
+    sn_py_array mask = SN_PY_ARRAY_INIT, initial = SN_PY_ARRAY_INIT;
     sn_py_call call;
+    sinew_bbw_info info;
     if (sn_py_floats_in(mask_obj, "shape_mask", SN_PY_ANY, 1, SN_PY_FLAT | SN_PY_OPTIONAL, &mask) == 0 &&
+        bbw_info(bbw, &info) == 0 &&
+        sn_py_floats_in(initial_obj, "initial_weights", SN_PY_ANY, (Py_ssize_t)info.handle_count, SN_PY_OPTIONAL,
+                        &initial) == 0 &&
         sn_py_call_begin(&call, progress) == 0) {
         d.shape_mask = mask.data;
         d.shape_mask_count = mask.array ? mask.rows : 0;
+        d.initial_weights = initial.data;
+        d.initial_weights_count = initial.array ? initial.rows * info.handle_count : 0;
         sn_py_release_gil(&call);
         sinew_result r = sinew_bbw_solve(call.ctx, bbw, &d);
         sn_py_acquire_gil(&call);
@@ -212,6 +221,7 @@ static PyObject *py_bbw_solve(PyObject *self, PyObject *args, PyObject *kwargs)
         Py_XDECREF(message);
     }
     sn_py_array_release(&mask);
+    sn_py_array_release(&initial);
     sn_py_handle_leave(handle, 1);
     return result;
 }

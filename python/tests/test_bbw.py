@@ -112,6 +112,32 @@ def test_automatic_volume_inside_a_surface():
     assert np.all(at_corners[box[:, 0] == 0, 0] > 0.5) and np.all(at_corners[box[:, 0] == 2, 1] > 0.5)
 
 
+def test_warm_start_from_a_coarser_volume():
+    box = np.float32([[x, y, z] for z in (0, 1) for y in (0, 1) for x in (0, 2)])
+    faces = np.uint32([[0, 2, 3], [0, 3, 1], [4, 5, 7], [4, 7, 6], [0, 1, 5], [0, 5, 4],
+                       [2, 6, 7], [2, 7, 3], [0, 4, 6], [0, 6, 2], [1, 3, 7], [1, 7, 5]])
+    points = [[0.2, 0.5, 0.5], [1.8, 0.5, 0.5], [1.0, 0.9, 0.9]]
+    coarse = sinew.Bbw(surface=(box, faces), grid_resolution=6, points=points)
+    fine = sinew.Bbw(surface=(box, faces), grid_resolution=12, points=points)
+    assert coarse.solve(tolerance=1e-3).converged
+    cold = fine.solve(tolerance=1e-6)
+    cold_weights = fine.vertex_weights()
+    start = coarse.point_weights(fine.domain_vertices())
+    warm = fine.solve(tolerance=1e-6, initial_weights=start)
+    assert warm.converged and warm.error_bound <= 1e-6
+    # Both certified to 1e-6 (mass-weighted RMS): pointwise within a few 1e-5.
+    np.testing.assert_allclose(fine.vertex_weights(), cold_weights, atol=5e-5)
+    assert cold.converged
+    with pytest.raises(sinew.MismatchError, match="initial weights"):
+        fine.solve(initial_weights=start[:-1])
+    bad = start.copy()
+    bad[7, 1] = np.nan
+    with pytest.raises(sinew.NonFiniteError, match="vertex 7, handle 1"):
+        fine.solve(initial_weights=bad)
+    with pytest.raises(sinew.InvalidArgumentError, match="initial_weights"):
+        fine.solve(initial_weights=start[:, :2])
+
+
 def test_normalised_partition_and_shape_mask():
     bbw = case2d()
     info = bbw.solve(partition="normalise")

@@ -182,6 +182,18 @@ static sinew_result check_options(const sinew_bbw *b, const sinew_bbw_solve_desc
     if (!(d->shape_strength >= 0.0) || !isfinite(d->shape_strength))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "shape strength %g is not a finite value >= 0",
                        d->shape_strength);
+    if (d->initial_weights || d->initial_weights_count) {
+        size_t m = b->handle_count, cells = b->vertex_count * m;
+        if (!d->initial_weights || d->initial_weights_count != cells)
+            return sn_fail(SINEW_ERROR_MISMATCH,
+                           "initial weights have %zu entries%s, the domain needs %zu (%zu vertices x %zu handles)",
+                           d->initial_weights_count, d->initial_weights ? "" : " and no array", cells, b->vertex_count,
+                           m);
+        for (size_t k = 0; k < cells; ++k)
+            if (!isfinite(d->initial_weights[k]))
+                return sn_fail(SINEW_ERROR_NON_FINITE, "initial weight of vertex %zu, handle %zu is %g", k / m, k % m,
+                               (double)d->initial_weights[k]);
+    }
     if (d->shape_mask) {
         if (d->shape_mask_count != b->element_count)
             return sn_fail(SINEW_ERROR_MISMATCH, "shape mask has %zu entries, the domain has %zu elements",
@@ -819,6 +831,24 @@ static void x_step(solve_state *st)
     sn_parallel_for(st->call, solve_group, &job, groups);
 }
 
+/* A given start z carries no multiplier; the one that makes z a fixed point
+ * of the x-step, u = (base - Q z) / (rho W) (i.e. s = 2z + (base - F z) /
+ * (rho W) with F = Q + rho W), is the gradient's information the split
+ * would otherwise spend its first hundreds of iterations rebuilding: with
+ * u = 0 a good start is pulled back toward the unconstrained solution. */
+static void warm_start_multiplier(solve_state *s, double rho)
+{
+    size_t m = s->b->handle_count;
+    sn_sparse_multiply_columns(&s->a, s->z, m, s->x);
+    for (size_t f = 0; f < s->nf; ++f) {
+        double scale = 1.0 / (rho * s->metric[f]);
+        for (size_t j = 0; j < m; ++j) {
+            size_t k = f * m + j;
+            s->s[k] = 2.0 * s->z[k] + (s->base[k] - s->x[k]) * scale;
+        }
+    }
+}
+
 /* Residual balancing of the penalty. The split's relative primal residual
  * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
  * the scaled multiplier) should fall together; when one leads by more than
@@ -889,11 +919,15 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     if ((r = prepare(&s, &rho)) != SINEW_OK) goto fail;
 
     size_t nf = s.nf, cells = nf * m;
+    if (d.initial_weights)
+        for (size_t f = 0; f < nf; ++f)
+            for (size_t j = 0; j < m; ++j) s.z[f * m + j] = d.initial_weights[(size_t)s.free_vertex[f] * m + j];
     for (size_t f = 0; f < nf; ++f) sn_bbw_project_row(s.z + f * m, m, exact, s.scratch);
     /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
      * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
      * Anderson acceleration extrapolates T from its last few steps. */
     if (cells) memcpy(s.s, s.z, cells * sizeof(double));
+    if (d.initial_weights) warm_start_multiplier(&s, rho);
     uint32_t it = 0;
     double primal = 0.0, change = INFINITY, best_norm = INFINITY;
     int converged = nf == 0;

@@ -170,7 +170,20 @@ static const float mask_ok[TRIANGLES];
 static float mask_bad[TRIANGLES];
 static sinew_result solve_with(int partition, double tolerance, double penalty, const float *mask, size_t mask_count)
 {
-    sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty};
+    sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty,
+                              NULL, 0};
+    return sinew_bbw_solve(NULL, fx.bbw, &d);
+}
+/* A warm start of `count` entries, entry 7 (vertex 3, handle 1) set to `value`. */
+static float start_bad[VERTICES * HANDLES];
+static sinew_result solve_start(const float *start, size_t count, float value)
+{
+    for (size_t k = 0; k < VERTICES * HANDLES; ++k) start_bad[k] = k % HANDLES == 0 ? 1.0f : 0.0f;
+    start_bad[7] = value;
+    sinew_bbw_solve_desc d;
+    SINEW_INIT(&d);
+    d.initial_weights = start;
+    d.initial_weights_count = count;
     return sinew_bbw_solve(NULL, fx.bbw, &d);
 }
 static sinew_result solve_mask_value(float value)
@@ -184,7 +197,7 @@ static sinew_result solve_not_converged(void)
     sinew_bbw_desc d = base_desc(&fx.domain);
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
-    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0};
+    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0, NULL, 0};
     sinew_result r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -264,6 +277,13 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(solve_mask_count_size_max, MISMATCH, "mask", { return solve_with(0, 0, 0, mask_ok, SIZE_MAX); }) \
     X(solve_mask_negative, INVALID_ARGUMENT, "mask", { return solve_mask_value(-1); }) \
     X(solve_mask_nan, NON_FINITE, "mask", { return solve_mask_value(NAN); }) \
+    X(solve_start_count_differs, MISMATCH, "initial weights", \
+      { return solve_start(start_bad, VERTICES * HANDLES - 1, 0); }) \
+    X(solve_start_without_array, MISMATCH, "no array", { return solve_start(NULL, VERTICES * HANDLES, 0); }) \
+    X(solve_start_nan, NON_FINITE, "vertex 3, handle 1", { return solve_start(start_bad, VERTICES * HANDLES, NAN); }) \
+    X(solve_start_inf, NON_FINITE, "vertex 3, handle 1", \
+      { return solve_start(start_bad, VERTICES * HANDLES, -INFINITY); }) \
+    X(solve_start_far_ok, OK, NULL, { return solve_start(start_bad, VERTICES * HANDLES, 1e30f); }) \
     X(solve_cancelled, CANCELLED, "bbw", { return solve_cancelled(); }) \
     X(solve_not_converged, NOT_CONVERGED, "iteration", { return solve_not_converged(); }) \
     X(solve_normalise_ok, OK, NULL, { return solve_with(SINEW_BBW_PARTITION_NORMALISE, 0, 0, NULL, 0); }) \
