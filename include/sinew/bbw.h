@@ -143,6 +143,15 @@ typedef struct sinew_bbw_solve_desc {
      * iterations; the answer and its certificate do not depend on it. */
     const float *initial_weights;
     size_t initial_weights_count;
+    /* Coarse-to-fine start for an automatic volume (a bbw created from a
+     * surface in this process; others: INVALID_STATE): 0 = none; n = solve
+     * the same surface and handles at half the grid resolution first (to
+     * 1e-3, itself with n - 1 levels) and start from those weights. Levels
+     * stop at 8 cells or 2,000 vertices; ignored with initial_weights. On
+     * large uniform volumes it cuts the iterations 3-4x; on small ones that
+     * the polish finishes it can cost more than it saves (docs/bbw.md). The
+     * answer and its certificate do not depend on it. */
+    uint32_t coarse_levels;
 } sinew_bbw_solve_desc;
 
 /* What create and solve found. */
@@ -185,6 +194,8 @@ typedef struct sinew_bbw_info {
     /* Largest distance from a point handle to the domain vertex it fixes
      * (world units; 0 when every point was placed exactly). */
     double max_snap_distance;
+    /* Coarser volumes the last solve started from (see coarse_levels). */
+    uint32_t coarse_levels_used;
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.

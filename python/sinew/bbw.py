@@ -70,7 +70,7 @@ class Bbw(HandleObject):
         return _sinew.bbw_info(self._handle)["vertex_count"]
 
     def solve(self, partition="exact", tolerance=0.0, max_iterations=0, shape_mask=None, shape_strength=0.0,
-              penalty=0.0, progress=None, initial_weights=None):
+              penalty=0.0, progress=None, initial_weights=None, coarse_levels=0):
         """Solves for the weights (modifies the handle); returns the info with
         converged and message added. partition "exact" | "normalise";
         tolerance: certified RMS error (0 = 1e-4). Reaching max_iterations is
@@ -80,10 +80,13 @@ class Bbw(HandleObject):
         (sinew.CancelledError; the previous weights are kept), and so does Ctrl-C.
         initial_weights: a warm start, float (vertex_count, handle_count), e.g.
         a coarser volume's point_weights at this domain's vertices; it saves
-        iterations, the answer does not depend on it."""
+        iterations, the answer does not depend on it. coarse_levels: for a
+        Bbw made from a surface, start from the same surface and handles solved
+        at half the grid, up to that many levels (info.coarse_levels_used)."""
         converged, message = _sinew.bbw_solve(self._handle, option(partition, PARTITION, "partition"),
                                               float(tolerance), int(max_iterations), shape_mask,
-                                              float(shape_strength), float(penalty), progress, initial_weights)
+                                              float(shape_strength), float(penalty), progress, initial_weights,
+                                              int(coarse_levels))
         values = _sinew.bbw_info(self._handle)
         values.update(solved=bool(values["solved"]), converged=converged, message=message)
         return info(values)

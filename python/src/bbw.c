@@ -166,7 +166,9 @@ static PyObject *py_bbw_info(PyObject *self, PyObject *handle)
     if (!ok) return NULL;
     PyObject *first_unreached = i.first_unreached_vertex == SIZE_MAX ? Py_NewRef(Py_None)
                                                                      : PyLong_FromSize_t(i.first_unreached_vertex);
-    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:N,s:i,s:I,s:I,s:d,s:d,s:d,s:n,s:d,s:d,s:d,s:n}", "vertex_count",
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:N,s:i,s:I,s:I,s:d,s:d,s:d,s:n,s:d,s:d,s:d,s:n,s:I,s:d,s:d,s:n,s:n,"
+                         "s:d,s:I}",
+                         "vertex_count",
                          (Py_ssize_t)i.vertex_count, "element_count", (Py_ssize_t)i.element_count, "handle_count",
                          (Py_ssize_t)i.handle_count, "constrained_vertex_count", (Py_ssize_t)i.constrained_vertex_count,
                          "unreached_vertex_count", (Py_ssize_t)i.unreached_vertex_count, "unreached_region_count",
@@ -175,11 +177,15 @@ static PyObject *py_bbw_info(PyObject *self, PyObject *handle)
                          i.primal_residual, "change_residual", i.change_residual, "error_bound", i.error_bound,
                          "factor_nonzeros", (Py_ssize_t)i.factor_nonzeros, "seconds_domain", i.seconds_domain,
                          "seconds_operators", i.seconds_operators, "seconds_solve", i.seconds_solve, "memory_bytes",
-                         (Py_ssize_t)i.memory_bytes);
+                         (Py_ssize_t)i.memory_bytes, "grid_resolution", i.grid_resolution, "grid_cell_size",
+                         i.grid_cell_size, "finest_cell_size", i.finest_cell_size, "refined_cell_count",
+                         (Py_ssize_t)i.refined_cell_count, "handle_cell_count", (Py_ssize_t)i.handle_cell_count,
+                         "max_snap_distance", i.max_snap_distance, "coarse_levels_used", i.coarse_levels_used);
 }
 
 /* (bbw, partition=0, tolerance=0, max_iterations=0, shape_mask=None,
- *  shape_strength=0, penalty=0, progress=None, initial_weights=None)
+ *  shape_strength=0, penalty=0, progress=None, initial_weights=None,
+ *  coarse_levels=0)
  * -> (converged, message). SINEW_ERROR_NOT_CONVERGED is not raised: the
  * best weights are kept. initial_weights: (vertex_count, handle_count),
  * the library checks the row count and finiteness. */
@@ -187,14 +193,14 @@ static PyObject *py_bbw_solve(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
     static char *kwlist[] = {"bbw", "partition", "tolerance", "max_iterations", "shape_mask", "shape_strength",
-                             "penalty", "progress", "initial_weights", NULL};
+                             "penalty", "progress", "initial_weights", "coarse_levels", NULL};
     PyObject *handle, *mask_obj = Py_None, *progress = Py_None, *initial_obj = Py_None;
     sinew_bbw_solve_desc d;
     SINEW_INIT(&d);
     int partition = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|idIOddOO", kwlist, &handle, &partition, &d.tolerance,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|idIOddOOI", kwlist, &handle, &partition, &d.tolerance,
                                      &d.max_iterations, &mask_obj, &d.shape_strength, &d.penalty, &progress,
-                                     &initial_obj))
+                                     &initial_obj, &d.coarse_levels))
         return NULL;
     d.partition = (sinew_bbw_partition)partition;
     sinew_bbw *bbw = BBW_ENTER(handle, 1);

@@ -136,6 +136,13 @@ def test_warm_start_from_a_coarser_volume():
         fine.solve(initial_weights=bad)
     with pytest.raises(sinew.InvalidArgumentError, match="initial_weights"):
         fine.solve(initial_weights=start[:, :2])
+    # The library's own coarse level; the volume's figures are in the info.
+    cascade = fine.solve(tolerance=1e-6, coarse_levels=2)
+    assert cascade.converged and cascade.grid_resolution == 12 and cascade.grid_cell_size > 0
+    assert cascade.coarse_levels_used in (0, 1)
+    np.testing.assert_allclose(fine.vertex_weights(), cold_weights, atol=5e-5)
+    with pytest.raises(sinew.InvalidStateError, match="keeps no surface"):
+        case2d().solve(coarse_levels=1)
 
 
 def test_normalised_partition_and_shape_mask():

@@ -27,6 +27,7 @@ void sinew_bbw_destroy(sinew_bbw *b)
     sn_free(&env, b->fixed);
     sn_free(&env, b->weights);
     sn_bbw_locator_free(b);
+    sn_bbw_source_free(&env, b->source);
     sn_free(&env, b);
 }
 
@@ -112,6 +113,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     if ((r = sn_progress(&b->env, "bbw: handles", 0.0f)) != SINEW_OK) goto fail;
     if ((r = sn_bbw_constrain(b, desc, tol)) != SINEW_OK) goto fail;
     if ((r = sn_bbw_find_unreached(b)) != SINEW_OK) goto fail;
+    if (desc->surface && (r = sn_bbw_source_keep(b, desc)) != SINEW_OK) goto fail;
     b->info.vertex_count = b->vertex_count;
     b->info.element_count = b->element_count;
     b->info.handle_count = m;

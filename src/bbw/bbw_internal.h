@@ -17,6 +17,28 @@ typedef struct sn_bbw_locator {
     uint32_t *items;          /* element indices */
 } sn_bbw_locator;
 
+/* What an automatic volume was made from (source.c): the surface and the
+ * handles' geometry, packed, so the solve can build the volume again at a
+ * coarser grid. Cages are concatenated with per-cage offsets (count + 1). */
+typedef struct sn_bbw_source {
+    float *surface_positions;     /* 3 per vertex */
+    size_t surface_vertex_count;
+    uint32_t *surface_triangles;  /* 3 per triangle */
+    size_t surface_triangle_count;
+    float *points;
+    size_t point_count;
+    float *joints;
+    size_t joint_count;
+    uint32_t *bones;              /* 2 per bone */
+    size_t bone_count;
+    size_t cage_count;
+    size_t *cage_vertex_start, *cage_edge_start, *cage_triangle_start;
+    float *cage_vertices;
+    uint32_t *cage_edges, *cage_triangles;
+    float handle_tolerance;
+    uint32_t volume_flags, point_placement;
+} sn_bbw_source;
+
 /* Vertex states. */
 enum { SN_BBW_FREE = 0, SN_BBW_FIXED = 1, SN_BBW_UNREACHED = 2 };
 
@@ -39,6 +61,7 @@ struct sinew_bbw {
     float *weights;           /* handle_count per vertex, after a solve */
     sinew_bbw_partition partition; /* the rule the weights were solved with */
     sn_bbw_locator locator;
+    sn_bbw_source *source;    /* automatic volumes made in this process; NULL otherwise */
     sinew_bbw_info info;
 };
 
@@ -97,6 +120,28 @@ void sn_bbw_incidence_free(sinew_bbw *b, sn_bbw_incidence *inc);
  * element around v oriented as before with a tenth of its measure; returns
  * whether it moved. The operators and the locator are then stale. */
 int sn_bbw_place_vertex(sinew_bbw *b, const sn_bbw_incidence *inc, uint32_t v, const double q[3]);
+
+/* ---- source.c ---- */
+/* Keeps desc's surface and handles in b->source (desc already checked). */
+sinew_result sn_bbw_source_keep(sinew_bbw *b, const sinew_bbw_desc *desc);
+void sn_bbw_source_free(const sn_env *env, sn_bbw_source *s);
+/* A create desc for b's source at another grid resolution; the views point
+ * into the source, cages is owned (free with sn_free on b's env). */
+typedef struct sn_bbw_source_view {
+    sinew_bbw_desc desc;
+    sinew_trimesh surface;
+    sinew_bbw_cage *cages;
+} sn_bbw_source_view;
+sinew_result sn_bbw_source_desc(const sinew_bbw *b, uint32_t grid_resolution, sn_bbw_source_view *v);
+
+/* ---- cascade.c ---- */
+/* The coarse-to-fine start of d->coarse_levels: *start = weights at b's
+ * vertices (owned, b's allocator) from the same surface and handles at half
+ * the grid, or NULL when no level applies (or the coarse volume cannot be
+ * built: the solve then starts cold); *levels = the levels used.
+ * Cancellation and allocation failures are returned. */
+sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
+                                 float **start, uint32_t *levels);
 
 /* ---- bbw.c ---- */
 /* Wall-clock seconds (C11 timespec_get), for the timings in sinew_bbw_info. */

@@ -898,12 +898,17 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     if (r != SINEW_OK) return r;
     /* A loaded handle builds its operators at its first solve. */
     if ((r = sn_bbw_ensure_operators(b)) != SINEW_OK) return r;
+    double t0 = sn_bbw_seconds();
+    /* The coarse levels first: their memory is gone before this level's. */
+    float *coarse = NULL;
+    uint32_t coarse_levels = 0;
+    if ((r = sn_bbw_coarse_start(ctx, b, &d, &coarse, &coarse_levels)) != SINEW_OK) return r;
+    const float *start = d.initial_weights ? d.initial_weights : coarse;
     double tol = d.tolerance > 0 ? d.tolerance : 1e-4;
     uint32_t max_it = d.max_iterations ? d.max_iterations : 5000;
     double rho = d.penalty > 0 ? d.penalty : SN_BBW_DEFAULT_PENALTY;
     int exact = d.partition == SINEW_BBW_PARTITION_EXACT;
     size_t n = b->vertex_count, m = b->handle_count;
-    double t0 = sn_bbw_seconds();
 
     solve_state s;
     memset(&s, 0, sizeof s);
@@ -914,20 +919,25 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     s.tolerance = tol;
     s.call = &call;
     float *out = sn_alloc_array(&b->env, n, m * sizeof(float), "weights");
-    if (!out) return sn_alloc_failure();
+    if (!out) {
+        sn_free(&b->env, coarse);
+        return sn_alloc_failure();
+    }
     if ((r = build_operator(&s, &d)) != SINEW_OK) goto fail;
     if ((r = prepare(&s, &rho)) != SINEW_OK) goto fail;
 
     size_t nf = s.nf, cells = nf * m;
-    if (d.initial_weights)
+    if (start)
         for (size_t f = 0; f < nf; ++f)
-            for (size_t j = 0; j < m; ++j) s.z[f * m + j] = d.initial_weights[(size_t)s.free_vertex[f] * m + j];
+            for (size_t j = 0; j < m; ++j) s.z[f * m + j] = start[(size_t)s.free_vertex[f] * m + j];
     for (size_t f = 0; f < nf; ++f) sn_bbw_project_row(s.z + f * m, m, exact, s.scratch);
     /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
      * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
      * Anderson acceleration extrapolates T from its last few steps. */
     if (cells) memcpy(s.s, s.z, cells * sizeof(double));
-    if (d.initial_weights) warm_start_multiplier(&s, rho);
+    if (start) warm_start_multiplier(&s, rho);
+    sn_free(&b->env, coarse);
+    coarse = NULL;
     uint32_t it = 0;
     double primal = 0.0, change = INFINITY, best_norm = INFINITY;
     int converged = nf == 0;
@@ -1051,6 +1061,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     b->partition = d.partition;
     b->info.iterations = it;
     b->info.polish_rounds = polish_rounds;
+    b->info.coarse_levels_used = coarse_levels;
     b->info.error_bound = nf ? bound : 0.0;
     b->info.primal_residual = primal;
     b->info.change_residual = change;
@@ -1067,5 +1078,6 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
 fail:
     solve_state_free(&s);
     sn_free(&b->env, out);
+    sn_free(&b->env, coarse);
     return r;
 }

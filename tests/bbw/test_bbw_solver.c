@@ -360,23 +360,31 @@ static uint32_t solve_for(sinew_bbw *b, const sinew_bbw_solve_desc *sd, float *w
 }
 
 /* Warm starts (initial_weights) on the small point problem: from the answer
- * itself, from nonsense (out of range, all on one handle) and from the
- * unconstrained start's neighbourhood, each certified and within its bound
- * of the dense reference; the answer never depends on the start. */
+ * itself, from nonsense (out of range) and from all weight on one handle,
+ * each certified and within the sum of the two bounds of the cold answer
+ * (which the tests above hold to the dense reference); the answer never
+ * depends on the start. */
 static void test_warm_start_any_start_same_answer(void **state)
 {
     (void)state;
     point_problem p;
-    point_problem_make(&p, 4, 1);
+    point_problem_make(&p, 4, 0);
     size_t nv = p.g.vertex_count, m = 4;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &p.desc, &b), SINEW_OK);
     float *cold = malloc(nv * m * sizeof(float)), *w = malloc(nv * m * sizeof(float));
+    double *cold_d = malloc(nv * m * sizeof(double));
+    p.mass = lumped_mass(p.g.positions, nv, p.g.tets, p.g.tet_count, 4);
+    p.fixed = calloc(nv, 1);
     float *start = malloc(nv * m * sizeof(float));
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.tolerance = 1e-6;
     uint32_t cold_it = solve_for(b, &sd, cold, nv, "cold");
+    sinew_bbw_info cold_info;
+    SINEW_INIT(&cold_info);
+    assert_int_equal(sinew_bbw_get_info(b, &cold_info), SINEW_OK);
+    for (size_t k = 0; k < nv * m; ++k) cold_d[k] = cold[k];
     for (int kind = 0; kind < 3; ++kind) {
         for (size_t k = 0; k < nv * m; ++k)
             start[k] = kind == 0 ? cold[k] : kind == 1 ? (float)((k * 7919) % 13) - 6.0f : (k % m == 0 ? 1.0f : 0.0f);
@@ -388,20 +396,30 @@ static void test_warm_start_any_start_same_answer(void **state)
         sinew_bbw_info info;
         SINEW_INIT(&info);
         assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
-        assert_true(rms_error(w, p.ref, p.mass, p.fixed, nv, m) <= info.error_bound + 1e-6);
+        assert_true(rms_error(w, cold_d, p.mass, p.fixed, nv, m) <= info.error_bound + cold_info.error_bound + 1e-6);
         /* Started at the answer (its multiplier rebuilt), the split has
          * next to nothing left to do. */
         if (kind == 0) assert_true(it <= 3 && it <= cold_it);
     }
     free(cold);
+    free(cold_d);
     free(w);
     free(start);
     sinew_bbw_destroy(b);
     point_problem_free(&p);
 }
 
-/* The closed box surface of test_voxel_volume at 12 and 24 cells, the
- * 24-cell volume solved cold and from the 12-cell weights sampled at its
+/* Progress that cancels (nonzero) at the first report of a volume being built. */
+static int cancel_at_voxelise(void *user, const char *stage, float fraction)
+{
+    (void)fraction;
+    int *calls = user;
+    ++*calls;
+    return strcmp(stage, "bbw: voxelise") == 0;
+}
+
+/* The closed box surface of test_voxel_volume at 10 and 20 cells, the
+ * 20-cell volume solved cold and from the 10-cell weights sampled at its
  * vertices (sinew_bbw_point_weights): both certified, and the two answers
  * agree within the sum of their bounds (mass-weighted RMS, plus the float
  * rounding of the outputs). Iterations are not compared: on a domain this
@@ -426,9 +444,9 @@ static void test_warm_start_from_coarse_volume(void **state)
     d.points.data = pts;
     d.points.count = 3;
     sinew_bbw *coarse = NULL, *fine = NULL;
-    d.grid_resolution = 12;
+    d.grid_resolution = 10;
     assert_int_equal(sinew_bbw_create(NULL, &d, &coarse), SINEW_OK);
-    d.grid_resolution = 24;
+    d.grid_resolution = 20;
     assert_int_equal(sinew_bbw_create(NULL, &d, &fine), SINEW_OK);
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -442,17 +460,17 @@ static void test_warm_start_from_coarse_volume(void **state)
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.tolerance = 1e-3;
-    solve_for(coarse, &sd, NULL, 0, "coarse, 12 cells");
+    solve_for(coarse, &sd, NULL, 0, "coarse, 10 cells");
     sinew_points at = {verts, nv, 0};
     assert_int_equal(sinew_bbw_point_weights(coarse, &at, start, 0, nv), SINEW_OK);
     sd.tolerance = 1e-4;
-    solve_for(fine, &sd, cold, nv, "fine, 24 cells, cold");
+    solve_for(fine, &sd, cold, nv, "fine, 20 cells, cold");
     sinew_bbw_info cold_info;
     SINEW_INIT(&cold_info);
     assert_int_equal(sinew_bbw_get_info(fine, &cold_info), SINEW_OK);
     sd.initial_weights = start;
     sd.initial_weights_count = nv * m;
-    solve_for(fine, &sd, warm, nv, "fine, 24 cells, warm from 12");
+    solve_for(fine, &sd, warm, nv, "fine, 20 cells, warm from 10");
     assert_int_equal(sinew_bbw_get_info(fine, &info), SINEW_OK);
     double *mass = lumped_mass(verts, nv, tets, ne, 4);
     uint8_t *none = calloc(nv, 1);
@@ -461,6 +479,58 @@ static void test_warm_start_from_coarse_volume(void **state)
     double diff = rms_error(warm, cold_d, mass, none, nv, m);
     printf("warm against cold: rms %.3g (bounds %.3g + %.3g)\n", diff, info.error_bound, cold_info.error_bound);
     assert_true(diff <= info.error_bound + cold_info.error_bound + 1e-6);
+    assert_int_equal(info.coarse_levels_used, 0);
+
+    /* The library's own cascade (coarse_levels): the 20-cell volume (over
+     * 2,000 vertices) starts from its 10-cell one, which is too small to
+     * cascade further; the answer agrees with the cold one as above. */
+    assert_true(nv >= 2000);
+    sd.initial_weights = NULL;
+    sd.initial_weights_count = 0;
+    sd.coarse_levels = 3;
+    solve_for(fine, &sd, warm, nv, "fine, 20 cells, coarse_levels 3");
+    assert_int_equal(sinew_bbw_get_info(fine, &info), SINEW_OK);
+    assert_int_equal(info.coarse_levels_used, 1);
+    diff = rms_error(warm, cold_d, mass, none, nv, m);
+    printf("cascade against cold: rms %.3g\n", diff);
+    assert_true(diff <= info.error_bound + cold_info.error_bound + 1e-6);
+    /* Given weights win over the cascade. */
+    sd.initial_weights = start;
+    sd.initial_weights_count = nv * m;
+    solve_for(fine, &sd, warm, nv, "fine, 20 cells, initial weights and coarse_levels");
+    assert_int_equal(sinew_bbw_get_info(fine, &info), SINEW_OK);
+    assert_int_equal(info.coarse_levels_used, 0);
+
+    /* Cancelled inside the coarse level (its first report is the coarse
+     * volume's): CANCELLED, the weights of the last solve kept. */
+    int calls = 0;
+    sinew_context_desc cdesc;
+    SINEW_INIT(&cdesc);
+    cdesc.progress = cancel_at_voxelise;
+    cdesc.progress_user = &calls;
+    sinew_context *ctx = NULL;
+    assert_int_equal(sinew_context_create(&cdesc, &ctx), SINEW_OK);
+    sd.initial_weights = NULL;
+    sd.initial_weights_count = 0;
+    float *kept = malloc(nv * m * sizeof(float));
+    assert_int_equal(sinew_bbw_solve(ctx, fine, &sd), SINEW_ERROR_CANCELLED);
+    assert_true(calls > 0);
+    assert_int_equal(sinew_bbw_vertex_weights(fine, kept, 0, nv), SINEW_OK);
+    assert_memory_equal(kept, warm, nv * m * sizeof(float));
+    free(kept);
+    sinew_context_destroy(ctx);
+
+    /* Loaded data keeps no surface: INVALID_STATE, nothing changed. */
+    size_t bytes = 0;
+    assert_int_equal(sinew_bbw_save(fine, NULL, 0, &bytes), SINEW_OK);
+    void *saved = malloc(bytes);
+    assert_int_equal(sinew_bbw_save(fine, saved, bytes, &bytes), SINEW_OK);
+    sinew_bbw *loaded = NULL;
+    assert_int_equal(sinew_bbw_load(NULL, saved, bytes, &loaded), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, loaded, &sd), SINEW_ERROR_INVALID_STATE);
+    assert_non_null(strstr(sinew_last_error(), "coarse_levels"));
+    sinew_bbw_destroy(loaded);
+    free(saved);
     free(mass);
     free(none);
     free(cold_d);
@@ -512,6 +582,13 @@ static void test_warm_start_errors(void **state)
     char want[64];
     snprintf(want, sizeof want, "vertex %zu, handle 0", nv - 1);
     if (!strstr(sinew_last_error(), want)) fail_msg("message '%s'", sinew_last_error());
+
+    /* A given tet mesh has no coarser volume. */
+    sd.initial_weights = NULL;
+    sd.initial_weights_count = 0;
+    sd.coarse_levels = 1;
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_ERROR_INVALID_STATE);
+    assert_non_null(strstr(sinew_last_error(), "keeps no surface"));
 
     assert_int_equal(sinew_bbw_get_info(b, &info_after), SINEW_OK);
     assert_int_equal(sinew_bbw_vertex_weights(b, after, 0, nv), SINEW_OK);

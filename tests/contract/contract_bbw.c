@@ -171,7 +171,7 @@ static float mask_bad[TRIANGLES];
 static sinew_result solve_with(int partition, double tolerance, double penalty, const float *mask, size_t mask_count)
 {
     sinew_bbw_solve_desc d = {sizeof(sinew_bbw_solve_desc), (sinew_bbw_partition)partition, tolerance, 0, mask, mask_count, 0, penalty,
-                              NULL, 0};
+                              NULL, 0, 0};
     return sinew_bbw_solve(NULL, fx.bbw, &d);
 }
 /* A warm start of `count` entries, entry 7 (vertex 3, handle 1) set to `value`. */
@@ -197,7 +197,7 @@ static sinew_result solve_not_converged(void)
     sinew_bbw_desc d = base_desc(&fx.domain);
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
-    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0, NULL, 0};
+    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0, NULL, 0, 0};
     sinew_result r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_info info;
     SINEW_INIT(&info);

@@ -12,6 +12,8 @@
  *                of the half-resolution volume (solved to 1e-3, sampled at
  *                the fine vertices); the time includes the coarse create,
  *                solve and sampling
+ *   spot32-levels2-*, spot48-levels2-*  the library's own coarse-to-fine
+ *                start (coarse_levels = 2)
  *   hand-*       libigl's hand.mesh with its hand.tgf skeleton (20 bones)
  * Usage: bench_bbw_domains [name-filter] [threads]; with no filter the heavy
  * spot48 cases are left out (name them to run them). With threads > 1 the
@@ -72,7 +74,8 @@ static float *coarse_start(sinew_context *ctx, const sinew_bbw_desc *coarse, con
     return start;
 }
 
-static void run(const char *name, const sinew_bbw_desc *d, const sinew_bbw_desc *coarse, double tol, int threads)
+static void run(const char *name, const sinew_bbw_desc *d, const sinew_bbw_desc *coarse, uint32_t levels, double tol,
+                int threads)
 {
     sinew_context *ctx = make_context(threads);
     double t0 = support_cpu_now(), w0 = support_now();
@@ -87,6 +90,7 @@ static void run(const char *name, const sinew_bbw_desc *d, const sinew_bbw_desc 
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.tolerance = tol;
+    sd.coarse_levels = levels;
     char note[96] = "";
     float *start = coarse ? coarse_start(ctx, coarse, b, &sd.initial_weights_count, note, sizeof note) : NULL;
     sd.initial_weights = start;
@@ -97,6 +101,7 @@ static void run(const char *name, const sinew_bbw_desc *d, const sinew_bbw_desc 
     SINEW_INIT(&info);
     sinew_bbw_get_info(b, &info);
     char label[512];
+    if (levels) snprintf(note, sizeof note, "%u coarse level(s) used, ", info.coarse_levels_used);
     snprintf(label, sizeof label,
              "(%zu v, %zu el, %zu handles, tol %.0e, %d thread(s): %screate %.3f s, %u iterations, %u polish rounds, "
              "bound %.2e, wall %.3f s, %s%s%s) create",
@@ -114,14 +119,14 @@ static int wanted(const char *name, const char *filter)
     return strstr(name, "spot48") == NULL;
 }
 
-static void run_tolerances(const char *base, const sinew_bbw_desc *d, const sinew_bbw_desc *coarse,
+static void run_tolerances(const char *base, const sinew_bbw_desc *d, const sinew_bbw_desc *coarse, uint32_t levels,
                            const char *filter, int threads)
 {
     static const double tols[2] = {1e-4, 1e-6};
     for (int k = 0; k < 2; ++k) {
         char name[96];
         snprintf(name, sizeof name, "bbw-domain/%s-%s", base, k ? "1e-6" : "1e-4");
-        if (wanted(name, filter)) run(name, d, coarse, tols[k], threads);
+        if (wanted(name, filter)) run(name, d, coarse, levels, tols[k], threads);
     }
 }
 
@@ -143,7 +148,7 @@ static void bench_octopus(const char *filter, int threads)
     for (int k = 0; k < 3; ++k) memcpy(three + 3 * k, mesh.positions + 3 * picks[k], 3 * sizeof(float));
     d.points.data = three;
     d.points.count = 3;
-    run_tolerances("octopus3", &d, NULL, filter, threads);
+    run_tolerances("octopus3", &d, NULL, 0, filter, threads);
     float nine[27];
     double centre[3] = {0, 0, 0};
     for (size_t v = 0; v < mesh.vertex_count; ++v)
@@ -152,7 +157,7 @@ static void bench_octopus(const char *filter, int threads)
     bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
     d.points.data = nine;
     d.points.count = 9;
-    run_tolerances("octopus9", &d, NULL, filter, threads);
+    run_tolerances("octopus9", &d, NULL, 0, filter, threads);
     support_mesh_free(&mesh);
 }
 
@@ -198,7 +203,7 @@ static void bench_2d(const char *filter, int threads)
     d.bone_count = 1;
     d.cages = &cage;
     d.cage_count = 1;
-    run_tolerances("2d", &d, NULL, filter, threads);
+    run_tolerances("2d", &d, NULL, 0, filter, threads);
     free(pos);
     free(tri);
 }
@@ -245,11 +250,13 @@ static void bench_spot(const char *filter, int threads)
         d.points.count = 6;
         char base[32];
         snprintf(base, sizeof base, "spot%u", resolutions[k]);
-        run_tolerances(base, &d, NULL, filter, threads);
+        run_tolerances(base, &d, NULL, 0, filter, threads);
         sinew_bbw_desc coarse = d;
         coarse.grid_resolution = resolutions[k] / 2;
         snprintf(base, sizeof base, "spot%u-warm%u", resolutions[k], resolutions[k] / 2);
-        run_tolerances(base, &d, &coarse, filter, threads);
+        run_tolerances(base, &d, &coarse, 0, filter, threads);
+        snprintf(base, sizeof base, "spot%u-levels2", resolutions[k]);
+        run_tolerances(base, &d, NULL, 2, filter, threads);
     }
     free(normals);
     support_mesh_free(&mesh);
@@ -280,7 +287,7 @@ static void bench_hand(const char *filter, int threads)
     d.joint_positions.count = jc;
     d.bones = bones;
     d.bone_count = bc;
-    run_tolerances("hand", &d, NULL, filter, threads);
+    run_tolerances("hand", &d, NULL, 0, filter, threads);
     free(joints);
     free(bones);
     support_mesh_free(&mesh);

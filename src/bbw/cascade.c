@@ -1,0 +1,98 @@
+/*
+ * Coarse-to-fine start (sinew_bbw_solve_desc.coarse_levels). On a uniform
+ * volume the split's iterations grow like the square of the cells per axis:
+ * its slowest modes are the smooth ones, which a volume at half the grid
+ * resolves with an eighth of the unknowns. The same surface and handles are
+ * built again at half the grid, solved loosely (recursively, one level
+ * fewer), and their weights interpolated at this volume's vertices start
+ * the solve (solve.c rebuilds the multiplier that goes with them).
+ */
+#include <math.h>
+
+#include "bbw/bbw_internal.h"
+
+/* No coarser level below these: under 8 cells a volume loses the features a
+ * finer one resolves, and under 2,000 vertices the polish usually finishes
+ * the solve, where a start from another volume (its zero pattern blurred by
+ * interpolation) can cost more iterations than it saves (spot: the 24-cell
+ * level, 2,806 vertices, still gains from a 12-cell one). */
+#define SN_BBW_COARSE_MIN_RESOLUTION 8u
+#define SN_BBW_COARSE_MIN_VERTICES 2000u
+/* Tolerance of the coarse solves: a start needs the smooth modes, not the
+ * certificate of the fine solve. */
+#define SN_BBW_COARSE_TOLERANCE 1e-3
+
+/* Whether a failure of the coarse level must end the solve (the caller
+ * cancelled, memory ran out); any other only means no start. */
+static int fatal(sinew_result r)
+{
+    return r == SINEW_ERROR_CANCELLED || r == SINEW_ERROR_OUT_OF_MEMORY;
+}
+
+/* Row v of start: c's weights interpolated at b's vertex v (the nearest
+ * element when v lies outside c's volume, as far as four times its query
+ * reach; beyond, a row of zeros, which the solve's projection turns into a
+ * neutral row). */
+static void sample_vertex(const sinew_bbw *c, const double q[3], float *row)
+{
+    size_t m = c->handle_count;
+    double bary[4];
+    size_t e = sn_bbw_locate(c, q, c->reach, bary);
+    if (e == SIZE_MAX) e = sn_bbw_locate(c, q, 4.0 * c->reach, bary);
+    for (size_t j = 0; j < m; ++j) row[j] = 0.0f;
+    if (e == SIZE_MAX) return;
+    double sum = 0.0;
+    for (uint32_t k = 0; k < c->per; ++k) {
+        if (!(bary[k] > 0.0)) bary[k] = 0.0;
+        sum += bary[k];
+    }
+    for (uint32_t k = 0; k < c->per; ++k) {
+        const float *w = c->weights + (size_t)c->elements[e * c->per + k] * m;
+        double t = sum > 0.0 ? bary[k] / sum : (k == 0);
+        for (size_t j = 0; j < m; ++j) row[j] += (float)(t * w[j]);
+    }
+}
+
+sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
+                                 float **start, uint32_t *levels)
+{
+    *start = NULL;
+    *levels = 0;
+    if (!d->coarse_levels || d->initial_weights) return SINEW_OK;
+    if (!b->source)
+        return sn_fail(SINEW_ERROR_INVALID_STATE,
+                       "coarse_levels %u: this bbw keeps no surface to build coarser volumes from (only a bbw created "
+                       "from a surface in this process does, not a given mesh or loaded data)",
+                       d->coarse_levels);
+    uint32_t resolution = b->info.grid_resolution / 2;
+    if (resolution < SN_BBW_COARSE_MIN_RESOLUTION || b->vertex_count < SN_BBW_COARSE_MIN_VERTICES) return SINEW_OK;
+    sn_bbw_source_view view;
+    sinew_result r = sn_bbw_source_desc(b, resolution, &view);
+    if (r != SINEW_OK) return r;
+    sinew_bbw *c = NULL;
+    r = sinew_bbw_create(ctx, &view.desc, &c);
+    sn_free(&b->env, view.cages);
+    if (r != SINEW_OK) return fatal(r) ? r : SINEW_OK;
+    sinew_bbw_solve_desc cd;
+    SINEW_INIT(&cd);
+    cd.partition = d->partition;
+    cd.tolerance = fmax(d->tolerance, SN_BBW_COARSE_TOLERANCE);
+    cd.max_iterations = d->max_iterations;
+    cd.penalty = d->penalty;
+    cd.coarse_levels = d->coarse_levels - 1;
+    r = sinew_bbw_solve(ctx, c, &cd);
+    if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
+        sinew_bbw_destroy(c);
+        return fatal(r) ? r : SINEW_OK;
+    }
+    float *w = sn_alloc_array(&b->env, b->vertex_count, b->handle_count * sizeof(float), "coarse start");
+    if (!w) {
+        sinew_bbw_destroy(c);
+        return sn_alloc_failure();
+    }
+    for (size_t v = 0; v < b->vertex_count; ++v) sample_vertex(c, b->positions + 3 * v, w + v * b->handle_count);
+    *levels = 1 + c->info.coarse_levels_used;
+    sinew_bbw_destroy(c);
+    *start = w;
+    return SINEW_OK;
+}
