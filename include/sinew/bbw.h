@@ -179,7 +179,9 @@ typedef struct sinew_bbw_info {
     double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */
     double seconds_domain, seconds_operators, seconds_solve; /* wall-clock */
-    size_t memory_bytes;             /* every byte the handle holds (domain, operators, factor, weights) */
+    /* Every byte the handle holds: domain, operators, factor, weights, and an
+     * automatic volume's kept surface and handles. */
+    size_t memory_bytes;
     /* ---- the volume and the handles as built ---- */
     /* Automatic volume (zero for a given mesh): the grid's cells along the
      * longest side, its cell edge, the edge of the smallest cube the
