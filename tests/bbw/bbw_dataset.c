@@ -135,6 +135,23 @@ static void extremity_handles(bbw_case *c)
     free(normals);
 }
 
+/* "hand-mesh-skeleton": file stem, extension, handle kind. */
+static void case_name(const entry *e, char name[64])
+{
+    const char *slash = strrchr(e->mesh, '/'), *dot = strrchr(e->mesh, '.');
+    snprintf(name, 64, "%.*s-%s%s", (int)(dot - slash - 1), slash + 1, dot + 1, e->tgf ? "-skeleton" : "-points");
+}
+
+size_t bbw_dataset_find(const char *name)
+{
+    char n[64];
+    for (size_t i = 0; i < bbw_dataset_count(); ++i) {
+        case_name(&entries[i], n);
+        if (strcmp(n, name) == 0) return i;
+    }
+    return SIZE_MAX;
+}
+
 bool bbw_dataset_load(size_t i, bbw_case *c, const char **why)
 {
     memset(c, 0, sizeof *c);
@@ -142,9 +159,8 @@ bool bbw_dataset_load(size_t i, bbw_case *c, const char **why)
     if (i >= bbw_dataset_count()) return false;
     const entry *e = &entries[i];
     char path[1024];
-    const char *slash = strrchr(e->mesh, '/'), *dot = strrchr(e->mesh, '.');
-    snprintf(c->name, sizeof c->name, "%.*s-%s%s", (int)(dot - slash - 1), slash + 1, dot + 1,
-             e->tgf ? "-skeleton" : "-points");
+    const char *dot = strrchr(e->mesh, '.');
+    case_name(e, c->name);
     if (!support_data_path(e->mesh, path, sizeof path)) {
         *why = "data not found";
         return false;

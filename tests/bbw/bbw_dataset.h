@@ -35,6 +35,9 @@ typedef struct bbw_case {
  * absent or the surface is not closed (every edge in exactly two
  * triangles); `why` then says which. */
 bool bbw_dataset_load(size_t i, bbw_case *c, const char **why);
+/* Index of the case named `name` ("hand-mesh-skeleton"), SIZE_MAX if none;
+ * nothing is loaded. */
+size_t bbw_dataset_find(const char *name);
 /* Frees the case's data (its name stays). */
 void bbw_dataset_free(bbw_case *c);
 /* A desc for the case with default settings (surface or tets; points or

@@ -319,12 +319,10 @@ static void test_2d_all_handle_kinds(void **state)
     grid2d_free(&g);
 }
 
-/* The automatic voxel volume of a closed box surface (2 x 1 x 1), with point
- * handles at both ends and the middle. */
-static void test_voxel_volume(void **state)
+/* The closed surface of the box [0, 2] x [0, 1] x [0, 1], outward triangles;
+ * pos receives its 8 corners. */
+static sinew_trimesh box_surface(float pos[24])
 {
-    (void)state;
-    float pos[24];
     for (int c = 0; c < 8; ++c) {
         pos[3 * c] = 2.0f * (float)(c & 1);
         pos[3 * c + 1] = (float)(c >> 1 & 1);
@@ -332,7 +330,16 @@ static void test_voxel_volume(void **state)
     }
     static const uint32_t tri[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
                                      2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
-    sinew_trimesh surf = {{pos, 8, 0}, tri, 12, SINEW_INDEX_U32, 0};
+    return (sinew_trimesh){{pos, 8, 0}, tri, 12, SINEW_INDEX_U32, 0};
+}
+
+/* The automatic voxel volume of a closed box surface (2 x 1 x 1), with point
+ * handles at both ends and the middle. */
+static void test_voxel_volume(void **state)
+{
+    (void)state;
+    float pos[24];
+    sinew_trimesh surf = box_surface(pos);
     float pts[9] = {0.1f, 0.5f, 0.5f, 1.9f, 0.5f, 0.5f, 1.0f, 0.9f, 0.9f};
     sinew_bbw_desc d;
     SINEW_INIT(&d);
@@ -429,14 +436,7 @@ static void test_warm_start_from_coarse_volume(void **state)
 {
     (void)state;
     float pos[24];
-    for (int c = 0; c < 8; ++c) {
-        pos[3 * c] = 2.0f * (float)(c & 1);
-        pos[3 * c + 1] = (float)(c >> 1 & 1);
-        pos[3 * c + 2] = (float)(c >> 2 & 1);
-    }
-    static const uint32_t tri[36] = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
-                                     2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
-    sinew_trimesh surf = {{pos, 8, 0}, tri, 12, SINEW_INDEX_U32, 0};
+    sinew_trimesh surf = box_surface(pos);
     float pts[9] = {0.1f, 0.5f, 0.5f, 1.9f, 0.5f, 0.5f, 1.0f, 0.9f, 0.9f};
     sinew_bbw_desc d;
     SINEW_INIT(&d);

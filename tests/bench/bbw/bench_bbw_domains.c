@@ -262,35 +262,20 @@ static void bench_spot(const char *filter, int threads)
     support_mesh_free(&mesh);
 }
 
+/* The hand with its skeleton: the data set's "hand-mesh-skeleton" case. */
 static void bench_hand(const char *filter, int threads)
 {
-    char mp[1024], tp[1024];
-    support_mesh mesh = {0};
-    float *joints = NULL;
-    uint32_t *bones = NULL;
-    size_t jc = 0, bc = 0;
-    if (!support_data_path("libigl-tutorial-data/hand.mesh", mp, sizeof mp) ||
-        !support_data_path("libigl-tutorial-data/hand.tgf", tp, sizeof tp) || !support_read_medit(mp, &mesh)) {
-        printf("bbw-domain/hand: skipped (data not found)\n");
+    bbw_case c;
+    const char *why = "not in the data set";
+    size_t i = bbw_dataset_find("hand-mesh-skeleton");
+    if (i == SIZE_MAX || !bbw_dataset_load(i, &c, &why)) {
+        printf("bbw-domain/hand: skipped (%s)\n", why);
         return;
     }
-    if (!support_read_tgf(tp, &joints, &jc, &bones, &bc)) {
-        printf("bbw-domain/hand: skipped (hand.tgf unreadable)\n");
-        support_mesh_free(&mesh);
-        return;
-    }
-    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.tets = &tm;
-    d.joint_positions.data = joints;
-    d.joint_positions.count = jc;
-    d.bones = bones;
-    d.bone_count = bc;
+    bbw_dataset_desc(&c, &d);
     run_tolerances("hand", &d, NULL, 0, filter, threads);
-    free(joints);
-    free(bones);
-    support_mesh_free(&mesh);
+    bbw_dataset_free(&c);
 }
 
 int main(int argc, char **argv)
