@@ -144,15 +144,22 @@ typedef struct sinew_bbw_solve_desc {
     const float *initial_weights;
     size_t initial_weights_count;
     /* Coarse-to-fine start for an automatic volume (a bbw created from a
-     * surface in this process; others: INVALID_STATE): 0 = none; n = solve
-     * the same surface and handles at half the grid resolution first (to
-     * 1e-3, itself with n - 1 levels) and start from those weights. Levels
-     * stop at 8 cells or 2,000 vertices; ignored with initial_weights. On
-     * large uniform volumes it cuts the iterations 3-4x; on small ones that
-     * the polish finishes it can cost more than it saves (docs/bbw.md). The
-     * answer and its certificate do not depend on it. */
+     * surface, or loaded from data saved by one): solve the same surface and
+     * handles at half the grid resolution (to 1e-3, recursively) and start
+     * from those weights. 0 = automatic (the default): a volume of at least
+     * 1,000 vertices and 16 cells whose solve has not finished within its
+     * first 40 iterations restarts from the coarser levels (others, and
+     * given meshes, run as with SINEW_BBW_COARSE_NONE); n = up to n levels
+     * from the start (INVALID_STATE for a bbw that keeps no surface);
+     * SINEW_BBW_COARSE_NONE = never. Levels stop at 8 cells or 1,000
+     * vertices; ignored with initial_weights. On large volumes it cuts the
+     * iterations 2-4x (docs/bbw.md). The answer and its certificate do not
+     * depend on it. */
     uint32_t coarse_levels;
 } sinew_bbw_solve_desc;
+
+/* sinew_bbw_solve_desc.coarse_levels: always start on the volume itself. */
+#define SINEW_BBW_COARSE_NONE 0xFFFFFFFFu
 
 /* What create and solve found. */
 typedef struct sinew_bbw_info {

@@ -201,8 +201,11 @@ typedef enum sinew_kind {
     SINEW_KIND_PLACEMENT = 7
 } sinew_kind;
 
-/* Format version this library writes; it reads every version up to it. */
-#define SINEW_FORMAT_VERSION 1
+/* Newest format version this library writes; it reads every version up to
+ * it. Data is written in the oldest version that holds it: version 2 adds
+ * the kept surface of an automatic BBW volume, so only that data is
+ * version 2 (docs/serialization.md). */
+#define SINEW_FORMAT_VERSION 2
 
 typedef struct sinew_saved_info {
     size_t struct_size;        /* SINEW_INIT */

@@ -13,6 +13,8 @@ from ._common import HandleObject, Kind, info, option, register_kind
 __all__ = ["Bbw", "Cage"]
 
 PARTITION = {"exact": 0, "normalise": 1}
+# solve(coarse_levels=): 0 and SINEW_BBW_COARSE_NONE of sinew_bbw_solve_desc.
+COARSE_LEVELS = {"auto": 0, "none": 0xFFFFFFFF}
 DOMAINS = ("triangles", "tets", "surface")
 
 
@@ -70,7 +72,7 @@ class Bbw(HandleObject):
         return _sinew.bbw_info(self._handle)["vertex_count"]
 
     def solve(self, partition="exact", tolerance=0.0, max_iterations=0, shape_mask=None, shape_strength=0.0,
-              penalty=0.0, progress=None, initial_weights=None, coarse_levels=0):
+              penalty=0.0, progress=None, initial_weights=None, coarse_levels="auto"):
         """Solves for the weights (modifies the handle); returns the info with
         converged and message added. partition "exact" | "normalise";
         tolerance: certified RMS error (0 = 1e-4). Reaching max_iterations is
@@ -81,12 +83,23 @@ class Bbw(HandleObject):
         initial_weights: a warm start, float (vertex_count, handle_count), e.g.
         a coarser volume's point_weights at this domain's vertices; it saves
         iterations, the answer does not depend on it. coarse_levels: for a
-        Bbw made from a surface, start from the same surface and handles solved
-        at half the grid, up to that many levels (info.coarse_levels_used)."""
+        Bbw made from a surface (or loaded from one's data), start from the
+        same surface and handles solved at half the grid: "auto" (a volume the
+        split does not finish within 40 iterations restarts from them),
+        "none", or up to that many levels from the start
+        (info.coarse_levels_used says how many ran)."""
+        if isinstance(coarse_levels, str):
+            levels = COARSE_LEVELS.get(coarse_levels)
+            if levels is None:
+                raise ValueError(f"coarse_levels {coarse_levels!r}: 'auto', 'none' or a count >= 1")
+        else:
+            levels = int(coarse_levels)
+            if not 0 < levels < COARSE_LEVELS["none"]:
+                raise ValueError(f"coarse_levels {levels}: 'auto', 'none' or a count >= 1")
         converged, message = _sinew.bbw_solve(self._handle, option(partition, PARTITION, "partition"),
                                               float(tolerance), int(max_iterations), shape_mask,
                                               float(shape_strength), float(penalty), progress, initial_weights,
-                                              int(coarse_levels))
+                                              levels)
         values = _sinew.bbw_info(self._handle)
         values.update(solved=bool(values["solved"]), converged=converged, message=message)
         return info(values)

@@ -143,6 +143,16 @@ def test_warm_start_from_a_coarser_volume():
     np.testing.assert_allclose(fine.vertex_weights(), cold_weights, atol=5e-5)
     with pytest.raises(sinew.InvalidStateError, match="keeps no surface"):
         case2d().solve(coarse_levels=1)
+    assert fine.solve(coarse_levels="none").coarse_levels_used == 0
+    for bad in ("coarse", 0, -1):
+        with pytest.raises(ValueError, match="coarse_levels"):
+            fine.solve(coarse_levels=bad)
+    # Saved data keeps the surface: loaded, the same cascade, the same bits.
+    fine.solve(coarse_levels=2)
+    again = sinew.Bbw.load(fine.save())
+    again.solve(coarse_levels=2)
+    assert again.info.grid_resolution == 12
+    np.testing.assert_array_equal(again.vertex_weights(), fine.vertex_weights())
 
 
 def test_normalised_partition_and_shape_mask():

@@ -135,11 +135,16 @@ typedef struct sn_bbw_source_view {
 sinew_result sn_bbw_source_desc(const sinew_bbw *b, uint32_t grid_resolution, sn_bbw_source_view *v);
 
 /* ---- cascade.c ---- */
-/* The coarse-to-fine start of d->coarse_levels: *start = weights at b's
- * vertices (owned, b's allocator) from the same surface and handles at half
- * the grid, or NULL when no level applies (or the coarse volume cannot be
- * built: the solve then starts cold); *levels = the levels used.
- * Cancellation and allocation failures are returned. */
+/* Whether b can start from coarser volumes: it keeps its source and is
+ * large enough for a level (cascade.c's thresholds). */
+int sn_bbw_coarse_possible(const sinew_bbw *b);
+/* The coarse-to-fine start: *start = weights at b's vertices (owned, b's
+ * allocator) from the same surface and handles at half the grid (solved
+ * with d->coarse_levels - 1 levels, or automatically when d->coarse_levels
+ * is 0), or NULL when no level applies (or the coarse volume cannot be
+ * built: the solve then starts cold); *levels = the levels used. Explicit
+ * levels on a bbw without a source are INVALID_STATE. Cancellation and
+ * allocation failures are returned. */
 sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
                                  float **start, uint32_t *levels);
 

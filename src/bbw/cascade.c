@@ -12,12 +12,18 @@
 #include "bbw/bbw_internal.h"
 
 /* No coarser level below these: under 8 cells a volume loses the features a
- * finer one resolves, and under 2,000 vertices the polish usually finishes
- * the solve, where a start from another volume (its zero pattern blurred by
- * interpolation) can cost more iterations than it saves (spot: the 24-cell
- * level, 2,806 vertices, still gains from a 12-cell one). */
+ * finer one resolves, and under 1,000 vertices a solve costs little enough
+ * that a second volume does not pay (the data set's volumes of 1,950-2,400
+ * vertices still gain 2-3x: docs/bbw.md). */
 #define SN_BBW_COARSE_MIN_RESOLUTION 8u
-#define SN_BBW_COARSE_MIN_VERTICES 2000u
+#define SN_BBW_COARSE_MIN_VERTICES 1000u
+/* A coarse level is used only when it has at most this share of the
+ * vertices (a uniform volume's half grid has about an eighth). A graded
+ * volume refines around its handles to sizes that do not depend on the
+ * grid, so its half grid can keep most of its vertices: the elephant's
+ * skeleton, 8,093 of 10,605, where the level cost 2.5x the cold solve's
+ * time and 230 more iterations. */
+#define SN_BBW_COARSE_MAX_SHARE 0.25
 /* Tolerance of the coarse solves: a start needs the smooth modes, not the
  * certificate of the fine solve. */
 #define SN_BBW_COARSE_TOLERANCE 1e-3
@@ -53,19 +59,27 @@ static void sample_vertex(const sinew_bbw *c, const double q[3], float *row)
     }
 }
 
+int sn_bbw_coarse_possible(const sinew_bbw *b)
+{
+    return b->source && b->info.grid_resolution / 2 >= SN_BBW_COARSE_MIN_RESOLUTION &&
+           b->vertex_count >= SN_BBW_COARSE_MIN_VERTICES;
+}
+
 sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
                                  float **start, uint32_t *levels)
 {
     *start = NULL;
     *levels = 0;
-    if (!d->coarse_levels || d->initial_weights) return SINEW_OK;
-    if (!b->source)
+    if (d->coarse_levels == SINEW_BBW_COARSE_NONE || d->initial_weights) return SINEW_OK;
+    if (!b->source) {
+        if (!d->coarse_levels) return SINEW_OK;
         return sn_fail(SINEW_ERROR_INVALID_STATE,
                        "coarse_levels %u: this bbw keeps no surface to build coarser volumes from (only a bbw created "
-                       "from a surface in this process does, not a given mesh or loaded data)",
+                       "from a surface, or loaded from data saved by one, does; not a given mesh)",
                        d->coarse_levels);
+    }
+    if (!sn_bbw_coarse_possible(b)) return SINEW_OK;
     uint32_t resolution = b->info.grid_resolution / 2;
-    if (resolution < SN_BBW_COARSE_MIN_RESOLUTION || b->vertex_count < SN_BBW_COARSE_MIN_VERTICES) return SINEW_OK;
     sn_bbw_source_view view;
     sinew_result r = sn_bbw_source_desc(b, resolution, &view);
     if (r != SINEW_OK) return r;
@@ -73,13 +87,21 @@ sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const s
     r = sinew_bbw_create(ctx, &view.desc, &c);
     sn_free(&b->env, view.cages);
     if (r != SINEW_OK) return fatal(r) ? r : SINEW_OK;
+    /* A handle count other than b's cannot happen for a source that create
+     * or load checked; a start of another width would be no start at all. */
+    if (c->handle_count != b->handle_count ||
+        (double)c->vertex_count > SN_BBW_COARSE_MAX_SHARE * (double)b->vertex_count) {
+        sinew_bbw_destroy(c);
+        return SINEW_OK;
+    }
     sinew_bbw_solve_desc cd;
     SINEW_INIT(&cd);
     cd.partition = d->partition;
     cd.tolerance = fmax(d->tolerance, SN_BBW_COARSE_TOLERANCE);
     cd.max_iterations = d->max_iterations;
     cd.penalty = d->penalty;
-    cd.coarse_levels = d->coarse_levels - 1;
+    /* Automatic stays automatic; n levels leave n - 1 to the next. */
+    cd.coarse_levels = d->coarse_levels <= 1 ? (d->coarse_levels ? SINEW_BBW_COARSE_NONE : 0) : d->coarse_levels - 1;
     r = sinew_bbw_solve(ctx, c, &cd);
     if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
         sinew_bbw_destroy(c);

@@ -335,6 +335,205 @@ static sinew_result read_weights(const sn_reader *rd, sinew_bbw *b)
     return SINEW_OK;
 }
 
+/* ---- the source of an automatic volume (format version 2) ---- */
+
+/* Every index of a source array below its limit. */
+static sinew_result check_source_indices(const uint32_t *idx, size_t count, size_t per, size_t limit,
+                                         const char *what, size_t first_item)
+{
+    for (size_t k = 0; k < count * per; ++k)
+        if (idx[k] >= limit)
+            return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, PREFIX "%s %zu refers to vertex %u, but there are %zu", what,
+                           first_item + k / per, idx[k], limit);
+    return SINEW_OK;
+}
+
+/* The counts of the source section, each array's section checked against
+ * them before anything is allocated. */
+static sinew_result read_source_counts(const sn_reader *rd, const uint64_t *h, size_t *cage_totals)
+{
+    for (int i = SN_BBW_SOURCE_SURFACE_VERTICES; i <= SN_BBW_SOURCE_CAGES; ++i)
+        if (h[i] > UINT32_MAX)
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "the kept surface or handles count %llu exceeds 2^32",
+                           (unsigned long long)h[i]);
+    static const struct {
+        uint32_t tag;
+        sn_io_type type;
+        int count;
+        size_t per;
+    } arrays[] = {
+        {SN_BBW_TAG_SOURCE_SURFACE, SN_IO_F32, SN_BBW_SOURCE_SURFACE_VERTICES, 3},
+        {SN_BBW_TAG_SOURCE_TRIANGLES, SN_IO_U32, SN_BBW_SOURCE_SURFACE_TRIANGLES, 3},
+        {SN_BBW_TAG_SOURCE_POINTS, SN_IO_F32, SN_BBW_SOURCE_POINTS, 3},
+        {SN_BBW_TAG_SOURCE_JOINTS, SN_IO_F32, SN_BBW_SOURCE_JOINTS, 3},
+        {SN_BBW_TAG_SOURCE_BONES, SN_IO_U32, SN_BBW_SOURCE_BONES, 2},
+        {SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64, SN_BBW_SOURCE_CAGES, 3},
+    };
+    sinew_result r = SINEW_OK;
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0] && r == SINEW_OK; ++i)
+        r = expect_section(rd, arrays[i].tag, arrays[i].type, arrays[i].per * (size_t)h[arrays[i].count]);
+    if (r != SINEW_OK) return r;
+    /* The cages' totals, from their counts (each below 2^32, so no sum of
+     * at most 2^32 of them overflows 64 bits). */
+    size_t cages = (size_t)h[SN_BBW_SOURCE_CAGES];
+    uint64_t totals[3] = {0, 0, 0};
+    for (size_t c = 0; c < cages; ++c) {
+        uint64_t counts[3];
+        if ((r = sn_reader_copy_part(rd, SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64, 3 * c, 3, counts)) != SINEW_OK) return r;
+        for (int k = 0; k < 3; ++k) {
+            if (counts[k] > UINT32_MAX)
+                return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "kept cage %zu has %llu elements", c,
+                               (unsigned long long)counts[k]);
+            totals[k] += counts[k];
+        }
+    }
+    if (totals[0] > SIZE_MAX / 3 || totals[1] > SIZE_MAX / 3 || totals[2] > SIZE_MAX / 3)
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "the kept cages are too large");
+    static const uint32_t cage_tags[3] = {SN_BBW_TAG_SOURCE_CAGE_VERTICES, SN_BBW_TAG_SOURCE_CAGE_EDGES,
+                                          SN_BBW_TAG_SOURCE_CAGE_TRIANGLES};
+    static const sn_io_type cage_types[3] = {SN_IO_F32, SN_IO_U32, SN_IO_U32};
+    static const size_t cage_per[3] = {3, 2, 3};
+    for (int k = 0; k < 3 && r == SINEW_OK; ++k) {
+        cage_totals[k] = (size_t)totals[k];
+        r = expect_section(rd, cage_tags[k], cage_types[k], cage_per[k] * cage_totals[k]);
+    }
+    return r;
+}
+
+/* The kept create options, as create checks them. */
+static sinew_result read_source_options(sn_bbw_source *s, const uint64_t *h)
+{
+    uint32_t tolerance_bits = (uint32_t)h[SN_BBW_SOURCE_HANDLE_TOLERANCE];
+    memcpy(&s->handle_tolerance, &tolerance_bits, sizeof s->handle_tolerance);
+    if (h[SN_BBW_SOURCE_HANDLE_TOLERANCE] > UINT32_MAX || !isfinite(s->handle_tolerance) || s->handle_tolerance < 0.0f)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "the kept handle tolerance is not a finite value >= 0");
+    if (h[SN_BBW_SOURCE_VOLUME_FLAGS] & ~(uint64_t)SINEW_BBW_VOLUME_UNIFORM ||
+        h[SN_BBW_SOURCE_POINT_PLACEMENT] > SINEW_BBW_PLACE_MOVE_VERTEX)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "kept volume flags %llu or point placement %llu unknown",
+                       (unsigned long long)h[SN_BBW_SOURCE_VOLUME_FLAGS],
+                       (unsigned long long)h[SN_BBW_SOURCE_POINT_PLACEMENT]);
+    s->volume_flags = (uint32_t)h[SN_BBW_SOURCE_VOLUME_FLAGS];
+    s->point_placement = (uint32_t)h[SN_BBW_SOURCE_POINT_PLACEMENT];
+    return SINEW_OK;
+}
+
+/* The volume's figures (format version 2): sizes >= 0 and finite, a
+ * resolution and cell sizes exactly when the volume is automatic (source),
+ * levels only after a solve; all zero without a source is version 1 data. */
+static sinew_result read_volume(const sn_reader *rd, sinew_bbw *b, int source)
+{
+    uint64_t v[SN_BBW_VOLUME_N];
+    sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_VOLUME, SN_BBW_VOLUME_N, v);
+    if (r != SINEW_OK) return r;
+    double cell = from_bits(v[SN_BBW_VOLUME_CELL_SIZE]), finest = from_bits(v[SN_BBW_VOLUME_FINEST_CELL]);
+    double snap = from_bits(v[SN_BBW_VOLUME_MAX_SNAP]);
+    int any = 0;
+    for (int i = 0; i < SN_BBW_VOLUME_N; ++i) any |= v[i] != 0;
+    int automatic_ok = source ? v[SN_BBW_VOLUME_GRID_RESOLUTION] >= 1 && cell > 0.0 && finest > 0.0 && finest <= cell
+                              : v[SN_BBW_VOLUME_GRID_RESOLUTION] == 0 && cell == 0.0 && finest == 0.0 &&
+                                    v[SN_BBW_VOLUME_REFINED_CELLS] == 0 && v[SN_BBW_VOLUME_HANDLE_CELLS] == 0;
+    /* Each coarse level halves the grid, so there are fewer than 32. */
+    if (!any && !source)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "format version 2 with no volume figures and no kept surface "
+                       "(such data is version 1)");
+    if (!automatic_ok || v[SN_BBW_VOLUME_GRID_RESOLUTION] > UINT32_MAX || v[SN_BBW_VOLUME_REFINED_CELLS] > SIZE_MAX ||
+        v[SN_BBW_VOLUME_HANDLE_CELLS] > SIZE_MAX || !isfinite(cell) || !(snap >= 0.0) || !isfinite(snap) ||
+        v[SN_BBW_VOLUME_COARSE_LEVELS] >= 32 || (!source && v[SN_BBW_VOLUME_COARSE_LEVELS]) ||
+        (!b->info.solved && v[SN_BBW_VOLUME_COARSE_LEVELS]))
+        return sn_fail(SINEW_ERROR_INVALID_DATA,
+                       PREFIX "the volume's figures (grid %llu, cell %g, finest %g, snap %g, %llu coarse levels) are "
+                       "not possible%s", (unsigned long long)v[SN_BBW_VOLUME_GRID_RESOLUTION], cell, finest, snap,
+                       (unsigned long long)v[SN_BBW_VOLUME_COARSE_LEVELS],
+                       source ? " for an automatic volume" : " for a given mesh");
+    b->info.grid_resolution = (uint32_t)v[SN_BBW_VOLUME_GRID_RESOLUTION];
+    b->info.refined_cell_count = (size_t)v[SN_BBW_VOLUME_REFINED_CELLS];
+    b->info.handle_cell_count = (size_t)v[SN_BBW_VOLUME_HANDLE_CELLS];
+    b->info.grid_cell_size = cell;
+    b->info.finest_cell_size = finest;
+    b->info.max_snap_distance = snap;
+    b->info.coarse_levels_used = (uint32_t)v[SN_BBW_VOLUME_COARSE_LEVELS];
+    return SINEW_OK;
+}
+
+/* Copies the arrays into s (allocated at the counts read_source_counts
+ * checked) and checks their indices; the handles they make must be the
+ * domain's. */
+static sinew_result read_source_arrays(const sn_reader *rd, const sinew_bbw *b, sn_bbw_source *s, const uint64_t *h,
+                                       const size_t *cage_totals)
+{
+    s->surface_vertex_count = (size_t)h[SN_BBW_SOURCE_SURFACE_VERTICES];
+    s->surface_triangle_count = (size_t)h[SN_BBW_SOURCE_SURFACE_TRIANGLES];
+    s->point_count = (size_t)h[SN_BBW_SOURCE_POINTS];
+    s->joint_count = (size_t)h[SN_BBW_SOURCE_JOINTS];
+    s->bone_count = (size_t)h[SN_BBW_SOURCE_BONES];
+    s->cage_count = (size_t)h[SN_BBW_SOURCE_CAGES];
+    uint64_t handles = (uint64_t)s->point_count + s->bone_count + cage_totals[0];
+    if (handles != b->handle_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, PREFIX "the kept handles make %llu handles, the domain has %zu",
+                       (unsigned long long)handles, b->handle_count);
+    const sn_env *env = &b->env;
+    s->surface_positions = sn_alloc_array(env, s->surface_vertex_count + 1, 3 * sizeof(float), "kept surface");
+    s->surface_triangles = sn_alloc_array(env, s->surface_triangle_count + 1, 3 * sizeof(uint32_t), "kept triangles");
+    s->points = sn_alloc_array(env, s->point_count + 1, 3 * sizeof(float), "kept point handles");
+    s->joints = sn_alloc_array(env, s->joint_count + 1, 3 * sizeof(float), "kept joints");
+    s->bones = sn_alloc_array(env, s->bone_count + 1, 2 * sizeof(uint32_t), "kept bones");
+    s->cage_vertex_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_edge_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_triangle_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_vertices = sn_alloc_array(env, cage_totals[0] + 1, 3 * sizeof(float), "kept cage vertices");
+    s->cage_edges = sn_alloc_array(env, cage_totals[1] + 1, 2 * sizeof(uint32_t), "kept cage edges");
+    s->cage_triangles = sn_alloc_array(env, cage_totals[2] + 1, 3 * sizeof(uint32_t), "kept cage triangles");
+    if (!s->surface_positions || !s->surface_triangles || !s->points || !s->joints || !s->bones ||
+        !s->cage_vertex_start || !s->cage_edge_start || !s->cage_triangle_start || !s->cage_vertices ||
+        !s->cage_edges || !s->cage_triangles)
+        return sn_alloc_failure();
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_SURFACE, SN_IO_F32, 3 * s->surface_vertex_count, s->surface_positions);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_TRIANGLES, SN_IO_U32, 3 * s->surface_triangle_count, s->surface_triangles);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_POINTS, SN_IO_F32, 3 * s->point_count, s->points);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_JOINTS, SN_IO_F32, 3 * s->joint_count, s->joints);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_BONES, SN_IO_U32, 2 * s->bone_count, s->bones);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_CAGE_VERTICES, SN_IO_F32, 3 * cage_totals[0], s->cage_vertices);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_CAGE_EDGES, SN_IO_U32, 2 * cage_totals[1], s->cage_edges);
+    sn_reader_copy(rd, SN_BBW_TAG_SOURCE_CAGE_TRIANGLES, SN_IO_U32, 3 * cage_totals[2], s->cage_triangles);
+    sinew_result r = check_source_indices(s->surface_triangles, s->surface_triangle_count, 3, s->surface_vertex_count,
+                                          "kept surface triangle", 0);
+    if (r == SINEW_OK) r = check_source_indices(s->bones, s->bone_count, 2, s->joint_count, "kept bone", 0);
+    s->cage_vertex_start[0] = s->cage_edge_start[0] = s->cage_triangle_start[0] = 0;
+    for (size_t c = 0; c < s->cage_count && r == SINEW_OK; ++c) {
+        uint64_t counts[3];
+        sn_reader_copy_part(rd, SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64, 3 * c, 3, counts);
+        s->cage_vertex_start[c + 1] = s->cage_vertex_start[c] + (size_t)counts[0];
+        s->cage_edge_start[c + 1] = s->cage_edge_start[c] + (size_t)counts[1];
+        s->cage_triangle_start[c + 1] = s->cage_triangle_start[c] + (size_t)counts[2];
+        r = check_source_indices(s->cage_edges + 2 * s->cage_edge_start[c], (size_t)counts[1], 2, (size_t)counts[0],
+                                 "kept cage edge", s->cage_edge_start[c]);
+        if (r == SINEW_OK)
+            r = check_source_indices(s->cage_triangles + 3 * s->cage_triangle_start[c], (size_t)counts[2], 3,
+                                     (size_t)counts[0], "kept cage triangle", s->cage_triangle_start[c]);
+    }
+    return r;
+}
+
+/* The source sections, when the data has them (all or none). */
+static sinew_result read_source(const sn_reader *rd, sinew_bbw *b)
+{
+    uint64_t h[SN_BBW_SOURCE_N];
+    sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_SOURCE, SN_BBW_SOURCE_N, h);
+    size_t cage_totals[3];
+    if (r == SINEW_OK) r = read_source_counts(rd, h, cage_totals);
+    if (r != SINEW_OK) return r;
+    sn_bbw_source *s = sn_calloc(&b->env, sizeof *s, "kept volume source");
+    if (!s) return sn_alloc_failure();
+    r = read_source_options(s, h);
+    if (r == SINEW_OK) r = read_source_arrays(rd, b, s, h, cage_totals);
+    if (r != SINEW_OK) {
+        sn_bbw_source_free(&b->env, s);
+        return r;
+    }
+    b->source = s;
+    return SINEW_OK;
+}
+
 static sinew_result read_handle(const sn_reader *rd, sinew_bbw *b)
 {
     uint64_t counts[SN_BBW_COUNT_N];
@@ -343,11 +542,15 @@ static sinew_result read_handle(const sn_reader *rd, sinew_bbw *b)
     if (r == SINEW_OK) r = check_counts(counts);
     if (r != SINEW_OK) return r;
     int solved = counts[SN_BBW_COUNT_SOLVED] != 0;
-    /* Exactly the sections of saved.h: nothing unread rides along. */
-    uint32_t expected = 10u + (uint32_t)solved;
+    /* Exactly the sections of saved.h: nothing unread rides along. Version
+     * 2 adds the volume's figures and, for an automatic volume, its source. */
+    int v2 = rd->format_version >= SN_BBW_VERSION_VOLUME;
+    int source = v2 && sn_reader_has(rd, SN_BBW_TAG_SOURCE);
+    uint32_t expected = 10u + (uint32_t)solved + (uint32_t)v2 + (source ? SN_BBW_SOURCE_SECTIONS : 0u);
     if (rd->section_count != expected)
-        return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "%u sections, but %s data has %u", rd->section_count,
-                       solved ? "solved" : "unsolved", expected);
+        return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "%u sections, but %s data of format version %u%s has %u",
+                       rd->section_count, solved ? "solved" : "unsolved", rd->format_version,
+                       source ? " with its kept surface" : "", expected);
     if ((r = read_domain(rd, b)) != SINEW_OK) return r;
     if ((r = read_constraints(rd, b, counts)) != SINEW_OK) return r;
     if ((r = read_figures(rd, b, counts)) != SINEW_OK) return r;
@@ -359,7 +562,9 @@ static sinew_result read_handle(const sn_reader *rd, sinew_bbw *b)
     b->info.polish_rounds = (uint32_t)counts[SN_BBW_COUNT_POLISH_ROUNDS];
     b->info.factor_nonzeros = (size_t)counts[SN_BBW_COUNT_FACTOR_NONZEROS];
     b->partition = (sinew_bbw_partition)counts[SN_BBW_COUNT_PARTITION];
-    return solved ? read_weights(rd, b) : SINEW_OK;
+    if (solved && (r = read_weights(rd, b)) != SINEW_OK) return r;
+    if (v2 && (r = read_volume(rd, b, source)) != SINEW_OK) return r;
+    return source ? read_source(rd, b) : SINEW_OK;
 }
 
 sinew_result sinew_bbw_load(sinew_context *ctx, const void *data, size_t size, sinew_bbw **out)

@@ -1,6 +1,7 @@
 /*
- * sinew_bbw_save: the domain, the handles' constraints, the info figures
- * and (once solved) the weights, as the sections of saved.h. The handle
+ * sinew_bbw_save: the domain, the handles' constraints, the info figures,
+ * (once solved) the weights and (for an automatic volume) what it was made
+ * from, as the sections of saved.h. The handle
  * keeps its constraints as dense rows (vertices x handles); the data holds
  * only the constrained vertices' nonzero entries, gathered into scratch
  * arrays for the writing pass.
@@ -26,6 +27,58 @@ static uint64_t double_bits(double v)
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     return bits;
+}
+
+/* The volume's figures (format version 2, when any is set). */
+static void volume_figures(const sinew_bbw *b, uint64_t *v)
+{
+    const sinew_bbw_info *in = &b->info;
+    v[SN_BBW_VOLUME_GRID_RESOLUTION] = in->grid_resolution;
+    v[SN_BBW_VOLUME_REFINED_CELLS] = in->refined_cell_count;
+    v[SN_BBW_VOLUME_HANDLE_CELLS] = in->handle_cell_count;
+    v[SN_BBW_VOLUME_CELL_SIZE] = double_bits(in->grid_cell_size);
+    v[SN_BBW_VOLUME_FINEST_CELL] = double_bits(in->finest_cell_size);
+    v[SN_BBW_VOLUME_MAX_SNAP] = double_bits(in->max_snap_distance);
+    v[SN_BBW_VOLUME_COARSE_LEVELS] = in->coarse_levels_used;
+}
+
+/* The kept source of an automatic volume (format version 2). */
+static void write_source(sn_writer *w, const sn_bbw_source *src)
+{
+    uint32_t tolerance_bits;
+    memcpy(&tolerance_bits, &src->handle_tolerance, sizeof tolerance_bits);
+    size_t cage_vertices = src->cage_vertex_start[src->cage_count];
+    size_t cage_edges = src->cage_edge_start[src->cage_count];
+    size_t cage_triangles = src->cage_triangle_start[src->cage_count];
+    uint64_t head[SN_BBW_SOURCE_N] = {
+        [SN_BBW_SOURCE_SURFACE_VERTICES] = src->surface_vertex_count,
+        [SN_BBW_SOURCE_SURFACE_TRIANGLES] = src->surface_triangle_count,
+        [SN_BBW_SOURCE_POINTS] = src->point_count,
+        [SN_BBW_SOURCE_JOINTS] = src->joint_count,
+        [SN_BBW_SOURCE_BONES] = src->bone_count,
+        [SN_BBW_SOURCE_CAGES] = src->cage_count,
+        [SN_BBW_SOURCE_HANDLE_TOLERANCE] = tolerance_bits,
+        [SN_BBW_SOURCE_VOLUME_FLAGS] = src->volume_flags,
+        [SN_BBW_SOURCE_POINT_PLACEMENT] = src->point_placement,
+    };
+    sn_write_section(w, SN_BBW_TAG_SOURCE, SN_IO_U64, head, SN_BBW_SOURCE_N);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_SURFACE, SN_IO_F32, src->surface_positions, 3 * src->surface_vertex_count);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_TRIANGLES, SN_IO_U32, src->surface_triangles,
+                     3 * src->surface_triangle_count);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_POINTS, SN_IO_F32, src->points, 3 * src->point_count);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_JOINTS, SN_IO_F32, src->joints, 3 * src->joint_count);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_BONES, SN_IO_U32, src->bones, 2 * src->bone_count);
+    sn_write_begin(w, SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64);
+    for (size_t c = 0; c < src->cage_count; ++c) {
+        uint64_t counts[3] = {src->cage_vertex_start[c + 1] - src->cage_vertex_start[c],
+                              src->cage_edge_start[c + 1] - src->cage_edge_start[c],
+                              src->cage_triangle_start[c + 1] - src->cage_triangle_start[c]};
+        sn_write_append(w, counts, 3);
+    }
+    sn_write_end(w);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_CAGE_VERTICES, SN_IO_F32, src->cage_vertices, 3 * cage_vertices);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_CAGE_EDGES, SN_IO_U32, src->cage_edges, 2 * cage_edges);
+    sn_write_section(w, SN_BBW_TAG_SOURCE_CAGE_TRIANGLES, SN_IO_U32, src->cage_triangles, 3 * cage_triangles);
 }
 
 static void write_sections(sn_writer *w, const void *handle)
@@ -65,6 +118,15 @@ static void write_sections(sn_writer *w, const void *handle)
     sn_write_section(w, SN_BBW_TAG_COUNTS, SN_IO_U64, counts, SN_BBW_COUNT_N);
     sn_write_section(w, SN_BBW_TAG_FIGURES, SN_IO_U64, figures, SN_BBW_FIGURE_N);
     if (b->weights) sn_write_section(w, SN_BBW_TAG_WEIGHTS, SN_IO_F32, b->weights, b->vertex_count * b->handle_count);
+    uint64_t volume[SN_BBW_VOLUME_N];
+    volume_figures(b, volume);
+    int any = 0;
+    for (int i = 0; i < SN_BBW_VOLUME_N; ++i) any |= volume[i] != 0;
+    if (any || b->source) {
+        sn_write_format_version(w, SN_BBW_VERSION_VOLUME);
+        sn_write_section(w, SN_BBW_TAG_VOLUME, SN_IO_U64, volume, SN_BBW_VOLUME_N);
+    }
+    if (b->source) write_source(w, b->source);
 }
 
 /* Counts the constrained vertices and their nonzero entries. */

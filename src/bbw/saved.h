@@ -55,4 +55,52 @@ enum {
     SN_BBW_FIGURE_N
 };
 
+
+/* Format version 2: the volume's figures (VOLUME), and an automatic
+ * volume's source (what it was made from, for the coarse-to-fine start:
+ * SOURCE and the nine array sections after it, all or none). Data with
+ * neither (every figure zero, no source) is version 1. Cages are
+ * concatenated; SOURCE_CAGES holds each cage's vertex, edge and triangle
+ * counts, its edges and triangles index its own vertices. */
+#define SN_BBW_VERSION_VOLUME 2
+#define SN_BBW_TAG_VOLUME SN_TAG('B', 'V', 'O', 'L')         /* u64: SN_BBW_VOLUME_* */
+#define SN_BBW_TAG_SOURCE SN_TAG('B', 'S', 'R', 'C')         /* u64: SN_BBW_SOURCE_* */
+#define SN_BBW_TAG_SOURCE_SURFACE SN_TAG('B', 'S', 'S', 'P') /* f32: 3 per surface vertex */
+#define SN_BBW_TAG_SOURCE_TRIANGLES SN_TAG('B', 'S', 'S', 'T') /* u32: 3 per surface triangle */
+#define SN_BBW_TAG_SOURCE_POINTS SN_TAG('B', 'S', 'P', 'T')  /* f32: 3 per point handle */
+#define SN_BBW_TAG_SOURCE_JOINTS SN_TAG('B', 'S', 'J', 'P')  /* f32: 3 per joint */
+#define SN_BBW_TAG_SOURCE_BONES SN_TAG('B', 'S', 'B', 'N')   /* u32: 2 per bone */
+#define SN_BBW_TAG_SOURCE_CAGES SN_TAG('B', 'S', 'C', 'G')   /* u64: 3 per cage */
+#define SN_BBW_TAG_SOURCE_CAGE_VERTICES SN_TAG('B', 'S', 'C', 'V') /* f32: 3 per cage vertex */
+#define SN_BBW_TAG_SOURCE_CAGE_EDGES SN_TAG('B', 'S', 'C', 'E')    /* u32: 2 per cage edge */
+#define SN_BBW_TAG_SOURCE_CAGE_TRIANGLES SN_TAG('B', 'S', 'C', 'T') /* u32: 3 per cage triangle */
+#define SN_BBW_SOURCE_SECTIONS 10u
+
+/* Entries of the volume section: sinew_bbw_info's figures of the volume
+ * (doubles as their bits) and the coarse levels the last solve used. */
+enum {
+    SN_BBW_VOLUME_GRID_RESOLUTION,
+    SN_BBW_VOLUME_REFINED_CELLS,
+    SN_BBW_VOLUME_HANDLE_CELLS,
+    SN_BBW_VOLUME_CELL_SIZE,
+    SN_BBW_VOLUME_FINEST_CELL,
+    SN_BBW_VOLUME_MAX_SNAP,
+    SN_BBW_VOLUME_COARSE_LEVELS,
+    SN_BBW_VOLUME_N
+};
+
+/* Entries of the source section: counts and the create options kept. */
+enum {
+    SN_BBW_SOURCE_SURFACE_VERTICES,
+    SN_BBW_SOURCE_SURFACE_TRIANGLES,
+    SN_BBW_SOURCE_POINTS,
+    SN_BBW_SOURCE_JOINTS,
+    SN_BBW_SOURCE_BONES,
+    SN_BBW_SOURCE_CAGES,
+    SN_BBW_SOURCE_HANDLE_TOLERANCE, /* bits of the float */
+    SN_BBW_SOURCE_VOLUME_FLAGS,
+    SN_BBW_SOURCE_POINT_PLACEMENT,
+    SN_BBW_SOURCE_N
+};
+
 #endif /* SN_BBW_SAVED_H */

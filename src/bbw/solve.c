@@ -35,6 +35,12 @@
 #define SN_BBW_POLISH_ROUNDS 8
 /* Iteration of the first periodic polish (see the iteration). */
 #define SN_BBW_POLISH_FIRST 20
+/* Automatic coarse-to-fine start (coarse_levels 0): the iteration after
+ * which an unfinished solve restarts from coarser volumes. By then the
+ * polish has had two tries (iterations 20 and 40), which is where small
+ * or simple volumes finish (the test box, the data set's cube and bumpy
+ * sphere: 2-40 iterations), and a restart costs only those iterations. */
+#define SN_BBW_COARSE_PROBE 40
 /* Residual balancing (rebalance): checked from iteration REBALANCE_START
  * every REBALANCE_EVERY iterations (before REBALANCE_EARLY every
  * REBALANCE_EVERY_EARLY) while the split's residual is still above the
@@ -899,10 +905,12 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     /* A loaded handle builds its operators at its first solve. */
     if ((r = sn_bbw_ensure_operators(b)) != SINEW_OK) return r;
     double t0 = sn_bbw_seconds();
-    /* The coarse levels first: their memory is gone before this level's. */
+    /* Levels asked for run first: their memory is gone before this level's.
+     * Automatic ones wait for the probe (see the iteration). */
     float *coarse = NULL;
     uint32_t coarse_levels = 0;
-    if ((r = sn_bbw_coarse_start(ctx, b, &d, &coarse, &coarse_levels)) != SINEW_OK) return r;
+    if (d.coarse_levels && (r = sn_bbw_coarse_start(ctx, b, &d, &coarse, &coarse_levels)) != SINEW_OK) return r;
+    uint32_t probe = !d.coarse_levels && !d.initial_weights && sn_bbw_coarse_possible(b) ? SN_BBW_COARSE_PROBE : 0;
     const float *start = d.initial_weights ? d.initial_weights : coarse;
     double tol = d.tolerance > 0 ? d.tolerance : 1e-4;
     uint32_t max_it = d.max_iterations ? d.max_iterations : 5000;
@@ -951,13 +959,14 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     double bound = INFINITY, bound_per_norm = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
+    int restart = 1;
     while (!converged && it < max_it) {
         ++it;
-        change = projection_pass(&s, &aa, rho, exact, it == 1);
-        if (it == 1) change = INFINITY;
+        change = projection_pass(&s, &aa, rho, exact, restart);
+        if (restart) change = INFINITY;
         x_step(&s);
-        double norm = residual_pass(&s, &aa, it == 1 || fresh, &primal);
-        fresh = 0;
+        double norm = residual_pass(&s, &aa, restart || fresh, &primal);
+        fresh = restart = 0;
         /* The split's residuals only say the iteration has slowed down; the
          * certificate says how far the weights are from the minimiser. It
          * costs a product with Q and a solve, so it is taken once the
@@ -1023,6 +1032,32 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 fresh = 1;
                 best_norm = INFINITY;
                 bound_per_norm = INFINITY;
+            }
+        }
+        /* The automatic coarse-to-fine start: a solve still running at the
+         * probe is one the polish does not finish soon, where the split's
+         * smooth modes dominate; the coarser volumes resolve those, and the
+         * split restarts from their weights with the multiplier that makes
+         * them a fixed point (the best certificate so far is kept). */
+        if (it == probe) {
+            float *start = NULL;
+            if ((r = sn_bbw_coarse_start(ctx, b, &d, &start, &coarse_levels)) != SINEW_OK) goto fail;
+            if (start) {
+                for (size_t f = 0; f < nf; ++f) {
+                    double *zb = s.z + f * m;
+                    for (size_t j = 0; j < m; ++j) zb[j] = start[(size_t)s.free_vertex[f] * m + j];
+                    sn_bbw_project_row(zb, m, exact, s.scratch);
+                }
+                sn_free(&b->env, start);
+                memcpy(s.s, s.z, cells * sizeof(double));
+                warm_start_multiplier(&s, rho);
+                restart = 1;
+                aa.used = 0;
+                best_norm = bound_per_norm = INFINITY;
+                last_certificate = next_polish = 0;
+                next_periodic = it + SN_BBW_POLISH_FIRST;
+                stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
+                continue;
             }
         }
         if (aa.used) anderson_coefficients(&aa);

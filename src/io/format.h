@@ -61,6 +61,7 @@ typedef struct sn_writer {
     size_t data_bytes;            /* bytes of section data so far, padded */
     uint32_t section_count;
     bool overflow;                /* more than SN_IO_MAX_SECTIONS, or sizes past SIZE_MAX */
+    uint32_t format_version;      /* set by sn_write_format_version; 0 = 1 */
     sn_io_entry table[SN_IO_MAX_SECTIONS];
 } sn_writer;
 
@@ -75,6 +76,10 @@ void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *d
 void sn_write_begin(sn_writer *w, uint32_t tag, sn_io_type type);
 void sn_write_append(sn_writer *w, const void *data, size_t count);
 void sn_write_end(sn_writer *w);
+
+/* Data that needs a newer format version than 1 says so (at most
+ * SINEW_FORMAT_VERSION); the largest asked for is written. */
+void sn_write_format_version(sn_writer *w, uint32_t version);
 
 /* Adds every section of a handle; run twice, it must add the same ones. */
 typedef void (*sn_save_sections_fn)(sn_writer *w, const void *handle);

@@ -131,6 +131,14 @@ static sinew_result open_data(sn_reader *r, const void *data, size_t size, const
     if (!any_kind && k != (uint32_t)kind)
         return sn_fail(SINEW_ERROR_MISMATCH, "%s: the data holds a %s, not a %s", what, kind_name(k),
                        kind_name((uint32_t)kind));
+    /* Each kind is written in the oldest version that holds it (one
+     * spelling per handle), so a version its layout never had is data from
+     * a newer library. */
+    uint32_t newest = k == SINEW_KIND_BBW ? 2u : 1u;
+    if (version > newest)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED,
+                       "%s: format version %u of %s data, written by sinew %u, is newer than this library (%s) reads "
+                       "(%u)", what, version, kind_name(k), sn_get_le32(p + 12), SINEW_VERSION_STRING, newest);
     uint32_t n = sn_get_le32(p + 20);
     if (n > SN_IO_MAX_SECTIONS)
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: %u sections, more than the format allows (%u)", what, n,

@@ -73,6 +73,11 @@ void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *d
     sn_write_end(w);
 }
 
+void sn_write_format_version(sn_writer *w, uint32_t version)
+{
+    if (version > w->format_version) w->format_version = version;
+}
+
 sinew_result sn_save(sinew_kind kind, sn_save_sections_fn fn, const void *handle, void *buffer, size_t capacity,
                      size_t *size, const char *what)
 {
@@ -107,7 +112,7 @@ sinew_result sn_save(sinew_kind kind, sn_save_sections_fn fn, const void *handle
         return sn_fail(SINEW_ERROR_INVALID_STATE, "%s: internal error, the sections changed between passes", what);
     }
     memcpy(out, magic, sizeof magic);
-    sn_put_le32(out + 8, SINEW_FORMAT_VERSION);
+    sn_put_le32(out + 8, w.format_version ? w.format_version : 1);
     sn_put_le32(out + 12, SINEW_VERSION_NUMBER);
     sn_put_le32(out + 16, (uint32_t)kind);
     sn_put_le32(out + 20, w.section_count);

@@ -262,3 +262,36 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
     free(grad);
     free(tmp);
 }
+
+/* Barycentric lumped mass (triangles: per = 3, tets: per = 4). */
+double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per)
+{
+    double *mass = calloc(n, sizeof(double));
+    for (size_t e = 0; e < count; ++e) {
+        const uint32_t *v = el + (size_t)per * e;
+        double u[3], t[3], s[3] = {0, 0, 1};
+        for (int a = 0; a < 3; ++a) {
+            u[a] = (double)pos[3 * v[1] + a] - pos[3 * v[0] + a];
+            t[a] = (double)pos[3 * v[2] + a] - pos[3 * v[0] + a];
+            if (per == 4) s[a] = (double)pos[3 * v[3] + a] - pos[3 * v[0] + a];
+        }
+        double det = u[0] * (t[1] * s[2] - t[2] * s[1]) - u[1] * (t[0] * s[2] - t[2] * s[0]) +
+                     u[2] * (t[0] * s[1] - t[1] * s[0]);
+        double measure = fabs(det) / (per == 4 ? 6.0 : 2.0);
+        for (int k = 0; k < per; ++k) mass[v[k]] += measure / per;
+    }
+    return mass;
+}
+
+/* Mass-weighted RMS over the free vertices of each vertex's error (the
+ * quantity error_bound bounds). */
+double bbw_rms_error(const float *w, const double *ref, const double *mass, const uint8_t *fixed, size_t n, size_t m)
+{
+    double sq = 0.0, free_mass = 0.0;
+    for (size_t v = 0; v < n; ++v) {
+        if (fixed[v]) continue;
+        free_mass += mass[v];
+        for (size_t j = 0; j < m; ++j) sq += mass[v] * (w[v * m + j] - ref[v * m + j]) * (w[v * m + j] - ref[v * m + j]);
+    }
+    return sqrt(sq / free_mass);
+}

@@ -41,4 +41,10 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
                        const uint8_t *fixed, const double *fixed_rows, size_t m, int exact, size_t iterations,
                        double *out);
 
+/* Barycentric lumped mass (triangles: per = 3, tets: per = 4); malloc'd. */
+double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per);
+/* Mass-weighted RMS over the free vertices (fixed[v] == 0) of w - ref: the
+ * quantity sinew_bbw_info.error_bound bounds. */
+double bbw_rms_error(const float *w, const double *ref, const double *mass, const uint8_t *fixed, size_t n, size_t m);
+
 #endif

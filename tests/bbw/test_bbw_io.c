@@ -119,10 +119,16 @@ static void assert_same_info(const sinew_bbw_info *a, const sinew_bbw_info *b)
     assert_int_equal(a->iterations, b->iterations);
     assert_int_equal(a->polish_rounds, b->polish_rounds);
     assert_int_equal(a->factor_nonzeros, b->factor_nonzeros);
-    const double x[] = {a->primal_residual, a->change_residual, a->error_bound, a->seconds_domain,
-                        a->seconds_operators, a->seconds_solve};
-    const double y[] = {b->primal_residual, b->change_residual, b->error_bound, b->seconds_domain,
-                        b->seconds_operators, b->seconds_solve};
+    assert_int_equal(a->grid_resolution, b->grid_resolution);
+    assert_int_equal(a->refined_cell_count, b->refined_cell_count);
+    assert_int_equal(a->handle_cell_count, b->handle_cell_count);
+    assert_int_equal(a->coarse_levels_used, b->coarse_levels_used);
+    const double x[] = {a->primal_residual, a->change_residual, a->error_bound,      a->seconds_domain,
+                        a->seconds_operators, a->seconds_solve,  a->grid_cell_size, a->finest_cell_size,
+                        a->max_snap_distance};
+    const double y[] = {b->primal_residual, b->change_residual, b->error_bound,      b->seconds_domain,
+                        b->seconds_operators, b->seconds_solve,  b->grid_cell_size, b->finest_cell_size,
+                        b->max_snap_distance};
     assert_memory_equal(x, y, sizeof x);
 }
 
@@ -867,7 +873,14 @@ static void test_header_checks(void **state)
     s = copy_of(&good);
     u32 = SINEW_FORMAT_VERSION + 1;
     memcpy(s.bytes + 8, &u32, 4);
-    expect_load(&s, SINEW_ERROR_UNSUPPORTED, "bbw data: format version 2");
+    expect_load(&s, SINEW_ERROR_UNSUPPORTED, "bbw data: format version 3");
+    free(s.bytes);
+    /* Version 2 is the layout with a kept surface; without one the data is
+     * version 1 (one spelling per handle). */
+    s = copy_of(&good);
+    u32 = 2;
+    memcpy(s.bytes + 8, &u32, 4);
+    expect_load(&s, SINEW_ERROR_INVALID_DATA, "sections, but solved data of format version 2");
     free(s.bytes);
     s = copy_of(&good);
     s.bytes[100] ^= 1;
@@ -954,6 +967,227 @@ static void test_save_out_of_memory(void **state)
     grid2d_free(&c.g);
 }
 
+/* The automatic volume of the unit cube squashed to `height` in z, at
+ * `cells`, two point handles. */
+static sinew_bbw *cube_volume(uint32_t cells, float height)
+{
+    float pos[24];
+    uint32_t tri[36];
+    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
+    for (int v = 0; v < 8; ++v) pos[3 * v + 2] *= height;
+    float pts[6] = {0.2f, 0.5f, 0.5f * height, 0.8f, 0.5f, 0.5f * height};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.surface = &surf;
+    d.grid_resolution = cells;
+    d.points = (sinew_points){pts, 2, 0};
+    return create_ok(&d);
+}
+
+static uint32_t saved_version(const saved *s)
+{
+    sinew_saved_info si;
+    SINEW_INIT(&si);
+    assert_int_equal(sinew_saved_info_get(s->bytes, s->size, &si), SINEW_OK);
+    return si.format_version;
+}
+
+/* Format version 2: an automatic volume keeps its surface and handles, so
+ * a loaded handle starts from coarser volumes as the created one does and
+ * solves to the same bits, and reports the volume's figures; a given mesh
+ * without volume figures stays version 1. */
+static void test_round_trip_kept_surface(void **state)
+{
+    (void)state;
+    sinew_bbw *b = cube_volume(16, 0.25f);
+    saved unsolved = save_ok(b);
+    assert_int_equal(saved_version(&unsolved), 2);
+    sinew_bbw *loaded = load_ok(&unsolved);
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.coarse_levels = 2;
+    solve_expect(b, &sd, SINEW_OK);
+    solve_expect(loaded, &sd, SINEW_OK);
+    sinew_bbw_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
+    assert_int_equal(sinew_bbw_get_info(b, &ia), SINEW_OK);
+    assert_int_equal(sinew_bbw_get_info(loaded, &ib), SINEW_OK);
+    printf("flat box, 16 cells: %zu vertices, %u coarse level(s), %u iterations\n", ia.vertex_count, ia.coarse_levels_used,
+           ia.iterations);
+    assert_int_equal(ia.coarse_levels_used, 1);
+    assert_int_equal(ia.grid_resolution, 16);
+    ib.seconds_domain = ia.seconds_domain;
+    ib.seconds_operators = ia.seconds_operators;
+    ib.seconds_solve = ia.seconds_solve;
+    assert_same_info(&ia, &ib);
+    size_t cells = ia.vertex_count * ia.handle_count;
+    float *wa = malloc(cells * sizeof(float)), *wb = malloc(cells * sizeof(float));
+    assert_int_equal(sinew_bbw_vertex_weights(b, wa, 0, ia.vertex_count), SINEW_OK);
+    assert_int_equal(sinew_bbw_vertex_weights(loaded, wb, 0, ia.vertex_count), SINEW_OK);
+    assert_memory_equal(wa, wb, cells * sizeof(float));
+    /* Solved data keeps the levels used; saved again, the same bytes. */
+    saved solved = save_ok(b);
+    sinew_bbw *again = load_ok(&solved);
+    SINEW_INIT(&ib);
+    assert_int_equal(sinew_bbw_get_info(again, &ib), SINEW_OK);
+    assert_int_equal(ib.coarse_levels_used, 1);
+    saved resaved = save_ok(again);
+    assert_int_equal(resaved.size, solved.size);
+    assert_memory_equal(resaved.bytes + 16, solved.bytes + 16, solved.size - 16);
+    free(resaved.bytes);
+    free(solved.bytes);
+    free(unsolved.bytes);
+    free(wa);
+    free(wb);
+    sinew_bbw_destroy(again);
+    sinew_bbw_destroy(loaded);
+    sinew_bbw_destroy(b);
+    /* A given mesh with handles on its vertices has no volume figures. */
+    grid3d g;
+    grid3d_make(&g, 2, 1.0f);
+    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
+    float points[6] = {0, 0, 0, 1, 1, 1};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.tets = &tm;
+    d.points = (sinew_points){points, 2, 0};
+    b = create_ok(&d);
+    saved given = save_ok(b);
+    assert_int_equal(saved_version(&given), 1);
+    free(given.bytes);
+    sinew_bbw_destroy(b);
+    grid3d_free(&g);
+}
+
+/* Writes v at element `at` of section tag and reseals; the load must fail
+ * with code and needle. */
+static void expect_edited(const saved *good, const char tag[4], size_t at, uint64_t v, size_t bytes,
+                          sinew_result code, const char *needle)
+{
+    saved s = copy_of(good);
+    unsigned char *p = section(&s, tag, NULL);
+    memcpy(p + at * bytes, &v, bytes);
+    expect_load(&s, code, needle);
+    free(s.bytes);
+}
+
+/* The kept surface and the volume's figures are checked like the rest. */
+static void test_kept_surface_checked(void **state)
+{
+    (void)state;
+    sinew_bbw *b = cube_volume(2, 1.0f);
+    solve_expect(b, NULL, SINEW_OK);
+    saved good = save_ok(b);
+    sinew_bbw_destroy(b);
+    expect_edited(&good, "BSST", 4, 99, 4, SINEW_ERROR_INDEX_OUT_OF_RANGE,
+                  "kept surface triangle 1 refers to vertex 99, but there are 8");
+    expect_edited(&good, "BSRC", 6, 0x7fc00000u, 8, SINEW_ERROR_INVALID_DATA, "kept handle tolerance");
+    expect_edited(&good, "BSRC", 7, 8, 8, SINEW_ERROR_INVALID_DATA, "kept volume flags 8");
+    expect_edited(&good, "BVOL", 0, 0, 8, SINEW_ERROR_INVALID_DATA, "volume's figures (grid 0");
+    expect_edited(&good, "BVOL", 6, 40, 8, SINEW_ERROR_INVALID_DATA, "40 coarse levels");
+    /* Two points for two handles; a third in the count asks for a section
+     * the data does not hold. */
+    expect_edited(&good, "BSRC", 2, 3, 8, SINEW_ERROR_INVALID_DATA, "section BSPT holds 6 elements, the counts need 9");
+    /* Version 1 has no kept surface. */
+    saved s = copy_of(&good);
+    uint32_t one = 1;
+    memcpy(s.bytes + 8, &one, 4);
+    expect_load(&s, SINEW_ERROR_INVALID_DATA, "sections, but solved data of format version 1");
+    free(s.bytes);
+    free(good.bytes);
+}
+
+/* Every byte of the version 2 sections (written last) of the small
+ * automatic volume's data changed by +1, +0x80 and +0xff, resealed: each
+ * loads (and is used, saved again to the same bytes, solved) or fails with
+ * a code and a message, under the sanitizers. The sections before them are
+ * the 2D sweep's (test_corruption_sweeps runs the whole sweep there). */
+static void test_kept_surface_byte_changes(void **state)
+{
+    (void)state;
+    sinew_bbw *b = cube_volume(2, 1.0f);
+    solve_expect(b, NULL, SINEW_OK);
+    saved good = save_ok(b);
+    sinew_bbw_destroy(b);
+    size_t first = (size_t)(section(&good, "BVOL", NULL) - good.bytes), accepted = 0;
+    static const unsigned char deltas[3] = {1, 0x80, 0xff};
+    for (size_t at = first; at < good.size; ++at)
+        for (int k = 0; k < 3; ++k) {
+            saved s = copy_of(&good);
+            s.bytes[at] = (unsigned char)(s.bytes[at] + deltas[k]);
+            assert_true(support_reseal(s.bytes, s.size));
+            sinew_result r = load_and_use(s.bytes, s.size, NULL);
+            if (r == SINEW_OK) ++accepted;
+            else if (r > SINEW_ERROR_INVALID_DATA || !sinew_last_error()[0])
+                fail_msg("byte %zu + %u: %s without a message", at, deltas[k], sinew_result_string(r));
+            free(s.bytes);
+        }
+    printf("automatic volume data: %zu bytes, version 2 sections from %zu; changes that loaded: %zu of %zu\n",
+           good.size, first, accepted, 3 * (good.size - first));
+    free(good.bytes);
+}
+
+/* tests/golden/bbw-v2.bin: the cube's automatic volume at 2 cells, solved,
+ * with its kept surface (format version 2). Read now, it must describe the
+ * volume this version creates from the same surface (figures, domain), save
+ * again to the same bytes (the library version and checksum aside), and a
+ * solve of it must equal a solve of the created handle bit for bit. */
+static void test_golden_v2(void **state)
+{
+    (void)state;
+    char path[1024];
+    if (!golden_path("bbw-v2.bin", path, sizeof path)) skip();
+    sinew_bbw *fresh = cube_volume(2, 1.0f);
+    solve_expect(fresh, NULL, SINEW_OK);
+    if (getenv("SINEW_WRITE_GOLDEN")) {
+        saved s = save_ok(fresh);
+        write_file(path, s.bytes, s.size);
+        free(s.bytes);
+        sinew_bbw_destroy(fresh);
+        return;
+    }
+    saved golden = read_file(path);
+    assert_int_equal(saved_version(&golden), 2);
+    sinew_bbw *loaded = load_ok(&golden);
+    sinew_bbw_info il, inow;
+    SINEW_INIT(&il);
+    SINEW_INIT(&inow);
+    assert_int_equal(sinew_bbw_get_info(loaded, &il), SINEW_OK);
+    assert_int_equal(sinew_bbw_get_info(fresh, &inow), SINEW_OK);
+    assert_int_equal(il.grid_resolution, 2);
+    assert_int_equal(il.grid_resolution, inow.grid_resolution);
+    assert_true(il.grid_cell_size == inow.grid_cell_size && il.max_snap_distance == inow.max_snap_distance);
+    assert_int_equal(il.vertex_count, inow.vertex_count);
+    size_t n = il.vertex_count, m = il.handle_count;
+    float *pa = malloc(3 * n * sizeof(float)), *pb = malloc(3 * n * sizeof(float));
+    float *wa = malloc(n * m * sizeof(float)), *wb = malloc(n * m * sizeof(float));
+    assert_int_equal(sinew_bbw_domain_vertices(loaded, pa, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_bbw_domain_vertices(fresh, pb, 0, 0, n), SINEW_OK);
+    assert_memory_equal(pa, pb, 3 * n * sizeof(float));
+    saved again = save_ok(loaded);
+    assert_int_equal(again.size, golden.size);
+    assert_memory_equal(again.bytes, golden.bytes, 12);
+    assert_memory_equal(again.bytes + 16, golden.bytes + 16, 16);
+    assert_memory_equal(again.bytes + 40, golden.bytes + 40, golden.size - 40);
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.tolerance = 1e-6;
+    solve_expect(loaded, &sd, SINEW_OK);
+    solve_expect(fresh, &sd, SINEW_OK);
+    assert_int_equal(sinew_bbw_vertex_weights(loaded, wa, 0, n), SINEW_OK);
+    assert_int_equal(sinew_bbw_vertex_weights(fresh, wb, 0, n), SINEW_OK);
+    assert_memory_equal(wa, wb, n * m * sizeof(float));
+    free(pa);
+    free(pb);
+    free(wa);
+    free(wb);
+    free(again.bytes);
+    free(golden.bytes);
+    sinew_bbw_destroy(loaded);
+    sinew_bbw_destroy(fresh);
+}
+
 typedef struct load_case {
     const saved *data;
     int solve;
@@ -981,14 +1215,19 @@ static void test_load_allocation_failures(void **state)
     saved solved = save_ok(b);
     char report[256];
     size_t runs = 0;
-    load_case cases[3] = {{&unsolved, 0}, {&solved, 0}, {&unsolved, 1}};
-    for (int k = 0; k < 3; ++k) {
+    sinew_bbw *volume = cube_volume(2, 1.0f);
+    solve_expect(volume, NULL, SINEW_OK);
+    saved kept = save_ok(volume);
+    sinew_bbw_destroy(volume);
+    load_case cases[4] = {{&unsolved, 0}, {&solved, 0}, {&unsolved, 1}, {&kept, 1}};
+    for (int k = 0; k < 4; ++k) {
         if (!support_sweep_allocation_failures(load_attempt, &cases[k], &runs, report, sizeof report))
             fail_msg("case %d: %s", k, report);
         assert_true(runs > 5);
     }
     free(unsolved.bytes);
     free(solved.bytes);
+    free(kept.bytes);
     sinew_bbw_destroy(b);
     grid2d_free(&c.g);
 }
@@ -1011,6 +1250,10 @@ int main(void)
         cmocka_unit_test(test_save_contract),
         cmocka_unit_test(test_save_out_of_memory),
         cmocka_unit_test(test_load_allocation_failures),
+        cmocka_unit_test(test_round_trip_kept_surface),
+        cmocka_unit_test(test_kept_surface_checked),
+        cmocka_unit_test(test_kept_surface_byte_changes),
+        cmocka_unit_test(test_golden_v2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "bbw_dataset.h"
+#include "bbw_fixture.h"
 #include "support.h"
 
 /* Closed boxes as 12 outward triangles each; several boxes may overlap (the
@@ -424,6 +425,64 @@ static void data_set_binds_and_solves(void **state)
     if (!ran) skip();
 }
 
+/* The automatic coarse-to-fine restart (coarse_levels 0, the default) on a
+ * data-set volume that the polish does not finish within the probe: it
+ * restarts from a coarser volume, takes fewer iterations than the cold
+ * solve (SINEW_BBW_COARSE_NONE), and agrees with it within the two
+ * certified bounds (mass-weighted RMS over the free vertices). */
+static void automatic_coarse_start(void **state)
+{
+    (void)state;
+    bbw_case c;
+    const char *why = "not in the data set";
+    size_t i = bbw_dataset_find("cow-obj-points");
+    if (i == SIZE_MAX || !bbw_dataset_load(i, &c, &why)) skip();
+    sinew_bbw_desc d;
+    bbw_dataset_desc(&c, &d);
+    sinew_bbw *b = create_ok(&d);
+    sinew_bbw_info info = info_of(b);
+    size_t n = info.vertex_count, m = info.handle_count, ne = info.element_count;
+    assert_true(n >= 1000 && info.grid_resolution >= 16);
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.coarse_levels = SINEW_BBW_COARSE_NONE;
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_OK);
+    sinew_bbw_info cold = info_of(b);
+    float *w = malloc(n * m * sizeof(float)), *pos = malloc(3 * n * sizeof(float));
+    double *ref = malloc(n * m * sizeof(double));
+    uint32_t *tets = malloc(4 * ne * sizeof(uint32_t));
+    assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
+    for (size_t k = 0; k < n * m; ++k) ref[k] = w[k];
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    sinew_bbw_info auto_info = info_of(b);
+    printf("cow, default volume, %zu vertices: cold %u iterations (bound %.2e), automatic %u iterations with %u coarse "
+           "level(s) (bound %.2e)\n", n, cold.iterations, cold.error_bound, auto_info.iterations,
+           auto_info.coarse_levels_used, auto_info.error_bound);
+    assert_int_equal(cold.coarse_levels_used, 0);
+    assert_true(cold.iterations > 40);
+    assert_true(auto_info.coarse_levels_used >= 1);
+    assert_true(auto_info.iterations < cold.iterations);
+    assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
+    assert_int_equal(sinew_bbw_domain_vertices(b, pos, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_bbw_domain_elements(b, tets, 0, ne), SINEW_OK);
+    double *mass = bbw_lumped_mass(pos, n, tets, ne, 4);
+    uint8_t *fixed = calloc(n, 1);
+    /* Constrained vertices hold their rows in both solves. */
+    for (size_t v = 0; v < n; ++v)
+        for (size_t j = 0; j < m; ++j) fixed[v] |= w[v * m + j] == 1.0f && ref[v * m + j] == 1.0;
+    double diff = bbw_rms_error(w, ref, mass, fixed, n, m);
+    printf("automatic against cold: rms %.3g (bounds %.3g + %.3g)\n", diff, auto_info.error_bound, cold.error_bound);
+    assert_true(diff <= auto_info.error_bound + cold.error_bound + 1e-6);
+    free(fixed);
+    free(mass);
+    free(tets);
+    free(pos);
+    free(ref);
+    free(w);
+    sinew_bbw_destroy(b);
+    bbw_dataset_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +492,7 @@ int main(void)
         cmocka_unit_test(points_placed_exactly),
         cmocka_unit_test(graded_volume_saves_and_loads),
         cmocka_unit_test(data_set_binds_and_solves),
+        cmocka_unit_test(automatic_coarse_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

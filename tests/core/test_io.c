@@ -258,7 +258,8 @@ static void saved_info_describes_the_data(void **state)
     SINEW_INIT(&info);
     assert_int_equal(sinew_saved_info_get(buf, size, &info), SINEW_OK);
     assert_int_equal(info.kind, SINEW_KIND_LATTICE);
-    assert_int_equal(info.format_version, SINEW_FORMAT_VERSION);
+    /* A lattice's layout is that of version 1, so its data says 1. */
+    assert_int_equal(info.format_version, 1);
     assert_int_equal(info.library_version, SINEW_VERSION_NUMBER);
     assert_int_equal(info.section_count, 7);
     assert_int_equal(info.size, size);
@@ -272,7 +273,7 @@ static void saved_info_describes_the_data(void **state)
     assert_int_equal(info.format_version, SINEW_FORMAT_VERSION + 3);
     assert_int_equal(info.kind, SINEW_KIND_LATTICE);
     /* A truncated buffer writes nothing into info. */
-    put_le(buf + 8, SINEW_FORMAT_VERSION, 4);
+    put_le(buf + 8, 1, 4);
     support_reseal(buf, size);
     sinew_saved_info untouched;
     SINEW_INIT(&untouched);

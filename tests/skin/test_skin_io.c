@@ -355,7 +355,10 @@ static void header_errors(void **state)
     support_le_put(buf + 16, SINEW_KIND_SKIN, 4);
     support_le_put(buf + 8, SINEW_FORMAT_VERSION + 1, 4);
     expect_load(buf, size, SINEW_ERROR_UNSUPPORTED, "newer");
-    support_le_put(buf + 8, SINEW_FORMAT_VERSION, 4);
+    /* Skin data has no version 2 layout (only bbw data does). */
+    support_le_put(buf + 8, 2, 4);
+    expect_load(buf, size, SINEW_ERROR_UNSUPPORTED, "newer");
+    support_le_put(buf + 8, 1, 4);
     expect_load(buf, size, SINEW_OK, "");
     /* Truncated by one 64-byte block. */
     sinew_skin *out = NULL;

@@ -12,8 +12,10 @@
  *                of the half-resolution volume (solved to 1e-3, sampled at
  *                the fine vertices); the time includes the coarse create,
  *                solve and sampling
+ *   spot32-cold-*, spot48-cold-*  the same without the automatic
+ *                coarse-to-fine restart (coarse_levels = SINEW_BBW_COARSE_NONE)
  *   spot32-levels2-*, spot48-levels2-*  the library's own coarse-to-fine
- *                start (coarse_levels = 2)
+ *                start from the first iteration (coarse_levels = 2)
  *   hand-*       libigl's hand.mesh with its hand.tgf skeleton (20 bones)
  * Usage: bench_bbw_domains [name-filter] [threads]; with no filter the heavy
  * spot48 cases are left out (name them to run them). With threads > 1 the
@@ -101,7 +103,7 @@ static void run(const char *name, const sinew_bbw_desc *d, const sinew_bbw_desc 
     SINEW_INIT(&info);
     sinew_bbw_get_info(b, &info);
     char label[512];
-    if (levels) snprintf(note, sizeof note, "%u coarse level(s) used, ", info.coarse_levels_used);
+    if (!coarse) snprintf(note, sizeof note, "%u coarse level(s) used, ", info.coarse_levels_used);
     snprintf(label, sizeof label,
              "(%zu v, %zu el, %zu handles, tol %.0e, %d thread(s): %screate %.3f s, %u iterations, %u polish rounds, "
              "bound %.2e, wall %.3f s, %s%s%s) create",
@@ -251,6 +253,8 @@ static void bench_spot(const char *filter, int threads)
         char base[32];
         snprintf(base, sizeof base, "spot%u", resolutions[k]);
         run_tolerances(base, &d, NULL, 0, filter, threads);
+        snprintf(base, sizeof base, "spot%u-cold", resolutions[k]);
+        run_tolerances(base, &d, NULL, SINEW_BBW_COARSE_NONE, filter, threads);
         sinew_bbw_desc coarse = d;
         coarse.grid_resolution = resolutions[k] / 2;
         snprintf(base, sizeof base, "spot%u-warm%u", resolutions[k], resolutions[k] / 2);

@@ -8,10 +8,11 @@
  * handles' snapping distance (and what is left of it when the vertices move
  * onto the points), and what the uniform grid of earlier releases made of
  * the case.
- * Usage: bench_bbw_volume [name-filter]
+ * Usage: bench_bbw_volume [name-filter] [coarse_levels]
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sinew.h"
@@ -47,7 +48,7 @@ static void variants(const bbw_case *c, char *uniform, size_t size, double *move
     }
 }
 
-static void run(const bbw_case *c)
+static void run(const bbw_case *c, uint32_t coarse_levels)
 {
     char uniform[128];
     double moved_snap;
@@ -65,7 +66,10 @@ static void run(const bbw_case *c)
         return;
     }
     double t1 = support_cpu_now();
-    r = sinew_bbw_solve(NULL, b, NULL);
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.coarse_levels = coarse_levels;
+    r = sinew_bbw_solve(NULL, b, &sd);
     double t2 = support_cpu_now();
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -73,10 +77,10 @@ static void run(const bbw_case *c)
     char label[1024];
     snprintf(label, sizeof label,
              "(%zu handles; %zu v, %zu tets; grid %u, cell %.3g, finest %.3g, %zu refined cells, %zu handle cells; "
-             "snap max %.3g, moved %.3g; %u iterations, %u polish, bound %.2e; %s%s%s; uniform grid: %s) create",
+             "snap max %.3g, moved %.3g; %u iterations, %u polish, %u coarse levels, bound %.2e; %s%s%s; uniform grid: %s) create",
              info.handle_count, info.vertex_count, info.element_count, info.grid_resolution, info.grid_cell_size,
              info.finest_cell_size, info.refined_cell_count, info.handle_cell_count, info.max_snap_distance,
-             moved_snap, info.iterations, info.polish_rounds, info.error_bound, sinew_result_string(r),
+             moved_snap, info.iterations, info.polish_rounds, info.coarse_levels_used, info.error_bound, sinew_result_string(r),
              r == SINEW_OK ? "" : ": ", r == SINEW_OK ? "" : sinew_last_error(), uniform);
     support_bench_line(name, t2 - t0, "s", label, t1 - t0);
     fflush(stdout);
@@ -86,6 +90,7 @@ static void run(const bbw_case *c)
 int main(int argc, char **argv)
 {
     const char *filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+    uint32_t coarse_levels = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 0;
     for (size_t i = 0; i < bbw_dataset_count(); ++i) {
         bbw_case c;
         const char *why;
@@ -93,7 +98,7 @@ int main(int argc, char **argv)
             if (!filter || strstr(c.name, filter)) printf("bbw-volume/%s: skipped (%s)\n", c.name, why);
             continue;
         }
-        if (!filter || strstr(c.name, filter)) run(&c);
+        if (!filter || strstr(c.name, filter)) run(&c, coarse_levels);
         bbw_dataset_free(&c);
     }
     return 0;
