@@ -6,7 +6,8 @@
  *                         reference solved to a certified 1e-6
  *   bbw/hand-normalise    the same, each handle alone then normalised
  *   bbw/armadillo-*       automatic voxel volume at 64 cells, 10 point handles:
- *                         domain, operators, solve
+ *                         domain, operators, solve (capped at 150 iterations;
+ *                         usage: bench_bbw [cap], 0 = the library's 5,000)
  * Figures are CPU seconds of the calling thread (one core; the machine is
  * shared), best of the runs. Baselines measured in the same run: the unconstrained biharmonic solve (one
  * factorisation, one multi-right-hand-side solve: the floor any bounded method
@@ -169,7 +170,7 @@ static double brute_winding(const support_mesh *m, const double q[3])
     return sum / (4.0 * 3.14159265358979323846);
 }
 
-static void bench_armadillo(void)
+static void bench_armadillo(uint32_t cap)
 {
     char path[1024];
     support_mesh mesh = {0};
@@ -241,11 +242,12 @@ static void bench_armadillo(void)
             support_mesh_free(&mesh);
             return;
         }
-        /* Capped so the whole benchmark stays within two minutes; the line
-         * reports whether the cap was reached. */
+        /* Capped (150 unless the first argument says otherwise; 0 = the
+         * library's 5,000) so the whole benchmark stays within two minutes;
+         * the line reports whether the cap was reached. */
         sinew_bbw_solve_desc sd;
         SINEW_INIT(&sd);
-        sd.max_iterations = 150;
+        sd.max_iterations = cap;
         res_solve = sinew_bbw_solve(NULL, b, &sd);
         sinew_bbw_info info;
         SINEW_INIT(&info);
@@ -312,9 +314,10 @@ static void bench_armadillo(void)
     support_mesh_free(&mesh);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    uint32_t cap = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 150;
     bench_hand();
-    bench_armadillo();
+    bench_armadillo(cap);
     return 0;
 }
