@@ -370,8 +370,12 @@ static sinew_result read_source_counts(const sn_reader *rd, const uint64_t *h, s
         {SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64, SN_BBW_SOURCE_CAGES, 3},
     };
     sinew_result r = SINEW_OK;
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0] && r == SINEW_OK; ++i)
-        r = expect_section(rd, arrays[i].tag, arrays[i].type, arrays[i].per * (size_t)h[arrays[i].count]);
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0] && r == SINEW_OK; ++i) {
+        size_t elements;
+        if (!sn_mul_size(arrays[i].per, (size_t)h[arrays[i].count], &elements))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "the kept counts overflow");
+        r = expect_section(rd, arrays[i].tag, arrays[i].type, elements);
+    }
     if (r != SINEW_OK) return r;
     /* The cages' totals, from their counts (each below 2^32, so no sum of
      * at most 2^32 of them overflows 64 bits). */
