@@ -203,8 +203,8 @@ typedef enum sinew_kind {
 
 /* Newest format version this library writes; it reads every version up to
  * it. Data is written in the oldest version that holds it: version 2 adds
- * the kept surface of an automatic BBW volume, so only that data is
- * version 2 (docs/serialization.md). */
+ * BBW data's volume figures and an automatic volume's kept surface, so only
+ * such BBW data is version 2 (docs/serialization.md). */
 #define SINEW_FORMAT_VERSION 2
 
 typedef struct sinew_saved_info {
