@@ -122,6 +122,15 @@ void sn_bbw_incidence_free(sinew_bbw *b, sn_bbw_incidence *inc);
 int sn_bbw_place_vertex(sinew_bbw *b, const sn_bbw_incidence *inc, uint32_t v, const double q[3]);
 
 /* ---- source.c ---- */
+/* Element counts of a source's arrays (cages: their totals). */
+typedef struct sn_bbw_source_sizes {
+    size_t surface_vertices, surface_triangles, points, joints, bones, cages;
+    size_t cage_vertices, cage_edges, cage_triangles;
+} sn_bbw_source_sizes;
+/* A source with its counts set and every array allocated (contents
+ * undefined, cage offsets zero); NULL when memory runs out. Used by create
+ * (sn_bbw_source_keep) and by load. */
+sn_bbw_source *sn_bbw_source_alloc(const sn_env *env, const sn_bbw_source_sizes *sizes);
 /* Keeps desc's surface and handles in b->source (desc already checked). */
 sinew_result sn_bbw_source_keep(sinew_bbw *b, const sinew_bbw_desc *desc);
 void sn_bbw_source_free(const sn_env *env, sn_bbw_source *s);

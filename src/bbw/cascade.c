@@ -100,8 +100,10 @@ sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const s
     cd.tolerance = fmax(d->tolerance, SN_BBW_COARSE_TOLERANCE);
     cd.max_iterations = d->max_iterations;
     cd.penalty = d->penalty;
-    /* Automatic stays automatic; n levels leave n - 1 to the next. */
-    cd.coarse_levels = d->coarse_levels <= 1 ? (d->coarse_levels ? SINEW_BBW_COARSE_NONE : 0) : d->coarse_levels - 1;
+    /* Automatic stays automatic; n levels leave n - 1 to the next (one
+     * level leaves none). */
+    cd.coarse_levels = d->coarse_levels;
+    if (d->coarse_levels) cd.coarse_levels = d->coarse_levels == 1 ? SINEW_BBW_COARSE_NONE : d->coarse_levels - 1;
     r = sinew_bbw_solve(ctx, c, &cd);
     if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
         sinew_bbw_destroy(c);

@@ -460,37 +460,9 @@ static sinew_result read_volume(const sn_reader *rd, sinew_bbw *b, int source)
 }
 
 /* Copies the arrays into s (allocated at the counts read_source_counts
- * checked) and checks their indices; the handles they make must be the
- * domain's. */
-static sinew_result read_source_arrays(const sn_reader *rd, const sinew_bbw *b, sn_bbw_source *s, const uint64_t *h,
-                                       const size_t *cage_totals)
+ * checked) and checks their indices. */
+static sinew_result read_source_arrays(const sn_reader *rd, sn_bbw_source *s, const size_t *cage_totals)
 {
-    s->surface_vertex_count = (size_t)h[SN_BBW_SOURCE_SURFACE_VERTICES];
-    s->surface_triangle_count = (size_t)h[SN_BBW_SOURCE_SURFACE_TRIANGLES];
-    s->point_count = (size_t)h[SN_BBW_SOURCE_POINTS];
-    s->joint_count = (size_t)h[SN_BBW_SOURCE_JOINTS];
-    s->bone_count = (size_t)h[SN_BBW_SOURCE_BONES];
-    s->cage_count = (size_t)h[SN_BBW_SOURCE_CAGES];
-    uint64_t handles = (uint64_t)s->point_count + s->bone_count + cage_totals[0];
-    if (handles != b->handle_count)
-        return sn_fail(SINEW_ERROR_MISMATCH, PREFIX "the kept handles make %llu handles, the domain has %zu",
-                       (unsigned long long)handles, b->handle_count);
-    const sn_env *env = &b->env;
-    s->surface_positions = sn_alloc_array(env, s->surface_vertex_count + 1, 3 * sizeof(float), "kept surface");
-    s->surface_triangles = sn_alloc_array(env, s->surface_triangle_count + 1, 3 * sizeof(uint32_t), "kept triangles");
-    s->points = sn_alloc_array(env, s->point_count + 1, 3 * sizeof(float), "kept point handles");
-    s->joints = sn_alloc_array(env, s->joint_count + 1, 3 * sizeof(float), "kept joints");
-    s->bones = sn_alloc_array(env, s->bone_count + 1, 2 * sizeof(uint32_t), "kept bones");
-    s->cage_vertex_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
-    s->cage_edge_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
-    s->cage_triangle_start = sn_alloc_array(env, s->cage_count + 1, sizeof(size_t), "kept cage offsets");
-    s->cage_vertices = sn_alloc_array(env, cage_totals[0] + 1, 3 * sizeof(float), "kept cage vertices");
-    s->cage_edges = sn_alloc_array(env, cage_totals[1] + 1, 2 * sizeof(uint32_t), "kept cage edges");
-    s->cage_triangles = sn_alloc_array(env, cage_totals[2] + 1, 3 * sizeof(uint32_t), "kept cage triangles");
-    if (!s->surface_positions || !s->surface_triangles || !s->points || !s->joints || !s->bones ||
-        !s->cage_vertex_start || !s->cage_edge_start || !s->cage_triangle_start || !s->cage_vertices ||
-        !s->cage_edges || !s->cage_triangles)
-        return sn_alloc_failure();
     sn_reader_copy(rd, SN_BBW_TAG_SOURCE_SURFACE, SN_IO_F32, 3 * s->surface_vertex_count, s->surface_positions);
     sn_reader_copy(rd, SN_BBW_TAG_SOURCE_TRIANGLES, SN_IO_U32, 3 * s->surface_triangle_count, s->surface_triangles);
     sn_reader_copy(rd, SN_BBW_TAG_SOURCE_POINTS, SN_IO_F32, 3 * s->point_count, s->points);
@@ -502,7 +474,6 @@ static sinew_result read_source_arrays(const sn_reader *rd, const sinew_bbw *b, 
     sinew_result r = check_source_indices(s->surface_triangles, s->surface_triangle_count, 3, s->surface_vertex_count,
                                           "kept surface triangle", 0);
     if (r == SINEW_OK) r = check_source_indices(s->bones, s->bone_count, 2, s->joint_count, "kept bone", 0);
-    s->cage_vertex_start[0] = s->cage_edge_start[0] = s->cage_triangle_start[0] = 0;
     for (size_t c = 0; c < s->cage_count && r == SINEW_OK; ++c) {
         uint64_t counts[3];
         sn_reader_copy_part(rd, SN_BBW_TAG_SOURCE_CAGES, SN_IO_U64, 3 * c, 3, counts);
@@ -526,10 +497,20 @@ static sinew_result read_source(const sn_reader *rd, sinew_bbw *b)
     size_t cage_totals[3];
     if (r == SINEW_OK) r = read_source_counts(rd, h, cage_totals);
     if (r != SINEW_OK) return r;
-    sn_bbw_source *s = sn_calloc(&b->env, sizeof *s, "kept volume source");
+    /* The handles they make must be the domain's. */
+    uint64_t handles = h[SN_BBW_SOURCE_POINTS] + h[SN_BBW_SOURCE_BONES] + (uint64_t)cage_totals[0];
+    if (handles != b->handle_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, PREFIX "the kept handles make %llu handles, the domain has %zu",
+                       (unsigned long long)handles, b->handle_count);
+    sn_bbw_source_sizes n = {(size_t)h[SN_BBW_SOURCE_SURFACE_VERTICES], (size_t)h[SN_BBW_SOURCE_SURFACE_TRIANGLES],
+                             (size_t)h[SN_BBW_SOURCE_POINTS],           (size_t)h[SN_BBW_SOURCE_JOINTS],
+                             (size_t)h[SN_BBW_SOURCE_BONES],            (size_t)h[SN_BBW_SOURCE_CAGES],
+                             cage_totals[0],                            cage_totals[1],
+                             cage_totals[2]};
+    sn_bbw_source *s = sn_bbw_source_alloc(&b->env, &n);
     if (!s) return sn_alloc_failure();
     r = read_source_options(s, h);
-    if (r == SINEW_OK) r = read_source_arrays(rd, b, s, h, cage_totals);
+    if (r == SINEW_OK) r = read_source_arrays(rd, s, cage_totals);
     if (r != SINEW_OK) {
         sn_bbw_source_free(&b->env, s);
         return r;

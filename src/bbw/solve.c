@@ -855,6 +855,27 @@ static void warm_start_multiplier(solve_state *s, double rho)
     }
 }
 
+/* The split's starting state from given weights (vertex-major over every
+ * vertex; NULL = keep z, the unconstrained start): z = the rows projected
+ * onto the feasible set, and the iteration's state s = z + u with the
+ * multiplier of warm_start_multiplier (u = 0 from the unconstrained
+ * start). The iteration runs on s
+ * (Douglas-Rachford form): z = P(s), u = s - z, x = F^-1 (base + rho W
+ * (2z - s)), T(s) = s + relax (x - z); Anderson acceleration extrapolates T
+ * from its last few steps. */
+static void start_split(solve_state *s, const float *start, double rho, int exact)
+{
+    size_t m = s->b->handle_count;
+    for (size_t f = 0; f < s->nf; ++f) {
+        double *zb = s->z + f * m;
+        if (start)
+            for (size_t j = 0; j < m; ++j) zb[j] = start[(size_t)s->free_vertex[f] * m + j];
+        sn_bbw_project_row(zb, m, exact, s->scratch);
+    }
+    if (s->nf) memcpy(s->s, s->z, s->nf * m * sizeof(double));
+    if (start) warm_start_multiplier(s, rho);
+}
+
 /* Residual balancing of the penalty. The split's relative primal residual
  * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
  * the scaled multiplier) should fall together; when one leads by more than
@@ -935,15 +956,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     if ((r = prepare(&s, &rho)) != SINEW_OK) goto fail;
 
     size_t nf = s.nf, cells = nf * m;
-    if (start)
-        for (size_t f = 0; f < nf; ++f)
-            for (size_t j = 0; j < m; ++j) s.z[f * m + j] = start[(size_t)s.free_vertex[f] * m + j];
-    for (size_t f = 0; f < nf; ++f) sn_bbw_project_row(s.z + f * m, m, exact, s.scratch);
-    /* The iteration runs on s = z + u (Douglas-Rachford form): z = P(s),
-     * u = s - z, x = F^-1 (base + rho M (2z - s)), T(s) = s + relax (x - z).
-     * Anderson acceleration extrapolates T from its last few steps. */
-    if (cells) memcpy(s.s, s.z, cells * sizeof(double));
-    if (start) warm_start_multiplier(&s, rho);
+    start_split(&s, start, rho, exact);
     sn_free(&b->env, coarse);
     coarse = NULL;
     uint32_t it = 0;
@@ -1043,14 +1056,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
             float *start = NULL;
             if ((r = sn_bbw_coarse_start(ctx, b, &d, &start, &coarse_levels)) != SINEW_OK) goto fail;
             if (start) {
-                for (size_t f = 0; f < nf; ++f) {
-                    double *zb = s.z + f * m;
-                    for (size_t j = 0; j < m; ++j) zb[j] = start[(size_t)s.free_vertex[f] * m + j];
-                    sn_bbw_project_row(zb, m, exact, s.scratch);
-                }
+                start_split(&s, start, rho, exact);
                 sn_free(&b->env, start);
-                memcpy(s.s, s.z, cells * sizeof(double));
-                warm_start_multiplier(&s, rho);
                 restart = 1;
                 aa.used = 0;
                 best_norm = bound_per_norm = INFINITY;

@@ -25,76 +25,68 @@ void sn_bbw_source_free(const sn_env *env, sn_bbw_source *s)
     sn_free(env, s);
 }
 
-/* Packed copy of count points (3 floats each) of a view. */
-static float *copy_points(const sn_env *env, const sinew_points *p, size_t count, const char *what)
+sn_bbw_source *sn_bbw_source_alloc(const sn_env *env, const sn_bbw_source_sizes *n)
 {
-    float *out = sn_alloc_array(env, count ? count : 1, 3 * sizeof(float), what);
-    if (!out) return NULL;
-    for (size_t i = 0; i < count; ++i) memcpy(out + 3 * i, sn_point(p, i), 3 * sizeof(float));
-    return out;
-}
-
-static uint32_t *copy_indices(const sn_env *env, const uint32_t *src, size_t count, const char *what)
-{
-    uint32_t *out = sn_alloc_array(env, count ? count : 1, sizeof(uint32_t), what);
-    if (out && count) memcpy(out, src, count * sizeof(uint32_t));
-    return out;
-}
-
-/* Per-cage offsets into the packed arrays, and their total. */
-static size_t *cage_offsets(const sn_env *env, const sinew_bbw_desc *d, int part, size_t *total)
-{
-    size_t *start = sn_alloc_array(env, d->cage_count + 1, sizeof(size_t), "kept cage offsets");
-    if (!start) return NULL;
-    start[0] = 0;
-    for (size_t c = 0; c < d->cage_count; ++c) {
-        const sinew_bbw_cage *k = &d->cages[c];
-        size_t n = part == 0 ? k->vertices.count : part == 1 ? k->edge_count : k->triangle_count;
-        start[c + 1] = start[c] + n;
-    }
-    *total = start[d->cage_count];
-    return start;
-}
-
-sinew_result sn_bbw_source_keep(sinew_bbw *b, const sinew_bbw_desc *d)
-{
-    const sn_env *env = &b->env;
     sn_bbw_source *s = sn_calloc(env, sizeof *s, "kept volume source");
-    if (!s) return sn_alloc_failure();
-    const sinew_trimesh *surf = d->surface;
-    s->surface_vertex_count = surf->positions.count;
-    s->surface_triangle_count = surf->triangle_count;
-    s->surface_positions = copy_points(env, &surf->positions, surf->positions.count, "kept surface");
-    s->surface_triangles = sn_alloc_array(env, surf->triangle_count, 3 * sizeof(uint32_t), "kept surface triangles");
-    if (s->surface_triangles)
-        for (size_t t = 0; t < surf->triangle_count; ++t)
-            for (size_t k = 0; k < 3; ++k)
-                s->surface_triangles[3 * t + k] =
-                    sn_index_at(surf->indices, surf->index_type, surf->index_stride, 3, t, k);
-    s->point_count = d->points.count;
-    s->points = copy_points(env, &d->points, d->points.count, "kept point handles");
-    s->bone_count = d->bone_count;
-    s->joint_count = d->bone_count ? d->joint_positions.count : 0;
-    s->joints = copy_points(env, &d->joint_positions, s->joint_count, "kept joints");
-    s->bones = copy_indices(env, d->bones, 2 * d->bone_count, "kept bones");
-    s->cage_count = d->cage_count;
-    size_t nv = 0, ne = 0, nt = 0;
-    s->cage_vertex_start = cage_offsets(env, d, 0, &nv);
-    s->cage_edge_start = cage_offsets(env, d, 1, &ne);
-    s->cage_triangle_start = cage_offsets(env, d, 2, &nt);
-    s->cage_vertices = sn_alloc_array(env, nv ? nv : 1, 3 * sizeof(float), "kept cage vertices");
-    s->cage_edges = sn_alloc_array(env, ne ? ne : 1, 2 * sizeof(uint32_t), "kept cage edges");
-    s->cage_triangles = sn_alloc_array(env, nt ? nt : 1, 3 * sizeof(uint32_t), "kept cage triangles");
+    if (!s) return NULL;
+    s->surface_vertex_count = n->surface_vertices;
+    s->surface_triangle_count = n->surface_triangles;
+    s->point_count = n->points;
+    s->joint_count = n->joints;
+    s->bone_count = n->bones;
+    s->cage_count = n->cages;
+    /* One more of each, so that empty arrays are allocations too. */
+    s->surface_positions = sn_alloc_array(env, n->surface_vertices + 1, 3 * sizeof(float), "kept surface");
+    s->surface_triangles = sn_alloc_array(env, n->surface_triangles + 1, 3 * sizeof(uint32_t), "kept triangles");
+    s->points = sn_alloc_array(env, n->points + 1, 3 * sizeof(float), "kept point handles");
+    s->joints = sn_alloc_array(env, n->joints + 1, 3 * sizeof(float), "kept joints");
+    s->bones = sn_alloc_array(env, n->bones + 1, 2 * sizeof(uint32_t), "kept bones");
+    s->cage_vertex_start = sn_calloc_array(env, n->cages + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_edge_start = sn_calloc_array(env, n->cages + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_triangle_start = sn_calloc_array(env, n->cages + 1, sizeof(size_t), "kept cage offsets");
+    s->cage_vertices = sn_alloc_array(env, n->cage_vertices + 1, 3 * sizeof(float), "kept cage vertices");
+    s->cage_edges = sn_alloc_array(env, n->cage_edges + 1, 2 * sizeof(uint32_t), "kept cage edges");
+    s->cage_triangles = sn_alloc_array(env, n->cage_triangles + 1, 3 * sizeof(uint32_t), "kept cage triangles");
     if (!s->surface_positions || !s->surface_triangles || !s->points || !s->joints || !s->bones ||
         !s->cage_vertex_start || !s->cage_edge_start || !s->cage_triangle_start || !s->cage_vertices ||
         !s->cage_edges || !s->cage_triangles) {
         sn_bbw_source_free(env, s);
-        return sn_alloc_failure();
+        return NULL;
     }
+    return s;
+}
+
+/* Packed copy of count points (3 floats each) of a view. */
+static void copy_points(float *out, const sinew_points *p, size_t count)
+{
+    for (size_t i = 0; i < count; ++i) memcpy(out + 3 * i, sn_point(p, i), 3 * sizeof(float));
+}
+
+sinew_result sn_bbw_source_keep(sinew_bbw *b, const sinew_bbw_desc *d)
+{
+    const sinew_trimesh *surf = d->surface;
+    sn_bbw_source_sizes n = {surf->positions.count, surf->triangle_count, d->points.count,
+                             d->bone_count ? d->joint_positions.count : 0, d->bone_count, d->cage_count, 0, 0, 0};
+    for (size_t c = 0; c < d->cage_count; ++c) {
+        n.cage_vertices += d->cages[c].vertices.count;
+        n.cage_edges += d->cages[c].edge_count;
+        n.cage_triangles += d->cages[c].triangle_count;
+    }
+    sn_bbw_source *s = sn_bbw_source_alloc(&b->env, &n);
+    if (!s) return sn_alloc_failure();
+    copy_points(s->surface_positions, &surf->positions, n.surface_vertices);
+    for (size_t t = 0; t < n.surface_triangles; ++t)
+        for (size_t k = 0; k < 3; ++k)
+            s->surface_triangles[3 * t + k] = sn_index_at(surf->indices, surf->index_type, surf->index_stride, 3, t, k);
+    copy_points(s->points, &d->points, n.points);
+    copy_points(s->joints, &d->joint_positions, n.joints);
+    if (n.bones) memcpy(s->bones, d->bones, 2 * n.bones * sizeof(uint32_t));
     for (size_t c = 0; c < d->cage_count; ++c) {
         const sinew_bbw_cage *k = &d->cages[c];
-        for (size_t i = 0; i < k->vertices.count; ++i)
-            memcpy(s->cage_vertices + 3 * (s->cage_vertex_start[c] + i), sn_point(&k->vertices, i), 3 * sizeof(float));
+        s->cage_vertex_start[c + 1] = s->cage_vertex_start[c] + k->vertices.count;
+        s->cage_edge_start[c + 1] = s->cage_edge_start[c] + k->edge_count;
+        s->cage_triangle_start[c + 1] = s->cage_triangle_start[c] + k->triangle_count;
+        copy_points(s->cage_vertices + 3 * s->cage_vertex_start[c], &k->vertices, k->vertices.count);
         if (k->edge_count)
             memcpy(s->cage_edges + 2 * s->cage_edge_start[c], k->edges, 2 * k->edge_count * sizeof(uint32_t));
         if (k->triangle_count)

@@ -94,6 +94,14 @@ static sinew_result check_finite(const sn_reader *r, const sn_io_entry *e)
                    (unsigned long long)i, v);
 }
 
+/* The newest layout of each kind (by sinew_kind; every kind's data is
+ * written in the oldest version that holds it): bbw data gained version 2
+ * (src/bbw/saved.h), the others are still version 1. */
+static const uint32_t kind_newest_version[] = {
+    [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 1, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
+    [SINEW_KIND_LATTICE_REFINEMENT] = 1, [SINEW_KIND_BBW] = 2, [SINEW_KIND_PLACEMENT] = 1,
+};
+
 static const char *kind_name(uint32_t kind)
 {
     return sinew_kind_string((sinew_kind)kind);
@@ -131,10 +139,8 @@ static sinew_result open_data(sn_reader *r, const void *data, size_t size, const
     if (!any_kind && k != (uint32_t)kind)
         return sn_fail(SINEW_ERROR_MISMATCH, "%s: the data holds a %s, not a %s", what, kind_name(k),
                        kind_name((uint32_t)kind));
-    /* Each kind is written in the oldest version that holds it (one
-     * spelling per handle), so a version its layout never had is data from
-     * a newer library. */
-    uint32_t newest = k == SINEW_KIND_BBW ? 2u : 1u;
+    /* A version the kind's layout never had is data from a newer library. */
+    uint32_t newest = kind_newest_version[k];
     if (version > newest)
         return sn_fail(SINEW_ERROR_UNSUPPORTED,
                        "%s: format version %u of %s data, written by sinew %u, is newer than this library (%s) reads "

@@ -516,6 +516,56 @@ static saved read_file(const char *path)
 
 /* Seeds of the load_bbw fuzz target: real saved data of each domain and
  * state, kept small. */
+/* The automatic volume of the unit cube squashed to `height` in z, at
+ * `cells`, two point handles. */
+static sinew_bbw *cube_volume(uint32_t cells, float height)
+{
+    float pos[24];
+    uint32_t tri[36];
+    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
+    for (int v = 0; v < 8; ++v) pos[3 * v + 2] *= height;
+    float pts[6] = {0.2f, 0.5f, 0.5f * height, 0.8f, 0.5f, 0.5f * height};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.surface = &surf;
+    d.grid_resolution = cells;
+    d.points = (sinew_points){pts, 2, 0};
+    return create_ok(&d);
+}
+
+static uint32_t saved_version(const saved *s)
+{
+    sinew_saved_info si;
+    SINEW_INIT(&si);
+    assert_int_equal(sinew_saved_info_get(s->bytes, s->size, &si), SINEW_OK);
+    return si.format_version;
+}
+
+/* The cube's automatic volume at 2 cells, solved and saved: the small
+ * format version 2 data of the checks below and of the fuzz seed. */
+static saved small_volume_saved(void)
+{
+    sinew_bbw *b = cube_volume(2, 1.0f);
+    solve_expect(b, NULL, SINEW_OK);
+    saved s = save_ok(b);
+    sinew_bbw_destroy(b);
+    return s;
+}
+
+/* A given tet mesh (g: a 2-cube grid, freed by the caller) with point
+ * handles at two opposite corners, which are its vertices. */
+static sinew_bbw *given_grid_bbw(grid3d *g)
+{
+    grid3d_make(g, 2, 1.0f);
+    sinew_tetmesh tm = {{g->positions, g->vertex_count, 0}, g->tets, g->tet_count, SINEW_INDEX_U32, 0};
+    float points[6] = {0, 0, 0, 1, 1, 1};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.tets = &tm;
+    d.points = (sinew_points){points, 2, 0};
+    return create_ok(&d);
+}
+
 static void write_fuzz_corpus(const char *dir)
 {
     char path[1024];
@@ -539,14 +589,7 @@ static void write_fuzz_corpus(const char *dir)
     grid2d_free(&c.g);
 
     grid3d g;
-    grid3d_make(&g, 2, 1.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
-    float points[6] = {0, 0, 0, 1, 1, 1};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.tets = &tm;
-    d.points = (sinew_points){points, 2, 0};
-    b = create_ok(&d);
+    b = given_grid_bbw(&g);
     solve_expect(b, NULL, SINEW_OK);
     s = save_ok(b);
     snprintf(path, sizeof path, "%s/seed-3d-solved", dir);
@@ -555,22 +598,10 @@ static void write_fuzz_corpus(const char *dir)
     sinew_bbw_destroy(b);
     grid3d_free(&g);
 
-    float pos[24];
-    uint32_t tri[36];
-    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
-    float pts[6] = {0.2f, 0.5f, 0.5f, 0.8f, 0.5f, 0.5f};
-    sinew_bbw_desc ds;
-    SINEW_INIT(&ds);
-    ds.surface = &surf;
-    ds.grid_resolution = 2;
-    ds.points = (sinew_points){pts, 2, 0};
-    b = create_ok(&ds);
-    solve_expect(b, NULL, SINEW_OK);
-    s = save_ok(b);
+    s = small_volume_saved();
     snprintf(path, sizeof path, "%s/seed-volume-solved", dir);
     write_file(path, s.bytes, s.size);
     free(s.bytes);
-    sinew_bbw_destroy(b);
 }
 
 /* tests/golden/bbw-v1.bin: the small 2D case, solved exactly to 1e-6 by
@@ -967,31 +998,6 @@ static void test_save_out_of_memory(void **state)
     grid2d_free(&c.g);
 }
 
-/* The automatic volume of the unit cube squashed to `height` in z, at
- * `cells`, two point handles. */
-static sinew_bbw *cube_volume(uint32_t cells, float height)
-{
-    float pos[24];
-    uint32_t tri[36];
-    sinew_trimesh surf = {{pos, 8, 0}, tri, cube_surface(pos, tri), SINEW_INDEX_U32, 0};
-    for (int v = 0; v < 8; ++v) pos[3 * v + 2] *= height;
-    float pts[6] = {0.2f, 0.5f, 0.5f * height, 0.8f, 0.5f, 0.5f * height};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.surface = &surf;
-    d.grid_resolution = cells;
-    d.points = (sinew_points){pts, 2, 0};
-    return create_ok(&d);
-}
-
-static uint32_t saved_version(const saved *s)
-{
-    sinew_saved_info si;
-    SINEW_INIT(&si);
-    assert_int_equal(sinew_saved_info_get(s->bytes, s->size, &si), SINEW_OK);
-    return si.format_version;
-}
-
 /* Format version 2: an automatic volume keeps its surface and handles, so
  * a loaded handle starts from coarser volumes as the created one does and
  * solves to the same bits, and reports the volume's figures; a given mesh
@@ -1045,14 +1051,7 @@ static void test_round_trip_kept_surface(void **state)
     sinew_bbw_destroy(b);
     /* A given mesh with handles on its vertices has no volume figures. */
     grid3d g;
-    grid3d_make(&g, 2, 1.0f);
-    sinew_tetmesh tm = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
-    float points[6] = {0, 0, 0, 1, 1, 1};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.tets = &tm;
-    d.points = (sinew_points){points, 2, 0};
-    b = create_ok(&d);
+    b = given_grid_bbw(&g);
     saved given = save_ok(b);
     assert_int_equal(saved_version(&given), 1);
     free(given.bytes);
@@ -1076,10 +1075,7 @@ static void expect_edited(const saved *good, const char tag[4], size_t at, uint6
 static void test_kept_surface_checked(void **state)
 {
     (void)state;
-    sinew_bbw *b = cube_volume(2, 1.0f);
-    solve_expect(b, NULL, SINEW_OK);
-    saved good = save_ok(b);
-    sinew_bbw_destroy(b);
+    saved good = small_volume_saved();
     expect_edited(&good, "BSST", 4, 99, 4, SINEW_ERROR_INDEX_OUT_OF_RANGE,
                   "kept surface triangle 1 refers to vertex 99, but there are 8");
     expect_edited(&good, "BSRC", 6, 0x7fc00000u, 8, SINEW_ERROR_INVALID_DATA, "kept handle tolerance");
@@ -1106,10 +1102,7 @@ static void test_kept_surface_checked(void **state)
 static void test_kept_surface_byte_changes(void **state)
 {
     (void)state;
-    sinew_bbw *b = cube_volume(2, 1.0f);
-    solve_expect(b, NULL, SINEW_OK);
-    saved good = save_ok(b);
-    sinew_bbw_destroy(b);
+    saved good = small_volume_saved();
     size_t first = (size_t)(section(&good, "BVOL", NULL) - good.bytes), accepted = 0;
     static const unsigned char deltas[3] = {1, 0x80, 0xff};
     for (size_t at = first; at < good.size; ++at)
@@ -1215,10 +1208,7 @@ static void test_load_allocation_failures(void **state)
     saved solved = save_ok(b);
     char report[256];
     size_t runs = 0;
-    sinew_bbw *volume = cube_volume(2, 1.0f);
-    solve_expect(volume, NULL, SINEW_OK);
-    saved kept = save_ok(volume);
-    sinew_bbw_destroy(volume);
+    saved kept = small_volume_saved();
     load_case cases[4] = {{&unsolved, 0}, {&solved, 0}, {&unsolved, 1}, {&kept, 1}};
     for (int k = 0; k < 4; ++k) {
         if (!support_sweep_allocation_failures(load_attempt, &cases[k], &runs, report, sizeof report))
