@@ -50,6 +50,7 @@ typedef struct polish {
     uint32_t *var_count; /* unknowns per vertex */
     double *w, *grad, *r;
     double *candidate, *diff; /* the projected w certified each round, scratch */
+    double *x, *gx, *trial, *qd; /* feasible iterate, its gradient, a line-search point, Q times a step */
 } polish;
 
 /* Q_FF(g, f) from the shifted system s->a (position p in column f). */
@@ -67,6 +68,22 @@ static double h_coef(const polish *p, size_t f, uint32_t ja, size_t g, uint32_t 
     double t = (ja == jb);
     if (p->exact) t += -(double)(ja == p->pivot[g]) - (double)(p->pivot[f] == jb) + (double)(p->pivot[f] == p->pivot[g]);
     return q * t;
+}
+
+/* out = Q_FF v. */
+static void q_times(const polish *p, const double *v, double *out)
+{
+    const solve_state *s = p->s;
+    size_t m = p->m;
+    memset(out, 0, p->nf * m * sizeof(double));
+    for (size_t f = 0; f < p->nf; ++f) {
+        const double *vf = v + f * m;
+        for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos) {
+            double q = q_value(p, f, pos);
+            double *o = out + (size_t)s->a.rows[pos] * m;
+            for (size_t j = 0; j < m; ++j) o[j] += q * vf[j];
+        }
+    }
 }
 
 /* grad = Q_FF w - base. */
@@ -252,12 +269,79 @@ static size_t update_pattern(polish *p)
     return changed;
 }
 
-sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds)
+/* Zero below this counts as on the bound when reading the iterate's pattern
+ * (the projections leave exact zeros; this only absorbs rounding). */
+#define SN_POLISH_ON_BOUND 1e-6
+/* Armijo fraction of the predicted decrease a line-search step must reach,
+ * and the shortest step tried before the round gives up. */
+#define SN_POLISH_ARMIJO 1e-4
+#define SN_POLISH_MIN_STEP 1e-8
+
+/* The pattern of the next face from the feasible iterate x and its gradient:
+ * a weight on a bound whose (reduced) gradient pushes it outward stays there,
+ * every other is free. In exact mode the pivot is the vertex's largest
+ * weight, so the row's sum constraint is never the binding one. */
+static void pattern_from_iterate(polish *p, int first)
+{
+    size_t m = p->m;
+    for (size_t f = 0; f < p->nf; ++f) {
+        const double *x = p->x + f * m, *g = p->gx + f * m;
+        uint8_t *code = p->code + f * m;
+        if (p->exact) {
+            uint32_t best = 0;
+            for (uint32_t j = 1; j < m; ++j)
+                if (x[j] > x[best]) best = j;
+            p->pivot[f] = best;
+            for (uint32_t j = 0; j < m; ++j)
+                code[j] = j != best && x[j] <= SN_POLISH_ON_BOUND && (first || g[j] >= g[best]) ? PZERO : PFREE;
+        } else {
+            for (size_t j = 0; j < m; ++j) {
+                code[j] = PFREE;
+                if (x[j] <= SN_POLISH_ON_BOUND && (first || g[j] >= 0.0)) code[j] = PZERO;
+                else if (x[j] >= 1.0 - SN_POLISH_ON_BOUND && (first || g[j] <= 0.0)) code[j] = PONE;
+            }
+        }
+    }
+}
+
+/* Projected search from x toward the face minimiser p->w: the first of
+ * P(x + a (w - x)), a = 1, 1/2, ..., that lowers the energy by an Armijo
+ * fraction becomes the new x (its gradient updated). The energy change is
+ * computed as g'd + d'Q d / 2, not as a difference of energies, which would
+ * drown in rounding near the end. Returns 0 when no step lowers it. */
+static int projected_search(polish *p, const double *first_trial)
+{
+    size_t m = p->m, cells = p->nf * m;
+    for (double a = 1.0; a >= SN_POLISH_MIN_STEP; a *= 0.5) {
+        if (a == 1.0) memcpy(p->trial, first_trial, cells * sizeof(double));
+        else {
+            for (size_t k = 0; k < cells; ++k) p->trial[k] = p->x[k] + a * (p->w[k] - p->x[k]);
+            for (size_t f = 0; f < p->nf; ++f) sn_bbw_project_row(p->trial + f * m, m, p->exact, p->s->scratch);
+        }
+        for (size_t k = 0; k < cells; ++k) p->diff[k] = p->trial[k] - p->x[k];
+        q_times(p, p->diff, p->qd);
+        double slope = 0.0, curvature = 0.0;
+        for (size_t k = 0; k < cells; ++k) {
+            slope += p->gx[k] * p->diff[k];
+            curvature += p->diff[k] * p->qd[k];
+        }
+        double change = slope + 0.5 * curvature;
+        if (slope < 0.0 && change <= SN_POLISH_ARMIJO * slope) {
+            memcpy(p->x, p->trial, cells * sizeof(double));
+            for (size_t k = 0; k < cells; ++k) p->gx[k] += p->qd[k];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved)
 {
     const sn_env *env = &s->b->env;
     polish p = {.s = s, .rho = rho, .exact = exact, .nf = s->nf, .m = s->b->handle_count};
     size_t cells = p.nf * p.m;
     *rounds = 0;
+    *moved = 0;
     if (p.nf == 0) return SINEW_OK;
     p.code = sn_alloc_array(env, cells, 1, "polish codes");
     p.pivot = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish pivots");
@@ -268,25 +352,22 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     p.r = sn_alloc_array(env, cells, sizeof(double), "polish residual");
     p.candidate = sn_alloc_array(env, cells, sizeof(double), "polish candidate");
     p.diff = sn_alloc_array(env, cells, sizeof(double), "polish difference");
+    p.x = sn_alloc_array(env, cells, sizeof(double), "polish iterate");
+    p.gx = sn_alloc_array(env, cells, sizeof(double), "polish iterate gradient");
+    p.trial = sn_alloc_array(env, cells, sizeof(double), "polish trial");
+    p.qd = sn_alloc_array(env, cells, sizeof(double), "polish step product");
     sinew_result r = SINEW_OK;
-    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r || !p.candidate || !p.diff) {
+    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r || !p.candidate || !p.diff ||
+        !p.x || !p.gx || !p.trial || !p.qd) {
         r = sn_alloc_failure();
         goto done;
     }
-    for (size_t f = 0; f < p.nf; ++f) {
-        const double *z = s->z + f * p.m;
-        uint32_t best = 0;
-        for (uint32_t j = 0; j < p.m; ++j) {
-            uint8_t c = z[j] > SN_POLISH_SUPPORT ? PFREE : PZERO;
-            if (!exact && z[j] >= 1.0 - SN_POLISH_SUPPORT) c = PONE;
-            p.code[f * p.m + j] = c;
-            if (z[j] > z[best]) best = j;
-        }
-        p.pivot[f] = best;
-        p.code[f * p.m + best] = exact ? PFREE : p.code[f * p.m + best];
-    }
+    memcpy(p.x, s->z, cells * sizeof(double));
+    q_times(&p, p.x, p.gx);
+    for (size_t k = 0; k < cells; ++k) p.gx[k] -= s->base[k];
     r = SINEW_ERROR_NOT_CONVERGED;
     for (uint32_t round = 0; round < max_rounds; ++round) {
+        pattern_from_iterate(&p, round == 0);
         sinew_result rr = solve_pattern(&p);
         if (rr == SINEW_ERROR_NOT_CONVERGED) break;
         ++*rounds;
@@ -316,10 +397,13 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             r = SINEW_OK;
             break;
         }
+        if (!projected_search(&p, p.candidate)) break;
+        *moved = 1;
     }
     /* Settled or certified within the tolerance: the best candidate (the
      * settled solution projected against rounding, or a certified one). */
     if (r == SINEW_OK) memcpy(s->z, s->best_z, cells * sizeof(double));
+    else if (r == SINEW_ERROR_NOT_CONVERGED && *moved) memcpy(s->z, p.x, cells * sizeof(double));
 done:
     sn_free(env, p.code);
     sn_free(env, p.pivot);
@@ -330,5 +414,9 @@ done:
     sn_free(env, p.r);
     sn_free(env, p.candidate);
     sn_free(env, p.diff);
+    sn_free(env, p.x);
+    sn_free(env, p.gx);
+    sn_free(env, p.trial);
+    sn_free(env, p.qd);
     return r;
 }

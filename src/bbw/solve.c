@@ -324,6 +324,25 @@ static double row_minimum(const double *c, size_t m, int exact)
     return best;
 }
 
+/* The split's scaled multiplier of one row, u = s - z, made exactly what it
+ * is in exact arithmetic: the simplex projection z = max(s - tau, 0) leaves
+ * u = tau on the row's support and u <= tau off it, but s - z rounds at the
+ * size of s, and rho W times that rounding is the floor of the split
+ * certificate (it grows with the penalty). Any multiplier gives a valid
+ * bound, so this one is used: the support's largest u on the support, and
+ * at most that off it. Box rows are used as they are (u is exactly 0 on a
+ * free weight there). */
+static void clean_multiplier(const double *z, const double *st, size_t m, int exact, double *u)
+{
+    double top = -INFINITY;
+    for (size_t j = 0; j < m; ++j) {
+        u[j] = st[j] - z[j];
+        if (exact && z[j] > 0.0 && u[j] > top) top = u[j];
+    }
+    if (!exact || top == -INFINITY) return;
+    for (size_t j = 0; j < m; ++j) u[j] = z[j] > 0.0 || u[j] > top ? top : u[j];
+}
+
 /* Optimality certificate of the split's current weights z (feasible: rows
  * on the simplex or in the box), by weak duality. With E(w) = 1/2 w'Q w -
  * base'w the energy over the free vertices and y a multiplier for x = z,
@@ -343,22 +362,24 @@ static double row_minimum(const double *c, size_t m, int exact)
  * Frank-Wolfe gap, zero at an exact polish). Returns sqrt(2 gap /
  * (lambda_min total mass)): a bound on the mass-weighted root mean square,
  * over the domain, of each vertex's weight error (Euclidean over handles).
- * Uses s->x, s->rhs and s->work. */
+ * The split's multiplier is read through clean_multiplier. Uses s->x,
+ * s->rhs, s->row and s->work. */
 static double certify(solve_state *s, double rho, int exact)
 {
     const sinew_bbw *b = s->b;
     size_t m = b->handle_count, nf = s->nf;
-    double *g = s->x, *xv = s->rhs;
+    double *g = s->x, *xv = s->rhs, *u = s->row;
     sn_sparse_multiply_columns(&s->a, s->z, m, g);
     double wolfe = 0.0, split = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         double rm = rho * s->metric[f];
-        const double *z = s->z + f * m, *st = s->s + f * m, *bs = s->base + f * m;
+        const double *z = s->z + f * m, *bs = s->base + f * m;
         double *gf = g + f * m, *xf = xv + f * m, zg = 0.0, zy = 0.0;
+        clean_multiplier(z, s->s + f * m, m, exact, u);
         for (size_t j = 0; j < m; ++j) {
             gf[j] -= rm * z[j] + bs[j]; /* remove the split's shift: Q z - base */
             zg += z[j] * gf[j];
-            xf[j] = rm * (st[j] - z[j]); /* y, for now */
+            xf[j] = rm * u[j]; /* y, for now */
             zy += z[j] * xf[j];
         }
         wolfe += zg - row_minimum(gf, m, exact);
@@ -373,10 +394,10 @@ static double certify(solve_state *s, double rho, int exact)
     double quad = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         double rm = rho * s->metric[f];
+        clean_multiplier(s->z + f * m, s->s + f * m, m, exact, u);
         for (size_t j = 0; j < m; ++j) {
             size_t k = f * m + j;
-            double y = rm * (s->s[k] - s->z[k]);
-            quad += (s->z[k] - xv[k]) * (g[k] + y);
+            quad += (s->z[k] - xv[k]) * (g[k] + rm * u[j]);
         }
     }
     split += 0.5 * quad;
@@ -1008,7 +1029,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
         int staged = primal <= stage_tol && change <= stage_tol && it >= next_polish;
         if (staged || it == next_periodic) {
             uint32_t rounds = 0;
-            r = sn_bbw_polish(&s, rho, exact, SN_BBW_POLISH_ROUNDS, &rounds);
+            int moved = 0;
+            r = sn_bbw_polish(&s, rho, exact, SN_BBW_POLISH_ROUNDS, &rounds, &moved);
             polish_rounds += rounds;
             if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
             r = SINEW_OK;
@@ -1019,6 +1041,16 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 break;
             }
             next_periodic = rounds ? 2 * it : UINT32_MAX;
+            if (moved) {
+                /* The polish's iterate has a lower energy than the split's:
+                 * the split carries on from it, with its fixed-point
+                 * multiplier. */
+                warm_start_multiplier(&s, rho);
+                restart = 1;
+                aa.used = 0;
+                best_norm = bound_per_norm = INFINITY;
+                last_certificate = 0;
+            }
             if (staged) {
                 /* Not settled (or not affordable): split on, polish again at
                  * a tighter stage, and at the final stage only after twice

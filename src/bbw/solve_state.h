@@ -75,6 +75,6 @@ void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
  * SINEW_ERROR_NOT_CONVERGED (z untouched) when neither happens within
  * max_rounds. Every round's certified candidate competes for s->best_z.
  * *rounds gets the rounds made. */
-sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds);
+sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved);
 
 #endif /* SN_BBW_SOLVE_STATE_H */

@@ -175,7 +175,8 @@ static void misaligned_pointers_refused(void **state)
 }
 
 /* NOT_CONVERGED says how many iterations ran and the error bound reached, for
- * every cap and both partition modes. */
+ * every cap below the first polish (iteration 20: on this small grid it
+ * finishes the solve exactly, even at 1e-12) and both partition modes. */
 static void not_converged_messages(void **state)
 {
     (void)state;
@@ -191,7 +192,7 @@ static void not_converged_messages(void **state)
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     for (int exact = 0; exact < 2; ++exact)
-        for (uint32_t cap = 1; cap <= 40; ++cap) {
+        for (uint32_t cap = 1; cap < 20; ++cap) {
             sinew_bbw_solve_desc sd;
             SINEW_INIT(&sd);
             sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
