@@ -9,10 +9,23 @@
  *
  * Exact partition of unity eliminates one "pivot" handle per vertex (its
  * weight is one minus the others), so H stays positive definite. The
- * solution is then checked against the KKT conditions: a negative weight
- * leaves the support, a zero weight whose gradient wants to grow (below the
- * vertex's multiplier) joins it; repeat until nothing changes. The result is
- * the QP's solution to rounding, not to an iteration tolerance.
+ * solution is then checked against the KKT conditions (a negative weight
+ * would leave the support, a zero weight whose gradient wants to grow would
+ * join it); when nothing would change it is the QP's solution to rounding,
+ * not to an iteration tolerance.
+ *
+ * Otherwise the next pattern is not the KKT check's: flipping every
+ * violated weight at once (a primal-dual active-set step) cycles on
+ * domains whose operator is far from an M-matrix (libigl's octopus: 64
+ * rounds without settling). Instead a feasible iterate x moves by a
+ * projected search toward the round's solution w, the first of
+ * P(x + a (w - x)), a = 1, 1/2, ..., that lowers the energy (Bertsekas'
+ * projected Newton method with exact face solves), and the next pattern is
+ * read from x: a weight on a bound whose gradient pushes outward stays
+ * there, every other is free. The energy falls every round, so the
+ * pattern cannot cycle. The first round reads the split's support (its
+ * iterate is not a face solution, and its gradient signs would free most
+ * zeros).
  */
 #include <math.h>
 #include <string.h>
@@ -231,7 +244,9 @@ static void repivot(polish *p, size_t f)
     p->pivot[f] = best;
 }
 
-/* KKT check; updates codes and returns how many changed. */
+/* KKT check of the round's solution p->w: returns how many weights violate
+ * it (0: w is the QP's solution). Marks them in the codes, which the next
+ * round reads afresh from the iterate. */
 static size_t update_pattern(polish *p)
 {
     const solve_state *s = p->s;

@@ -67,14 +67,17 @@ double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *
 void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
 
 /* Active-set polish of s->z: takes the support the splitting iteration
- * found, solves the equality-constrained problem exactly, and corrects the
- * support until the KKT conditions hold. rho is the penalty currently on the
- * diagonal of s->a (removed again to recover Q). On success writes the exact
- * weights into s->z and returns SINEW_OK, also as soon as a round's
- * solution (projected) is certified within s->tolerance; returns
- * SINEW_ERROR_NOT_CONVERGED (z untouched) when neither happens within
- * max_rounds. Every round's certified candidate competes for s->best_z.
- * *rounds gets the rounds made. */
+ * found, solves the equality-constrained problem exactly, and moves a
+ * feasible iterate toward that solution by a projected search, reading the
+ * next support from it, until the KKT conditions hold. rho is the penalty
+ * currently on the diagonal of s->a (removed again to recover Q). On success
+ * writes the exact weights into s->z and returns SINEW_OK, also as soon as a
+ * round's solution (projected) is certified within s->tolerance; returns
+ * SINEW_ERROR_NOT_CONVERGED when neither happens within max_rounds (or the
+ * system is too costly). Then *moved says whether the iterate moved: if so
+ * it is in s->z (its energy is below the split's), else z is untouched.
+ * Every round's certified candidate competes for s->best_z. *rounds gets
+ * the rounds made. */
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved);
 
 #endif /* SN_BBW_SOLVE_STATE_H */
