@@ -34,7 +34,9 @@
 
 enum { PZERO = 0, PFREE = 1, PONE = 2 };
 
-/* Values below this count as "zero" when reading the iterate's support. */
+/* Values within this of a bound count as on it when reading an iterate's
+ * pattern (the split's iterate is only near its zeros; the projections of
+ * later rounds leave exact ones). */
 #define SN_POLISH_SUPPORT 1e-6
 /* Feasibility slack on weights, and on gradients relative to Q's diagonal:
  * well above rounding, far below anything visible. */
@@ -284,9 +286,6 @@ static size_t update_pattern(polish *p)
     return changed;
 }
 
-/* Zero below this counts as on the bound when reading the iterate's pattern
- * (the projections leave exact zeros; this only absorbs rounding). */
-#define SN_POLISH_ON_BOUND 1e-6
 /* Armijo fraction of the predicted decrease a line-search step must reach,
  * and the shortest step tried before the round gives up. */
 #define SN_POLISH_ARMIJO 1e-4
@@ -308,12 +307,12 @@ static void pattern_from_iterate(polish *p, int first)
                 if (x[j] > x[best]) best = j;
             p->pivot[f] = best;
             for (uint32_t j = 0; j < m; ++j)
-                code[j] = j != best && x[j] <= SN_POLISH_ON_BOUND && (first || g[j] >= g[best]) ? PZERO : PFREE;
+                code[j] = j != best && x[j] <= SN_POLISH_SUPPORT && (first || g[j] >= g[best]) ? PZERO : PFREE;
         } else {
             for (size_t j = 0; j < m; ++j) {
                 code[j] = PFREE;
-                if (x[j] <= SN_POLISH_ON_BOUND && (first || g[j] >= 0.0)) code[j] = PZERO;
-                else if (x[j] >= 1.0 - SN_POLISH_ON_BOUND && (first || g[j] <= 0.0)) code[j] = PONE;
+                if (x[j] <= SN_POLISH_SUPPORT && (first || g[j] >= 0.0)) code[j] = PZERO;
+                else if (x[j] >= 1.0 - SN_POLISH_SUPPORT && (first || g[j] <= 0.0)) code[j] = PONE;
             }
         }
     }
@@ -420,6 +419,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     if (r == SINEW_OK) memcpy(s->z, s->best_z, cells * sizeof(double));
     else if (r == SINEW_ERROR_NOT_CONVERGED && *moved) memcpy(s->z, p.x, cells * sizeof(double));
 done:
+    if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) *moved = 0; /* failed: z untouched */
     sn_free(env, p.code);
     sn_free(env, p.pivot);
     sn_free(env, p.var);
