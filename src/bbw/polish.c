@@ -416,8 +416,10 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     }
     /* Settled or certified within the tolerance: the best candidate (the
      * settled solution projected against rounding, or a certified one). */
-    if (r == SINEW_OK) memcpy(s->z, s->best_z, cells * sizeof(double));
-    else if (r == SINEW_ERROR_NOT_CONVERGED && *moved) memcpy(s->z, p.x, cells * sizeof(double));
+    if (r == SINEW_OK) {
+        memcpy(s->z, s->best_z, cells * sizeof(double));
+        *moved = 1;
+    } else if (r == SINEW_ERROR_NOT_CONVERGED && *moved) memcpy(s->z, p.x, cells * sizeof(double));
 done:
     if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) *moved = 0; /* failed: z untouched */
     sn_free(env, p.code);

@@ -1042,9 +1042,11 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
             }
             next_periodic = rounds ? 2 * it : UINT32_MAX;
             if (moved) {
-                /* The polish's iterate has a lower energy than the split's:
-                 * the split carries on from it, with its fixed-point
-                 * multiplier. */
+                /* The polish's iterate (or its settled solution, when the
+                 * certificate's floor keeps it from the tolerance) has a
+                 * lower energy than the split's: the split carries on from
+                 * it, with its fixed-point multiplier (z alone would be
+                 * recomputed from the old state at the next projection). */
                 warm_start_multiplier(&s, rho);
                 restart = 1;
                 aa.used = 0;

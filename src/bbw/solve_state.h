@@ -74,10 +74,10 @@ void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
  * writes the exact weights into s->z and returns SINEW_OK, also as soon as a
  * round's solution (projected) is certified within s->tolerance; returns
  * SINEW_ERROR_NOT_CONVERGED when neither happens within max_rounds (or the
- * system is too costly). Then *moved says whether the iterate moved: if so
- * it is in s->z (its energy is below the split's), else z is untouched.
- * Every round's certified candidate competes for s->best_z. *rounds gets
- * the rounds made. */
+ * system is too costly), with the iterate in s->z if it moved. *moved says
+ * whether s->z was replaced (the split's state must then be rebuilt from
+ * it); a failure leaves z untouched. Every round's certified candidate
+ * competes for s->best_z. *rounds gets the rounds made. */
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved);
 
 #endif /* SN_BBW_SOLVE_STATE_H */
