@@ -85,34 +85,21 @@ static double h_coef(const polish *p, size_t f, uint32_t ja, size_t g, uint32_t 
     return q * t;
 }
 
-/* out = Q_FF v. */
-static void q_times(const polish *p, const double *v, double *out)
+/* out = Q_FF v - minus (minus NULL: none). */
+static void q_times(const polish *p, const double *v, const double *minus, double *out)
 {
     const solve_state *s = p->s;
-    size_t m = p->m;
-    memset(out, 0, p->nf * m * sizeof(double));
+    size_t m = p->m, cells = p->nf * m;
+    if (minus)
+        for (size_t k = 0; k < cells; ++k) out[k] = -minus[k];
+    else
+        memset(out, 0, cells * sizeof(double));
     for (size_t f = 0; f < p->nf; ++f) {
         const double *vf = v + f * m;
         for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos) {
             double q = q_value(p, f, pos);
             double *o = out + (size_t)s->a.rows[pos] * m;
             for (size_t j = 0; j < m; ++j) o[j] += q * vf[j];
-        }
-    }
-}
-
-/* grad = Q_FF w - base. */
-static void gradient(polish *p)
-{
-    const solve_state *s = p->s;
-    size_t m = p->m;
-    for (size_t k = 0; k < p->nf * m; ++k) p->grad[k] = -s->base[k];
-    for (size_t f = 0; f < p->nf; ++f) {
-        const double *wf = p->w + f * m;
-        for (size_t pos = s->a.colptr[f]; pos < s->a.colptr[f + 1]; ++pos) {
-            double q = q_value(p, f, pos);
-            double *gg = p->grad + (size_t)s->a.rows[pos] * m;
-            for (size_t j = 0; j < m; ++j) gg[j] += q * wf[j];
         }
     }
 }
@@ -140,7 +127,7 @@ static sinew_result solve_pattern(polish *p)
             for (size_t j = 0; j < m; ++j)
                 if (p->code[f * m + j] == PONE) p->w[f * m + j] = 1.0;
     }
-    gradient(p); /* = Q c - base */
+    q_times(p, p->w, s->base, p->grad); /* Q c - base */
     for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
     if (unknowns == 0) return SINEW_OK;
     if (unknowns > SN_POLISH_UNKNOWN_BUDGET * nf && unknowns > SN_POLISH_SMALL_UNKNOWNS) return SINEW_ERROR_NOT_CONVERGED;
@@ -229,61 +216,27 @@ done:
     return r;
 }
 
-/* Re-picks vertex f's pivot: its largest free weight, or (none free) the
- * handle whose gradient is lowest, made free. */
-static void repivot(polish *p, size_t f)
-{
-    size_t m = p->m;
-    uint32_t best = UINT32_MAX;
-    for (uint32_t j = 0; j < m; ++j)
-        if (p->code[f * m + j] == PFREE && (best == UINT32_MAX || p->w[f * m + j] > p->w[f * m + best])) best = j;
-    if (best == UINT32_MAX) {
-        best = 0;
-        for (uint32_t j = 1; j < m; ++j)
-            if (p->grad[f * m + j] < p->grad[f * m + best]) best = j;
-        p->code[f * m + best] = PFREE;
-    }
-    p->pivot[f] = best;
-}
-
-/* KKT check of the round's solution p->w: returns how many weights violate
- * it (0: w is the QP's solution). Marks them in the codes, which the next
- * round reads afresh from the iterate. */
-static size_t update_pattern(polish *p)
+/* KKT check of the round's solution p->w: how many weights violate it (a
+ * free weight outside its bounds, a weight on a bound whose gradient, against
+ * the pivot's in exact mode, wants it inside); 0 means w is the QP's
+ * solution. */
+static size_t kkt_violations(polish *p)
 {
     const solve_state *s = p->s;
-    size_t m = p->m, changed = 0;
-    gradient(p);
+    size_t m = p->m, violations = 0;
+    q_times(p, p->w, s->base, p->grad);
     for (size_t f = 0; f < p->nf; ++f) {
-        double qff = q_value(p, f, s->diag_pos[f]);
-        double eps_g = SN_POLISH_EPS_G * qff;
-        uint8_t *code = p->code + f * m;
+        double eps_g = SN_POLISH_EPS_G * q_value(p, f, s->diag_pos[f]);
+        const uint8_t *code = p->code + f * m;
         const double *w = p->w + f * m, *g = p->grad + f * m;
-        if (p->exact) {
-            double mu = g[p->pivot[f]];
-            for (size_t j = 0; j < m; ++j) {
-                if (code[j] == PFREE && w[j] < -SN_POLISH_EPS_W) {
-                    code[j] = PZERO;
-                    ++changed;
-                } else if (code[j] == PZERO && g[j] - mu < -eps_g) {
-                    code[j] = PFREE;
-                    ++changed;
-                }
-            }
-            if (code[p->pivot[f]] != PFREE) repivot(p, f);
-        } else {
-            for (size_t j = 0; j < m; ++j) {
-                uint8_t next = code[j];
-                if (code[j] == PFREE && w[j] < -SN_POLISH_EPS_W) next = PZERO;
-                else if (code[j] == PFREE && w[j] > 1.0 + SN_POLISH_EPS_W) next = PONE;
-                else if (code[j] == PZERO && g[j] < -eps_g) next = PFREE;
-                else if (code[j] == PONE && g[j] > eps_g) next = PFREE;
-                changed += next != code[j];
-                code[j] = next;
-            }
+        double mu = p->exact ? g[p->pivot[f]] : 0.0;
+        for (size_t j = 0; j < m; ++j) {
+            if (code[j] == PFREE) violations += w[j] < -SN_POLISH_EPS_W || (!p->exact && w[j] > 1.0 + SN_POLISH_EPS_W);
+            else if (code[j] == PZERO) violations += g[j] - mu < -eps_g;
+            else violations += g[j] > eps_g; /* PONE, box rows only */
         }
     }
-    return changed;
+    return violations;
 }
 
 /* Armijo fraction of the predicted decrease a line-search step must reach,
@@ -333,7 +286,7 @@ static int projected_search(polish *p, const double *first_trial)
             for (size_t f = 0; f < p->nf; ++f) sn_bbw_project_row(p->trial + f * m, m, p->exact, p->s->scratch);
         }
         for (size_t k = 0; k < cells; ++k) p->diff[k] = p->trial[k] - p->x[k];
-        q_times(p, p->diff, p->qd);
+        q_times(p, p->diff, NULL, p->qd);
         double slope = 0.0, curvature = 0.0;
         for (size_t k = 0; k < cells; ++k) {
             slope += p->gx[k] * p->diff[k];
@@ -377,8 +330,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
         goto done;
     }
     memcpy(p.x, s->z, cells * sizeof(double));
-    q_times(&p, p.x, p.gx);
-    for (size_t k = 0; k < cells; ++k) p.gx[k] -= s->base[k];
+    q_times(&p, p.x, s->base, p.gx);
     r = SINEW_ERROR_NOT_CONVERGED;
     for (uint32_t round = 0; round < max_rounds; ++round) {
         pattern_from_iterate(&p, round == 0);
@@ -407,7 +359,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             r = rr;
             goto done;
         }
-        if (update_pattern(&p) == 0) {
+        if (kkt_violations(&p) == 0) {
             r = SINEW_OK;
             break;
         }

@@ -97,10 +97,14 @@ static sinew_result check_finite(const sn_reader *r, const sn_io_entry *e)
 /* The newest layout of each kind (by sinew_kind; every kind's data is
  * written in the oldest version that holds it): bbw data gained version 2
  * (src/bbw/saved.h), the others are still version 1. */
+#define SN_IO_LAST_KIND SINEW_KIND_PLACEMENT
 static const uint32_t kind_newest_version[] = {
     [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 1, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
     [SINEW_KIND_LATTICE_REFINEMENT] = 1, [SINEW_KIND_BBW] = 2, [SINEW_KIND_PLACEMENT] = 1,
 };
+/* A kind added to the range check must get its row here too. */
+_Static_assert(sizeof kind_newest_version / sizeof kind_newest_version[0] == SN_IO_LAST_KIND + 1,
+               "kind_newest_version: one entry per kind");
 
 static const char *kind_name(uint32_t kind)
 {
@@ -134,7 +138,7 @@ static sinew_result open_data(sn_reader *r, const void *data, size_t size, const
     if (!all_zero(p + 40, SN_IO_HEADER_BYTES - 40))
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: reserved header bytes are not zero", what);
     uint32_t k = sn_get_le32(p + 16);
-    if (k < SINEW_KIND_SKIN || k > SINEW_KIND_PLACEMENT)
+    if (k < SINEW_KIND_SKIN || k > SN_IO_LAST_KIND)
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: unknown kind %u", what, k);
     if (!any_kind && k != (uint32_t)kind)
         return sn_fail(SINEW_ERROR_MISMATCH, "%s: the data holds a %s, not a %s", what, kind_name(k),
