@@ -27,7 +27,7 @@
 /* Fails unless the section holds exactly count elements of type; checked
  * before the arrays it fills are allocated, so no count in the data makes
  * the loader allocate more than the data holds. */
-static sinew_result expect_section(const sn_reader *rd, uint32_t tag, sn_io_type type, size_t count)
+static sinew_result expect_section(sn_reader *rd, uint32_t tag, sn_io_type type, size_t count)
 {
     size_t have;
     sinew_result r = sn_reader_count(rd, tag, type, &have);
@@ -39,7 +39,7 @@ static sinew_result expect_section(const sn_reader *rd, uint32_t tag, sn_io_type
 }
 
 /* Dimension and counts, checked as create checks its inputs. */
-static sinew_result read_counts(const sn_reader *rd, sinew_bbw *b)
+static sinew_result read_counts(sn_reader *rd, sinew_bbw *b)
 {
     uint64_t d[SN_BBW_DOMAIN_N];
     sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_DOMAIN, SN_BBW_DOMAIN_N, d);
@@ -82,7 +82,7 @@ static sinew_result check_positions(const sinew_bbw *b)
 
 /* Positions, elements, the checks create makes, the point-location grid and
  * how far outside it queries snap. */
-static sinew_result read_domain(const sn_reader *rd, sinew_bbw *b)
+static sinew_result read_domain(sn_reader *rd, sinew_bbw *b)
 {
     size_t coords, indices;
     if (!sn_mul_size(b->vertex_count, 3, &coords) || !sn_mul_size(b->element_count, b->per, &indices))
@@ -164,7 +164,7 @@ static void free_rows(const sinew_bbw *b, fixed_rows *f)
     sn_free(&b->env, f->value);
 }
 
-static sinew_result read_rows(const sn_reader *rd, const sinew_bbw *b, fixed_rows *f)
+static sinew_result read_rows(sn_reader *rd, const sinew_bbw *b, fixed_rows *f)
 {
     sinew_result r = sn_reader_count(rd, SN_BBW_TAG_FIXED_VERTEX, SN_IO_U32, &f->count);
     if (r == SINEW_OK) r = sn_reader_count(rd, SN_BBW_TAG_FIXED_HANDLE, SN_IO_U32, &f->entries);
@@ -198,7 +198,7 @@ static sinew_result read_rows(const sn_reader *rd, const sinew_bbw *b, fixed_row
 
 /* The handles' constraints as create leaves them: dense rows and vertex
  * states, then the unreached regions recounted against the saved counts. */
-static sinew_result read_constraints(const sn_reader *rd, sinew_bbw *b, const uint64_t *counts)
+static sinew_result read_constraints(sn_reader *rd, sinew_bbw *b, const uint64_t *counts)
 {
     fixed_rows f;
     memset(&f, 0, sizeof f);
@@ -253,7 +253,7 @@ static double from_bits(uint64_t bits)
 
 /* The solve's figures into b->info: residuals and the bound are >= 0
  * (infinite when never measured), timings finite; before a solve, all zero. */
-static sinew_result read_figures(const sn_reader *rd, sinew_bbw *b, const uint64_t *counts)
+static sinew_result read_figures(sn_reader *rd, sinew_bbw *b, const uint64_t *counts)
 {
     uint64_t bits[SN_BBW_FIGURE_N];
     sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_FIGURES, SN_BBW_FIGURE_N, bits);
@@ -322,7 +322,7 @@ static sinew_result check_weight_row(const sinew_bbw *b, size_t v)
     return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, PREFIX "the weights of vertex %zu sum to %.9g, not 1", v, sum);
 }
 
-static sinew_result read_weights(const sn_reader *rd, sinew_bbw *b)
+static sinew_result read_weights(sn_reader *rd, sinew_bbw *b)
 {
     size_t cells = b->vertex_count * b->handle_count; /* fits: the constraints' rows were allocated */
     sinew_result r = expect_section(rd, SN_BBW_TAG_WEIGHTS, SN_IO_F32, cells);
@@ -350,7 +350,7 @@ static sinew_result check_source_indices(const uint32_t *idx, size_t count, size
 
 /* The counts of the source section, each array's section checked against
  * them before anything is allocated. */
-static sinew_result read_source_counts(const sn_reader *rd, const uint64_t *h, size_t *cage_totals)
+static sinew_result read_source_counts(sn_reader *rd, const uint64_t *h, size_t *cage_totals)
 {
     for (int i = SN_BBW_SOURCE_SURFACE_VERTICES; i <= SN_BBW_SOURCE_CAGES; ++i)
         if (h[i] > UINT32_MAX)
@@ -424,7 +424,7 @@ static sinew_result read_source_options(sn_bbw_source *s, const uint64_t *h)
 /* The volume's figures (format version 2): sizes >= 0 and finite, a
  * resolution and cell sizes exactly when the volume is automatic (source),
  * levels only after a solve; all zero without a source is version 1 data. */
-static sinew_result read_volume(const sn_reader *rd, sinew_bbw *b, int source)
+static sinew_result read_volume(sn_reader *rd, sinew_bbw *b, int source)
 {
     uint64_t v[SN_BBW_VOLUME_N];
     sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_VOLUME, SN_BBW_VOLUME_N, v);
@@ -461,7 +461,7 @@ static sinew_result read_volume(const sn_reader *rd, sinew_bbw *b, int source)
 
 /* Copies the arrays into s (allocated at the counts read_source_counts
  * checked) and checks their indices. */
-static sinew_result read_source_arrays(const sn_reader *rd, sn_bbw_source *s, const size_t *cage_totals)
+static sinew_result read_source_arrays(sn_reader *rd, sn_bbw_source *s, const size_t *cage_totals)
 {
     sn_reader_copy(rd, SN_BBW_TAG_SOURCE_SURFACE, SN_IO_F32, 3 * s->surface_vertex_count, s->surface_positions);
     sn_reader_copy(rd, SN_BBW_TAG_SOURCE_TRIANGLES, SN_IO_U32, 3 * s->surface_triangle_count, s->surface_triangles);
@@ -490,7 +490,7 @@ static sinew_result read_source_arrays(const sn_reader *rd, sn_bbw_source *s, co
 }
 
 /* The source sections, when the data has them (all or none). */
-static sinew_result read_source(const sn_reader *rd, sinew_bbw *b)
+static sinew_result read_source(sn_reader *rd, sinew_bbw *b)
 {
     uint64_t h[SN_BBW_SOURCE_N];
     sinew_result r = sn_reader_u64s(rd, SN_BBW_TAG_SOURCE, SN_BBW_SOURCE_N, h);
@@ -519,7 +519,7 @@ static sinew_result read_source(const sn_reader *rd, sinew_bbw *b)
     return SINEW_OK;
 }
 
-static sinew_result read_handle(const sn_reader *rd, sinew_bbw *b)
+static sinew_result read_handle(sn_reader *rd, sinew_bbw *b)
 {
     uint64_t counts[SN_BBW_COUNT_N];
     sinew_result r = read_counts(rd, b);
@@ -549,7 +549,8 @@ static sinew_result read_handle(const sn_reader *rd, sinew_bbw *b)
     b->partition = (sinew_bbw_partition)counts[SN_BBW_COUNT_PARTITION];
     if (solved && (r = read_weights(rd, b)) != SINEW_OK) return r;
     if (v2 && (r = read_volume(rd, b, source)) != SINEW_OK) return r;
-    return source ? read_source(rd, b) : SINEW_OK;
+    if (source && (r = read_source(rd, b)) != SINEW_OK) return r;
+    return sn_reader_finish(rd);
 }
 
 sinew_result sinew_bbw_load(sinew_context *ctx, const void *data, size_t size, sinew_bbw **out)

@@ -101,6 +101,7 @@ typedef struct sn_reader {
     uint32_t section_count;
     const char *what;             /* "skin data" */
     sn_io_entry table[SN_IO_MAX_SECTIONS];  /* offsets from the start of data */
+    uint64_t read;                /* bit i: table[i] was counted or copied */
 } sn_reader;
 
 /* Checks a whole saved buffer: non-NULL, magic, format version (newer:
@@ -115,27 +116,34 @@ sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_k
  * sinew_saved_info_get. */
 sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, const char *what);
 
-/* Whether a section with this tag exists. */
+/* Checks that the loader counted or copied every section, after it has read
+ * what it keeps: INVALID_DATA naming the first section it never read. Data
+ * of one kind with another kind's sections added (a placement relabelled as
+ * a lattice) would otherwise load and re-save to other bytes, and the format
+ * promises each handle one spelling. */
+sinew_result sn_reader_finish(const sn_reader *r);
+
+/* Whether a section with this tag exists (does not count as reading it). */
 bool sn_reader_has(const sn_reader *r, uint32_t tag);
 
 /* Element count of a required section of the given type; INVALID_DATA naming
  * the tag when it is missing or holds another type. */
-sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, size_t *count);
+sinew_result sn_reader_count(sn_reader *r, uint32_t tag, sn_io_type type, size_t *count);
 
 /* Copies a required section holding exactly count elements of `type` into
  * dst (host byte order; dst aligned for the type). INVALID_DATA naming the tag
  * and both counts otherwise; dst untouched on failure. */
-sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst);
+sinew_result sn_reader_copy(sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst);
 
 /* Copies elements [first, first + count) of a required section of `type`
  * into dst (host byte order), for handles that keep one section in several
  * arrays. INVALID_DATA naming the tag when the section is missing, of another
  * type, or shorter than first + count. */
-sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
+sinew_result sn_reader_copy_part(sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
                                  void *dst);
 
 /* sn_reader_copy of a U64 section (scalars: counts, enums, options). */
-sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst);
+sinew_result sn_reader_u64s(sn_reader *r, uint32_t tag, size_t count, uint64_t *dst);
 
 /* "SKIN" for a tag, for messages: four printable characters or hex. */
 void sn_tag_name(uint32_t tag, char out[12]);

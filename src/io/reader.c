@@ -71,7 +71,7 @@ static bool any_nonfinite(const unsigned char *p, uint64_t n, size_t bytes)
 
 /* Every float of a section finite: the format never stores NaN or infinity.
  * The fast pass answers; only a failure looks for the element to name. */
-static sinew_result check_finite(const sn_reader *r, const sn_io_entry *e)
+static sinew_result check_finite(sn_reader *r, const sn_io_entry *e)
 {
     const unsigned char *p = r->data + e->offset;
     const size_t bytes = e->type == SN_IO_F32 ? 4 : 8;
@@ -224,32 +224,46 @@ sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, con
     return open_data(r, data, size, what, true, SINEW_KIND_SKIN);
 }
 
-static const sn_io_entry *find(const sn_reader *r, uint32_t tag)
+static int find_index(const sn_reader *r, uint32_t tag)
 {
     for (uint32_t i = 0; i < r->section_count; ++i)
-        if (r->table[i].tag == tag) return &r->table[i];
-    return NULL;
+        if (r->table[i].tag == tag) return (int)i;
+    return -1;
 }
 
 bool sn_reader_has(const sn_reader *r, uint32_t tag)
 {
-    return find(r, tag) != NULL;
+    return find_index(r, tag) >= 0;
 }
 
-static sinew_result find_typed(const sn_reader *r, uint32_t tag, sn_io_type type, const sn_io_entry **out)
+sinew_result sn_reader_finish(const sn_reader *r)
+{
+    for (uint32_t i = 0; i < r->section_count; ++i)
+        if (!(r->read >> i & 1u)) {
+            char name[12];
+            sn_tag_name(r->table[i].tag, name);
+            return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s is not part of %s (version %u)", r->what, name,
+                           r->what, r->format_version);
+        }
+    return SINEW_OK;
+}
+
+static sinew_result find_typed(sn_reader *r, uint32_t tag, sn_io_type type, const sn_io_entry **out)
 {
     char name[12];
-    const sn_io_entry *e = find(r, tag);
+    int at = find_index(r, tag);
     sn_tag_name(tag, name);
-    if (!e) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s is missing", r->what, name);
+    if (at < 0) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s is missing", r->what, name);
+    const sn_io_entry *e = &r->table[at];
     if (e->type != (uint32_t)type)
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %s elements, expected %s", r->what, name,
                        type_name(e->type), type_name((uint32_t)type));
+    r->read |= (uint64_t)1 << at;
     *out = e;
     return SINEW_OK;
 }
 
-sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, size_t *count)
+sinew_result sn_reader_count(sn_reader *r, uint32_t tag, sn_io_type type, size_t *count)
 {
     const sn_io_entry *e = NULL;
     sinew_result res = find_typed(r, tag, type, &e);
@@ -259,7 +273,7 @@ sinew_result sn_reader_count(const sn_reader *r, uint32_t tag, sn_io_type type, 
     return SINEW_OK;
 }
 
-sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst)
+sinew_result sn_reader_copy(sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst)
 {
     const sn_io_entry *e = NULL;
     sinew_result res = find_typed(r, tag, type, &e);
@@ -274,7 +288,7 @@ sinew_result sn_reader_copy(const sn_reader *r, uint32_t tag, sn_io_type type, s
     return SINEW_OK;
 }
 
-sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
+sinew_result sn_reader_copy_part(sn_reader *r, uint32_t tag, sn_io_type type, size_t first, size_t count,
                                  void *dst)
 {
     const sn_io_entry *e = NULL;
@@ -291,7 +305,7 @@ sinew_result sn_reader_copy_part(const sn_reader *r, uint32_t tag, sn_io_type ty
     return SINEW_OK;
 }
 
-sinew_result sn_reader_u64s(const sn_reader *r, uint32_t tag, size_t count, uint64_t *dst)
+sinew_result sn_reader_u64s(sn_reader *r, uint32_t tag, size_t count, uint64_t *dst)
 {
     return sn_reader_copy(r, tag, SN_IO_U64, count, dst);
 }

@@ -53,7 +53,7 @@ void sn_lat_write_sections(sn_writer *w, const sinew_lattice *lat);
  * value with create's codes (messages start with r->what); memory from env.
  * The displacement bound is recomputed from the displacements. *out is set
  * only on success. */
-sinew_result sn_lat_read_sections(const sn_reader *r, const sn_env *env, sinew_lattice **out);
+sinew_result sn_lat_read_sections(sn_reader *r, const sn_env *env, sinew_lattice **out);
 
 /* Checks a lattice structure read as u64 (orders 2..8, counts >= orders and
  * at most 2^20, a known outside policy) with create's codes and messages
@@ -69,6 +69,6 @@ sinew_result sn_lat_check_box(const char *what, const double origin[3], const do
 /* Checks that a required section of `type` holds exactly `count` elements,
  * before the caller allocates for it; INVALID_DATA naming the tag and both
  * counts otherwise. */
-sinew_result sn_lat_expect(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count);
+sinew_result sn_lat_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t count);
 
 #endif /* SINEW_LATTICE_SAVED_H */

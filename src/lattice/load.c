@@ -13,7 +13,7 @@
 
 static const char *const axis_name = "uvw";
 
-sinew_result sn_lat_expect(const sn_reader *r, uint32_t tag, sn_io_type type, size_t count)
+sinew_result sn_lat_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t count)
 {
     size_t have;
     sinew_result res = sn_reader_count(r, tag, type, &have);
@@ -96,7 +96,7 @@ static sinew_result check_frame_parts(const char *what, const double frame[9], f
     return SINEW_OK;
 }
 
-sinew_result sn_lat_read_sections(const sn_reader *r, const sn_env *env, sinew_lattice **out)
+sinew_result sn_lat_read_sections(sn_reader *r, const sn_env *env, sinew_lattice **out)
 {
     const char *what = r->what;
     uint64_t structure[7];
@@ -171,7 +171,14 @@ sinew_result sinew_lattice_load(sinew_context *ctx, const void *data, size_t siz
     if (res != SINEW_OK) return res;
     sn_env env;
     sn_env_from_context(&env, ctx);
-    return sn_lat_read_sections(&r, &env, out);
+    sinew_lattice *lat = NULL;
+    if ((res = sn_lat_read_sections(&r, &env, &lat)) != SINEW_OK) return res;
+    if ((res = sn_reader_finish(&r)) != SINEW_OK) {
+        sinew_lattice_destroy(lat);
+        return res;
+    }
+    *out = lat;
+    return SINEW_OK;
 }
 
 /* ---- Bindings ------------------------------------------------------------- */
@@ -259,7 +266,7 @@ static sinew_result check_record(sinew_lattice_binding *b, const char *what, siz
 
 /* Reads and checks the binding's structure and section sizes; fills the
  * scalar fields of b. */
-static sinew_result read_binding_header(const sn_reader *r, sinew_lattice_binding *b, bool *normals)
+static sinew_result read_binding_header(sn_reader *r, sinew_lattice_binding *b, bool *normals)
 {
     const char *what = r->what;
     uint64_t s[9];
@@ -325,6 +332,7 @@ sinew_result sinew_lattice_binding_load(sinew_context *ctx, const void *data, si
     if (normals) sn_reader_copy(&r, SN_LAT_TAG_BIND_NORMALS, SN_IO_F32, 3 * n, b->normals);
     for (size_t i = 0; i < n; ++i)
         if ((res = check_record(b, r.what, i, normals)) != SINEW_OK) goto fail;
+    if ((res = sn_reader_finish(&r)) != SINEW_OK) goto fail;
     *out = b;
     return SINEW_OK;
 fail:
@@ -335,7 +343,7 @@ fail:
 /* ---- Refinements ------------------------------------------------------------ */
 
 /* Reads and checks the sizes and the section counts they imply. */
-static sinew_result read_refinement_sizes(const sn_reader *r, sinew_lattice_refined_mesh *m)
+static sinew_result read_refinement_sizes(sn_reader *r, sinew_lattice_refined_mesh *m)
 {
     const char *what = r->what;
     uint64_t s[4];
@@ -429,7 +437,7 @@ sinew_result sinew_lattice_refinement_load(sinew_context *ctx, const void *data,
     m.indices = ref->tri;
     m.parents = ref->parents;
     m.parameters = ref->params;
-    if ((res = check_refined_mesh(r.what, &m)) != SINEW_OK) {
+    if ((res = check_refined_mesh(r.what, &m)) != SINEW_OK || (res = sn_reader_finish(&r)) != SINEW_OK) {
         sinew_lattice_refinement_destroy(ref);
         return res;
     }

@@ -26,7 +26,7 @@ typedef struct sn_skin_saved {
     sn_skin_format format;
 } sn_skin_saved;
 
-static sinew_result sn_skin_read_options(const sn_reader *r, sn_skin_saved *s)
+static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
 {
     uint64_t op[SN_SKIN_OP_COUNT];
     sinew_result res = sn_reader_u64s(r, SN_SKIN_TAG_OPTIONS, SN_SKIN_OP_COUNT, op);
@@ -84,7 +84,7 @@ static sinew_result sn_skin_read_options(const sn_reader *r, sn_skin_saved *s)
 }
 
 /* Checks that a section holds `want` elements of `type`. */
-static sinew_result sn_skin_expect(const sn_reader *r, uint32_t tag, sn_io_type type, size_t want)
+static sinew_result sn_skin_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t want)
 {
     size_t count;
     sinew_result res = sn_reader_count(r, tag, type, &count);
@@ -100,7 +100,7 @@ static sinew_result sn_skin_expect(const sn_reader *r, uint32_t tag, sn_io_type 
 
 /* Reads the group sizes into counts[1..max_k] and checks them against the
  * vertex count and the sizes of the sections they index. */
-static sinew_result sn_skin_read_counts(const sn_reader *r, const sn_skin_saved *s, uint64_t *raw, size_t *counts)
+static sinew_result sn_skin_read_counts(sn_reader *r, const sn_skin_saved *s, uint64_t *raw, size_t *counts)
 {
     sinew_result res = sn_reader_u64s(r, SN_SKIN_TAG_GROUP_COUNTS, s->max_k, raw);
     if (res != SINEW_OK) return res;
@@ -315,7 +315,7 @@ static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g
 
 /* Copies group after group out of the sections, a chunk at a time, and
  * checks each chunk. */
-static sinew_result sn_skin_fill_groups(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *seen,
+static sinew_result sn_skin_fill_groups(sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *seen,
                                         uint32_t *last_vertex)
 {
     const sn_io_type jtype = skin->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16;
@@ -387,6 +387,7 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
     if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);
     if (res == SINEW_OK) res = sn_skin_fill_groups(&r, skin, counts, seen, last_vertex);
+    if (res == SINEW_OK) res = sn_reader_finish(&r);
     if (res == SINEW_OK) res = sn_progress(&env, "skin: load", 1.0f);
     if (res != SINEW_OK) goto done;
     sn_skin_use_kernels(skin);

@@ -29,7 +29,7 @@ typedef struct sn_soffd_saved {
     sinew_soffd_register_desc policy;
 } sn_soffd_saved;
 
-static sinew_result sn_soffd_read_options(const sn_reader *r, sn_soffd_saved *s)
+static sinew_result sn_soffd_read_options(sn_reader *r, sn_soffd_saved *s)
 {
     uint64_t op[SN_SOFFD_OP_COUNT];
     double scales[2];
@@ -88,7 +88,7 @@ static sinew_result sn_soffd_read_options(const sn_reader *r, sn_soffd_saved *s)
 }
 
 /* Checks that a section holds `per` elements of `type` for each of n things. */
-static sinew_result sn_soffd_expect(const sn_reader *r, uint32_t tag, sn_io_type type, size_t per, size_t n)
+static sinew_result sn_soffd_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t per, size_t n)
 {
     size_t count;
     sinew_result res = sn_reader_count(r, tag, type, &count);
@@ -102,7 +102,7 @@ static sinew_result sn_soffd_expect(const sn_reader *r, uint32_t tag, sn_io_type
     return SINEW_OK;
 }
 
-static sinew_result sn_soffd_expect_sections(const sn_reader *r, const sn_soffd_saved *s)
+static sinew_result sn_soffd_expect_sections(sn_reader *r, const sn_soffd_saved *s)
 {
     sinew_result res;
     if ((res = sn_soffd_expect(r, SN_SOFFD_TAG_REFERENCE, SN_IO_F32, 3, s->vertices)) != SINEW_OK ||
@@ -199,7 +199,7 @@ static sinew_result sn_soffd_check_set(const sinew_soffd *h, size_t point, size_
 }
 
 /* Copies the offsets (u64 in the data) into reg->offsets. */
-static sinew_result sn_soffd_read_offsets(const sn_reader *r, sn_soffd_reg *reg, const sn_env *env)
+static sinew_result sn_soffd_read_offsets(sn_reader *r, sn_soffd_reg *reg, const sn_env *env)
 {
     const size_t n = reg->point_count + 1;
     if (sizeof(size_t) == sizeof(uint64_t))
@@ -216,7 +216,7 @@ static sinew_result sn_soffd_read_offsets(const sn_reader *r, sn_soffd_reg *reg,
 }
 
 /* Loads and checks the registration into h->reg, then rebuilds its corner lists. */
-static sinew_result sn_soffd_load_registration(const sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
+static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
 {
     const sn_env *env = &h->env;
     sn_soffd_reg *reg = &h->reg;
@@ -268,7 +268,7 @@ static sinew_result sn_soffd_load_registration(const sn_reader *r, sinew_soffd *
 
 /* Copies and checks the bind (R and its triangulation), then rebuilds what
  * bind derives from R. */
-static sinew_result sn_soffd_load_bind(const sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
+static sinew_result sn_soffd_load_bind(sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
 {
     const sn_env *env = &h->env;
     h->reference = sn_alloc_array(env, s->vertices, 3 * sizeof(float), "the soffd reference surface");
@@ -315,6 +315,7 @@ sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size,
     h->policy = s.policy;
     res = sn_soffd_load_bind(&r, h, &s);
     if (res == SINEW_OK && s.registered) res = sn_soffd_load_registration(&r, h, &s);
+    if (res == SINEW_OK) res = sn_reader_finish(&r);
     if (res == SINEW_OK) res = sn_progress(&env, "soffd: load", 1.0f);
     if (res != SINEW_OK) {
         sinew_soffd_destroy(h);

@@ -54,7 +54,7 @@ sinew_result sinew_placement_save(const sinew_placement *placement, void *buffer
 
 /* Reads and checks the scalars, and the sizes of the per-column sections
  * before anything is allocated for them. */
-static sinew_result read_scalars(const sn_reader *r, sinew_placement *p)
+static sinew_result read_scalars(sn_reader *r, sinew_placement *p)
 {
     const char *what = r->what;
     uint64_t s[6];
@@ -179,7 +179,7 @@ sinew_result sinew_placement_load(sinew_context *ctx, const void *data, size_t s
     sn_reader_copy(&r, TAG_LIFTS, SN_IO_F32, columns, p->lift);
     sn_reader_copy(&r, TAG_LAYERS, SN_IO_F32, 3 * columns, p->layer_dir);
     sn_reader_copy(&r, TAG_HEIGHTS, SN_IO_F32, points, p->height);
-    if ((res = check_columns(r.what, p)) != SINEW_OK) goto fail;
+    if ((res = check_columns(r.what, p)) != SINEW_OK || (res = sn_reader_finish(&r)) != SINEW_OK) goto fail;
     *out = p;
     return SINEW_OK;
 fail:

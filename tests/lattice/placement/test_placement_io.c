@@ -228,6 +228,17 @@ static void save_contract_and_kinds(void **state)
     sinew_lattice *l = NULL;
     expect_error(sinew_lattice_load(NULL, buf, need, &l), SINEW_ERROR_MISMATCH, "placement");
     assert_null(l);
+    /* Relabelled as a lattice (kind 3), it holds every lattice section plus
+     * the placement's own: the lattice loader must refuse what it would not
+     * write rather than drop it (a fuzzer's finding: the load re-saved to
+     * other bytes). */
+    unsigned char *relabelled = malloc(need);
+    memcpy(relabelled, buf, need);
+    relabelled[16] = (unsigned char)SINEW_KIND_LATTICE;
+    assert_true(support_reseal(relabelled, need));
+    expect_error(sinew_lattice_load(NULL, relabelled, need, &l), SINEW_ERROR_INVALID_DATA, "section PSTR is not part");
+    assert_null(l);
+    free(relabelled);
     sinew_placement *q = NULL;
     expect_error(sinew_placement_load(NULL, buf, need, NULL), SINEW_ERROR_INVALID_ARGUMENT, "out");
     buf[8] = 7;
