@@ -104,6 +104,53 @@ static void q_times(const polish *p, const double *v, const double *minus, doubl
     }
 }
 
+/* Whether a polish factor of `fill` entries costs too much (see
+ * SN_POLISH_FILL_BUDGET). */
+static int over_budget(const solve_state *s, size_t fill)
+{
+    return fill > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && fill > SN_POLISH_SMALL_FACTOR;
+}
+
+/* Analyses H. Unknowns go vertex by vertex in the split's fill-reducing
+ * order: H couples only the unknowns of Q's neighbouring vertices, so that
+ * order serves H nearly as well as a dissection of H's own graph, and saves
+ * it (40-50% of a round's time on the octopus and the 2D example). Where
+ * that order's factor would break the budget, H gets its own dissection
+ * (graph and geometric, the cheaper), which fills up to 30% less on the 2D
+ * example and keeps the polish affordable there. */
+static sinew_result analyse_system(polish *p, const sn_sparse *h, uint32_t *order, sn_ldlt *fac)
+{
+    solve_state *s = p->s;
+    const sn_env *env = &s->b->env;
+    size_t nf = p->nf, m = p->m, placed = 0;
+    for (size_t k = 0; k < nf; ++k) {
+        size_t f = s->factor.perm[k];
+        for (size_t j = 0; j < m; ++j)
+            if (p->var[f * m + j] != UINT32_MAX) order[placed++] = p->var[f * m + j];
+    }
+    sinew_result r = sn_ldlt_analyse_ordered(env, h, order, fac);
+    if (r != SINEW_OK || !over_budget(s, sn_ldlt_factor_nonzeros(fac))) return r;
+    double *coords = sn_alloc_array(env, h->n, 3 * sizeof(double), "polish coordinates");
+    if (!coords) return sn_alloc_failure();
+    for (size_t f = 0; f < nf; ++f)
+        for (size_t j = 0; j < m; ++j) {
+            uint32_t a = p->var[f * m + j];
+            if (a != UINT32_MAX)
+                memcpy(coords + 3 * (size_t)a, s->b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
+        }
+    sn_ldlt dissected = {0};
+    r = sn_ldlt_analyse(env, h, coords, &dissected);
+    sn_free(env, coords);
+    if (r != SINEW_OK) return r;
+    if (sn_ldlt_factor_nonzeros(&dissected) < sn_ldlt_factor_nonzeros(fac)) {
+        sn_ldlt_free(env, fac);
+        *fac = dissected;
+    } else {
+        sn_ldlt_free(env, &dissected);
+    }
+    return SINEW_OK;
+}
+
 /* One equality-constrained solve for the current codes; fills p->w. */
 static sinew_result solve_pattern(polish *p)
 {
@@ -138,18 +185,17 @@ static sinew_result solve_pattern(polish *p)
             bound += (size_t)p->var_count[f] * p->var_count[s->a.rows[pos]];
     /* The factor holds at least half of H's entries: refuse before building
      * anything when that alone breaks the budget. */
-    if (bound / 2 > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && bound / 2 > SN_POLISH_SMALL_FACTOR)
-        return SINEW_ERROR_NOT_CONVERGED;
+    if (over_budget(s, bound / 2)) return SINEW_ERROR_NOT_CONVERGED;
     uint32_t *ri = sn_alloc_array(env, bound, sizeof(uint32_t), "polish rows");
     uint32_t *ci = sn_alloc_array(env, bound, sizeof(uint32_t), "polish columns");
     double *vals = sn_alloc_array(env, bound, sizeof(double), "polish values");
     double *y = sn_alloc_array(env, unknowns, sizeof(double), "polish unknowns");
     double *work = sn_alloc_array(env, unknowns, sizeof(double), "polish workspace");
-    double *coords = sn_alloc_array(env, unknowns, 3 * sizeof(double), "polish coordinates");
+    uint32_t *order = sn_alloc_array(env, unknowns, sizeof(uint32_t), "polish ordering");
     sn_sparse h = {0};
     sn_ldlt fac = {0};
     sinew_result r = SINEW_OK;
-    if (!ri || !ci || !vals || !y || !work || !coords) {
+    if (!ri || !ci || !vals || !y || !work || !order) {
         r = sn_alloc_failure();
         goto done;
     }
@@ -180,7 +226,6 @@ static sinew_result solve_pattern(polish *p)
             uint32_t a = p->var[f * m + j];
             if (a == UINT32_MAX) continue;
             y[a] = p->r[f * m + j] - (p->exact ? p->r[f * m + p->pivot[f]] : 0.0);
-            memcpy(coords + 3 * (size_t)a, s->b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
         }
     if ((r = sn_sparse_from_triplets(env, unknowns, t, ri, ci, vals, &h)) != SINEW_OK) goto done;
     sn_free(env, ri);
@@ -188,9 +233,8 @@ static sinew_result solve_pattern(polish *p)
     sn_free(env, vals);
     ri = ci = NULL;
     vals = NULL;
-    if ((r = sn_ldlt_analyse(env, &h, coords, &fac)) != SINEW_OK) goto done;
-    size_t fill = sn_ldlt_factor_nonzeros(&fac);
-    if (fill > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && fill > SN_POLISH_SMALL_FACTOR) {
+    if ((r = analyse_system(p, &h, order, &fac)) != SINEW_OK) goto done;
+    if (over_budget(s, sn_ldlt_factor_nonzeros(&fac))) {
         /* Too costly (see SN_POLISH_FILL_BUDGET): the split's answer stands. */
         r = SINEW_ERROR_NOT_CONVERGED;
         goto done;
@@ -210,7 +254,7 @@ done:
     sn_free(env, vals);
     sn_free(env, y);
     sn_free(env, work);
-    sn_free(env, coords);
+    sn_free(env, order);
     sn_sparse_free(env, &h);
     sn_ldlt_free(env, &fac);
     return r;

@@ -188,7 +188,42 @@ static sinew_result lower_structure(const sn_env *env, const sn_sparse *a, sn_ld
     return SINEW_OK;
 }
 
-sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out)
+/* Analysis of A for the permutation in *f (perm and iperm set; parent and
+ * diag allocated): postorder, column counts and patterns, supernodes, the
+ * map from A's values. colptr, flag, alt, alt_inv and scratch are n + 1
+ * entries each, scratch for the passes. */
+static sinew_result finish_analysis(const sn_env *env, const sn_sparse *a, sn_ldlt *f, size_t *colptr, size_t *flag,
+                                    uint32_t *alt, uint32_t *alt_inv, uint32_t *scratch)
+{
+    size_t n = a->n;
+    symbolic(a, f->perm, f->iperm, f->parent, colptr, flag, NULL);
+    postorder(n, f->parent, f->perm, f->iperm, alt, alt_inv, scratch);
+    symbolic(a, f->perm, f->iperm, f->parent, colptr, flag, NULL);
+    for (size_t k = 0; k < n; ++k)
+        if (!sn_add_size(colptr[k + 1], colptr[k], &colptr[k + 1]))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "sparse factor too large");
+    f->nonzeros = colptr[n];
+    uint32_t *rows = sn_alloc_array(env, colptr[n] + 1, sizeof(uint32_t), "factor rows");
+    /* Second pass writes the patterns through a copy of the offsets. */
+    size_t *fill = sn_alloc_array(env, n + 1, sizeof(size_t), "factor column fill");
+    sinew_result r = SINEW_OK;
+    if (!rows || !fill) {
+        r = sn_alloc_failure();
+    } else {
+        memcpy(fill, colptr, (n + 1) * sizeof(size_t));
+        symbolic(a, f->perm, f->iperm, f->parent, fill, flag, rows);
+        if ((r = layout_supernodes(env, f, colptr, rows, alt)) == SINEW_OK) r = lower_structure(env, a, f);
+    }
+    sn_free(env, fill);
+    sn_free(env, rows);
+    return r;
+}
+
+/* Both analyses: the ordering given (order, n entries, order[new] = old) or,
+ * without one, the cheaper of the graph and (with coords) the geometric
+ * dissection. */
+static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double *coords, const uint32_t *order,
+                            sn_ldlt *out)
 {
     size_t n = a->n;
     sn_ldlt f;
@@ -203,64 +238,49 @@ sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double
     uint32_t *alt = sn_alloc_array(env, n + 1, sizeof(uint32_t), "alternative permutation");
     uint32_t *alt_inv = sn_alloc_array(env, n + 1, sizeof(uint32_t), "alternative inverse permutation");
     uint32_t *scratch = sn_alloc_array(env, n + 1, sizeof(uint32_t), "postorder scratch");
-    uint32_t *rows = NULL;
     sinew_result r = SINEW_OK;
     if (!f.perm || !f.iperm || !f.parent || !f.diag || !colptr || !flag || !alt || !alt_inv || !scratch) {
         r = sn_alloc_failure();
         goto done;
     }
-    r = sn_order_nested_dissection(env, a, f.perm);
-    if (r != SINEW_OK) goto done;
+    if (order) {
+        memcpy(f.perm, order, n * sizeof(uint32_t));
+    } else if ((r = sn_order_nested_dissection(env, a, f.perm)) != SINEW_OK) {
+        goto done;
+    }
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
-    double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
-    if (coords) {
+    if (!order && coords) {
         /* Two orderings, keep the cheaper: the symbolic count costs a small
          * fraction of the factorisation it can save. */
+        double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
         if ((r = sn_order_geometric_dissection(env, a, coords, alt)) != SINEW_OK) goto done;
         for (size_t k = 0; k < n; ++k) alt_inv[alt[k]] = (uint32_t)k;
         if (symbolic(a, alt, alt_inv, f.parent, colptr, flag, NULL) < cost) {
             memcpy(f.perm, alt, n * sizeof(uint32_t));
             memcpy(f.iperm, alt_inv, n * sizeof(uint32_t));
-        } else {
-            symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
         }
     }
-    postorder(n, f.parent, f.perm, f.iperm, alt, alt_inv, scratch);
-    symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
-    for (size_t k = 0; k < n; ++k) {
-        if (!sn_add_size(colptr[k + 1], colptr[k], &colptr[k + 1])) {
-            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "sparse factor too large");
-            goto done;
-        }
-    }
-    f.nonzeros = colptr[n];
-    rows = sn_alloc_array(env, colptr[n] + 1, sizeof(uint32_t), "factor rows");
-    if (!rows) {
-        r = sn_alloc_failure();
-        goto done;
-    }
-    /* Second pass writes the patterns through a copy of the offsets. */
-    size_t *fill = sn_alloc_array(env, n + 1, sizeof(size_t), "factor column fill");
-    if (!fill) {
-        r = sn_alloc_failure();
-        goto done;
-    }
-    memcpy(fill, colptr, (n + 1) * sizeof(size_t));
-    symbolic(a, f.perm, f.iperm, f.parent, fill, flag, rows);
-    sn_free(env, fill);
-    if ((r = layout_supernodes(env, &f, colptr, rows, alt)) != SINEW_OK) goto done;
-    r = lower_structure(env, a, &f);
+    r = finish_analysis(env, a, &f, colptr, flag, alt, alt_inv, scratch);
 done:
     sn_free(env, colptr);
     sn_free(env, flag);
     sn_free(env, alt);
     sn_free(env, alt_inv);
     sn_free(env, scratch);
-    sn_free(env, rows);
     if (r != SINEW_OK) {
         sn_ldlt_free(env, &f);
         return r;
     }
     *out = f;
     return SINEW_OK;
+}
+
+sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out)
+{
+    return analyse(env, a, coords, NULL, out);
+}
+
+sinew_result sn_ldlt_analyse_ordered(const sn_env *env, const sn_sparse *a, const uint32_t *order, sn_ldlt *out)
+{
+    return analyse(env, a, NULL, order, out);
 }

@@ -66,6 +66,11 @@ static inline sn_ldlt_block sn_ldlt_block_of(const sn_ldlt *f, size_t s)
  * the graph one; the ordering with fewer factorisation operations wins. */
 sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
 
+/* sn_ldlt_analyse with the ordering given (order[new] = old, a permutation
+ * of the n rows; the tree's postorder is still applied): for a matrix whose
+ * good ordering is known from a related one, which saves the dissection. */
+sinew_result sn_ldlt_analyse_ordered(const sn_env *env, const sn_sparse *a, const uint32_t *order, sn_ldlt *out);
+
 /* Numeric factorisation of A (same pattern as analysed). Fails with
  * SINEW_ERROR_DEGENERATE when a pivot is not positive (A not positive
  * definite); the message names the original row. */

@@ -212,6 +212,53 @@ static void test_ldlt(void **state)
     sn_sparse_free(&env, &a);
 }
 
+/* An ordering given to the analysis is used as it is (up to the tree's
+ * postorder, which keeps the fill): a dissection's own permutation gives the
+ * dissection's fill, the natural order a banded one, and both solve. */
+static void test_ldlt_ordered(void **state)
+{
+    (void)state;
+    sn_sparse a;
+    double *coords = malloc(30 * 20 * 3 * sizeof(double));
+    grid_matrix(30, 20, 0.01, &a, coords);
+    size_t n = a.n;
+    sn_ldlt dissected, again, natural;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, coords, &dissected), SINEW_OK);
+    assert_int_equal(sn_ldlt_analyse_ordered(&env, &a, dissected.perm, &again), SINEW_OK);
+    assert_int_equal(sn_ldlt_factor_nonzeros(&again), sn_ldlt_factor_nonzeros(&dissected));
+    assert_memory_equal(again.perm, dissected.perm, n * sizeof(uint32_t));
+    uint32_t *identity = malloc(n * sizeof(uint32_t));
+    for (size_t i = 0; i < n; ++i) identity[i] = (uint32_t)i;
+    assert_int_equal(sn_ldlt_analyse_ordered(&env, &a, identity, &natural), SINEW_OK);
+    check_permutation(natural.perm, n);
+    /* The 30 x 20 grid numbered row by row: the factor fills a band of 30
+     * below the diagonal, all but the first grid row's growing columns. */
+    size_t banded = 0;
+    for (size_t j = 0; j < n; ++j) banded += (n - j - 1 < 30) ? n - j - 1 : 30;
+    assert_in_range(sn_ldlt_factor_nonzeros(&natural), banded - 30 * 30, banded);
+    assert_true(sn_ldlt_factor_nonzeros(&dissected) < sn_ldlt_factor_nonzeros(&natural));
+    double *b = malloc(n * sizeof(double)), *x = malloc(n * sizeof(double)), *ax = malloc(n * sizeof(double));
+    double *work = malloc(n * sizeof(double));
+    sn_ldlt *factors[2] = {&again, &natural};
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(sn_ldlt_factor(&env, factors[k], &a), SINEW_OK);
+        for (size_t i = 0; i < n; ++i) b[i] = x[i] = sin(0.37 * (double)i);
+        sn_ldlt_solve(factors[k], x, 1, work);
+        sn_sparse_multiply(&a, x, ax);
+        for (size_t i = 0; i < n; ++i) assert_float_equal(ax[i], b[i], 1e-9);
+    }
+    sn_ldlt_free(&env, &dissected);
+    sn_ldlt_free(&env, &again);
+    sn_ldlt_free(&env, &natural);
+    sn_sparse_free(&env, &a);
+    free(identity);
+    free(coords);
+    free(b);
+    free(x);
+    free(ax);
+    free(work);
+}
+
 /* A biharmonic-like 3D operator: K^2 for the 7-point Laplacian K of an
  * nx x ny x nz grid plus shift * I. Its wide stencil and 3D separators give
  * long supernodes, with the relaxed (zero-padded) ones among them. */
@@ -466,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_triplets_and_products),
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_ldlt),
+        cmocka_unit_test(test_ldlt_ordered),
         cmocka_unit_test(test_ldlt_supernodal),
         cmocka_unit_test(test_tile_kernels),
         cmocka_unit_test(test_winding),
