@@ -527,8 +527,10 @@ static sinew_result read_handle(sn_reader *rd, sinew_bbw *b)
     if (r == SINEW_OK) r = check_counts(counts);
     if (r != SINEW_OK) return r;
     int solved = counts[SN_BBW_COUNT_SOLVED] != 0;
-    /* Exactly the sections of saved.h: nothing unread rides along. Version
-     * 2 adds the volume's figures and, for an automatic volume, its source. */
+    /* Exactly the sections of saved.h, counted first so the message names
+     * the layout expected (sn_reader_finish, at the end, refuses any section
+     * left unread in every kind). Version 2 adds the volume's figures and,
+     * for an automatic volume, its source. */
     int v2 = rd->format_version >= SN_BBW_VERSION_VOLUME;
     int source = v2 && sn_reader_has(rd, SN_BBW_TAG_SOURCE);
     uint32_t expected = 10u + (uint32_t)solved + (uint32_t)v2 + (source ? SN_BBW_SOURCE_SECTIONS : 0u);

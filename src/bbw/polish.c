@@ -118,9 +118,9 @@ static int over_budget(const solve_state *s, size_t fill)
  * that order's factor would break the budget, H gets its own dissection
  * (graph and geometric, the cheaper), which fills up to 30% less on the 2D
  * example and keeps the polish affordable there. */
-static sinew_result analyse_system(polish *p, const sn_sparse *h, uint32_t *order, sn_ldlt *fac)
+static sinew_result analyse_system(const polish *p, const sn_sparse *h, uint32_t *order, sn_ldlt *fac)
 {
-    solve_state *s = p->s;
+    const solve_state *s = p->s;
     const sn_env *env = &s->b->env;
     size_t nf = p->nf, m = p->m, placed = 0;
     for (size_t k = 0; k < nf; ++k) {

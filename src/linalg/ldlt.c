@@ -188,15 +188,14 @@ static sinew_result lower_structure(const sn_env *env, const sn_sparse *a, sn_ld
     return SINEW_OK;
 }
 
-/* Analysis of A for the permutation in *f (perm and iperm set; parent and
- * diag allocated): postorder, column counts and patterns, supernodes, the
- * map from A's values. colptr, flag, alt, alt_inv and scratch are n + 1
- * entries each, scratch for the passes. */
+/* Analysis of A for the permutation in *f (perm, iperm and its elimination
+ * tree in parent set; diag allocated): postorder, column counts and
+ * patterns, supernodes, the map from A's values. colptr, flag, alt, alt_inv
+ * and scratch are n + 1 entries each, scratch for the passes. */
 static sinew_result finish_analysis(const sn_env *env, const sn_sparse *a, sn_ldlt *f, size_t *colptr, size_t *flag,
                                     uint32_t *alt, uint32_t *alt_inv, uint32_t *scratch)
 {
     size_t n = a->n;
-    symbolic(a, f->perm, f->iperm, f->parent, colptr, flag, NULL);
     postorder(n, f->parent, f->perm, f->iperm, alt, alt_inv, scratch);
     symbolic(a, f->perm, f->iperm, f->parent, colptr, flag, NULL);
     for (size_t k = 0; k < n; ++k)
@@ -249,15 +248,17 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
         goto done;
     }
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
+    double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
     if (!order && coords) {
         /* Two orderings, keep the cheaper: the symbolic count costs a small
          * fraction of the factorisation it can save. */
-        double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
         if ((r = sn_order_geometric_dissection(env, a, coords, alt)) != SINEW_OK) goto done;
         for (size_t k = 0; k < n; ++k) alt_inv[alt[k]] = (uint32_t)k;
         if (symbolic(a, alt, alt_inv, f.parent, colptr, flag, NULL) < cost) {
             memcpy(f.perm, alt, n * sizeof(uint32_t));
             memcpy(f.iperm, alt_inv, n * sizeof(uint32_t));
+        } else {
+            symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL); /* its tree back */
         }
     }
     r = finish_analysis(env, a, &f, colptr, flag, alt, alt_inv, scratch);
