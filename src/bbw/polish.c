@@ -104,11 +104,14 @@ static void q_times(const polish *p, const double *v, const double *minus, doubl
     }
 }
 
-/* Whether a polish factor of `fill` entries costs too much (see
- * SN_POLISH_FILL_BUDGET). */
-static int over_budget(const solve_state *s, size_t fill)
+int sn_bbw_polish_over_budget(const solve_state *s, size_t fill)
 {
     return fill > SN_POLISH_FILL_BUDGET * sn_ldlt_factor_nonzeros(&s->factor) + 4096 && fill > SN_POLISH_SMALL_FACTOR;
+}
+
+int sn_bbw_polish_over_budget_unknowns(const solve_state *s, size_t unknowns)
+{
+    return unknowns > SN_POLISH_UNKNOWN_BUDGET * s->nf && unknowns > SN_POLISH_SMALL_UNKNOWNS;
 }
 
 /* Analyses H. Unknowns go vertex by vertex in the split's fill-reducing
@@ -129,7 +132,7 @@ static sinew_result analyse_system(const polish *p, const sn_sparse *h, uint32_t
             if (p->var[f * m + j] != UINT32_MAX) order[placed++] = p->var[f * m + j];
     }
     sinew_result r = sn_ldlt_analyse_ordered(env, h, order, fac);
-    if (r != SINEW_OK || !over_budget(s, sn_ldlt_factor_nonzeros(fac))) return r;
+    if (r != SINEW_OK || !sn_bbw_polish_over_budget(s, sn_ldlt_factor_nonzeros(fac))) return r;
     double *coords = sn_alloc_array(env, h->n, 3 * sizeof(double), "polish coordinates");
     if (!coords) return sn_alloc_failure();
     for (size_t f = 0; f < nf; ++f)
@@ -177,7 +180,7 @@ static sinew_result solve_pattern(polish *p)
     q_times(p, p->w, s->base, p->grad); /* Q c - base */
     for (size_t k = 0; k < nf * m; ++k) p->r[k] = -p->grad[k];
     if (unknowns == 0) return SINEW_OK;
-    if (unknowns > SN_POLISH_UNKNOWN_BUDGET * nf && unknowns > SN_POLISH_SMALL_UNKNOWNS) return SINEW_ERROR_NOT_CONVERGED;
+    if (sn_bbw_polish_over_budget_unknowns(s, unknowns)) return SINEW_ERROR_NOT_CONVERGED;
 
     size_t bound = 0;
     for (size_t f = 0; f < nf; ++f)
@@ -185,7 +188,7 @@ static sinew_result solve_pattern(polish *p)
             bound += (size_t)p->var_count[f] * p->var_count[s->a.rows[pos]];
     /* The factor holds at least half of H's entries: refuse before building
      * anything when that alone breaks the budget. */
-    if (over_budget(s, bound / 2)) return SINEW_ERROR_NOT_CONVERGED;
+    if (sn_bbw_polish_over_budget(s, bound / 2)) return SINEW_ERROR_NOT_CONVERGED;
     uint32_t *ri = sn_alloc_array(env, bound, sizeof(uint32_t), "polish rows");
     uint32_t *ci = sn_alloc_array(env, bound, sizeof(uint32_t), "polish columns");
     double *vals = sn_alloc_array(env, bound, sizeof(double), "polish values");
@@ -234,7 +237,7 @@ static sinew_result solve_pattern(polish *p)
     ri = ci = NULL;
     vals = NULL;
     if ((r = analyse_system(p, &h, order, &fac)) != SINEW_OK) goto done;
-    if (over_budget(s, sn_ldlt_factor_nonzeros(&fac))) {
+    if (sn_bbw_polish_over_budget(s, sn_ldlt_factor_nonzeros(&fac))) {
         /* Too costly (see SN_POLISH_FILL_BUDGET): the split's answer stands. */
         r = SINEW_ERROR_NOT_CONVERGED;
         goto done;

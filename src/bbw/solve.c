@@ -455,6 +455,47 @@ double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *
     return sn_bbw_bound_from_gap(s, first + 0.5 * quad);
 }
 
+double sn_bbw_certify_multiplier(solve_state *s, double rho, int exact, const double *z, const double *y, double *g,
+                                 double *x)
+{
+    /* The gap of certify() with x = Q^-1 (base - y): Q (z - x) = g + y, so
+     * its second part is r' Q^-1 r / 2 with r = g + y, solved for directly
+     * (z - x formed as a difference would carry the solve's error relative
+     * to x, not to the small z - x). */
+    const sinew_bbw *b = s->b;
+    size_t m = b->handle_count, nf = s->nf;
+    sn_sparse_multiply_columns(&s->a, z, m, g);
+    double rows = 0.0;
+    for (size_t f = 0; f < nf; ++f) {
+        double rm = rho * s->metric[f];
+        const double *zf = z + f * m, *yf = y + f * m, *bs = s->base + f * m;
+        double *gf = g + f * m, *xf = x + f * m;
+        /* max over the row v of y . v, less y . z, as a sum of non-negative
+         * terms (exact mode: z_j (y_max - y_j)): z's row sums to one only to
+         * rounding, and that rounding times a multiplier of the gradient's
+         * size (1e3 on the octopus) would be the gap's floor. */
+        double top = exact ? -INFINITY : 0.0;
+        for (size_t j = 0; j < m; ++j) top = exact ? fmax(top, yf[j]) : top + fmax(yf[j], 0.0);
+        for (size_t j = 0; j < m; ++j) {
+            gf[j] -= rm * zf[j] + bs[j];
+            rows += exact ? zf[j] * (top - yf[j]) : 0.0;
+            xf[j] = gf[j] + yf[j];
+        }
+        if (!exact) {
+            double zy = 0.0;
+            for (size_t j = 0; j < m; ++j) zy += zf[j] * yf[j];
+            rows += fabs(top - zy);
+        }
+    }
+    sn_ldlt q_factor = s->factor;
+    q_factor.super_vals = s->q_vals;
+    q_factor.diag = s->q_diag;
+    sn_ldlt_solve(&q_factor, x, m, s->work);
+    double quad = 0.0;
+    for (size_t k = 0; k < nf * m; ++k) quad += x[k] * (g[k] + y[k]);
+    return sn_bbw_bound_from_gap(s, rows + 0.5 * fabs(quad));
+}
+
 void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound)
 {
     if (bound < s->best_bound) {
@@ -989,6 +1030,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
 
     size_t nf = s.nf, cells = nf * m;
     start_split(&s, start, rho, exact);
+    int cold = !start;
     sn_free(&b->env, coarse);
     coarse = NULL;
     uint32_t it = 0;
@@ -1005,6 +1047,22 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     anderson aa;
     memset(&aa, 0, sizeof aa);
     int restart = 1;
+    /* Small domains solved cold: the interior-point method first
+     * (interior.c; it cannot use a good start, the split can). Its steps
+     * count as iterations; where it stops short of the tolerance (rounding,
+     * or the cap), the split runs from its own start. */
+    if (exact && !converged && cold) {
+        uint32_t steps = 0;
+        r = sn_bbw_interior(&s, rho, max_it, &steps);
+        it += steps;
+        if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
+        if (r == SINEW_OK) {
+            memcpy(s.z, s.best_z, cells * sizeof(double));
+            bound = s.best_bound;
+            converged = 1;
+        }
+        r = SINEW_OK;
+    }
     while (!converged && it < max_it) {
         ++it;
         change = projection_pass(&s, &aa, rho, exact, restart);

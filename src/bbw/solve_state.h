@@ -63,6 +63,11 @@ double sn_bbw_bound_from_gap(const solve_state *s, double gap);
 double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
                            double *d);
 
+/* Certified bound for feasible weights z with the multiplier y (nf * m):
+ * the gap E(z) - d(y) of solve.c's certificate. g and x: nf * m doubles of
+ * scratch; uses s->work. */
+double sn_bbw_certify_multiplier(solve_state *s, double rho, int exact, const double *z, const double *y, double *g,
+                                 double *x);
 /* Remembers z as the best certified weights when bound beats s->best_bound. */
 void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
 
@@ -80,4 +85,18 @@ void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
  * competes for s->best_z. *rounds gets the rounds made. */
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved);
 
+/* Whether an exact finish's system of `unknowns` unknowns, or its factor
+ * of `fill` entries, costs more than the splitting it would replace
+ * (polish.c's budget, shared by both finishes). */
+int sn_bbw_polish_over_budget_unknowns(const solve_state *s, size_t unknowns);
+int sn_bbw_polish_over_budget(const solve_state *s, size_t fill);
+/* Interior-point solve (exact partition only; interior.c) from the
+ * split's start s->z: a primal-dual path-following method on the whole
+ * problem, at most max_steps factorisations of one pattern. Returns
+ * SINEW_OK as soon as an iterate is certified within s->tolerance (it is
+ * then in s->best_z); SINEW_ERROR_NOT_CONVERGED when the system breaks the
+ * budget or the method stops short (rounding, max_steps). Certified
+ * iterates still compete for s->best_z; s->z is never touched. *steps gets
+ * the factorisations made. */
+sinew_result sn_bbw_interior(solve_state *s, double rho, uint32_t max_steps, uint32_t *steps);
 #endif /* SN_BBW_SOLVE_STATE_H */
