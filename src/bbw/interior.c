@@ -35,6 +35,9 @@
 
 /* Fraction of the way to the boundary a step may go. */
 #define SN_INTERIOR_BOUNDARY 0.99
+/* Centrality correctors per step at most (2 of them: 25% fewer steps on
+ * the octopus set; 4: 28%). */
+#define SN_INTERIOR_CORRECTORS 2
 /* Steps without a certificate 10% better after which the method has
  * reached its accuracy (rounding): the split takes over. */
 #define SN_INTERIOR_STALL 3
@@ -202,16 +205,17 @@ static void fill_k(interior *ip)
 
 /* Solves the Newton system for the right-hand side -T'(g + v), with one
  * step of iterative refinement, and expands dw = T dy. */
-static void newton_step(interior *ip, const double *v, double *dw)
+static void newton_step(interior *ip, const double *g, const double *v, double *dw)
 {
     size_t m = ip->m, n = ip->n;
     for (size_t f = 0; f < ip->nf; ++f) {
         uint32_t p = ip->pivot[f];
-        const double *gf = ip->g + f * m, *vf = v + f * m;
+        const double *vf = v + f * m;
         for (uint32_t j = 0; j < m; ++j)
             if (j != p) {
                 uint32_t a = unknown(ip, f, j);
-                ip->rhs[a] = -(gf[j] + vf[j] - gf[p] - vf[p]) * ip->scale[a];
+                double gj = g ? g[f * m + j] - g[f * m + p] : 0.0;
+                ip->rhs[a] = -(gj + vf[j] - vf[p]) * ip->scale[a];
             }
     }
     memcpy(ip->y, ip->rhs, n * sizeof(double));
@@ -303,7 +307,7 @@ static int step(interior *ip, double mu)
     size_t cells = ip->nf * ip->m;
     /* Predictor (affine scaling): v = 0, dz = -z - (z / w) dw. */
     memset(ip->v, 0, cells * sizeof(double));
-    newton_step(ip, ip->v, ip->dw_aff);
+    newton_step(ip, ip->g, ip->v, ip->dw_aff);
     for (size_t k = 0; k < cells; ++k) ip->dz_aff[k] = -ip->z[k] - ip->z[k] / ip->w[k] * ip->dw_aff[k];
     double a_aff = fmin(max_step(ip->w, ip->dw_aff, cells), max_step(ip->z, ip->dz_aff, cells));
     double mu_aff = 0.0;
@@ -313,9 +317,33 @@ static int step(interior *ip, double mu)
     double ratio = fmax(mu_aff, 0.0) / mu, sigma = ratio * ratio * ratio;
     /* Corrector: v = (dw_aff dz_aff - sigma mu) / w. */
     for (size_t k = 0; k < cells; ++k) ip->v[k] = (ip->dw_aff[k] * ip->dz_aff[k] - sigma * mu) / ip->w[k];
-    newton_step(ip, ip->v, ip->dw);
+    newton_step(ip, ip->g, ip->v, ip->dw);
     for (size_t k = 0; k < cells; ++k) ip->dz[k] = -ip->z[k] - ip->v[k] - ip->z[k] / ip->w[k] * ip->dw[k];
-    double a = SN_INTERIOR_BOUNDARY * fmin(max_step(ip->w, ip->dw, cells), max_step(ip->z, ip->dz, cells));
+    double a = fmin(max_step(ip->w, ip->dw, cells), max_step(ip->z, ip->dz, cells));
+    /* Gondzio's centrality correctors: aim at a longer step, push the
+     * products w z that would leave [sigma mu / 10, 10 sigma mu] back in,
+     * keep the correction while it lengthens the step (each costs two
+     * solves; the factorisation is 50 times dearer). */
+    for (int c = 0; c < SN_INTERIOR_CORRECTORS && a < 1.0; ++c) {
+        double reach = fmin(1.0, 1.5 * a + 0.3), lo = 0.1 * sigma * mu, hi = 10.0 * sigma * mu;
+        for (size_t k = 0; k < cells; ++k) {
+            double prod = (ip->w[k] + reach * ip->dw[k]) * (ip->z[k] + reach * ip->dz[k]);
+            double t = prod < lo ? lo - prod : prod > hi ? fmax(hi - prod, -hi) : 0.0;
+            ip->dz_aff[k] = t;
+            ip->v[k] = -t / ip->w[k];
+        }
+        newton_step(ip, NULL, ip->v, ip->dw_aff);
+        for (size_t k = 0; k < cells; ++k) {
+            ip->dz_aff[k] = (ip->dz_aff[k] - ip->z[k] * ip->dw_aff[k]) / ip->w[k] + ip->dz[k];
+            ip->dw_aff[k] += ip->dw[k];
+        }
+        double a2 = fmin(max_step(ip->w, ip->dw_aff, cells), max_step(ip->z, ip->dz_aff, cells));
+        if (!(a2 >= 1.01 * a)) break;
+        a = a2;
+        memcpy(ip->dw, ip->dw_aff, cells * sizeof(double));
+        memcpy(ip->dz, ip->dz_aff, cells * sizeof(double));
+    }
+    a *= SN_INTERIOR_BOUNDARY;
     if (!(a > 0.0)) return 0;
     for (size_t k = 0; k < cells; ++k) {
         ip->w[k] += a * ip->dw[k];
@@ -332,10 +360,11 @@ static sinew_result iterate(interior *ip, uint32_t max_steps, uint32_t *steps)
     double best = INFINITY;
     uint32_t last_gain = 0;
     for (uint32_t it = 0;; ++it) {
-        sn_bbw_keep_if_best(s, ip->w, certify_iterate(ip));
+        double bound = certify_iterate(ip);
+        sn_bbw_keep_if_best(s, ip->w, bound);
         if (s->best_bound <= s->tolerance) return SINEW_OK;
-        if (s->best_bound < SN_INTERIOR_GAIN * best) {
-            best = s->best_bound;
+        if (bound < SN_INTERIOR_GAIN * best) {
+            best = bound;
             last_gain = it;
         } else if (it >= last_gain + SN_INTERIOR_STALL) {
             return SINEW_ERROR_NOT_CONVERGED;

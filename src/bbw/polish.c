@@ -286,6 +286,30 @@ static size_t kkt_violations(polish *p)
     return violations;
 }
 
+/* The multiplier the round's face implies (exact mode), for solve.c's
+ * certificate with a given multiplier: on a row's free weights the common
+ * value of -g (their mean: equal up to the face solve's rounding), on its
+ * zeros -g where the gradient lies above the free ones' and that common
+ * value elsewhere. Unlike the Frank-Wolfe gap (first order in the face
+ * solve's rounding, a floor near 1e-5 on the octopus), this leaves the
+ * rounding only in a second-order term. Needs p->grad = Q w - base. */
+static void pattern_multiplier(const polish *p, double *y)
+{
+    size_t m = p->m;
+    for (size_t f = 0; f < p->nf; ++f) {
+        const uint8_t *code = p->code + f * m;
+        const double *g = p->grad + f * m;
+        double sum = 0.0, count = 0.0;
+        for (size_t j = 0; j < m; ++j)
+            if (code[j] == PFREE) {
+                sum += g[j];
+                count += 1.0;
+            }
+        double common = count > 0.0 ? -sum / count : 0.0;
+        for (size_t j = 0; j < m; ++j) y[f * m + j] = code[j] == PFREE ? common : common - fmax(g[j] + common, 0.0);
+    }
+}
+
 /* Armijo fraction of the predicted decrease a line-search step must reach,
  * and the shortest step tried before the round gives up. */
 #define SN_POLISH_ARMIJO 1e-4
@@ -396,7 +420,12 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
          * within the tolerance. */
         memcpy(p.candidate, p.w, cells * sizeof(double));
         for (size_t f = 0; f < p.nf; ++f) sn_bbw_project_row(p.candidate + f * p.m, p.m, exact, s->scratch);
+        size_t violations = kkt_violations(&p); /* also p.grad = Q w - base */
         double bound = sn_bbw_certify_with(s, rho, exact, p.candidate, p.w, p.r, p.diff);
+        if (exact) {
+            pattern_multiplier(&p, p.trial);
+            bound = fmin(bound, sn_bbw_certify_multiplier(s, rho, exact, p.candidate, p.trial, p.r, p.diff));
+        }
         sn_bbw_keep_if_best(s, p.candidate, bound);
         if (s->best_bound <= s->tolerance) {
             r = SINEW_OK;
@@ -406,7 +435,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             r = rr;
             goto done;
         }
-        if (kkt_violations(&p) == 0) {
+        if (violations == 0) {
             r = SINEW_OK;
             break;
         }

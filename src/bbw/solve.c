@@ -1030,7 +1030,6 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
 
     size_t nf = s.nf, cells = nf * m;
     start_split(&s, start, rho, exact);
-    int cold = !start;
     sn_free(&b->env, coarse);
     coarse = NULL;
     uint32_t it = 0;
@@ -1043,26 +1042,11 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     int fresh = 0;
     uint32_t rebalances = 0;
     uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0, next_periodic = SN_BBW_POLISH_FIRST;
+    int interior_tried = 0;
     double bound = INFINITY, bound_per_norm = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
     int restart = 1;
-    /* Small domains solved cold: the interior-point method first
-     * (interior.c; it cannot use a good start, the split can). Its steps
-     * count as iterations; where it stops short of the tolerance (rounding,
-     * or the cap), the split runs from its own start. */
-    if (exact && !converged && cold) {
-        uint32_t steps = 0;
-        r = sn_bbw_interior(&s, rho, max_it, &steps);
-        it += steps;
-        if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
-        if (r == SINEW_OK) {
-            memcpy(s.z, s.best_z, cells * sizeof(double));
-            bound = s.best_bound;
-            converged = 1;
-        }
-        r = SINEW_OK;
-    }
     while (!converged && it < max_it) {
         ++it;
         change = projection_pass(&s, &aa, rho, exact, restart);
@@ -1108,6 +1092,29 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 bound = s.best_bound;
                 converged = 1;
                 break;
+            }
+            /* After the first polish that did not finish, small domains
+             * (exact partition) get the interior-point method
+             * (interior.c): where the split's support is not nearly right
+             * yet the polish can take 40-60 rounds (the octopus), and the
+             * method certifies in 20-40 factorisations whatever the
+             * domain's shape, size or position. Its steps count as
+             * iterations; where it is refused (too costly) or stops short
+             * (rounding), the split and the polish carry on as before. */
+            if (exact && !interior_tried) {
+                uint32_t steps = 0;
+                interior_tried = 1;
+                r = sn_bbw_interior(&s, rho, max_it - it, &steps);
+                it += steps;
+                if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
+                r = SINEW_OK;
+                if (s.best_bound <= tol) {
+                    memcpy(s.z, s.best_z, cells * sizeof(double));
+                    bound = s.best_bound;
+                    converged = 1;
+                    break;
+                }
+                if (it >= max_it) break;
             }
             next_periodic = rounds ? 2 * it : UINT32_MAX;
             if (moved) {

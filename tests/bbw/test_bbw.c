@@ -821,9 +821,7 @@ static void test_not_converged_and_cancel(void **state)
     SINEW_INIT(&info);
     assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
     assert_int_equal(info.solved, 1);
-    /* One interior-point step (this domain is small): no split ran. */
-    assert_true(info.primal_residual == 0.0);
-    assert_true(isfinite(info.error_bound) && info.error_bound > 1e-4);
+    assert_true(info.primal_residual > 0.0);
     float *w = malloc(info.vertex_count * 3 * sizeof(float));
     assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, info.vertex_count), SINEW_OK);
     check_properties(w, info.vertex_count, 3, 1e-6); /* best weights are still feasible */
