@@ -861,6 +861,7 @@ static void test_not_converged_and_cancel(void **state)
 typedef struct sweep_case {
     const sinew_bbw_desc *desc;
     sinew_bbw_partition partition;
+    double tolerance; /* 0: the default */
 } sweep_case;
 
 static sinew_result sweep_attempt(sinew_context *ctx, void *user)
@@ -872,6 +873,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_bbw_solve_desc sd;
     SINEW_INIT(&sd);
     sd.partition = c->partition;
+    sd.tolerance = c->tolerance;
     r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_destroy(b);
     return r;
@@ -903,7 +905,7 @@ static void test_allocation_failures(void **state)
     char report[256];
     size_t runs;
     for (int mode = 0; mode < 2; ++mode) {
-        sweep_case c = {&d, mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT};
+        sweep_case c = {&d, mode ? SINEW_BBW_PARTITION_NORMALISE : SINEW_BBW_PARTITION_EXACT, 0.0};
         if (!support_sweep_allocation_failures(sweep_attempt, &c, &runs, report, sizeof report)) fail_msg("%s", report);
         assert_true(runs > 20);
     }
@@ -919,8 +921,31 @@ static void test_allocation_failures(void **state)
     ds.grid_resolution = 3;
     ds.points.data = p2;
     ds.points.count = 2;
-    sweep_case c = {&ds, SINEW_BBW_PARTITION_EXACT};
+    sweep_case c = {&ds, SINEW_BBW_PARTITION_EXACT, 0.0};
     if (!support_sweep_allocation_failures(sweep_attempt, &c, &runs, report, sizeof report)) fail_msg("%s", report);
+    grid2d_free(&g);
+    /* The interior-point method's: a 14 x 14 square whose first polish
+     * does not finish at 1e-6 (37 iterations in all). */
+    grid2d_make(&g, 14, 14, 1.0f, 1.0f);
+    sinew_trimesh sq = grid_view(&g);
+    float p3[9] = {0, 0, 0, 1, 0, 0, 0.5f, 0.5f, 0};
+    sinew_bbw_desc di;
+    SINEW_INIT(&di);
+    di.triangles = &sq;
+    di.points.data = p3;
+    di.points.count = 3;
+    sinew_bbw *b = create_ok(&di);
+    sinew_bbw_solve_desc sd;
+    SINEW_INIT(&sd);
+    sd.tolerance = 1e-6;
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sd), SINEW_OK);
+    sinew_bbw_info info;
+    SINEW_INIT(&info);
+    assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+    assert_true(info.iterations > 20); /* past the first polish: the method ran */
+    sinew_bbw_destroy(b);
+    sweep_case ci = {&di, SINEW_BBW_PARTITION_EXACT, 1e-6};
+    if (!support_sweep_allocation_failures(sweep_attempt, &ci, &runs, report, sizeof report)) fail_msg("%s", report);
     grid2d_free(&g);
 }
 
