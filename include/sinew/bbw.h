@@ -172,7 +172,7 @@ typedef struct sinew_bbw_info {
     size_t unreached_region_count;
     size_t first_unreached_vertex;   /* a vertex of the first such region (SIZE_MAX if none) */
     int solved;                      /* nonzero after a solve that returned OK or NOT_CONVERGED */
-    uint32_t iterations;             /* splitting iterations */
+    uint32_t iterations;             /* splitting iterations plus interior-point steps (docs/bbw.md) */
     uint32_t polish_rounds;          /* exact active-set solves made (0: none affordable) */
     double primal_residual;          /* max |x - z| of the split variables at the end */
     double change_residual;          /* max weight change in the last iteration */

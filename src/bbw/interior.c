@@ -5,10 +5,12 @@
  * is far from an M-matrix, and the active-set polish then needs 40-60
  * factorisations to find the zero pattern (libigl's octopus). A primal-dual
  * interior-point method guesses no pattern: it follows the central path
- * w o z = mu to mu = 0 (Mehrotra's predictor-corrector) in a number of
- * steps that hardly depends on the domain, its mesh size or its position
- * (25-40 on the octopus moved and scaled), each one factorisation of a
- * matrix whose pattern never changes, so it is analysed once.
+ * w o z = mu to mu = 0 (Mehrotra's predictor-corrector with Gondzio's
+ * centrality correctors) in a number of steps that hardly depends on the
+ * domain, its mesh size or its position (20-26 on the octopus with two to
+ * five points, moved and scaled), each one factorisation of a matrix whose
+ * pattern never changes, so it is analysed once. solve.c runs it after the
+ * first polish that does not finish.
  *
  * Unknowns: per free vertex f the weights of every handle but a pivot p(f)
  * (w_p = 1 - the others, so the partition holds exactly): w = c + T y. With
@@ -42,7 +44,7 @@
  * reached its accuracy (rounding): the split takes over. */
 #define SN_INTERIOR_STALL 3
 #define SN_INTERIOR_GAIN 0.9
-/* Largest factor (entries) the method runs with: 25-40 factorisations of
+/* Largest factor (entries) the method runs with: 20-30 factorisations of
  * it must cost less than the split. 343 k entries take 25 ms here (the
  * octopus with five points); the 2D example's 1.1 M take 80 ms a step, 1.5 s
  * in all, where the split and polish need 0.35 s. */
@@ -189,8 +191,9 @@ static void fill_k(interior *ip)
             ip->k.vals[pos] *= ip->scale[col] * ip->scale[ip->k.rows[pos]];
 }
 
-/* Solves the Newton system for the right-hand side -T'(g + v), with one
- * step of iterative refinement, and expands dw = T dy. */
+/* Solves the Newton system for the right-hand side -T'(g + v) (g NULL:
+ * none, for a corrector), with one step of iterative refinement, and
+ * expands dw = T dy. */
 static void newton_step(interior *ip, const double *g, const double *v, double *dw)
 {
     size_t m = ip->m, n = ip->n;
@@ -229,8 +232,8 @@ static double max_step(const double *x, const double *dx, size_t count)
 }
 
 /* Starting point: the split's start pulled halfway to the simplex's centre
- * (every weight positive; each vertex's largest weight is its pivot, which
- * stays away from 0), and duals from the gradient's spread over each row,
+ * (every weight positive; each vertex's largest weight becomes its pivot,
+ * the one least likely to reach 0), and duals from the gradient's spread over each row,
  * shifted to be positive at a scale taken from the gradient itself. */
 static void start(interior *ip)
 {
@@ -309,7 +312,8 @@ static int step(interior *ip, double mu)
     /* Gondzio's centrality correctors: aim at a longer step, push the
      * products w z that would leave [sigma mu / 10, 10 sigma mu] back in,
      * keep the correction while it lengthens the step (each costs two
-     * solves; the factorisation is 50 times dearer). */
+     * solves; the factorisation is 50 times dearer). dw_aff and dz_aff,
+     * done with, hold the corrected direction. */
     for (int c = 0; c < SN_INTERIOR_CORRECTORS && a < 1.0; ++c) {
         double reach = fmin(1.0, 1.5 * a + 0.3), lo = 0.1 * sigma * mu, hi = 10.0 * sigma * mu;
         for (size_t k = 0; k < cells; ++k) {
@@ -340,6 +344,9 @@ static int step(interior *ip, double mu)
     return 1;
 }
 
+/* Certifies and steps until an iterate is within the tolerance (OK), or
+ * the method stalls, reaches max_steps or is stopped by rounding
+ * (NOT_CONVERGED); other results are failures (allocation, cancel). */
 static sinew_result iterate(interior *ip, uint32_t max_steps, uint32_t *steps)
 {
     solve_state *s = ip->s;
