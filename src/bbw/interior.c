@@ -275,7 +275,7 @@ static double certify_iterate(interior *ip)
         for (size_t j = 0; j < m; ++j) mu_f += w[j] * (z[j] - g[j]);
         for (size_t j = 0; j < m; ++j) ip->mult[f * m + j] = mu_f - z[j];
     }
-    double own = sn_bbw_certify_multiplier(ip->s, ip->rho, 1, ip->w, ip->mult, ip->scratch_g, ip->scratch_d);
+    double own = sn_bbw_certify_multiplier(ip->s, ip->rho, ip->w, ip->mult, ip->scratch_g, ip->scratch_d);
     double wolfe = sn_bbw_certify_with(ip->s, ip->rho, 1, ip->w, ip->w, ip->scratch_g, ip->scratch_d);
     return fmin(own, wolfe);
 }

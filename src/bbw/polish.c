@@ -424,7 +424,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
         double bound = sn_bbw_certify_with(s, rho, exact, p.candidate, p.w, p.r, p.diff);
         if (exact) {
             pattern_multiplier(&p, p.trial);
-            bound = fmin(bound, sn_bbw_certify_multiplier(s, rho, exact, p.candidate, p.trial, p.r, p.diff));
+            bound = fmin(bound, sn_bbw_certify_multiplier(s, rho, p.candidate, p.trial, p.r, p.diff));
         }
         sn_bbw_keep_if_best(s, p.candidate, bound);
         if (s->best_bound <= s->tolerance) {

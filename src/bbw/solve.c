@@ -455,8 +455,7 @@ double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *
     return sn_bbw_bound_from_gap(s, first + 0.5 * quad);
 }
 
-double sn_bbw_certify_multiplier(solve_state *s, double rho, int exact, const double *z, const double *y, double *g,
-                                 double *x)
+double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, const double *y, double *g, double *x)
 {
     /* The gap of certify() with x = Q^-1 (base - y): Q (z - x) = g + y, so
      * its second part is r' Q^-1 r / 2 with r = g + y, solved for directly
@@ -470,21 +469,16 @@ double sn_bbw_certify_multiplier(solve_state *s, double rho, int exact, const do
         double rm = rho * s->metric[f];
         const double *zf = z + f * m, *yf = y + f * m, *bs = s->base + f * m;
         double *gf = g + f * m, *xf = x + f * m;
-        /* max over the row v of y . v, less y . z, as a sum of non-negative
-         * terms (exact mode: z_j (y_max - y_j)): z's row sums to one only to
-         * rounding, and that rounding times a multiplier of the gradient's
-         * size (1e3 on the octopus) would be the gap's floor. */
-        double top = exact ? -INFINITY : 0.0;
-        for (size_t j = 0; j < m; ++j) top = exact ? fmax(top, yf[j]) : top + fmax(yf[j], 0.0);
+        /* max over the row v of y . v, less y . z, as the non-negative sum
+         * of z_j (y_max - y_j): z's row sums to one only to rounding, and
+         * that rounding times a multiplier of the gradient's size (1e3 on
+         * the octopus) would be the gap's floor. */
+        double top = -INFINITY;
+        for (size_t j = 0; j < m; ++j) top = fmax(top, yf[j]);
         for (size_t j = 0; j < m; ++j) {
             gf[j] -= rm * zf[j] + bs[j];
-            rows += exact ? zf[j] * (top - yf[j]) : 0.0;
+            rows += zf[j] * (top - yf[j]);
             xf[j] = gf[j] + yf[j];
-        }
-        if (!exact) {
-            double zy = 0.0;
-            for (size_t j = 0; j < m; ++j) zy += zf[j] * yf[j];
-            rows += fabs(top - zy);
         }
     }
     sn_ldlt q_factor = s->factor;

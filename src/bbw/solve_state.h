@@ -63,11 +63,11 @@ double sn_bbw_bound_from_gap(const solve_state *s, double gap);
 double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
                            double *d);
 
-/* Certified bound for feasible weights z with the multiplier y (nf * m):
- * the gap E(z) - d(y) of solve.c's certificate. g and x: nf * m doubles of
- * scratch; uses s->work. */
-double sn_bbw_certify_multiplier(solve_state *s, double rho, int exact, const double *z, const double *y, double *g,
-                                 double *x);
+/* Certified bound for feasible weights z (exact partition: rows on the
+ * simplex) with the multiplier y (nf * m): the gap E(z) - d(y) of
+ * solve.c's certificate. g and x: nf * m doubles of scratch; uses
+ * s->work. */
+double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, const double *y, double *g, double *x);
 /* Remembers z as the best certified weights when bound beats s->best_bound. */
 void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
 
