@@ -1075,18 +1075,10 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
          * polish refused as unaffordable stops the periodic tries. */
         int staged = primal <= stage_tol && change <= stage_tol && it >= next_polish;
         if (staged || it == next_periodic) {
-            uint32_t rounds = 0;
+            uint32_t rounds = 0, steps = 0;
             int moved = 0;
             r = sn_bbw_polish(&s, rho, exact, SN_BBW_POLISH_ROUNDS, &rounds, &moved);
             polish_rounds += rounds;
-            if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
-            r = SINEW_OK;
-            if (s.best_bound <= tol) {
-                memcpy(s.z, s.best_z, cells * sizeof(double));
-                bound = s.best_bound;
-                converged = 1;
-                break;
-            }
             /* After the first polish that did not finish, small domains
              * (exact partition) get the interior-point method
              * (interior.c): where the split's support is not nearly right
@@ -1095,21 +1087,20 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
              * domain's shape, size or position. Its steps count as
              * iterations; where it is refused (too costly) or stops short
              * (rounding), the split and the polish carry on as before. */
-            if (exact && !interior_tried) {
-                uint32_t steps = 0;
+            if ((r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED) && s.best_bound > tol && exact && !interior_tried) {
                 interior_tried = 1;
                 r = sn_bbw_interior(&s, rho, max_it - it, &steps);
                 it += steps;
-                if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
-                r = SINEW_OK;
-                if (s.best_bound <= tol) {
-                    memcpy(s.z, s.best_z, cells * sizeof(double));
-                    bound = s.best_bound;
-                    converged = 1;
-                    break;
-                }
-                if (it >= max_it) break;
             }
+            if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) goto fail;
+            r = SINEW_OK;
+            if (s.best_bound <= tol) {
+                memcpy(s.z, s.best_z, cells * sizeof(double));
+                bound = s.best_bound;
+                converged = 1;
+                break;
+            }
+            if (steps && it >= max_it) break; /* the method used the cap up */
             next_periodic = rounds ? 2 * it : UINT32_MAX;
             if (moved) {
                 /* The polish's iterate (or its settled solution, when the
@@ -1156,7 +1147,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
          * smooth modes dominate; the coarser volumes resolve those, and the
          * split restarts from their weights with the multiplier that makes
          * them a fixed point (the best certificate so far is kept). */
-        if (it == probe) {
+        if (probe && it >= probe) { /* >=: the interior-point steps may step over it */
+            probe = 0;
             float *start = NULL;
             if ((r = sn_bbw_coarse_start(ctx, b, &d, &start, &coarse_levels)) != SINEW_OK) goto fail;
             if (start) {
