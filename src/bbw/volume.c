@@ -227,14 +227,20 @@ static sinew_result refine_near_handles(sinew_bbw *b, sn_kuhn *k, const volume_g
     int any = 0;
     for (size_t i = 0; i < count; ++i) {
         if (!(hs[i].need < g->h)) continue;
-        any = 1;
         uint32_t lo[3], hi[3];
+        int outside = 0;
         for (int a = 0; a < 3; ++a) {
-            double l = (fmin(hs[i].a[a], hs[i].b[a]) - g->origin[a]) / g->h - 1.0;
-            double u = (fmax(hs[i].a[a], hs[i].b[a]) - g->origin[a]) / g->h + 1.0;
-            lo[a] = (uint32_t)fmax(floor(l), 0.0);
-            hi[a] = (uint32_t)fmin(floor(u), (double)g->n[a] - 1.0);
+            double l = floor((fmin(hs[i].a[a], hs[i].b[a]) - g->origin[a]) / g->h - 1.0);
+            double u = floor((fmax(hs[i].a[a], hs[i].b[a]) - g->origin[a]) / g->h + 1.0);
+            /* A handle may lie beyond the grid (create refuses it later, with
+             * its name); its box then marks nothing, and the clamps keep the
+             * conversions in range. */
+            if (!(u >= 0.0 && l <= (double)g->n[a] - 1.0)) outside = 1;
+            lo[a] = (uint32_t)fmin(fmax(l, 0.0), (double)g->n[a] - 1.0);
+            hi[a] = (uint32_t)fmin(fmax(u, 0.0), (double)g->n[a] - 1.0);
         }
+        if (outside) continue;
+        any = 1;
         for (uint32_t z = lo[2]; z <= hi[2]; ++z)
             for (uint32_t y = lo[1]; y <= hi[1]; ++y)
                 for (uint32_t x = lo[0]; x <= hi[0]; ++x) near[cell_index(g, (uint32_t[3]){x, y, z})] = 1;

@@ -161,6 +161,27 @@ static domain_figures figures(const sinew_bbw *b)
  * uniform grid snaps both onto the same vertex, the graded volume refines
  * around them into a valid conforming mesh of exactly the same shape (no
  * hanging vertex: its boundary is the uniform volume's, area for area). */
+/* Close handles far outside the grid, on either side of it (a fuzzer's
+ * find): the refinement's box around them lies beyond the grid, and create
+ * refuses them with OUTSIDE_DOMAIN naming the first one. */
+static void close_points_beyond_the_grid(void **state)
+{
+    (void)state;
+    boxes box;
+    unit_box(&box);
+    const float below[9] = {-40.0f, -40.0f, -40.0f, -40.05f, -40.0f, -40.0f, 0.5f, 0.5f, 0.5f};
+    const float above[9] = {0.5f, 0.5f, 0.5f, 1e30f, 1e30f, 1e30f, 1e30f, 1e30f, 0.99e30f};
+    const float *sets[2] = {below, above};
+    const char *names[2] = {"point handle 0", "point handle 1"};
+    for (int k = 0; k < 2; ++k) {
+        sinew_bbw_desc d = volume_desc(&box, 8, sets[k], 3);
+        sinew_bbw *b = NULL;
+        assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_ERROR_OUTSIDE_DOMAIN);
+        assert_null(b);
+        if (!strstr(sinew_last_error(), names[k])) fail_msg("%s: %s", names[k], sinew_last_error());
+    }
+}
+
 static void close_points_refine_conformingly(void **state)
 {
     (void)state;
@@ -487,6 +508,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(close_points_refine_conformingly),
+        cmocka_unit_test(close_points_beyond_the_grid),
         cmocka_unit_test(handle_in_a_thin_fin),
         cmocka_unit_test(short_bone_binds),
         cmocka_unit_test(points_placed_exactly),
