@@ -30,8 +30,9 @@ typedef struct sn_kuhn {
     uint8_t *tag;              /* 1..3 */
     uint8_t *generation;       /* bisections since the grid */
     uint32_t *cell;            /* grid cell (linear index) the tet lies in */
-    /* closure bookkeeping: a grid cell is scanned in a round when a vertex
-     * was created on it in the round before */
+    /* closure bookkeeping: the tets of a grid cell seed the next closure
+     * when a vertex was created on the cell or one of its tets bisected
+     * since the last closure (cell_round == round + 1) */
     uint32_t *cell_round;
     uint32_t round;
 } sn_kuhn;
