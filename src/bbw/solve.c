@@ -385,18 +385,31 @@ static double certify(solve_state *s, double rho, int exact)
     for (size_t f = 0; f < nf; ++f) {
         double rm = rho * s->metric[f];
         const double *z = s->z + f * m, *bs = s->base + f * m;
-        double *gf = g + f * m, *xf = xv + f * m, zg = 0.0, zy = 0.0;
+        double *gf = g + f * m, *xf = xv + f * m, zg = 0.0, zy = 0.0, top = -INFINITY;
         clean_multiplier(z, s->s + f * m, m, exact, u);
         for (size_t j = 0; j < m; ++j) {
             gf[j] -= rm * z[j] + bs[j]; /* remove the split's shift: Q z - base */
             zg += z[j] * gf[j];
             xf[j] = rm * u[j]; /* y, for now */
             zy += z[j] * xf[j];
+            top = fmax(top, xf[j]);
         }
         wolfe += row_gap(zg, row_minimum(gf, m, exact));
-        for (size_t j = 0; j < m; ++j) xf[j] = -xf[j];
-        split += row_gap(-zy, row_minimum(xf, m, exact)); /* max over the row of y . v, less y . z */
-        for (size_t j = 0; j < m; ++j) xf[j] += bs[j]; /* base - y */
+        if (exact) {
+            /* max over the row of y . v, less y . z, as the non-negative
+             * sum of z_j (y_max - y_j) (see sn_bbw_certify_multiplier): the
+             * cleaned multiplier makes it exactly 0, where y_max (1 - sum z)
+             * would leave the row sum's rounding times the multiplier. */
+            for (size_t j = 0; j < m; ++j) split += z[j] * (top - xf[j]);
+        } else {
+            for (size_t j = 0; j < m; ++j) xf[j] = -xf[j];
+            split += row_gap(-zy, row_minimum(xf, m, exact)); /* max over the box of y . v, less y . z */
+            for (size_t j = 0; j < m; ++j) xf[j] = -xf[j];
+        }
+        /* r = g + y: Q (z - x) = r, so the second part is r' Q^-1 r / 2,
+         * solved for directly rather than formed from z - x (whose solve
+         * error is relative to x, not to the small difference). */
+        for (size_t j = 0; j < m; ++j) xf[j] += gf[j];
     }
     sn_ldlt q_factor = s->factor;
     q_factor.super_vals = s->q_vals;
@@ -408,10 +421,10 @@ static double certify(solve_state *s, double rho, int exact)
         clean_multiplier(s->z + f * m, s->s + f * m, m, exact, u);
         for (size_t j = 0; j < m; ++j) {
             size_t k = f * m + j;
-            quad += (s->z[k] - xv[k]) * (g[k] + rm * u[j]);
+            quad += xv[k] * (g[k] + rm * u[j]);
         }
     }
-    split += 0.5 * quad;
+    split += 0.5 * fabs(quad);
     return sn_bbw_bound_from_gap(s, fmin(wolfe, split));
 }
 
