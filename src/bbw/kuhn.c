@@ -156,6 +156,8 @@ void sn_kuhn_free(sn_kuhn *k)
     sn_free(env, k->generation);
     sn_free(env, k->cell);
     sn_free(env, k->cell_round);
+    sn_free(env, k->edge_keys);
+    sn_free(env, k->edge_tets);
     memset(k, 0, sizeof *k);
 }
 
@@ -179,11 +181,70 @@ sinew_result sn_kuhn_add_cell(sn_kuhn *k, uint32_t i, uint32_t j, uint32_t l)
     return SINEW_OK;
 }
 
+/* The edge map (kuhn.h): open addressing with duplicate keys. */
+static void edge_put(sn_kuhn *k, uint64_t key, uint32_t t)
+{
+    size_t s = slot_of(key, k->edge_cap);
+    while (k->edge_keys[s] != UINT64_MAX) s = (s + 1) & (k->edge_cap - 1);
+    k->edge_keys[s] = key;
+    k->edge_tets[s] = t;
+    k->edge_count++;
+}
+
+/* Makes room for `extra` more entries (load at most one half). */
+static sinew_result edge_reserve(sn_kuhn *k, size_t extra)
+{
+    if (2 * (k->edge_count + extra) <= k->edge_cap) return SINEW_OK;
+    size_t cap = k->edge_cap ? k->edge_cap : 1024;
+    while (2 * (k->edge_count + extra) > cap) {
+        if (cap > SIZE_MAX / 4 / sizeof(uint64_t)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "volume edge table");
+        cap *= 2;
+    }
+    uint64_t *keys = sn_alloc_array(k->env, cap, sizeof(uint64_t), "volume edge table");
+    uint32_t *tets = sn_alloc_array(k->env, cap, sizeof(uint32_t), "volume edge table");
+    if (!keys || !tets) {
+        sn_free(k->env, keys);
+        sn_free(k->env, tets);
+        return sn_alloc_failure();
+    }
+    memset(keys, 0xff, cap * sizeof(uint64_t));
+    uint64_t *old_keys = k->edge_keys;
+    uint32_t *old_tets = k->edge_tets;
+    size_t old_cap = k->edge_cap;
+    k->edge_keys = keys;
+    k->edge_tets = tets;
+    k->edge_cap = cap;
+    k->edge_count = 0;
+    for (size_t s = 0; s < old_cap; ++s)
+        if (old_keys[s] != UINT64_MAX) edge_put(k, old_keys[s], old_tets[s]);
+    sn_free(k->env, old_keys);
+    sn_free(k->env, old_tets);
+    return SINEW_OK;
+}
+
+/* Enters tet t's edges that have a lattice midpoint (room reserved). */
+static void edge_add_tet(sn_kuhn *k, size_t t)
+{
+    const uint32_t *x = k->tets + 4 * t;
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j) {
+            const uint32_t *a = k->coords + 3 * (size_t)x[i], *b = k->coords + 3 * (size_t)x[j];
+            uint32_t mid[3];
+            int whole = 1;
+            for (int c = 0; c < 3; ++c) {
+                whole &= ((a[c] + b[c]) & 1u) == 0;
+                mid[c] = (a[c] + b[c]) / 2;
+            }
+            if (whole) edge_put(k, pack(mid), (uint32_t)t);
+        }
+}
+
 sinew_result sn_kuhn_bisect(sn_kuhn *k, size_t t)
 {
     if (k->generation[t] >= 3 * k->shift)
         return sn_fail(SINEW_ERROR_DEGENERATE, "volume tet %zu is already at the lattice's resolution", t);
     sinew_result r = reserve_tets(k, 1);
+    if (r == SINEW_OK && k->edge_keys) r = edge_reserve(k, 12);
     if (r != SINEW_OK) return r;
     uint32_t x[4];
     memcpy(x, k->tets + 4 * t, sizeof x);
@@ -205,6 +266,10 @@ sinew_result sn_kuhn_bisect(sn_kuhn *k, size_t t)
     k->generation[t] = k->generation[k->tet_count] = gen;
     k->cell[k->tet_count] = k->cell[t];
     k->tet_count++;
+    if (k->edge_keys) {
+        edge_add_tet(k, t);
+        edge_add_tet(k, k->tet_count - 1);
+    }
     /* Both children are checked again in the next closure round, even when
      * the midpoint already existed (no new vertex to mark the cell). */
     k->cell_round[k->cell[t]] = k->round + 1;
@@ -227,80 +292,6 @@ static int hanging(const sn_kuhn *k, size_t t)
             if (whole && find_vertex(k, mid) != UINT32_MAX) return 1;
         }
     return 0;
-}
-
-/* Tets by the midpoints of their edges: a multimap from a packed lattice
- * point to the tets with an edge whose midpoint it is, so that a vertex
- * created there finds the tets it leaves hanging at once. Entries go stale
- * when a tet is bisected (its index keeps the first child); they are only
- * hints, each checked with hanging(). Open addressing with duplicate keys. */
-typedef struct edge_map {
-    uint64_t *keys; /* UINT64_MAX = empty */
-    uint32_t *tets;
-    size_t count, cap;
-} edge_map;
-
-static void edge_map_free(const sn_env *env, edge_map *e)
-{
-    sn_free(env, e->keys);
-    sn_free(env, e->tets);
-    memset(e, 0, sizeof *e);
-}
-
-static void edge_map_put(edge_map *e, uint64_t key, uint32_t t)
-{
-    size_t s = slot_of(key, e->cap);
-    while (e->keys[s] != UINT64_MAX) s = (s + 1) & (e->cap - 1);
-    e->keys[s] = key;
-    e->tets[s] = t;
-    e->count++;
-}
-
-/* Makes room for `extra` more entries (load at most one half). */
-static sinew_result edge_map_reserve(const sn_env *env, edge_map *e, size_t extra)
-{
-    if (2 * (e->count + extra) <= e->cap) return SINEW_OK;
-    size_t cap = e->cap ? e->cap : 1024;
-    while (2 * (e->count + extra) > cap) {
-        if (cap > SIZE_MAX / 4 / sizeof(uint64_t)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "volume edge table");
-        cap *= 2;
-    }
-    edge_map old = *e;
-    e->keys = sn_alloc_array(env, cap, sizeof(uint64_t), "volume edge table");
-    e->tets = sn_alloc_array(env, cap, sizeof(uint32_t), "volume edge table");
-    if (!e->keys || !e->tets) {
-        sn_free(env, e->keys);
-        sn_free(env, e->tets);
-        *e = old;
-        return sn_alloc_failure();
-    }
-    memset(e->keys, 0xff, cap * sizeof(uint64_t));
-    e->cap = cap;
-    e->count = 0;
-    for (size_t s = 0; s < old.cap; ++s)
-        if (old.keys[s] != UINT64_MAX) edge_map_put(e, old.keys[s], old.tets[s]);
-    edge_map_free(env, &old);
-    return SINEW_OK;
-}
-
-/* Enters tet t's edges that have a lattice midpoint. */
-static sinew_result edge_map_add_tet(const sn_kuhn *k, edge_map *e, size_t t)
-{
-    sinew_result r = edge_map_reserve(k->env, e, 6);
-    if (r != SINEW_OK) return r;
-    const uint32_t *x = k->tets + 4 * t;
-    for (int i = 0; i < 4; ++i)
-        for (int j = i + 1; j < 4; ++j) {
-            const uint32_t *a = k->coords + 3 * (size_t)x[i], *b = k->coords + 3 * (size_t)x[j];
-            uint32_t mid[3];
-            int whole = 1;
-            for (int c = 0; c < 3; ++c) {
-                whole &= ((a[c] + b[c]) & 1u) == 0;
-                mid[c] = (a[c] + b[c]) / 2;
-            }
-            if (whole) edge_map_put(e, pack(mid), (uint32_t)t);
-        }
-    return SINEW_OK;
 }
 
 /* A stack of tets to check. */
@@ -329,27 +320,27 @@ static sinew_result push(const sn_env *env, tet_stack *st, size_t t)
  * coarse grid refined deep near close handles the closure advances a tet or
  * two per round: a fuzzed volume of 6,000 tets took hundreds of rounds, 9 s
  * under the sanitizers (1 s with the worklist). */
-static sinew_result close_from(sn_kuhn *k, edge_map *edges, tet_stack *st)
+static sinew_result close_from(sn_kuhn *k, tet_stack *st)
 {
     sinew_result r = SINEW_OK;
-    for (size_t t = 0; t < k->tet_count && r == SINEW_OK; ++t) {
-        r = edge_map_add_tet(k, edges, t);
-        if (r == SINEW_OK && k->cell_round[k->cell[t]] == k->round) r = push(k->env, st, t);
+    if (!k->edge_keys) {
+        /* Built at the first closure, kept up to date by each bisection. */
+        if ((r = edge_reserve(k, 6 * k->tet_count)) != SINEW_OK) return r;
+        for (size_t t = 0; t < k->tet_count; ++t) edge_add_tet(k, t);
     }
+    for (size_t t = 0; t < k->tet_count && r == SINEW_OK; ++t)
+        if (k->cell_round[k->cell[t]] == k->round) r = push(k->env, st, t);
     while (r == SINEW_OK && st->count) {
         size_t t = st->items[--st->count];
         while (r == SINEW_OK && hanging(k, t)) {
             size_t vertices = k->vertex_count, child = k->tet_count;
-            if ((r = sn_kuhn_bisect(k, t)) != SINEW_OK) break;
-            if ((r = edge_map_add_tet(k, edges, t)) != SINEW_OK) break;
-            if ((r = edge_map_add_tet(k, edges, child)) != SINEW_OK) break;
-            if ((r = push(k->env, st, child)) != SINEW_OK) break;
+            if ((r = sn_kuhn_bisect(k, t)) != SINEW_OK || (r = push(k->env, st, child)) != SINEW_OK) break;
             if (k->vertex_count == vertices) continue;
             /* A new vertex: every tet with an edge through it hangs on it. */
             uint64_t key = pack(k->coords + 3 * (k->vertex_count - 1));
-            for (size_t s = slot_of(key, edges->cap); edges->keys[s] != UINT64_MAX && r == SINEW_OK;
-                 s = (s + 1) & (edges->cap - 1))
-                if (edges->keys[s] == key && edges->tets[s] != t) r = push(k->env, st, edges->tets[s]);
+            for (size_t s = slot_of(key, k->edge_cap); k->edge_keys[s] != UINT64_MAX && r == SINEW_OK;
+                 s = (s + 1) & (k->edge_cap - 1))
+                if (k->edge_keys[s] == key && k->edge_tets[s] != t) r = push(k->env, st, k->edge_tets[s]);
         }
     }
     return r;
@@ -357,14 +348,12 @@ static sinew_result close_from(sn_kuhn *k, edge_map *edges, tet_stack *st)
 
 sinew_result sn_kuhn_close(sn_kuhn *k)
 {
-    edge_map edges = {0};
     tet_stack st = {0};
     k->round++;
-    sinew_result r = close_from(k, &edges, &st);
+    sinew_result r = close_from(k, &st);
     /* Cells marked during the closure (round + 1) are settled: the next
      * closure starts from round + 2, the marks made after this one. */
     k->round++;
-    edge_map_free(k->env, &edges);
     sn_free(k->env, st.items);
     return r;
 }

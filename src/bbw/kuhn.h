@@ -35,6 +35,15 @@ typedef struct sn_kuhn {
      * since the last closure (cell_round == round + 1) */
     uint32_t *cell_round;
     uint32_t round;
+    /* tets by the midpoints of their edges, built at the first closure and
+     * kept by each bisection after it: a multimap from a packed lattice
+     * point to the tets with an edge whose midpoint it is, so a vertex
+     * created there finds the tets it leaves hanging at once. Entries go
+     * stale when a tet is bisected (its index keeps the first child); they
+     * are hints, each checked again. Open addressing, UINT64_MAX = empty. */
+    uint64_t *edge_keys;
+    uint32_t *edge_tets;
+    size_t edge_count, edge_cap;
 } sn_kuhn;
 
 /* Empty mesh over a grid of dims cells, each 1 << shift units (shift <= 8). */
