@@ -60,17 +60,36 @@ static sinew_result rehash(sn_kuhn *k, size_t cap)
     return SINEW_OK;
 }
 
-/* The vertex at c, or UINT32_MAX. */
-static uint32_t find_vertex(const sn_kuhn *k, const uint32_t c[3])
+/* The vertex with packed coordinates key, or UINT32_MAX. */
+static uint32_t find_key(const sn_kuhn *k, uint64_t key)
 {
-    uint64_t key = pack(c);
     for (size_t s = slot_of(key, k->table_cap);; s = (s + 1) & (k->table_cap - 1)) {
         if (k->table_keys[s] == key) return k->table_ids[s];
         if (k->table_keys[s] == UINT64_MAX) return UINT32_MAX;
     }
 }
 
-/* Marks the grid cells touching lattice point c for the next closure round. */
+/* The packed lattice midpoints of tet t's edges that have one (both ends'
+ * coordinates of equal parity); returns how many, at most 6. */
+static int edge_midpoints(const sn_kuhn *k, size_t t, uint64_t keys[6])
+{
+    const uint32_t *x = k->tets + 4 * t;
+    int count = 0;
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j) {
+            const uint32_t *a = k->coords + 3 * (size_t)x[i], *b = k->coords + 3 * (size_t)x[j];
+            uint32_t mid[3];
+            int whole = 1;
+            for (int c = 0; c < 3; ++c) {
+                whole &= ((a[c] + b[c]) & 1u) == 0;
+                mid[c] = (a[c] + b[c]) / 2;
+            }
+            if (whole) keys[count++] = pack(mid);
+        }
+    return count;
+}
+
+/* Marks the grid cells touching lattice point c for the next closure. */
 static void touch(sn_kuhn *k, const uint32_t c[3])
 {
     uint32_t lo[3], hi[3];
@@ -88,7 +107,7 @@ static void touch(sn_kuhn *k, const uint32_t c[3])
 /* The vertex at c, created when absent. */
 static sinew_result vertex_at(sn_kuhn *k, const uint32_t c[3], uint32_t *id)
 {
-    *id = find_vertex(k, c);
+    *id = find_key(k, pack(c));
     if (*id != UINT32_MAX) return SINEW_OK;
     if (k->vertex_count == UINT32_MAX - 1) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "more than 2^32 volume vertices");
     if (k->vertex_count == k->vertex_cap) {
@@ -225,18 +244,8 @@ static sinew_result edge_reserve(sn_kuhn *k, size_t extra)
 /* Enters tet t's edges that have a lattice midpoint (room reserved). */
 static void edge_add_tet(sn_kuhn *k, size_t t)
 {
-    const uint32_t *x = k->tets + 4 * t;
-    for (int i = 0; i < 4; ++i)
-        for (int j = i + 1; j < 4; ++j) {
-            const uint32_t *a = k->coords + 3 * (size_t)x[i], *b = k->coords + 3 * (size_t)x[j];
-            uint32_t mid[3];
-            int whole = 1;
-            for (int c = 0; c < 3; ++c) {
-                whole &= ((a[c] + b[c]) & 1u) == 0;
-                mid[c] = (a[c] + b[c]) / 2;
-            }
-            if (whole) edge_put(k, pack(mid), (uint32_t)t);
-        }
+    uint64_t keys[6];
+    for (int e = 0, count = edge_midpoints(k, t, keys); e < count; ++e) edge_put(k, keys[e], (uint32_t)t);
 }
 
 sinew_result sn_kuhn_bisect(sn_kuhn *k, size_t t)
@@ -270,8 +279,8 @@ sinew_result sn_kuhn_bisect(sn_kuhn *k, size_t t)
         edge_add_tet(k, t);
         edge_add_tet(k, k->tet_count - 1);
     }
-    /* Both children are checked again in the next closure round, even when
-     * the midpoint already existed (no new vertex to mark the cell). */
+    /* Both children seed the next closure, even when the midpoint already
+     * existed (no new vertex to mark the cell). */
     k->cell_round[k->cell[t]] = k->round + 1;
     return SINEW_OK;
 }
@@ -279,18 +288,9 @@ sinew_result sn_kuhn_bisect(sn_kuhn *k, size_t t)
 /* True when a vertex sits at the midpoint of one of t's edges. */
 static int hanging(const sn_kuhn *k, size_t t)
 {
-    const uint32_t *x = k->tets + 4 * t;
-    for (int i = 0; i < 4; ++i)
-        for (int j = i + 1; j < 4; ++j) {
-            const uint32_t *a = k->coords + 3 * (size_t)x[i], *b = k->coords + 3 * (size_t)x[j];
-            uint32_t mid[3];
-            int whole = 1;
-            for (int c = 0; c < 3; ++c) {
-                whole &= ((a[c] + b[c]) & 1u) == 0;
-                mid[c] = (a[c] + b[c]) / 2;
-            }
-            if (whole && find_vertex(k, mid) != UINT32_MAX) return 1;
-        }
+    uint64_t keys[6];
+    for (int e = 0, count = edge_midpoints(k, t, keys); e < count; ++e)
+        if (find_key(k, keys[e]) != UINT32_MAX) return 1;
     return 0;
 }
 

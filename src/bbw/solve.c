@@ -354,6 +354,16 @@ static void clean_multiplier(const double *z, const double *st, size_t m, int ex
     for (size_t j = 0; j < m; ++j) u[j] = z[j] > 0.0 || u[j] > top ? top : u[j];
 }
 
+/* x <- Q_FF^-1 x for the nf x m columns x (the unshifted factor in the
+ * split factor's pattern); uses s->work. */
+static void solve_q(solve_state *s, double *x)
+{
+    sn_ldlt q_factor = s->factor;
+    q_factor.super_vals = s->q_vals;
+    q_factor.diag = s->q_diag;
+    sn_ldlt_solve(&q_factor, x, s->b->handle_count, s->work);
+}
+
 /* Optimality certificate of the split's current weights z (feasible: rows
  * on the simplex or in the box), by weak duality. With E(w) = 1/2 w'Q w -
  * base'w the energy over the free vertices and y a multiplier for x = z,
@@ -411,10 +421,7 @@ static double certify(solve_state *s, double rho, int exact)
          * error is relative to x, not to the small difference). */
         for (size_t j = 0; j < m; ++j) xf[j] += gf[j];
     }
-    sn_ldlt q_factor = s->factor;
-    q_factor.super_vals = s->q_vals;
-    q_factor.diag = s->q_diag;
-    sn_ldlt_solve(&q_factor, xv, m, s->work);
+    solve_q(s, xv);
     double quad = 0.0;
     for (size_t f = 0; f < nf; ++f) {
         double rm = rho * s->metric[f];
@@ -494,10 +501,7 @@ double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, co
             xf[j] = gf[j] + yf[j];
         }
     }
-    sn_ldlt q_factor = s->factor;
-    q_factor.super_vals = s->q_vals;
-    q_factor.diag = s->q_diag;
-    sn_ldlt_solve(&q_factor, x, m, s->work);
+    solve_q(s, x);
     double quad = 0.0;
     for (size_t k = 0; k < nf * m; ++k) quad += x[k] * (g[k] + y[k]);
     return sn_bbw_bound_from_gap(s, rows + 0.5 * fabs(quad));
