@@ -7,27 +7,40 @@
  * blocks; indices are looked up once per (K, column of J), not per entry.
  */
 #include "linalg/ldlt.h"
+#include "linalg/ldlt_kernels.h"
 
 #include <math.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
 
-/* c[i] -= sum over t < kk of w[t] * cols[t * ld + i], for i < len. Four
- * source columns per pass over c, so c is loaded and stored once per four. */
-static void subtract_columns(double *c, size_t len, const double *cols, size_t ld, const double *w, size_t kk)
+/* The portable update (ldlt_kernels.h): four source columns per pass over
+ * a target column, so the target is loaded and stored once per four. */
+static void update_portable(double *c, size_t ldc, size_t len, size_t nc, const double *a, size_t lda,
+                            const double *w, size_t kk)
 {
-    size_t t = 0;
-    for (; t + 4 <= kk; t += 4) {
-        const double *x0 = cols + t * ld, *x1 = x0 + ld, *x2 = x1 + ld, *x3 = x2 + ld;
-        double w0 = w[t], w1 = w[t + 1], w2 = w[t + 2], w3 = w[t + 3];
-        for (size_t i = 0; i < len; ++i) c[i] -= w0 * x0[i] + w1 * x1[i] + w2 * x2[i] + w3 * x3[i];
+    for (size_t j = 0; j < nc; ++j) {
+        double *cj = c + j * ldc;
+        size_t t = 0;
+        for (; t + 4 <= kk; t += 4) {
+            const double *x0 = a + t * lda, *x1 = x0 + lda, *x2 = x1 + lda, *x3 = x2 + lda;
+            double w0 = w[t * nc + j], w1 = w[(t + 1) * nc + j], w2 = w[(t + 2) * nc + j], w3 = w[(t + 3) * nc + j];
+            for (size_t i = 0; i < len; ++i) cj[i] -= w0 * x0[i] + w1 * x1[i] + w2 * x2[i] + w3 * x3[i];
+        }
+        for (; t < kk; ++t) {
+            const double *x0 = a + t * lda;
+            double w0 = w[t * nc + j];
+            for (size_t i = 0; i < len; ++i) cj[i] -= w0 * x0[i];
+        }
     }
-    for (; t < kk; ++t) {
-        const double *x0 = cols + t * ld;
-        double w0 = w[t];
-        for (size_t i = 0; i < len; ++i) c[i] -= w0 * x0[i];
-    }
+}
+
+sn_ldlt_update_fn sn_ldlt_update_portable(void) { return update_portable; }
+
+sn_ldlt_update_fn sn_ldlt_update_best(void)
+{
+    sn_ldlt_update_fn update = sn_ldlt_update_avx2();
+    return update ? update : update_portable;
 }
 
 typedef struct factor_work {
@@ -35,7 +48,8 @@ typedef struct factor_work {
     size_t *next_row;  /* per supernode: index of its next unused row below it */
     uint32_t *head;    /* per supernode: first supernode waiting to update it */
     uint32_t *link;    /* per supernode: the next in the same list */
-    double *column, *weight;
+    double *column, *weight; /* SN_LDLT_PANEL columns of max_rows each */
+    sn_ldlt_update_fn update;
 } factor_work;
 
 /* Queues supernode k under the supernode owning its next unused row. */
@@ -48,7 +62,8 @@ static void enqueue(const sn_ldlt *f, factor_work *fw, size_t k)
     fw->head[target] = (uint32_t)k;
 }
 
-/* Subtracts supernode k's contribution to the columns of supernode j. */
+/* Subtracts supernode k's contribution to the columns of supernode j,
+ * SN_LDLT_PANEL target columns at a time. */
 static void update_from(const sn_ldlt *f, factor_work *fw, size_t k, size_t j)
 {
     sn_ldlt_block src = sn_ldlt_block_of(f, k), dst_block = sn_ldlt_block_of(f, j);
@@ -58,41 +73,64 @@ static void update_from(const sn_ldlt *f, factor_work *fw, size_t k, size_t j)
     size_t c0 = dst_block.first, c1 = c0 + dst_block.k;
     size_t qa = fw->next_row[k], qb = qa;
     while (qb < rk && rows[qb] < c1) ++qb;
-    for (size_t q = qa; q < qb; ++q) {
-        /* Column rows[q] of J gets L_K(rows q.., :) D_K L_K(q, :)^T. */
-        for (size_t t = 0; t < kk; ++t) fw->weight[t] = d[t] * block[t * ldk + kk + q];
-        size_t len = rk - q;
-        memset(fw->column, 0, len * sizeof(double));
-        subtract_columns(fw->column, len, block + kk + q, ldk, fw->weight, kk);
-        double *dst = dst_block.vals + (rows[q] - c0) * dst_block.ld;
-        for (size_t i = 0; i < len; ++i) dst[fw->map[rows[q + i]]] += fw->column[i];
+    for (size_t q0 = qa; q0 < qb; q0 += SN_LDLT_PANEL) {
+        /* Column rows[q] of J gets L_K(rows q.., :) D_K L_K(q, :)^T; the
+         * panel computes every column from row q0, and each keeps its rows
+         * from its own q on. */
+        size_t nc = qb - q0 < SN_LDLT_PANEL ? qb - q0 : SN_LDLT_PANEL, len = rk - q0;
+        for (size_t t = 0; t < kk; ++t)
+            for (size_t c = 0; c < nc; ++c) fw->weight[t * nc + c] = d[t] * block[t * ldk + kk + q0 + c];
+        memset(fw->column, 0, nc * len * sizeof(double));
+        fw->update(fw->column, len, len, nc, block + kk + q0, ldk, fw->weight, kk);
+        for (size_t c = 0; c < nc; ++c) {
+            size_t q = q0 + c;
+            const double *column = fw->column + c * len + c;
+            double *dst = dst_block.vals + (rows[q] - c0) * dst_block.ld;
+            for (size_t i = 0; i < rk - q; ++i) dst[fw->map[rows[q + i]]] += column[i];
+        }
     }
     fw->next_row[k] = qb;
 }
 
-/* Finishes supernode j's columns: each takes the updates of the columns
- * before it in the block, then is divided by its pivot. */
+/* Finishes supernode j's columns, SN_LDLT_PANEL at a time: a panel takes
+ * the updates of every column before it at once, then its own columns are
+ * finished one by one (each updated by the panel's earlier ones, then
+ * divided by its pivot). The panel's update also writes the strict upper
+ * triangle of its diagonal block, which nothing reads. */
 static sinew_result factor_block(sn_ldlt *f, factor_work *fw, size_t j, double dmin)
 {
     sn_ldlt_block bl = sn_ldlt_block_of(f, j);
     size_t c0 = bl.first, k = bl.k, ld = bl.ld;
     double *block = bl.vals, *d = f->diag + c0;
-    for (size_t t = 0; t < k; ++t) {
-        double *col = block + t * ld;
-        for (size_t s = 0; s < t; ++s) fw->weight[s] = d[s] * block[s * ld + t];
-        subtract_columns(col + t, ld - t, block + t, ld, fw->weight, t);
-        double pivot = col[t];
-        if (!(pivot > dmin))
-            return sn_fail(SINEW_ERROR_DEGENERATE, "matrix is not positive definite at row %u (pivot %g)",
-                           f->perm[c0 + t], pivot);
-        d[t] = pivot;
-        double inv = 1.0 / pivot;
-        for (size_t i = t + 1; i < ld; ++i) col[i] *= inv;
+    for (size_t t0 = 0; t0 < k; t0 += SN_LDLT_PANEL) {
+        size_t nc = k - t0 < SN_LDLT_PANEL ? k - t0 : SN_LDLT_PANEL;
+        if (t0) {
+            for (size_t s = 0; s < t0; ++s)
+                for (size_t c = 0; c < nc; ++c) fw->weight[s * nc + c] = d[s] * block[s * ld + t0 + c];
+            fw->update(block + t0 * ld + t0, ld, ld - t0, nc, block + t0, ld, fw->weight, t0);
+        }
+        for (size_t t = t0; t < t0 + nc; ++t) {
+            double *col = block + t * ld;
+            for (size_t s = t0; s < t; ++s) fw->weight[s - t0] = d[s] * block[s * ld + t];
+            fw->update(col + t, ld, ld - t, 1, block + t0 * ld + t, ld, fw->weight, t - t0);
+            double pivot = col[t];
+            if (!(pivot > dmin))
+                return sn_fail(SINEW_ERROR_DEGENERATE, "matrix is not positive definite at row %u (pivot %g)",
+                               f->perm[c0 + t], pivot);
+            d[t] = pivot;
+            double inv = 1.0 / pivot;
+            for (size_t i = t + 1; i < ld; ++i) col[i] *= inv;
+        }
     }
     return SINEW_OK;
 }
 
 sinew_result sn_ldlt_factor(const sn_env *env, sn_ldlt *f, const sn_sparse *a)
+{
+    return sn_ldlt_factor_with(env, f, a, sn_ldlt_update_best());
+}
+
+sinew_result sn_ldlt_factor_with(const sn_env *env, sn_ldlt *f, const sn_sparse *a, sn_ldlt_update_fn update)
 {
     size_t n = f->n, ns = f->super_count;
     factor_work fw;
@@ -100,8 +138,9 @@ sinew_result sn_ldlt_factor(const sn_env *env, sn_ldlt *f, const sn_sparse *a)
     fw.next_row = sn_alloc_array(env, ns + 1, sizeof(size_t), "factor supernode rows");
     fw.head = sn_alloc_array(env, ns + 1, sizeof(uint32_t), "factor update lists");
     fw.link = sn_alloc_array(env, ns + 1, sizeof(uint32_t), "factor update links");
-    fw.column = sn_alloc_array(env, f->max_rows + 1, sizeof(double), "factor column");
-    fw.weight = sn_alloc_array(env, f->max_rows + 1, sizeof(double), "factor weights");
+    fw.column = sn_alloc_array(env, SN_LDLT_PANEL * (f->max_rows + 1), sizeof(double), "factor columns");
+    fw.weight = sn_alloc_array(env, SN_LDLT_PANEL * (f->max_rows + 1), sizeof(double), "factor weights");
+    fw.update = update;
     sinew_result r = SINEW_OK;
     if (!fw.map || !fw.next_row || !fw.head || !fw.link || !fw.column || !fw.weight) {
         r = sn_alloc_failure();

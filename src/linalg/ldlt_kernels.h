@@ -1,7 +1,8 @@
 /*
- * The one inner kernel of the supernodal LDL^T solves, with ISA-specific
- * variants built in their own static libraries with their own flags
- * (src/linalg/meson.build).
+ * The inner kernels of the supernodal LDL^T: the tile of the solves and the
+ * column update of the factorisation, each with ISA-specific variants built
+ * in their own static libraries with their own flags (src/linalg/meson.build)
+ * and picked at run time by CPU detection.
  */
 #ifndef SN_LINALG_LDLT_KERNELS_H
 #define SN_LINALG_LDLT_KERNELS_H
@@ -27,7 +28,37 @@ sn_ldlt_tile_fn sn_ldlt_tile_avx2(void);
 /* The AVX-512 (F + VL) tile when this build has it and the CPU runs it. */
 sn_ldlt_tile_fn sn_ldlt_tile_avx512(void);
 
-/* The fastest tile this build and CPU offer. */
+/* The fastest tile this build and CPU offer (what sn_ldlt_solve uses). */
 sn_ldlt_tile_fn sn_ldlt_tile_best(void);
+
+/* sn_ldlt_solve with the given tile kernel. */
+void sn_ldlt_solve_with(const sn_ldlt *f, double *x, size_t m, double *work, sn_ldlt_tile_fn tile);
+
+/* Columns of the factor updated together by one update call: each source
+ * entry loaded serves that many target columns. */
+#define SN_LDLT_PANEL 4
+
+/* For j < nc (nc <= SN_LDLT_PANEL), i < len: c[j * ldc + i] -= sum over
+ * t < kk of w[t * nc + j] * a[t * lda + i]. The factorisation's update of nc
+ * target columns by kk source columns (a, column-major), the weights
+ * d_t L(target, t) packed source-major. */
+typedef void (*sn_ldlt_update_fn)(double *c, size_t ldc, size_t len, size_t nc, const double *a, size_t lda,
+                                  const double *w, size_t kk);
+
+/* The portable update (always available; its sums are grouped four sources
+ * at a time, whatever nc is, so a column's values do not depend on the
+ * panel it was computed in). */
+sn_ldlt_update_fn sn_ldlt_update_portable(void);
+
+/* The AVX2 update when this build has it and the CPU runs it, else NULL. It
+ * computes exactly what the portable one does, to the bit. */
+sn_ldlt_update_fn sn_ldlt_update_avx2(void);
+
+/* The fastest update this build and CPU offer (what sn_ldlt_factor uses). */
+sn_ldlt_update_fn sn_ldlt_update_best(void);
+
+/* sn_ldlt_factor with the given update kernel (tests and benchmarks compare
+ * the kernels on one matrix). */
+sinew_result sn_ldlt_factor_with(const sn_env *env, sn_ldlt *f, const sn_sparse *a, sn_ldlt_update_fn update);
 
 #endif /* SN_LINALG_LDLT_KERNELS_H */

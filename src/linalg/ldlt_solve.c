@@ -82,7 +82,11 @@ static void backward_block(const sn_ldlt *f, size_t s, double *x, size_t m, sn_l
 
 void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work)
 {
-    sn_ldlt_tile_fn tile = sn_ldlt_tile_best();
+    sn_ldlt_solve_with(f, x, m, work, sn_ldlt_tile_best());
+}
+
+void sn_ldlt_solve_with(const sn_ldlt *f, double *x, size_t m, double *work, sn_ldlt_tile_fn tile)
+{
     size_t n = f->n;
     for (size_t k = 0; k < n; ++k) memcpy(work + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
     for (size_t s = 0; s < f->super_count; ++s) forward_block(f, s, work, m, tile);

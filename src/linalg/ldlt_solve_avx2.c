@@ -2,9 +2,9 @@
  * pushes 20 handles through the factor every iteration, which is most of
  * its time). Built with -mavx2 -mfma when the compiler and the `simd` option
  * allow; sn_ldlt_solve calls it only after checking the CPU. Four target
- * rows at a time stay in registers, eight right-hand sides at a time, while
- * the sources stream past: each source chunk is loaded once for all four
- * targets and each coefficient once per chunk. */
+ * rows at a time stay in registers, eight right-hand sides at a time (the
+ * last 1 to 7 together), while the sources stream past: each source chunk
+ * is loaded once for all four targets and each coefficient once per chunk. */
 #include "linalg/ldlt_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
@@ -39,34 +39,45 @@ static inline __attribute__((always_inline)) void chunk8(double *const *targets,
     }
 }
 
-/* Four right-hand sides from column h. */
-static inline __attribute__((always_inline)) void chunk4(double *const *targets, size_t NT, const double *base,
-                                                        const uint32_t *idx, size_t ns, const double *coef,
-                                                        size_t ct, size_t ca, size_t m, size_t h)
+/* The last 1 to 7 right-hand sides from column h in one pass over the
+ * sources: Q4 (0 or 1) ymm registers, then R (0 to 3) more values in an xmm
+ * register and a scalar. One pass matters: each pass streams the sources
+ * and the coefficients again, and with six handles a pass of four columns
+ * then one of two would double that traffic. */
+static inline __attribute__((always_inline)) void chunk_tail(double *const *targets, size_t NT, size_t Q4, size_t R,
+                                                            const double *base, const uint32_t *idx, size_t ns,
+                                                            const double *coef, size_t ct, size_t ca, size_t m,
+                                                            size_t h)
 {
-    __m256d acc[4];
-    for (size_t a = 0; a < NT; ++a) acc[a] = _mm256_loadu_pd(targets[a] + h);
-    for (size_t t = 0; t < ns; ++t) {
-        __m256d x0 = _mm256_loadu_pd(SOURCE(t));
-        const double *c = coef + t * ct;
-        for (size_t a = 0; a < NT; ++a) acc[a] = _mm256_fnmadd_pd(_mm256_broadcast_sd(c + a * ca), x0, acc[a]);
+    const size_t hp = h + 4 * Q4, hs = hp + (R >= 2 ? 2 : 0);
+    __m256d q[4];
+    __m128d p[4], sc[4];
+    for (size_t a = 0; a < NT; ++a) {
+        if (Q4) q[a] = _mm256_loadu_pd(targets[a] + h);
+        if (R >= 2) p[a] = _mm_loadu_pd(targets[a] + hp);
+        if (R & 1) sc[a] = _mm_load_sd(targets[a] + hs);
     }
-    for (size_t a = 0; a < NT; ++a) _mm256_storeu_pd(targets[a] + h, acc[a]);
-}
-
-/* The remaining right-hand sides one at a time. */
-static inline __attribute__((always_inline)) void chunk1(double *const *targets, size_t NT, const double *base,
-                                                        const uint32_t *idx, size_t ns, const double *coef,
-                                                        size_t ct, size_t ca, size_t m, size_t h)
-{
-    double acc[4];
-    for (size_t a = 0; a < NT; ++a) acc[a] = targets[a][h];
     for (size_t t = 0; t < ns; ++t) {
-        double x0 = *SOURCE(t);
+        const double *x = SOURCE(t) - h;
+        __m256d xq = Q4 ? _mm256_loadu_pd(x + h) : _mm256_setzero_pd();
+        __m128d xp = R >= 2 ? _mm_loadu_pd(x + hp) : _mm_setzero_pd();
+        __m128d xs = R & 1 ? _mm_load_sd(x + hs) : _mm_setzero_pd();
         const double *c = coef + t * ct;
-        for (size_t a = 0; a < NT; ++a) acc[a] -= c[a * ca] * x0;
+        for (size_t a = 0; a < NT; ++a) {
+            __m256d l = _mm256_broadcast_sd(c + a * ca);
+            if (Q4) q[a] = _mm256_fnmadd_pd(l, xq, q[a]);
+            /* Multiply, then subtract: what the one-at-a-time tail did
+             * before these columns joined the pass, so solves keep their
+             * bits (the bbw split is sensitive to rounding). */
+            if (R >= 2) p[a] = _mm_sub_pd(p[a], _mm_mul_pd(_mm256_castpd256_pd128(l), xp));
+            if (R & 1) sc[a] = _mm_sub_sd(sc[a], _mm_mul_sd(_mm256_castpd256_pd128(l), xs));
+        }
     }
-    for (size_t a = 0; a < NT; ++a) targets[a][h] = acc[a];
+    for (size_t a = 0; a < NT; ++a) {
+        if (Q4) _mm256_storeu_pd(targets[a] + h, q[a]);
+        if (R >= 2) _mm_storeu_pd(targets[a] + hp, p[a]);
+        if (R & 1) _mm_store_sd(targets[a] + hs, sc[a]);
+    }
 }
 
 static inline __attribute__((always_inline)) void tile_nt(double *const *targets, size_t NT, const double *base,
@@ -75,8 +86,16 @@ static inline __attribute__((always_inline)) void tile_nt(double *const *targets
 {
     size_t h = 0;
     for (; h + 8 <= m; h += 8) chunk8(targets, NT, base, idx, ns, coef, ct, ca, m, h);
-    for (; h + 4 <= m; h += 4) chunk4(targets, NT, base, idx, ns, coef, ct, ca, m, h);
-    for (; h < m; ++h) chunk1(targets, NT, base, idx, ns, coef, ct, ca, m, h);
+    switch (m - h) {
+    case 7: chunk_tail(targets, NT, 1, 3, base, idx, ns, coef, ct, ca, m, h); break;
+    case 6: chunk_tail(targets, NT, 1, 2, base, idx, ns, coef, ct, ca, m, h); break;
+    case 5: chunk_tail(targets, NT, 1, 1, base, idx, ns, coef, ct, ca, m, h); break;
+    case 4: chunk_tail(targets, NT, 1, 0, base, idx, ns, coef, ct, ca, m, h); break;
+    case 3: chunk_tail(targets, NT, 0, 3, base, idx, ns, coef, ct, ca, m, h); break;
+    case 2: chunk_tail(targets, NT, 0, 2, base, idx, ns, coef, ct, ca, m, h); break;
+    case 1: chunk_tail(targets, NT, 0, 1, base, idx, ns, coef, ct, ca, m, h); break;
+    default: break;
+    }
 }
 
 static void tile_avx2(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,

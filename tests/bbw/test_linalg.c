@@ -333,7 +333,7 @@ static void test_tile_kernels(void **state)
 {
     (void)state;
     sn_ldlt_tile_fn portable = sn_ldlt_tile_portable(), vector[2] = {sn_ldlt_tile_avx2(), sn_ldlt_tile_avx512()};
-    const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 19, 20, 23, 24, 25, 31, 48};
+    const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 19, 20, 23, 24, 25, 31, 48};
     const size_t rows = 40, ld = 53;
     size_t mmax = 48;
     double *src = malloc(rows * mmax * sizeof(double)), *coef = malloc(ld * ld * sizeof(double));
@@ -370,6 +370,85 @@ static void test_tile_kernels(void **state)
     free(want);
     free(got);
     if (!checked) skip();
+}
+
+/* Every factor update this build and CPU have computes what the portable
+ * one does, to the bit, for every panel width, row counts around the 4-row
+ * strips, source counts around the groups of four, and a leading dimension
+ * wider than the rows. */
+static void test_update_kernels(void **state)
+{
+    (void)state;
+    sn_ldlt_update_fn portable = sn_ldlt_update_portable(), vector = sn_ldlt_update_avx2();
+    if (!vector) skip();
+    const size_t lens[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 23, 40};
+    const size_t kks[] = {0, 1, 3, 4, 5, 8, 11, 33};
+    const size_t lda = 47, ldc = 44;
+    double *a = malloc(lda * 33 * sizeof(double)), *w = malloc(33 * SN_LDLT_PANEL * sizeof(double));
+    double *want = malloc(ldc * SN_LDLT_PANEL * sizeof(double)), *got = malloc(ldc * SN_LDLT_PANEL * sizeof(double));
+    support_rng rng;
+    support_rng_seed(&rng, 9);
+    for (size_t k = 0; k < lda * 33; ++k) a[k] = support_rng_uniform(&rng, -1.0, 1.0);
+    for (size_t k = 0; k < 33 * SN_LDLT_PANEL; ++k) w[k] = support_rng_uniform(&rng, -1.0, 1.0);
+    for (size_t nc = 1; nc <= SN_LDLT_PANEL; ++nc)
+        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+            for (size_t ki = 0; ki < sizeof kks / sizeof kks[0]; ++ki) {
+                for (size_t k = 0; k < ldc * SN_LDLT_PANEL; ++k) want[k] = got[k] = support_rng_uniform(&rng, -1.0, 1.0);
+                portable(want, ldc, lens[li], nc, a, lda, w, kks[ki]);
+                vector(got, ldc, lens[li], nc, a, lda, w, kks[ki]);
+                /* Entries outside the nc columns and len rows stay as they were. */
+                assert_memory_equal(got, want, ldc * SN_LDLT_PANEL * sizeof(double));
+            }
+    free(a);
+    free(w);
+    free(want);
+    free(got);
+}
+
+/* The factorisation with the vector update and with the portable one: the
+ * same factor to the bit, on an operator whose supernodes are wider than a
+ * panel and have rows below them, and it solves the system. */
+static void test_factor_kernels(void **state)
+{
+    (void)state;
+    sn_ldlt_update_fn vector = sn_ldlt_update_avx2();
+    if (!vector) skip();
+    sn_sparse a;
+    grid3d_biharmonic(9, 8, 7, 1e-2, &a);
+    size_t n = a.n, m = 3;
+    sn_ldlt fp, fv;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, NULL, &fp), SINEW_OK);
+    assert_int_equal(sn_ldlt_analyse(&env, &a, NULL, &fv), SINEW_OK);
+    assert_int_equal(sn_ldlt_factor_with(&env, &fp, &a, sn_ldlt_update_portable()), SINEW_OK);
+    assert_int_equal(sn_ldlt_factor_with(&env, &fv, &a, vector), SINEW_OK);
+    size_t widest = 0;
+    for (size_t s = 0; s < fp.super_count; ++s) {
+        size_t k = fp.super_first[s + 1] - fp.super_first[s];
+        widest = k > widest ? k : widest;
+    }
+    assert_true(widest > 2 * SN_LDLT_PANEL);
+    assert_memory_equal(fv.diag, fp.diag, n * sizeof(double));
+    /* The strict lower blocks (the upper triangles of the diagonal blocks are
+     * scratch that nothing reads). */
+    for (size_t s = 0; s < fp.super_count; ++s) {
+        sn_ldlt_block bp = sn_ldlt_block_of(&fp, s), bv = sn_ldlt_block_of(&fv, s);
+        for (size_t t = 0; t < bp.k; ++t)
+            assert_memory_equal(bv.vals + t * bv.ld + t + 1, bp.vals + t * bp.ld + t + 1,
+                                (bp.ld - t - 1) * sizeof(double));
+    }
+    double *b = malloc(n * m * sizeof(double)), *x = malloc(n * m * sizeof(double));
+    double *work = malloc(n * m * sizeof(double)), *ax = malloc(n * m * sizeof(double));
+    for (size_t k = 0; k < n * m; ++k) b[k] = x[k] = (double)(k % 11) - 5.0;
+    sn_ldlt_solve(&fv, x, m, work);
+    sn_sparse_multiply_columns(&a, x, m, ax);
+    for (size_t k = 0; k < n * m; ++k) assert_float_equal(ax[k], b[k], 1e-8 * 5.0);
+    free(b);
+    free(x);
+    free(ax);
+    free(work);
+    sn_ldlt_free(&env, &fp);
+    sn_ldlt_free(&env, &fv);
+    sn_sparse_free(&env, &a);
 }
 
 /* ---- winding numbers ---------------------------------------------------------- */
@@ -510,6 +589,8 @@ int main(void)
         cmocka_unit_test(test_ldlt_ordered),
         cmocka_unit_test(test_ldlt_supernodal),
         cmocka_unit_test(test_tile_kernels),
+        cmocka_unit_test(test_update_kernels),
+        cmocka_unit_test(test_factor_kernels),
         cmocka_unit_test(test_winding),
         cmocka_unit_test(test_simplex_projection),
     };
