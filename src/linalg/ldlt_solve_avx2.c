@@ -98,9 +98,48 @@ static inline __attribute__((always_inline)) void tile_nt(double *const *targets
     }
 }
 
+/* One right-hand side (the interior-point method's and the certificates'
+ * solves): all targets of the tile in one pass, so up to eight independent
+ * chains hide the subtraction's latency instead of four; in the forward
+ * solve, where a source's coefficients for consecutive targets are
+ * contiguous (ca == 1), four targets share each vector operation. Every
+ * target still takes, source by source, a multiply then a subtract: the
+ * bits of the one-at-a-time path. */
+static void single_rhs(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
+                       const double *coef, size_t ct, size_t ca)
+{
+    if (ca == 1 && nt == 8) {
+        __m256d lo = _mm256_set_pd(*targets[3], *targets[2], *targets[1], *targets[0]);
+        __m256d hi = _mm256_set_pd(*targets[7], *targets[6], *targets[5], *targets[4]);
+        for (size_t t = 0; t < ns; ++t) {
+            __m256d x = _mm256_broadcast_sd(base + (idx ? (size_t)idx[t] : t));
+            const double *c = coef + t * ct;
+            lo = _mm256_sub_pd(lo, _mm256_mul_pd(_mm256_loadu_pd(c), x));
+            hi = _mm256_sub_pd(hi, _mm256_mul_pd(_mm256_loadu_pd(c + 4), x));
+        }
+        double out[8];
+        _mm256_storeu_pd(out, lo);
+        _mm256_storeu_pd(out + 4, hi);
+        for (size_t a = 0; a < 8; ++a) *targets[a] = out[a];
+        return;
+    }
+    __m128d acc[SN_LDLT_TILE];
+    for (size_t a = 0; a < nt; ++a) acc[a] = _mm_load_sd(targets[a]);
+    for (size_t t = 0; t < ns; ++t) {
+        __m128d x = _mm_load_sd(base + (idx ? (size_t)idx[t] : t));
+        const double *c = coef + t * ct;
+        for (size_t a = 0; a < nt; ++a) acc[a] = _mm_sub_sd(acc[a], _mm_mul_sd(_mm_load_sd(c + a * ca), x));
+    }
+    for (size_t a = 0; a < nt; ++a) _mm_store_sd(targets[a], acc[a]);
+}
+
 static void tile_avx2(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
                       const double *coef, size_t ct, size_t ca, size_t m)
 {
+    if (m == 1) {
+        single_rhs(targets, nt, base, idx, ns, coef, ct, ca);
+        return;
+    }
     /* Sixteen ymm registers hold four targets' accumulators at most. */
     for (; nt > 4; nt -= 4, targets += 4, coef += 4 * ca) tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m);
     switch (nt) {
