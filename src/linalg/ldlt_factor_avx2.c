@@ -1,9 +1,9 @@
 /* AVX2 column update of the supernodal LDL^T factorisation
  * (ldlt_kernels.h). The portable update runs one target column at a time,
  * two doubles wide, loading and storing the target once per group of four
- * sources; this one holds four rows of all (up to four) target columns in
- * registers while the sources stream past, so each source entry is loaded
- * once per panel, four doubles wide. Its arithmetic is the portable
+ * sources; this one runs all (up to four) target columns of a panel
+ * together, four doubles wide, so each source entry is loaded once per
+ * panel instead of once per target column. Its arithmetic is the portable
  * kernel's, operation for operation (each group of four sources summed as
  * ((w0 x0 + w1 x1) + w2 x2) + w3 x3, then subtracted; no fused
  * multiply-adds), so the factor is the same to the bit whichever kernel the
@@ -17,66 +17,68 @@
 
 #  define INLINE static inline __attribute__((always_inline))
 
-/* Four rows from row i of NC columns (a compile-time constant after
- * inlining, so the accumulators are registers). */
-INLINE void strip4(double *c, size_t ldc, size_t NC, const double *a, size_t lda, const double *w, size_t kk,
-                   size_t i)
+/* One group of four source columns (a, weights wt = w + t NC) into NC
+ * target columns, down all len rows: the sources and targets are read as
+ * contiguous streams, which the prefetchers follow (holding a strip of rows
+ * in registers across all sources instead read one cache line from each of
+ * thousands of columns per strip, and ran at half the portable kernel's
+ * speed on the separators of a voxel volume). Each source load serves the
+ * NC targets. */
+INLINE void group4(double *c, size_t ldc, size_t len, size_t NC, const double *a, size_t lda, const double *wt)
 {
-    __m256d acc[SN_LDLT_PANEL];
-    for (size_t j = 0; j < NC; ++j) acc[j] = _mm256_loadu_pd(c + j * ldc + i);
-    size_t t = 0;
-    for (; t + 4 <= kk; t += 4) {
-        const double *x = a + t * lda + i, *wt = w + t * NC;
-        __m256d x0 = _mm256_loadu_pd(x), x1 = _mm256_loadu_pd(x + lda);
-        __m256d x2 = _mm256_loadu_pd(x + 2 * lda), x3 = _mm256_loadu_pd(x + 3 * lda);
+    const double *x0 = a, *x1 = a + lda, *x2 = a + 2 * lda, *x3 = a + 3 * lda;
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        __m256d v0 = _mm256_loadu_pd(x0 + i), v1 = _mm256_loadu_pd(x1 + i);
+        __m256d v2 = _mm256_loadu_pd(x2 + i), v3 = _mm256_loadu_pd(x3 + i);
         for (size_t j = 0; j < NC; ++j) {
-            __m256d sum = _mm256_mul_pd(_mm256_broadcast_sd(wt + j), x0);
-            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + NC + j), x1));
-            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + 2 * NC + j), x2));
-            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + 3 * NC + j), x3));
-            acc[j] = _mm256_sub_pd(acc[j], sum);
+            double *cj = c + j * ldc + i;
+            __m256d sum = _mm256_mul_pd(_mm256_broadcast_sd(wt + j), v0);
+            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + NC + j), v1));
+            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + 2 * NC + j), v2));
+            sum = _mm256_add_pd(sum, _mm256_mul_pd(_mm256_broadcast_sd(wt + 3 * NC + j), v3));
+            _mm256_storeu_pd(cj, _mm256_sub_pd(_mm256_loadu_pd(cj), sum));
         }
     }
-    for (; t < kk; ++t) {
-        __m256d x0 = _mm256_loadu_pd(a + t * lda + i);
-        for (size_t j = 0; j < NC; ++j)
-            acc[j] = _mm256_sub_pd(acc[j], _mm256_mul_pd(_mm256_broadcast_sd(w + t * NC + j), x0));
+    for (; i < len; ++i) {
+        __m128d v0 = _mm_load_sd(x0 + i), v1 = _mm_load_sd(x1 + i), v2 = _mm_load_sd(x2 + i), v3 = _mm_load_sd(x3 + i);
+        for (size_t j = 0; j < NC; ++j) {
+            double *cj = c + j * ldc + i;
+            __m128d sum = _mm_mul_sd(_mm_load_sd(wt + j), v0);
+            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + NC + j), v1));
+            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + 2 * NC + j), v2));
+            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + 3 * NC + j), v3));
+            _mm_store_sd(cj, _mm_sub_sd(_mm_load_sd(cj), sum));
+        }
     }
-    for (size_t j = 0; j < NC; ++j) _mm256_storeu_pd(c + j * ldc + i, acc[j]);
 }
 
-/* One row (the last one to three), the same operations on scalars. */
-INLINE void strip1(double *c, size_t ldc, size_t NC, const double *a, size_t lda, const double *w, size_t kk,
-                   size_t i)
+/* One source column (the last one to three after the groups of four). */
+INLINE void group1(double *c, size_t ldc, size_t len, size_t NC, const double *a, const double *wt)
 {
-    __m128d acc[SN_LDLT_PANEL];
-    for (size_t j = 0; j < NC; ++j) acc[j] = _mm_load_sd(c + j * ldc + i);
-    size_t t = 0;
-    for (; t + 4 <= kk; t += 4) {
-        const double *x = a + t * lda + i, *wt = w + t * NC;
-        __m128d x0 = _mm_load_sd(x), x1 = _mm_load_sd(x + lda), x2 = _mm_load_sd(x + 2 * lda);
-        __m128d x3 = _mm_load_sd(x + 3 * lda);
+    size_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        __m256d v0 = _mm256_loadu_pd(a + i);
         for (size_t j = 0; j < NC; ++j) {
-            __m128d sum = _mm_mul_sd(_mm_load_sd(wt + j), x0);
-            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + NC + j), x1));
-            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + 2 * NC + j), x2));
-            sum = _mm_add_sd(sum, _mm_mul_sd(_mm_load_sd(wt + 3 * NC + j), x3));
-            acc[j] = _mm_sub_sd(acc[j], sum);
+            double *cj = c + j * ldc + i;
+            _mm256_storeu_pd(cj, _mm256_sub_pd(_mm256_loadu_pd(cj), _mm256_mul_pd(_mm256_broadcast_sd(wt + j), v0)));
         }
     }
-    for (; t < kk; ++t) {
-        __m128d x0 = _mm_load_sd(a + t * lda + i);
-        for (size_t j = 0; j < NC; ++j) acc[j] = _mm_sub_sd(acc[j], _mm_mul_sd(_mm_load_sd(w + t * NC + j), x0));
+    for (; i < len; ++i) {
+        __m128d v0 = _mm_load_sd(a + i);
+        for (size_t j = 0; j < NC; ++j) {
+            double *cj = c + j * ldc + i;
+            _mm_store_sd(cj, _mm_sub_sd(_mm_load_sd(cj), _mm_mul_sd(_mm_load_sd(wt + j), v0)));
+        }
     }
-    for (size_t j = 0; j < NC; ++j) _mm_store_sd(c + j * ldc + i, acc[j]);
 }
 
 INLINE void update_nc(double *c, size_t ldc, size_t len, size_t NC, const double *a, size_t lda, const double *w,
                       size_t kk)
 {
-    size_t i = 0;
-    for (; i + 4 <= len; i += 4) strip4(c, ldc, NC, a, lda, w, kk, i);
-    for (; i < len; ++i) strip1(c, ldc, NC, a, lda, w, kk, i);
+    size_t t = 0;
+    for (; t + 4 <= kk; t += 4) group4(c, ldc, len, NC, a + t * lda, lda, w + t * NC);
+    for (; t < kk; ++t) group1(c, ldc, len, NC, a + t * lda, w + t * NC);
 }
 
 static void update_avx2(double *c, size_t ldc, size_t len, size_t nc, const double *a, size_t lda, const double *w,

@@ -5,7 +5,7 @@
  * portable one, on biharmonic-like operators of 3D grids (the squared
  * 7-point Laplacian plus a small shift: the stencil and the separators of a
  * voxel volume's Q). One thread; thread CPU time, best of three.
- * Usage: bench_bbw_ldlt [grid-size ...]   (default 16 24)
+ * Usage: bench_bbw_ldlt [grid-size ...]   (default 16 24 32)
  */
 #include <math.h>
 #include <stdio.h>
@@ -132,6 +132,7 @@ int main(int argc, char **argv)
     else {
         run(16);
         run(24);
+        run(32);
     }
     return 0;
 }
