@@ -54,6 +54,16 @@
 #define SN_BBW_REBALANCE_GAP 3.0
 #define SN_BBW_REBALANCE_LIMIT 30.0
 #define SN_BBW_REBALANCE_MAX 12
+/* A stalled split (see the iteration): every STALL_SPAN iterations, once
+ * certificates run, the best certified bound is compared with the one a
+ * span before; if it has not fallen to STALL_FACTOR of it, the penalty is
+ * raised by STALL_RAISE (change_penalty), at most STALL_RAISES times a
+ * solve. Chosen on the octopus with nine points at 18 scalings and two
+ * tolerances, checked on the domain and volume sets (docs/bbw.md). */
+#define SN_BBW_STALL_SPAN 100
+#define SN_BBW_STALL_FACTOR 0.5
+#define SN_BBW_STALL_RAISE 16.0
+#define SN_BBW_STALL_RAISES 3
 /* Anderson acceleration memory (steps remembered). */
 #define SN_BBW_ANDERSON 10
 /* Inverse iteration for the smallest eigenvalue: steps at most, and the
@@ -960,24 +970,12 @@ static void start_split(solve_state *s, const float *start, double rho, int exac
     if (start) warm_start_multiplier(s, rho);
 }
 
-/* Residual balancing of the penalty. The split's relative primal residual
- * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
- * the scaled multiplier) should fall together; when one leads by more than
- * REBALANCE_GAP, rho moves by the square root of their ratio (at most
- * REBALANCE_LIMIT at once), Q + rho W is factorised again, and the state
- * s (via the last step g) is rescaled around its projection so the
- * multiplier rho W u is kept. Anderson's history is dropped (its columns
- * belong to the old map). Sets *changed; the iteration's other state
- * carries on. */
-static sinew_result rebalance(solve_state *s, double *rho, int exact, int *changed)
+/* Multiplies the penalty by factor: Q + rho W is factorised again, and the
+ * state s (via the last step g) is rescaled around its projection so the
+ * multiplier rho W u is kept. Anderson's history must be dropped by the
+ * caller (its columns belong to the old map). */
+static sinew_result change_penalty(solve_state *s, double *rho, int exact, double factor)
 {
-    *changed = 0;
-    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->step_sq > 0.0)) return SINEW_OK;
-    double primal = sqrt(s->split_sq / s->weight_sq), dual = sqrt(s->step_sq / s->dual_sq);
-    if (!(primal > 0.0) || !(dual > 0.0)) return SINEW_OK;
-    double factor = sqrt(primal / dual);
-    if (factor < SN_BBW_REBALANCE_GAP) return SINEW_OK;
-    factor = fmin(factor, SN_BBW_REBALANCE_LIMIT);
     const sinew_bbw *b = s->b;
     size_t m = b->handle_count, nf = s->nf;
     double next = *rho * factor;
@@ -991,8 +989,26 @@ static sinew_result rebalance(solve_state *s, double *rho, int exact, int *chang
         for (size_t j = 0; j < m; ++j) g[j] = v[j] + (g[j] - v[j]) / factor;
     }
     *rho = next;
-    *changed = 1;
     return SINEW_OK;
+}
+
+/* Residual balancing of the penalty. The split's relative primal residual
+ * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
+ * the scaled multiplier) should fall together; when one leads by more than
+ * REBALANCE_GAP, rho moves by the square root of their ratio (at most
+ * REBALANCE_LIMIT at once). Sets *changed; the iteration's other state
+ * carries on. */
+static sinew_result rebalance(solve_state *s, double *rho, int exact, int *changed)
+{
+    *changed = 0;
+    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->step_sq > 0.0)) return SINEW_OK;
+    double primal = sqrt(s->split_sq / s->weight_sq), dual = sqrt(s->step_sq / s->dual_sq);
+    if (!(primal > 0.0) || !(dual > 0.0)) return SINEW_OK;
+    double factor = sqrt(primal / dual);
+    if (factor < SN_BBW_REBALANCE_GAP) return SINEW_OK;
+    sinew_result r = change_penalty(s, rho, exact, fmin(factor, SN_BBW_REBALANCE_LIMIT));
+    if (r == SINEW_OK) *changed = 1;
+    return r;
 }
 
 sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_solve_desc *desc)
@@ -1054,7 +1070,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     uint32_t rebalances = 0;
     uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0, next_periodic = SN_BBW_POLISH_FIRST;
     int interior_tried = 0;
-    double bound = INFINITY, bound_per_norm = INFINITY;
+    uint32_t stall_raises = 0;
+    double bound = INFINITY, bound_per_norm = INFINITY, stall_ref = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
     int restart = 1;
@@ -1130,6 +1147,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 aa.used = 0;
                 best_norm = bound_per_norm = INFINITY;
                 last_certificate = 0;
+                stall_ref = INFINITY;
             }
             if (staged) {
                 /* Not settled (or not affordable): split on, polish again at
@@ -1159,6 +1177,27 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 bound_per_norm = INFINITY;
             }
         }
+        /* A split whose certified bound has stalled: near the end the
+         * support is settled, and what is left converges at a rate the
+         * penalty chosen for the start no longer suits (the octopus with
+         * nine points: a bound falling 5% per 100 iterations for thousands
+         * of iterations while its residuals look balanced; with the penalty
+         * 16 times larger it finished 3,000 iterations sooner). Residual
+         * balancing does not see it, so the stall itself is the signal.
+         * Raising further at once (64x, with stalls judged by a quarter)
+         * left 5 of 12 scaled octopuses at the cap: docs/bbw.md. */
+        if (it % SN_BBW_STALL_SPAN == 0) {
+            int stalled = isfinite(stall_ref) && !(s.best_bound <= SN_BBW_STALL_FACTOR * stall_ref);
+            stall_ref = s.best_bound;
+            if (stalled && stall_raises < SN_BBW_STALL_RAISES) {
+                if ((r = change_penalty(&s, &rho, exact, SN_BBW_STALL_RAISE)) != SINEW_OK) goto fail;
+                ++stall_raises;
+                aa.used = 0;
+                fresh = 1;
+                best_norm = bound_per_norm = INFINITY;
+                stall_ref = INFINITY; /* the new penalty gets a whole span */
+            }
+        }
         /* The automatic coarse-to-fine start: a solve still running at the
          * probe is one the polish does not finish soon, where the split's
          * smooth modes dominate; the coarser volumes resolve those, and the
@@ -1175,6 +1214,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
                 aa.used = 0;
                 best_norm = bound_per_norm = INFINITY;
                 last_certificate = next_polish = 0;
+                stall_ref = INFINITY;
                 next_periodic = it + SN_BBW_POLISH_FIRST;
                 stage_tol = fmax(tol, SN_BBW_STAGE_TOL);
                 continue;

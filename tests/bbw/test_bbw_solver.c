@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bbw_fixture.h"
+#include "bbw_dataset.h"
 #include "support.h"
 
 /* Bounds and partition of unity at every vertex, and the handle vertices'
@@ -577,7 +578,7 @@ static void test_warm_start_errors(void **state)
 
 /* The octopus itself (data permitting): three points at surface vertices
  * (issue 14: 5,000 iterations, NOT_CONVERGED before) and nine at the tips
- * and the centre. */
+ * and the centre, at both tolerances with default settings. */
 static void test_octopus(void **state)
 {
     (void)state;
@@ -603,6 +604,36 @@ static void test_octopus(void **state)
      * 166-378, and before the polish's projected search 1,300-3,000 (the
      * tentacles' soft modes make lambda_min small, docs/bbw.md). */
     solve_both_tolerances(&d, "octopus, 3 points", 100);
+
+    /* Nine points: the centre and 8 farthest-point samples, as in
+     * bench_bbw_domains, on the octopus scaled by 1 + 2^-18 and 1 + 3 2^-18
+     * (input changes of a few float ulps). Their splits stall: before the
+     * stalled split's penalty raise (docs/bbw.md) both ran to the default
+     * cap of 5,000 iterations with bounds of 1.4e-6 and 2.1e-6 at 1e-6, and
+     * unscaled it finished in 2,032 by the luck of its rounding. */
+    float nine[27];
+    double centre[3] = {0, 0, 0};
+    for (size_t v = 0; v < mesh.vertex_count; ++v)
+        for (int a = 0; a < 3; ++a) centre[a] += mesh.positions[3 * v + a] / (double)mesh.vertex_count;
+    for (int a = 0; a < 3; ++a) nine[a] = (float)centre[a];
+    bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
+    size_t count = 3 * mesh.vertex_count;
+    float *original = malloc(count * sizeof(float));
+    memcpy(original, mesh.positions, count * sizeof(float));
+    const int scalings[2] = {1, 3};
+    for (int c = 0; c < 2; ++c) {
+        float scale = (float)(1.0 + scalings[c] * ldexp(1.0, -18)), points[27];
+        for (size_t k = 0; k < count; ++k) mesh.positions[k] = original[k] * scale;
+        for (int k = 0; k < 27; ++k) points[k] = nine[k] * scale;
+        sinew_tetmesh scaled = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
+        d.tets = &scaled;
+        d.points.data = points;
+        d.points.count = 9;
+        char what[64];
+        snprintf(what, sizeof what, "octopus, 9 points, scaled 1 + %d 2^-18", scalings[c]);
+        solve_both_tolerances(&d, what, 3000);
+    }
+    free(original);
     support_mesh_free(&mesh);
 }
 
