@@ -86,11 +86,11 @@ static void run(size_t s)
     sn_sparse a;
     sn_ldlt f;
     if (!grid_biharmonic(s, 1e-3, &a)) {
-        printf("ldlt/grid%zu: skipped (out of memory)\n", s);
+        printf("bbw-ldlt/grid%zu: skipped (out of memory)\n", s);
         return;
     }
     if (sn_ldlt_analyse(&env, &a, NULL, &f) != SINEW_OK) {
-        printf("ldlt/grid%zu: skipped (analysis failed)\n", s);
+        printf("bbw-ldlt/grid%zu: skipped (analysis failed)\n", s);
         sn_sparse_free(&env, &a);
         return;
     }
@@ -106,10 +106,10 @@ static void run(size_t s)
     }
     double portable = time_factor(&f, &a, sn_ldlt_update_portable());
     double best = time_factor(&f, &a, sn_ldlt_update_best());
-    printf("ldlt/factor-grid%zu (%zu rows, %.1f M block entries, %.2f Gflop): %.2f Gflop/s (portable update: %.2f "
-           "Gflop/s, %.2fx)\n",
-           s, (size_t)f.n, entries * 1e-6, flops * 1e-9, flops * 1e-9 / best, flops * 1e-9 / portable,
-           portable / best);
+    printf("bbw-ldlt/factor-grid%zu: %.2f Gflop/s (portable update: %.2f Gflop/s; %.2fx, %zu rows, %.1f M block "
+           "entries, %.2f Gflop)\n",
+           s, flops * 1e-9 / best, flops * 1e-9 / portable, portable / best, (size_t)f.n, entries * 1e-6,
+           flops * 1e-9);
     const size_t ms[] = {1, 6, 20};
     for (size_t c = 0; c < sizeof ms / sizeof ms[0]; ++c) {
         double tp = time_solve(&f, ms[c], sn_ldlt_tile_portable());
@@ -117,7 +117,7 @@ static void run(size_t s)
         /* A solve reads every block entry twice (forward and back), a
          * multiply and an add per right-hand side each time. */
         double sflops = 4.0 * entries * (double)ms[c];
-        printf("ldlt/solve-grid%zu-m%zu: %.2f Gflop/s (portable tile: %.2f Gflop/s, %.2fx)\n", s, ms[c],
+        printf("bbw-ldlt/solve-grid%zu-m%zu: %.2f Gflop/s (portable tile: %.2f Gflop/s; %.2fx)\n", s, ms[c],
                sflops * 1e-9 / tb, sflops * 1e-9 / tp, tp / tb);
     }
     sn_ldlt_free(&env, &f);
