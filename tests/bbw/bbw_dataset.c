@@ -99,6 +99,15 @@ void bbw_farthest_points(const float *pos, size_t n, const double start[3], size
     free(dist);
 }
 
+void bbw_centre_and_farthest_points(const float *pos, size_t n, size_t count, float *out)
+{
+    double centre[3] = {0, 0, 0};
+    for (size_t v = 0; v < n; ++v)
+        for (int a = 0; a < 3; ++a) centre[a] += pos[3 * v + a] / (double)n;
+    for (int a = 0; a < 3; ++a) out[a] = (float)centre[a];
+    bbw_farthest_points(pos, n, centre, count, out + 3, NULL, 0.0);
+}
+
 /* Six handles at the extremities, 1% of the box's longest side inside
  * (against the area-weighted vertex normal, oriented by the enclosed volume's
  * sign so inward is inward whatever the winding). */

@@ -50,4 +50,8 @@ void bbw_dataset_desc(const bbw_case *c, sinew_bbw_desc *d);
 void bbw_farthest_points(const float *pos, size_t n, const double start[3], size_t count, float *out,
                          const double *normals, double inward);
 
+/* The mean of the positions, then `count` farthest-point samples from it:
+ * 1 + count points in out (the octopus's nine-point handle set). */
+void bbw_centre_and_farthest_points(const float *pos, size_t n, size_t count, float *out);
+
 #endif

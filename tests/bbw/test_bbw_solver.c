@@ -612,11 +612,7 @@ static void test_octopus(void **state)
      * cap of 5,000 iterations with bounds of 1.4e-6 and 2.1e-6 at 1e-6, and
      * unscaled it finished in 2,032 by the luck of its rounding. */
     float nine[27];
-    double centre[3] = {0, 0, 0};
-    for (size_t v = 0; v < mesh.vertex_count; ++v)
-        for (int a = 0; a < 3; ++a) centre[a] += mesh.positions[3 * v + a] / (double)mesh.vertex_count;
-    for (int a = 0; a < 3; ++a) nine[a] = (float)centre[a];
-    bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
+    bbw_centre_and_farthest_points(mesh.positions, mesh.vertex_count, 8, nine);
     size_t count = 3 * mesh.vertex_count;
     float *original = malloc(count * sizeof(float));
     memcpy(original, mesh.positions, count * sizeof(float));

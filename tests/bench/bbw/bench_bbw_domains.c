@@ -152,11 +152,7 @@ static void bench_octopus(const char *filter, int threads)
     d.points.count = 3;
     run_tolerances("octopus3", &d, NULL, 0, filter, threads);
     float nine[27];
-    double centre[3] = {0, 0, 0};
-    for (size_t v = 0; v < mesh.vertex_count; ++v)
-        for (int a = 0; a < 3; ++a) centre[a] += mesh.positions[3 * v + a] / (double)mesh.vertex_count;
-    for (int a = 0; a < 3; ++a) nine[a] = (float)centre[a];
-    bbw_farthest_points(mesh.positions, mesh.vertex_count, centre, 8, nine + 3, NULL, 0.0);
+    bbw_centre_and_farthest_points(mesh.positions, mesh.vertex_count, 8, nine);
     d.points.data = nine;
     d.points.count = 9;
     run_tolerances("octopus9", &d, NULL, 0, filter, threads);
