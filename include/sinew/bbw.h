@@ -129,8 +129,10 @@ typedef struct sinew_bbw_solve_desc {
     double shape_strength;
     /* Penalty of the splitting method relative to the operator's own scale,
        sqrt(smallest eigenvalue of Q v = lambda M v * mean of diag(Q)/M);
-       0 = the tuned default (0.03; raised during the solve when the split
-       stalls). Affects speed only, not the answer. */
+       0 = the tuned default (0.03). Adapted during the solve from this
+       start (raised while the primal residual leads or the bound stalls,
+       lowered once when the dual residual leads far: docs/bbw.md item 3).
+       Affects speed only, not the answer. */
     double penalty;
     /* Warm start: weights to start the iteration from,
      * vertex-major (initial_weights[v * handle_count + j]),

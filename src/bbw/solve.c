@@ -64,6 +64,16 @@
 #define SN_BBW_STALL_FACTOR 0.5
 #define SN_BBW_STALL_RAISE 16.0
 #define SN_BBW_STALL_RAISES 3
+/* A penalty too large for the end of the solve (penalty_lowering): at the
+ * same checkpoints, when the certified bound did halve but the split's
+ * relative dual residual led its primal one by more than LOWER_GAP over the
+ * whole span (geometric mean of the per-iteration ratios), the penalty is
+ * divided by the square root of that lead, at most LOWER_LIMIT, once a
+ * solve, and restored if the next span's bound falls more slowly than the
+ * span's before it. Chosen on the volume set at two coarse-level settings
+ * (docs/bbw.md, item 3). */
+#define SN_BBW_LOWER_GAP 100.0
+#define SN_BBW_LOWER_LIMIT 4.0
 /* Anderson acceleration memory (steps remembered). */
 #define SN_BBW_ANDERSON 10
 /* Inverse iteration for the smallest eigenvalue: steps at most, and the
@@ -1011,6 +1021,57 @@ static sinew_result rebalance(solve_state *s, double *rho, int exact, int *chang
     return r;
 }
 
+/* The late penalty lowering's state: the span's running sum of the log
+ * dual/primal residual ratio, and, while a lowering is on trial, its
+ * factor, the bound it started from and the rate it has to beat. */
+typedef struct penalty_lowering {
+    double ratio_log_sum;
+    uint32_t ratio_count;
+    int state; /* 0 not tried, 1 on trial, 2 decided */
+    double factor, start_bound, rate_before;
+} penalty_lowering;
+
+/* Adds this iteration's ratio of the relative dual residual |dz|_W/|u|_W to
+ * the relative primal one |x - z|_W/|z|_W (those of rebalance). */
+static void lowering_track(penalty_lowering *l, const solve_state *s)
+{
+    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->split_sq > 0.0) || !(s->step_sq > 0.0)) return;
+    double ratio = sqrt(s->step_sq / s->dual_sq) / sqrt(s->split_sq / s->weight_sq);
+    if (!isfinite(ratio)) return;
+    l->ratio_log_sum += log(ratio);
+    ++l->ratio_count;
+}
+
+/* At a span's end, with the best bound now (bound) and a span before
+ * (previous): judges a lowering on trial (restoring the penalty if the
+ * bound fell more slowly than in the span before the lowering), or, where
+ * may_lower, lowers the penalty when the dual residual led by more than
+ * LOWER_GAP. Sets *changed when the penalty moved; starts the next span's
+ * ratios. */
+static sinew_result lowering_checkpoint(penalty_lowering *l, solve_state *s, double *rho, int exact, double bound,
+                                        double previous, int may_lower, int *changed)
+{
+    *changed = 0;
+    double lead = l->ratio_count ? exp(l->ratio_log_sum / l->ratio_count) : 1.0;
+    l->ratio_log_sum = 0.0;
+    l->ratio_count = 0;
+    sinew_result r = SINEW_OK;
+    if (l->state == 1) {
+        l->state = 2;
+        if (!(bound / l->start_bound <= l->rate_before) && (r = change_penalty(s, rho, exact, l->factor)) == SINEW_OK)
+            *changed = 1;
+        return r;
+    }
+    if (!may_lower || l->state || !isfinite(previous) || !isfinite(bound) || !(lead > SN_BBW_LOWER_GAP)) return SINEW_OK;
+    l->factor = fmin(sqrt(lead), SN_BBW_LOWER_LIMIT);
+    if ((r = change_penalty(s, rho, exact, 1.0 / l->factor)) != SINEW_OK) return r;
+    l->state = 1;
+    l->start_bound = bound;
+    l->rate_before = bound / previous;
+    *changed = 1;
+    return SINEW_OK;
+}
+
 sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_solve_desc *desc)
 {
     sn_clear_error();
@@ -1071,6 +1132,8 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0, next_periodic = SN_BBW_POLISH_FIRST;
     int interior_tried = 0;
     uint32_t stall_raises = 0;
+    penalty_lowering lowering;
+    memset(&lowering, 0, sizeof lowering);
     double bound = INFINITY, bound_per_norm = INFINITY, stall_ref = INFINITY;
     anderson aa;
     memset(&aa, 0, sizeof aa);
@@ -1185,13 +1248,29 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
          * 16 times larger it finished 3,000 iterations sooner). Residual
          * balancing does not see it, so the stall itself is the signal.
          * Raising further at once (64x, with stalls judged by a quarter)
-         * left 5 of 12 scaled octopuses at the cap: docs/bbw.md. */
+         * left 5 of 12 scaled octopuses at the cap: docs/bbw.md.
+         * The opposite case, a bound that halves but would fall faster with
+         * a smaller penalty (the elephant's volume: the balancing raised it
+         * 144x early on, and from then its dual residual led the primal one
+         * 100-1,000x), is the lowering's (lowering_checkpoint); it is not
+         * tried once the penalty has been raised for a stall, and while it
+         * is on trial a slow span restores it instead of raising. */
+        lowering_track(&lowering, &s);
         if (it % SN_BBW_STALL_SPAN == 0) {
             int stalled = isfinite(stall_ref) && !(s.best_bound <= SN_BBW_STALL_FACTOR * stall_ref);
+            int changed = 0;
+            int on_trial = lowering.state == 1;
+            if ((r = lowering_checkpoint(&lowering, &s, &rho, exact, s.best_bound, stall_ref, !stalled && !stall_raises,
+                                         &changed)) != SINEW_OK)
+                goto fail;
+            if (on_trial) stalled = 0; /* judged by the trial instead */
             stall_ref = s.best_bound;
             if (stalled && stall_raises < SN_BBW_STALL_RAISES) {
                 if ((r = change_penalty(&s, &rho, exact, SN_BBW_STALL_RAISE)) != SINEW_OK) goto fail;
                 ++stall_raises;
+                changed = 1;
+            }
+            if (changed) {
                 aa.used = 0;
                 fresh = 1;
                 best_norm = bound_per_norm = INFINITY;
