@@ -57,13 +57,18 @@
 /* A stalled split (see the iteration): every STALL_SPAN iterations, once
  * certificates run, the best certified bound is compared with the one a
  * span before; if it has not fallen to STALL_FACTOR of it, the penalty is
- * raised by STALL_RAISE (change_penalty), at most STALL_RAISES times a
- * solve. Chosen on the octopus with nine points at 18 scalings and two
- * tolerances, checked on the domain and volume sets (docs/bbw.md). */
+ * raised by STALL_RAISE (change_penalty), or, when the span's dual residual
+ * led the primal one by more than LOWER_GAP (below), divided by the square
+ * root of that lead, at most STALL_LOWER_LIMIT; at most STALL_CHANGES times
+ * a solve. Chosen on the octopus with nine points at 18 scalings and two
+ * tolerances (whose stalls all have leads under 10), the lowering on the
+ * open camel's volume; checked on the domain and volume sets
+ * (docs/bbw.md). */
 #define SN_BBW_STALL_SPAN 100
 #define SN_BBW_STALL_FACTOR 0.5
 #define SN_BBW_STALL_RAISE 16.0
-#define SN_BBW_STALL_RAISES 3
+#define SN_BBW_STALL_CHANGES 3
+#define SN_BBW_STALL_LOWER_LIMIT 30.0
 /* A penalty too large for the end of the solve (penalty_lowering): at the
  * same checkpoints, when the certified bound did halve but the split's
  * relative dual residual led its primal one by more than LOWER_GAP over the
@@ -1042,19 +1047,25 @@ static void lowering_track(penalty_lowering *l, const solve_state *s)
     ++l->ratio_count;
 }
 
-/* At a span's end, with the best bound now (bound) and a span before
- * (previous): judges a lowering on trial (restoring the penalty if the
- * bound fell more slowly than in the span before the lowering), or, where
- * may_lower, lowers the penalty when the dual residual led by more than
- * LOWER_GAP. Sets *changed when the penalty moved; starts the next span's
- * ratios. */
-static sinew_result lowering_checkpoint(penalty_lowering *l, solve_state *s, double *rho, int exact, double bound,
-                                        double previous, int may_lower, int *changed)
+/* The span's lead of the dual residual over the primal one (geometric mean
+ * of the ratios tracked, 1 if none); starts the next span's. */
+static double span_lead(penalty_lowering *l)
 {
-    *changed = 0;
     double lead = l->ratio_count ? exp(l->ratio_log_sum / l->ratio_count) : 1.0;
     l->ratio_log_sum = 0.0;
     l->ratio_count = 0;
+    return lead;
+}
+
+/* At a span's end, with the best bound now (bound), a span before
+ * (previous) and the span's lead: judges a lowering on trial (restoring the
+ * penalty if the bound fell more slowly than in the span before the
+ * lowering), or, where may_lower, lowers the penalty when the dual residual
+ * led by more than LOWER_GAP. Sets *changed when the penalty moved. */
+static sinew_result lowering_checkpoint(penalty_lowering *l, solve_state *s, double *rho, int exact, double bound,
+                                        double previous, double lead, int may_lower, int *changed)
+{
+    *changed = 0;
     sinew_result r = SINEW_OK;
     if (l->state == 1) {
         l->state = 2;
@@ -1131,7 +1142,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
     uint32_t rebalances = 0;
     uint32_t polish_rounds = 0, next_polish = 0, last_certificate = 0, next_periodic = SN_BBW_POLISH_FIRST;
     int interior_tried = 0;
-    uint32_t stall_raises = 0;
+    uint32_t stall_changes = 0;
     penalty_lowering lowering;
     memset(&lowering, 0, sizeof lowering);
     double bound = INFINITY, bound_per_norm = INFINITY, stall_ref = INFINITY;
@@ -1248,26 +1259,32 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
          * 16 times larger it finished 3,000 iterations sooner). Residual
          * balancing does not see it, so the stall itself is the signal.
          * Raising further at once (64x, with stalls judged by a quarter)
-         * left 5 of 12 scaled octopuses at the cap: docs/bbw.md.
-         * The opposite case, a bound that halves but would fall faster with
-         * a smaller penalty (the elephant's volume: the balancing raised it
+         * left 5 of 12 scaled octopuses at the cap: docs/bbw.md. A stall
+         * with the dual residual far ahead is a penalty too large, and
+         * raising it there is what sent the open camel's restart to the cap
+         * (each raise multiplied the lead by 30-50), so such a stall lowers.
+         * A bound that still halves but would fall faster with a smaller
+         * penalty (the elephant's volume: the balancing raised it
          * 144x early on, and from then its dual residual led the primal one
          * 100-1,000x), is the lowering's (lowering_checkpoint); it is not
-         * tried once the penalty has been raised for a stall, and while it
+         * tried once the penalty has been changed for a stall, and while it
          * is on trial a slow span restores it instead of raising. */
         lowering_track(&lowering, &s);
         if (it % SN_BBW_STALL_SPAN == 0) {
             int stalled = isfinite(stall_ref) && !(s.best_bound <= SN_BBW_STALL_FACTOR * stall_ref);
             int changed = 0;
             int on_trial = lowering.state == 1;
-            if ((r = lowering_checkpoint(&lowering, &s, &rho, exact, s.best_bound, stall_ref, !stalled && !stall_raises,
-                                         &changed)) != SINEW_OK)
+            double lead = span_lead(&lowering);
+            if ((r = lowering_checkpoint(&lowering, &s, &rho, exact, s.best_bound, stall_ref, lead,
+                                         !stalled && !stall_changes, &changed)) != SINEW_OK)
                 goto fail;
             if (on_trial) stalled = 0; /* judged by the trial instead */
             stall_ref = s.best_bound;
-            if (stalled && stall_raises < SN_BBW_STALL_RAISES) {
-                if ((r = change_penalty(&s, &rho, exact, SN_BBW_STALL_RAISE)) != SINEW_OK) goto fail;
-                ++stall_raises;
+            if (stalled && stall_changes < SN_BBW_STALL_CHANGES) {
+                double factor = lead > SN_BBW_LOWER_GAP ? 1.0 / fmin(sqrt(lead), SN_BBW_STALL_LOWER_LIMIT)
+                                                         : SN_BBW_STALL_RAISE;
+                if ((r = change_penalty(&s, &rho, exact, factor)) != SINEW_OK) goto fail;
+                ++stall_changes;
                 changed = 1;
             }
             if (changed) {

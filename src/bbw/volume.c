@@ -347,6 +347,42 @@ static void report(sinew_bbw *b, sn_kuhn *k, const volume_grid *g, uint32_t reso
     b->info.handle_cell_count = handle_cells;
 }
 
+/* Whether every vertex of the surface lies within 1e-6 of its size
+ * (longest) from the plane of its largest triangle. */
+static int surface_is_flat(const sinew_trimesh *surface, double longest)
+{
+    double best = 0.0, normal[3] = {0, 0, 0}, origin[3] = {0, 0, 0};
+    for (size_t t = 0; t < surface->triangle_count; ++t) {
+        const float *p[3];
+        for (size_t k = 0; k < 3; ++k)
+            p[k] = sn_point(&surface->positions, sn_index_at(surface->indices, surface->index_type,
+                                                              surface->index_stride, 3, t, k));
+        double e1[3], e2[3];
+        for (int a = 0; a < 3; ++a) {
+            e1[a] = (double)p[1][a] - p[0][a];
+            e2[a] = (double)p[2][a] - p[0][a];
+        }
+        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+        double area2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        if (area2 > best) {
+            best = area2;
+            for (int a = 0; a < 3; ++a) {
+                normal[a] = n[a];
+                origin[a] = p[0][a];
+            }
+        }
+    }
+    if (!(best > 0.0)) return 1; /* every triangle degenerate: no plane, no volume either */
+    double length = sqrt(best);
+    for (size_t i = 0; i < surface->positions.count; ++i) {
+        const float *q = sn_point(&surface->positions, i);
+        double distance = 0.0;
+        for (int a = 0; a < 3; ++a) distance += (q[a] - origin[a]) * normal[a] / length;
+        if (fabs(distance) > 1e-6 * longest) return 0;
+    }
+    return 1;
+}
+
 sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_bbw_desc *desc, double *cell_size)
 {
     const sinew_trimesh *surface = desc->surface;
@@ -392,10 +428,19 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_bbw_desc *desc
     if (!inside) return sn_alloc_failure();
     if ((r = classify_cells(b, surface, &g, inside, &inside_count)) != SINEW_OK) goto done;
     /* Handle cells extend a volume; they do not make one of a surface that
-     * encloses nothing. */
+     * encloses nothing. Users hit this with flat meshes (2D art exported
+     * as OBJ) and open sheets: the message says which and what to do. */
     if (inside_count == 0) {
-        r = sn_fail(SINEW_ERROR_DEGENERATE, "the surface encloses no cell of the %u x %u x %u grid", g.n[0], g.n[1],
-                    g.n[2]);
+        if (surface_is_flat(surface, longest))
+            r = sn_fail(SINEW_ERROR_DEGENERATE,
+                        "the surface encloses no cell of the %u x %u x %u grid: all its vertices lie in one plane, "
+                        "so it bounds no volume (a flat mesh is a 2D domain: give it as triangles in the xy plane)",
+                        g.n[0], g.n[1], g.n[2]);
+        else
+            r = sn_fail(SINEW_ERROR_DEGENERATE,
+                        "the surface encloses no cell of the %u x %u x %u grid: an open sheet bounds no volume (close "
+                        "its holes), and a shell thinner than a cell needs a larger grid_resolution",
+                        g.n[0], g.n[1], g.n[2]);
         goto done;
     }
     if (graded) {

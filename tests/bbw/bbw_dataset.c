@@ -108,7 +108,7 @@ void bbw_centre_and_farthest_points(const float *pos, size_t n, size_t count, fl
     bbw_farthest_points(pos, n, centre, count, out + 3, NULL, 0.0);
 }
 
-/* Six handles at the extremities, 1% of the box's longest side inside
+/* Six handles (fewer on a smaller mesh) at the extremities, 1% of the box's longest side inside
  * (against the area-weighted vertex normal, oriented by the enclosed volume's
  * sign so inward is inward whatever the winding). */
 static void extremity_handles(bbw_case *c)
@@ -139,7 +139,7 @@ static void extremity_handles(bbw_case *c)
             for (int a = 0; a < 3; ++a) normals[3 * tv[k] + a] += cr[a];
     }
     double inward = 0.01 * longest * (volume < 0 ? -1.0 : 1.0);
-    c->point_count = 6;
+    c->point_count = m->vertex_count < 6 ? m->vertex_count : 6; /* distinct vertices */
     bbw_farthest_points(m->positions, m->vertex_count, centre, c->point_count, c->points, normals, inward);
     free(normals);
 }
@@ -181,11 +181,7 @@ bool bbw_dataset_load(size_t i, bbw_case *c, const char **why)
         *why = "unreadable";
         return false;
     }
-    if (!c->mesh.tets && !closed(&c->mesh)) {
-        *why = "open surface";
-        bbw_dataset_free(c);
-        return false;
-    }
+    c->open = !c->mesh.tets && !closed(&c->mesh);
     if (e->tgf) {
         if (!support_data_path(e->tgf, path, sizeof path) ||
             !support_read_tgf(path, &c->joints, &c->joint_count, &c->bones, &c->bone_count)) {

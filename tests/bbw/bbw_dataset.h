@@ -1,8 +1,10 @@
 /*
- * The automatic-volume acceptance set of issue 14: every closed surface in
- * the shared data folder with a handful of point handles near its
- * extremities (farthest-point samples of its vertices, pushed slightly
- * inside), and every mesh with a .tgf skeleton with that skeleton. Shared by
+ * The automatic-volume acceptance set of issue 14: every surface in the
+ * shared data folder with a handful of point handles near its extremities
+ * (farthest-point samples of its vertices, pushed slightly inside), and
+ * every mesh with a .tgf skeleton with that skeleton. Closed surfaces must
+ * bind and solve; open ones (marked) bind and solve where they enclose a
+ * volume and otherwise fail with the volume's DEGENERATE message. Shared by
  * test_bbw_volume (a subset) and bench_bbw_volume (all of it).
  */
 #ifndef SINEW_TEST_BBW_DATASET_H
@@ -15,12 +17,13 @@
 #include "sinew.h"
 #include "support.h"
 
-/* Number of candidate cases (some are open surfaces or absent: see load). */
+/* Number of candidate cases (some may be absent: see load). */
 size_t bbw_dataset_count(void);
 
 typedef struct bbw_case {
     char name[64];
-    support_mesh mesh;          /* a closed surface, or a tet mesh (tets != NULL) */
+    support_mesh mesh;          /* a surface, or a tet mesh (tets != NULL) */
+    bool open;                  /* a surface with an edge not in exactly two triangles */
     float points[3 * 8];        /* point handles (none with a skeleton) */
     size_t point_count;
     float *joints;              /* skeleton (from its .tgf), else NULL */
@@ -32,8 +35,7 @@ typedef struct bbw_case {
 } bbw_case;
 
 /* Loads case i. Returns false (and leaves c empty) when its files are
- * absent or the surface is not closed (every edge in exactly two
- * triangles); `why` then says which. */
+ * absent or unreadable; `why` then says which. */
 bool bbw_dataset_load(size_t i, bbw_case *c, const char **why);
 /* Index of the case named `name` ("hand-mesh-skeleton"), SIZE_MAX if none;
  * nothing is loaded. */

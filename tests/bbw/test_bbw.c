@@ -714,6 +714,15 @@ static void test_validation(void **state)
     ds.points.data = p3;
     ds.points.count = 1;
     expect_create(&ds, SINEW_ERROR_DEGENERATE, "encloses no cell");
+    expect_create(&ds, SINEW_ERROR_DEGENERATE, "all its vertices lie in one plane");
+    /* A sheet folded up along its diagonal is not flat but still bounds
+     * nothing (folded down, its concave side would: winding number). */
+    float fold[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0.2f};
+    uint32_t fold_triangles[6] = {0, 1, 2, 1, 3, 2};
+    sinew_trimesh folded = {{fold, 4, 0}, fold_triangles, 2, SINEW_INDEX_U32, 0};
+    ds.surface = &folded;
+    expect_create(&ds, SINEW_ERROR_DEGENERATE, "an open sheet bounds no volume");
+    ds.surface = &fs;
     ds.grid_resolution = 100000;
     expect_create(&ds, SINEW_ERROR_INVALID_ARGUMENT, "resolution");
 

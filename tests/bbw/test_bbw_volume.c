@@ -410,10 +410,24 @@ static void check_point_weights(const bbw_case *c, sinew_bbw *b)
     free(w);
 }
 
-/* The set of bench_bbw_volume: every closed mesh (up to 20,000 triangles,
- * for the sanitizer builds' sake) and every skeleton binds with default
- * settings; the arm, whose volume is the smallest, also solves with its
- * points and with its skeleton (bench_bbw_volume solves them all). */
+/* Whether the surface's vertices share one coordinate (the flat meshes of
+ * the data set lie in axis planes). */
+static bool axis_flat(const support_mesh *m)
+{
+    for (int a = 0; a < 3; ++a) {
+        bool same = true;
+        for (size_t v = 1; v < m->vertex_count && same; ++v) same = m->positions[3 * v + a] == m->positions[a];
+        if (same) return true;
+    }
+    return false;
+}
+
+/* The set of bench_bbw_volume: every mesh (up to 20,000 triangles, for the
+ * sanitizer builds' sake) and every skeleton binds with default settings,
+ * open surfaces included, except the flat ones, which fail with the
+ * message that says so; the arm, whose volume is the smallest, also solves
+ * with its points and with its skeleton (bench_bbw_volume solves them
+ * all). */
 static void data_set_binds_and_solves(void **state)
 {
     (void)state;
@@ -430,7 +444,14 @@ static void data_set_binds_and_solves(void **state)
         bbw_dataset_desc(&c, &d);
         sinew_bbw *b = NULL;
         sinew_result r = sinew_bbw_create(NULL, &d, &b);
-        if (r != SINEW_OK) fail_msg("%s: create %s (%s)", c.name, sinew_result_string(r), sinew_last_error());
+        bool flat = !c.mesh.tets && axis_flat(&c.mesh);
+        if (flat) {
+            assert_true(c.open);
+            if (r != SINEW_ERROR_DEGENERATE || !strstr(sinew_last_error(), "all its vertices lie in one plane"))
+                fail_msg("%s (flat): create %s (%s)", c.name, sinew_result_string(r), sinew_last_error());
+        } else if (r != SINEW_OK) {
+            fail_msg("%s: create %s (%s)", c.name, sinew_result_string(r), sinew_last_error());
+        }
         sinew_bbw_destroy(b);
         if (strcmp(c.name, "arm-obj-points") == 0 || strcmp(c.name, "arm-obj-skeleton") == 0) {
             b = create_ok(&d);
@@ -448,10 +469,11 @@ static void data_set_binds_and_solves(void **state)
 
 /* The coarse-to-fine restart (coarse_levels: 0 automatic, else forced) on
  * the data-set volume `name`, which the polish does not finish within the
- * probe: it restarts from a coarser volume, takes fewer iterations than the
- * cold solve (SINEW_BBW_COARSE_NONE), and agrees with it within the two
- * certified bounds (mass-weighted RMS over the free vertices). */
-static void coarse_start_agrees(const char *name, uint32_t coarse_levels)
+ * probe: it restarts from a coarser volume, converges (with fewer iterations
+ * than the cold solve, SINEW_BBW_COARSE_NONE, where `fewer`), and agrees
+ * with the cold solve within the two certified bounds (mass-weighted RMS
+ * over the free vertices). */
+static void coarse_start_agrees(const char *name, uint32_t coarse_levels, bool fewer)
 {
     bbw_case c;
     const char *why = "not in the data set";
@@ -483,7 +505,8 @@ static void coarse_start_agrees(const char *name, uint32_t coarse_levels)
     assert_true(cold.iterations > 40);
     assert_true(auto_info.coarse_levels_used >= 1);
     if (coarse_levels) assert_true(auto_info.coarse_levels_used <= coarse_levels); /* "up to n" */
-    assert_true(auto_info.iterations < cold.iterations);
+    if (fewer) assert_true(auto_info.iterations < cold.iterations);
+    assert_true(auto_info.error_bound <= 1e-4 && cold.error_bound <= 1e-4);
     assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
     assert_int_equal(sinew_bbw_domain_vertices(b, pos, 0, 0, n), SINEW_OK);
     assert_int_equal(sinew_bbw_domain_elements(b, tets, 0, ne), SINEW_OK);
@@ -510,7 +533,7 @@ static void coarse_start_agrees(const char *name, uint32_t coarse_levels)
 static void automatic_coarse_start(void **state)
 {
     (void)state;
-    coarse_start_agrees("cow-obj-points", 0);
+    coarse_start_agrees("cow-obj-points", 0, true);
 }
 
 /* The .off cow from up to two coarse levels: the lowering's trial span is
@@ -519,7 +542,19 @@ static void automatic_coarse_start(void **state)
 static void forced_coarse_start(void **state)
 {
     (void)state;
-    coarse_start_agrees("cow-off-points", 2);
+    coarse_start_agrees("cow-off-points", 2, true);
+}
+
+/* An open surface (the camel's is open at the feet) through the automatic
+ * restart: its coarse level left the fine split a penalty 20x too large,
+ * the bound stalled, and raising the penalty for the stall sent it to the
+ * cap of 5,000 iterations at a bound of 0.2; a stall whose dual residual
+ * leads far now lowers it (docs/bbw.md item 3). Cold and restarted solves
+ * take about the same iterations here, so only agreement is asked. */
+static void open_surface_coarse_start(void **state)
+{
+    (void)state;
+    coarse_start_agrees("camel_b-obj-points", 0, false);
 }
 
 int main(void)
@@ -534,6 +569,7 @@ int main(void)
         cmocka_unit_test(data_set_binds_and_solves),
         cmocka_unit_test(automatic_coarse_start),
         cmocka_unit_test(forced_coarse_start),
+        cmocka_unit_test(open_surface_coarse_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

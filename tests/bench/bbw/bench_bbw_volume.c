@@ -1,8 +1,9 @@
 /*
- * The automatic volume on the meshes users bring (issue 14): every closed
- * surface of the shared data with 6 point handles at its extremities (1% of
- * the box inside), and every mesh with a .tgf skeleton with that skeleton,
- * created and solved with default settings. One line per mesh: thread CPU
+ * The automatic volume on the meshes users bring (issue 14): every surface
+ * of the shared data with 6 point handles at its extremities (1% of the box
+ * inside), and every mesh with a .tgf skeleton with that skeleton, created
+ * and solved with default settings. Open surfaces are marked in the label
+ * (flat ones cannot bind: the line gives create's message). One line per mesh: thread CPU
  * seconds of create + solve, against create alone; the label carries the
  * grid chosen, the domain's size, iterations, certified bound, the
  * handles' snapping distance (and what is left of it when the vertices move
@@ -61,7 +62,8 @@ static void run(const bbw_case *c, uint32_t coarse_levels)
     sinew_bbw *b = NULL;
     sinew_result r = sinew_bbw_create(NULL, &d, &b);
     if (r != SINEW_OK) {
-        printf("%s: create %s: %s\n", name, sinew_result_string(r), sinew_last_error());
+        printf("%s: create %s%s: %s\n", name, c->open ? "(open surface) " : "", sinew_result_string(r),
+               sinew_last_error());
         fflush(stdout);
         return;
     }
@@ -76,9 +78,10 @@ static void run(const bbw_case *c, uint32_t coarse_levels)
     sinew_bbw_get_info(b, &info);
     char label[1024];
     snprintf(label, sizeof label,
-             "(%zu handles; %zu v, %zu tets; grid %u, cell %.3g, finest %.3g, %zu refined cells, %zu handle cells; "
+             "(%s%zu handles; %zu v, %zu tets; grid %u, cell %.3g, finest %.3g, %zu refined cells, %zu handle cells; "
              "snap max %.3g, moved %.3g; %u iterations, %u polish, %u coarse levels, bound %.2e; %s%s%s; uniform grid: %s) create",
-             info.handle_count, info.vertex_count, info.element_count, info.grid_resolution, info.grid_cell_size,
+             c->open ? "open surface; " : "", info.handle_count, info.vertex_count, info.element_count,
+             info.grid_resolution, info.grid_cell_size,
              info.finest_cell_size, info.refined_cell_count, info.handle_cell_count, info.max_snap_distance,
              moved_snap, info.iterations, info.polish_rounds, info.coarse_levels_used, info.error_bound, sinew_result_string(r),
              r == SINEW_OK ? "" : ": ", r == SINEW_OK ? "" : sinew_last_error(), uniform);
