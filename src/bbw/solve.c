@@ -1007,18 +1007,27 @@ static sinew_result change_penalty(solve_state *s, double *rho, int exact, doubl
     return SINEW_OK;
 }
 
-/* Residual balancing of the penalty. The split's relative primal residual
- * |x - z|_W / |z|_W and dual residual |z - z_prev|_W / |u|_W (u = s - z,
- * the scaled multiplier) should fall together; when one leads by more than
- * REBALANCE_GAP, rho moves by the square root of their ratio (at most
- * REBALANCE_LIMIT at once). Sets *changed; the iteration's other state
+/* The split's relative primal residual |x - z|_W / |z|_W and dual residual
+ * |z - z_prev|_W / |u|_W (u = s - z, the scaled multiplier) of the last
+ * iteration. Returns 0 when either is not positive (nothing to compare). */
+static int relative_residuals(const solve_state *s, double *primal, double *dual)
+{
+    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->step_sq > 0.0)) return 0;
+    *primal = sqrt(s->split_sq / s->weight_sq);
+    *dual = sqrt(s->step_sq / s->dual_sq);
+    return *primal > 0.0 && *dual > 0.0;
+}
+
+/* Residual balancing of the penalty. The split's relative residuals
+ * (relative_residuals) should fall together; when the primal one leads by
+ * more than REBALANCE_GAP, rho moves by the square root of their ratio (at
+ * most REBALANCE_LIMIT at once). Sets *changed; the iteration's other state
  * carries on. */
 static sinew_result rebalance(solve_state *s, double *rho, int exact, int *changed)
 {
     *changed = 0;
-    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->step_sq > 0.0)) return SINEW_OK;
-    double primal = sqrt(s->split_sq / s->weight_sq), dual = sqrt(s->step_sq / s->dual_sq);
-    if (!(primal > 0.0) || !(dual > 0.0)) return SINEW_OK;
+    double primal, dual;
+    if (!relative_residuals(s, &primal, &dual)) return SINEW_OK;
     double factor = sqrt(primal / dual);
     if (factor < SN_BBW_REBALANCE_GAP) return SINEW_OK;
     sinew_result r = change_penalty(s, rho, exact, fmin(factor, SN_BBW_REBALANCE_LIMIT));
@@ -1029,19 +1038,21 @@ static sinew_result rebalance(solve_state *s, double *rho, int exact, int *chang
 /* The late penalty lowering's state: the span's running sum of the log
  * dual/primal residual ratio, and, while a lowering is on trial, its
  * factor, the bound it started from and the rate it has to beat. */
+typedef enum { LOWERING_NOT_TRIED, LOWERING_ON_TRIAL, LOWERING_DECIDED } lowering_state;
 typedef struct penalty_lowering {
     double ratio_log_sum;
     uint32_t ratio_count;
-    int state; /* 0 not tried, 1 on trial, 2 decided */
+    lowering_state state;
     double factor, start_bound, rate_before;
 } penalty_lowering;
 
-/* Adds this iteration's ratio of the relative dual residual |dz|_W/|u|_W to
- * the relative primal one |x - z|_W/|z|_W (those of rebalance). */
+/* Adds this iteration's ratio of the relative dual residual to the
+ * relative primal one (relative_residuals). */
 static void lowering_track(penalty_lowering *l, const solve_state *s)
 {
-    if (!(s->weight_sq > 0.0) || !(s->dual_sq > 0.0) || !(s->split_sq > 0.0) || !(s->step_sq > 0.0)) return;
-    double ratio = sqrt(s->step_sq / s->dual_sq) / sqrt(s->split_sq / s->weight_sq);
+    double primal, dual;
+    if (!relative_residuals(s, &primal, &dual)) return;
+    double ratio = dual / primal;
     if (!isfinite(ratio)) return;
     l->ratio_log_sum += log(ratio);
     ++l->ratio_count;
@@ -1067,16 +1078,16 @@ static sinew_result lowering_checkpoint(penalty_lowering *l, solve_state *s, dou
 {
     *changed = 0;
     sinew_result r = SINEW_OK;
-    if (l->state == 1) {
-        l->state = 2;
+    if (l->state == LOWERING_ON_TRIAL) {
+        l->state = LOWERING_DECIDED;
         if (!(bound / l->start_bound <= l->rate_before) && (r = change_penalty(s, rho, exact, l->factor)) == SINEW_OK)
             *changed = 1;
         return r;
     }
-    if (!may_lower || l->state || !isfinite(previous) || !isfinite(bound) || !(lead > SN_BBW_LOWER_GAP)) return SINEW_OK;
+    if (!may_lower || l->state != LOWERING_NOT_TRIED || !isfinite(previous) || !isfinite(bound) || !(lead > SN_BBW_LOWER_GAP)) return SINEW_OK;
     l->factor = fmin(sqrt(lead), SN_BBW_LOWER_LIMIT);
     if ((r = change_penalty(s, rho, exact, 1.0 / l->factor)) != SINEW_OK) return r;
-    l->state = 1;
+    l->state = LOWERING_ON_TRIAL;
     l->start_bound = bound;
     l->rate_before = bound / previous;
     *changed = 1;
@@ -1273,7 +1284,7 @@ sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_s
         if (it % SN_BBW_STALL_SPAN == 0) {
             int stalled = isfinite(stall_ref) && !(s.best_bound <= SN_BBW_STALL_FACTOR * stall_ref);
             int changed = 0;
-            int on_trial = lowering.state == 1;
+            int on_trial = lowering.state == LOWERING_ON_TRIAL;
             double lead = span_lead(&lowering);
             if ((r = lowering_checkpoint(&lowering, &s, &rho, exact, s.best_bound, stall_ref, lead,
                                          !stalled && !stall_changes, &changed)) != SINEW_OK)

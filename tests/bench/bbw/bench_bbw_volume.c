@@ -3,12 +3,12 @@
  * of the shared data with 6 point handles at its extremities (1% of the box
  * inside), and every mesh with a .tgf skeleton with that skeleton, created
  * and solved with default settings. Open surfaces are marked in the label
- * (flat ones cannot bind: the line gives create's message). One line per mesh: thread CPU
- * seconds of create + solve, against create alone; the label carries the
- * grid chosen, the domain's size, iterations, certified bound, the
- * handles' snapping distance (and what is left of it when the vertices move
- * onto the points), and what the uniform grid of earlier releases made of
- * the case.
+ * (flat ones cannot bind: the line gives create's message). One line per
+ * mesh: thread CPU seconds of create + solve, against create alone; the
+ * label carries the grid chosen, the domain's size, iterations, certified
+ * bound, the handles' snapping distance (and what is left of it when the
+ * vertices move onto the points), and what the uniform grid of earlier
+ * releases made of the case.
  * Usage: bench_bbw_volume [name-filter] [coarse_levels]
  */
 #include <math.h>
