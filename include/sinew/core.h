@@ -218,8 +218,8 @@ typedef struct sinew_saved_info {
 
 /* Reads the header of saved data and checks the whole buffer (size, section
  * table, checksum) without loading it. Returns SINEW_OK and *info,
- * INVALID_ARGUMENT (NULL), INVALID_DATA (not sinew data, truncated, corrupted:
- * the message says which), UNSUPPORTED (a format version newer than
+ * INVALID_ARGUMENT (NULL), INVALID_DATA (not sinew data, truncated, corrupted,
+ * a float that is not finite: the message says which), UNSUPPORTED (a format version newer than
  * SINEW_FORMAT_VERSION; info is still filled). Thread-safe. */
 SINEW_API sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info);
 

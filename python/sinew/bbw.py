@@ -88,14 +88,10 @@ class Bbw(HandleObject):
         split does not finish within 40 iterations restarts from them),
         "none", or up to that many levels from the start
         (info.coarse_levels_used says how many ran)."""
-        if isinstance(coarse_levels, str):
-            levels = COARSE_LEVELS.get(coarse_levels)
-            if levels is None:
-                raise ValueError(f"coarse_levels {coarse_levels!r}: 'auto', 'none' or a count >= 1")
-        else:
-            levels = int(coarse_levels)
-            if not 0 < levels < COARSE_LEVELS["none"]:
-                raise ValueError(f"coarse_levels {levels}: 'auto', 'none' or a count >= 1")
+        levels = COARSE_LEVELS.get(coarse_levels) if isinstance(coarse_levels, str) else int(coarse_levels)
+        if levels is None or (not isinstance(coarse_levels, str) and not 0 < levels < COARSE_LEVELS["none"]):
+            raise _sinew.InvalidArgumentError(f"coarse_levels: expected 'auto', 'none' or an int in "
+                                              f"[1, {COARSE_LEVELS['none'] - 1}], got {coarse_levels!r}")
         converged, message = _sinew.bbw_solve(self._handle, option(partition, PARTITION, "partition"),
                                               float(tolerance), int(max_iterations), shape_mask,
                                               float(shape_strength), float(penalty), progress, initial_weights,

@@ -212,6 +212,15 @@ static int convert_in(PyObject *obj, const char *name, Py_ssize_t rows, Py_ssize
             dtype_error(a, name, "a float32 array (or any real array, copied)");
             goto fail;
         }
+        if ((type != NPY_FLOAT32 || !usable_in_place(a, flags)) && (flags & SN_PY_RANGED) &&
+            !(flags & SN_PY_FINITE)) {
+            describe(a, flags, out);
+            out->data = NULL;
+            out->stride = out->cols * sizeof(float);
+            out->type_num = NPY_FLOAT32;
+            out->pending = 1;
+            return 0;
+        }
         if (type != NPY_FLOAT32 || !usable_in_place(a, flags)) {
             PyArrayObject *copy = (PyArrayObject *)PyArray_FromAny((PyObject *)a, PyArray_DescrFromType(NPY_FLOAT32),
                 0, 0, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, NULL);
@@ -441,6 +450,32 @@ int sn_py_matrices_out(PyObject *obj, const char *name, Py_ssize_t count, sn_py_
 PyObject *sn_py_matrices_result(const sn_py_array *matrices)
 {
     return transposed(matrices->array);
+}
+
+int sn_py_array_range(sn_py_array *a, size_t first, size_t count)
+{
+    if (!a->pending) return 0;
+    PyArrayObject *source = a->array;
+    PyArrayObject *copy = (PyArrayObject *)PyArray_EMPTY(PyArray_NDIM(source), PyArray_DIMS(source), NPY_FLOAT32, 0);
+    if (!copy) return -1;
+    int status = 0;
+    if (count > 0) {
+        PyObject *from = PySequence_GetSlice((PyObject *)source, (Py_ssize_t)first, (Py_ssize_t)(first + count));
+        PyObject *to = from ? PySequence_GetSlice((PyObject *)copy, (Py_ssize_t)first, (Py_ssize_t)(first + count))
+                            : NULL;
+        status = to ? PyArray_CopyInto((PyArrayObject *)to, (PyArrayObject *)from) : -1;
+        Py_XDECREF(from);
+        Py_XDECREF(to);
+    }
+    if (status < 0) {
+        Py_DECREF(copy);
+        return -1;
+    }
+    Py_DECREF(source);
+    a->array = copy;
+    a->data = PyArray_DATA(copy);
+    a->pending = 0;
+    return 0;
 }
 
 void sn_py_array_release(sn_py_array *a)

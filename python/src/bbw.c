@@ -97,8 +97,9 @@ static PyObject *py_bbw_create(PyObject *self, PyObject *args, PyObject *kwargs)
              *cages_obj = Py_None, *progress = Py_None;
     sinew_bbw_desc d;
     SINEW_INIT(&d);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO|IOOOOfO", kwlist, &kind, &vertices_obj, &elements_obj,
-                                     &d.grid_resolution, &points_obj, &joints_obj, &bones_obj, &cages_obj,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OO|O&OOOOfO", kwlist, SN_PY_ENUM("domain_kind", &kind),
+                                     &vertices_obj, &elements_obj, SN_PY_U32("grid_resolution", &d.grid_resolution),
+                                     &points_obj, &joints_obj, &bones_obj, &cages_obj,
                                      &d.handle_tolerance, &progress))
         return NULL;
     if (kind < DOMAIN_TRIANGLES || kind > DOMAIN_SURFACE)
@@ -198,9 +199,10 @@ static PyObject *py_bbw_solve(PyObject *self, PyObject *args, PyObject *kwargs)
     sinew_bbw_solve_desc d;
     SINEW_INIT(&d);
     int partition = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|idIOddOOI", kwlist, &handle, &partition, &d.tolerance,
-                                     &d.max_iterations, &mask_obj, &d.shape_strength, &d.penalty, &progress,
-                                     &initial_obj, &d.coarse_levels))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O&dO&OddOOO&", kwlist, &handle,
+                                     SN_PY_ENUM("partition", &partition), &d.tolerance,
+                                     SN_PY_U32("max_iterations", &d.max_iterations), &mask_obj, &d.shape_strength,
+                                     &d.penalty, &progress, &initial_obj, SN_PY_U32("coarse_levels", &d.coarse_levels)))
         return NULL;
     d.partition = (sinew_bbw_partition)partition;
     sinew_bbw *bbw = BBW_ENTER(handle, 1);
@@ -356,8 +358,10 @@ static PyObject *py_bbw_point_weights(PyObject *self, PyObject *args, PyObject *
     sn_py_array points = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT;
     sinew_bbw_info info;
     size_t first, count;
-    if (bbw_info(bbw, &info) == 0 && sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED, &points) == 0 &&
+    if (bbw_info(bbw, &info) == 0 &&
+        sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &points) == 0 &&
         sn_py_range(first_obj, count_obj, points.rows, &first, &count) == 0 &&
+        sn_py_array_range(&points, first, count) == 0 &&
         sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)points.rows, (Py_ssize_t)info.handle_count, 0,
                   out_obj == Py_None, &out) == 0 &&
         sn_py_check_overlap(&points, "points", &out, "out") == 0) {
@@ -383,8 +387,9 @@ static PyObject *py_bbw_top_k(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *kwlist[] = {"bbw", "points", "influence_count", "out_joints", "out_weights", "first", "count", NULL};
     PyObject *handle, *points_obj = Py_None, *joints_obj = Py_None, *weights_obj = Py_None, *first_obj = Py_None,
              *count_obj = Py_None;
-    unsigned int k = 4;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OIOOOO", kwlist, &handle, &points_obj, &k, &joints_obj,
+    uint32_t k = 4;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|OO&OOOO", kwlist, &handle, &points_obj,
+                                     SN_PY_U32("influence_count", &k), &joints_obj,
                                      &weights_obj, &first_obj, &count_obj))
         return NULL;
     sinew_bbw *bbw = BBW_ENTER(handle, 0);
@@ -394,12 +399,14 @@ static PyObject *py_bbw_top_k(PyObject *self, PyObject *args, PyObject *kwargs)
     sinew_bbw_info info;
     size_t first, count, rows = 0;
     int ok = bbw_info(bbw, &info) == 0 &&
-             sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_OPTIONAL, &points) == 0;
+             sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_OPTIONAL | SN_PY_RANGED,
+                             &points) == 0;
     if (ok) {
         rows = points.array ? points.rows : info.vertex_count;
         /* k is checked by the library (1..64); a shape needs at least one slot. */
         Py_ssize_t slots = k ? (Py_ssize_t)k : 1;
         ok = sn_py_range(first_obj, count_obj, rows, &first, &count) == 0 &&
+             sn_py_array_range(&points, first, count) == 0 &&
              sn_py_out(joints_obj, "out_joints", NPY_UINT32, (Py_ssize_t)rows, slots, 0, joints_obj == Py_None,
                        &joints) == 0 &&
              sn_py_out(weights_obj, "out_weights", NPY_FLOAT32, (Py_ssize_t)rows, slots, 0, weights_obj == Py_None,

@@ -37,13 +37,15 @@ static PyObject *py_bbw_pose_create(PyObject *self, PyObject *args, PyObject *kw
     static char *kwlist[] = {"domain_kind", "vertices", "elements", "weights", "influence_joints",
                              "influence_weights", "handle_count", "cluster_count", "transform", "progress", NULL};
     int kind, transform = 0;
-    unsigned int cluster_count = 0;
-    Py_ssize_t handle_count = 0;
+    uint32_t cluster_count = 0;
+    size_t handle_count = 0;
     PyObject *vertices_obj, *elements_obj, *weights_obj = Py_None, *ij_obj = Py_None, *iw_obj = Py_None,
              *progress = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO|OOOnIiO:bbw_pose_create", kwlist, &kind, &vertices_obj,
-                                     &elements_obj, &weights_obj, &ij_obj, &iw_obj, &handle_count, &cluster_count,
-                                     &transform, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OO|OOOO&O&O&O:bbw_pose_create", kwlist,
+                                     SN_PY_ENUM("domain_kind", &kind), &vertices_obj, &elements_obj, &weights_obj,
+                                     &ij_obj, &iw_obj, SN_PY_COUNT("handle_count", &handle_count),
+                                     SN_PY_U32("cluster_count", &cluster_count), SN_PY_ENUM("transform", &transform),
+                                     &progress))
         return NULL;
     if (kind != DOMAIN_TRIANGLES && kind != DOMAIN_TETS)
         return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "domain kind %d is not 0 (triangles) or 1 (tets)", kind);
@@ -71,12 +73,12 @@ static PyObject *py_bbw_pose_create(PyObject *self, PyObject *args, PyObject *kw
             sn_py_floats_in(iw_obj, "influence weights", (Py_ssize_t)vertices.rows, (Py_ssize_t)ij.cols, SN_PY_FINITE,
                             &iw) < 0)
             goto done;
-        if (handle_count <= 0) {
-            sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "handle_count: expected a count > 0 with influences, got %zd",
+        if (handle_count == 0) {
+            sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "handle_count: expected a count > 0 with influences, got %zu",
                             handle_count);
             goto done;
         }
-        d.handle_count = (size_t)handle_count;
+        d.handle_count = handle_count;
         d.influence_count = (uint32_t)ij.cols;
         d.influence_handles = ij.data;
         d.influence_weights = iw.data;
@@ -111,10 +113,11 @@ static PyObject *py_bbw_pose_create_from_bbw(PyObject *self, PyObject *args, PyO
     (void)self;
     static char *kwlist[] = {"bbw", "cluster_count", "transform", "progress", NULL};
     PyObject *handle, *progress = Py_None;
-    unsigned int cluster_count = 0;
+    uint32_t cluster_count = 0;
     int transform = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IiO:bbw_pose_create_from_bbw", kwlist, &handle, &cluster_count,
-                                     &transform, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O&O&O:bbw_pose_create_from_bbw", kwlist, &handle,
+                                     SN_PY_U32("cluster_count", &cluster_count), SN_PY_ENUM("transform", &transform),
+                                     &progress))
         return NULL;
     const sinew_bbw *bbw = sn_py_handle_enter(handle, SINEW_KIND_BBW, "bbw", 0);
     if (!bbw) return NULL;
@@ -209,11 +212,11 @@ static PyObject *py_bbw_pose_solve(PyObject *self, PyObject *args, PyObject *kwa
                              "cold_start", "report", "out", NULL};
     PyObject *handle, *scratch_obj, *start_obj = Py_None, *fixed_obj = Py_None, *handles_obj = Py_None,
              *rest_obj = Py_None, *targets_obj = Py_None, *out_obj = Py_None;
-    unsigned int iterations = 0;
+    uint32_t iterations = 0;
     int cold_start = 0, want_report = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOOOIppO:bbw_pose_solve", kwlist, &handle, &scratch_obj,
-                                     &start_obj, &fixed_obj, &handles_obj, &rest_obj, &targets_obj, &iterations,
-                                     &cold_start, &want_report, &out_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOOOO&ppO:bbw_pose_solve", kwlist, &handle, &scratch_obj,
+                                     &start_obj, &fixed_obj, &handles_obj, &rest_obj, &targets_obj,
+                                     SN_PY_U32("iterations", &iterations), &cold_start, &want_report, &out_obj))
         return NULL;
     const sinew_bbw_pose *pose = POSE_ENTER(handle);
     if (!pose) return NULL;

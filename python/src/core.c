@@ -14,16 +14,69 @@ int sn_py_dict_steal(PyObject *dict, const char *key, PyObject *value)
     return status;
 }
 
-int sn_py_size(PyObject *obj, const char *name, size_t *out)
+/* The value of an integer argument in [0, max]; InvalidArgumentError naming
+ * `name` for anything but an int, `range_error` for an int out of range. */
+static int int_in(PyObject *obj, const char *name, unsigned long long max, sinew_result range_error,
+                  unsigned long long *out)
 {
-    size_t value = PyLong_AsSize_t(obj);
-    if (value == (size_t)-1 && PyErr_Occurred()) {
+    PyObject *index = PyNumber_Index(obj);
+    if (!index) {
         PyErr_Clear();
-        sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "%s: expected an int >= 0, got %R", name, obj);
+        sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "%s: expected an int, got %R", name, obj);
         return -1;
     }
-    *out = value;
+    int overflow = 0;
+    long long value = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (overflow != 0 || value < 0 || (unsigned long long)value > max) {
+        sn_py_raise_msg(range_error, "%s: expected an int in [0, %llu], got %R", name, max, obj);
+        return -1;
+    }
+    *out = (unsigned long long)value;
     return 0;
+}
+
+int sn_py_size(PyObject *obj, const char *name, size_t *out)
+{
+    unsigned long long value;
+    if (int_in(obj, name, (unsigned long long)PY_SSIZE_T_MAX, SINEW_ERROR_INVALID_ARGUMENT, &value) < 0) return -1;
+    *out = (size_t)value;
+    return 0;
+}
+
+/* The O& converters return 1 on success and 0 with the exception set. */
+int sn_py_u32_converter(PyObject *obj, void *arg)
+{
+    const sn_py_int_arg *a = arg;
+    unsigned long long value;
+    if (int_in(obj, a->name, UINT32_MAX, SINEW_ERROR_INVALID_ARGUMENT, &value) < 0) return 0;
+    *(uint32_t *)a->value = (uint32_t)value;
+    return 1;
+}
+
+int sn_py_enum_converter(PyObject *obj, void *arg)
+{
+    const sn_py_int_arg *a = arg;
+    unsigned long long value;
+    if (int_in(obj, a->name, INT_MAX, SINEW_ERROR_INVALID_ARGUMENT, &value) < 0) return 0;
+    *(int *)a->value = (int)value;
+    return 1;
+}
+
+int sn_py_count_converter(PyObject *obj, void *arg)
+{
+    const sn_py_int_arg *a = arg;
+    return sn_py_size(obj, a->name, (size_t *)a->value) < 0 ? 0 : 1;
+}
+
+int sn_py_index_converter(PyObject *obj, void *arg)
+{
+    const sn_py_int_arg *a = arg;
+    unsigned long long value;
+    if (int_in(obj, a->name, (unsigned long long)PY_SSIZE_T_MAX, SINEW_ERROR_INDEX_OUT_OF_RANGE, &value) < 0) return 0;
+    *(size_t *)a->value = (size_t)value;
+    return 1;
 }
 
 int sn_py_range(PyObject *first_obj, PyObject *count_obj, size_t total, size_t *first, size_t *count)
@@ -65,16 +118,16 @@ static PyObject *py_version_number(PyObject *self, PyObject *unused)
 static PyObject *py_result_string(PyObject *self, PyObject *arg)
 {
     (void)self;
-    long code = PyLong_AsLong(arg);
-    if (code == -1 && PyErr_Occurred()) return NULL;
+    int code;
+    if (!sn_py_enum_converter(arg, &(sn_py_int_arg){"code", &code})) return NULL;
     return PyUnicode_FromString(sinew_result_string((sinew_result)code));
 }
 
 static PyObject *py_kind_string(PyObject *self, PyObject *arg)
 {
     (void)self;
-    long kind = PyLong_AsLong(arg);
-    if (kind == -1 && PyErr_Occurred()) return NULL;
+    int kind;
+    if (!sn_py_enum_converter(arg, &(sn_py_int_arg){"kind", &kind})) return NULL;
     return PyUnicode_FromString(sinew_kind_string((sinew_kind)kind));
 }
 
@@ -184,10 +237,11 @@ static PyObject *py_load(PyObject *self, PyObject *args, PyObject *kwargs)
     (void)self;
     static char *keywords[] = {"data", "kind", "progress", NULL};
     PyObject *data, *progress = NULL;
-    long kind = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|l$O:load", keywords, &data, &kind, &progress)) return NULL;
+    int kind = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O&$O:load", keywords, &data, SN_PY_ENUM("kind", &kind), &progress))
+        return NULL;
     if (kind != 0 && !known_kind(kind))
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "kind: unknown kind %ld", kind);
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "kind: unknown kind %d", kind);
     Py_buffer view;
     if (bytes_in(data, "data", &view) < 0) return NULL;
     if (kind == 0) {
@@ -201,7 +255,7 @@ static PyObject *py_load(PyObject *self, PyObject *args, PyObject *kwargs)
             PyBuffer_Release(&view);
             return sn_py_raise(r);
         }
-        kind = (long)info.kind;
+        kind = (int)info.kind;
     }
     sn_py_call call;
     if (sn_py_call_begin(&call, progress) < 0) {

@@ -57,10 +57,12 @@ static PyObject *py_lattice_create(PyObject *self, PyObject *args, PyObject *kwa
     SINEW_INIT(&d);
     PyObject *axes_obj = Py_None;
     int outside = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "(III)(III)(fff)O(fff)i", kwlist, &d.count[0], &d.count[1],
-                                     &d.count[2], &d.order[0], &d.order[1], &d.order[2], &d.origin[0],
-                                     &d.origin[1], &d.origin[2], &axes_obj, &d.extents[0], &d.extents[1],
-                                     &d.extents[2], &outside))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "(O&O&O&)(O&O&O&)(fff)O(fff)O&", kwlist,
+                                     SN_PY_U32("count[0]", &d.count[0]), SN_PY_U32("count[1]", &d.count[1]),
+                                     SN_PY_U32("count[2]", &d.count[2]), SN_PY_U32("order[0]", &d.order[0]),
+                                     SN_PY_U32("order[1]", &d.order[1]), SN_PY_U32("order[2]", &d.order[2]),
+                                     &d.origin[0], &d.origin[1], &d.origin[2], &axes_obj, &d.extents[0],
+                                     &d.extents[1], &d.extents[2], SN_PY_ENUM("outside", &outside)))
         return NULL;
     d.outside = (sinew_lattice_outside)outside;
     if (axes_obj != Py_None) {
@@ -163,8 +165,9 @@ static PyObject *set_points_with(PyObject *args, PyObject *kwargs, point_setter 
     PyObject *result = NULL;
     sn_py_array values = SN_PY_ARRAY_INIT;
     size_t first, count;
-    if (sn_py_floats_in(values_obj, name, SN_PY_ANY, 3, SN_PY_STRIDED, &values) == 0 &&
-        sn_py_range(first_obj, count_obj, values.rows, &first, &count) == 0) {
+    if (sn_py_floats_in(values_obj, name, SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &values) == 0 &&
+        sn_py_range(first_obj, count_obj, values.rows, &first, &count) == 0 &&
+        sn_py_array_range(&values, first, count) == 0) {
         sinew_points view = sn_py_points(&values);
         sinew_result r = set(lattice, &view, first, count);
         if (r == SINEW_OK) result = Py_NewRef(Py_None);
@@ -226,8 +229,9 @@ static PyObject *py_lattice_parameters(PyObject *self, PyObject *args, PyObject 
     PyObject *result = NULL;
     sn_py_array world = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT;
     size_t first, count;
-    if (sn_py_floats_in(world_obj, "world", SN_PY_ANY, 3, SN_PY_STRIDED, &world) == 0 &&
+    if (sn_py_floats_in(world_obj, "world", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &world) == 0 &&
         sn_py_range(first_obj, count_obj, world.rows, &first, &count) == 0 &&
+        sn_py_array_range(&world, first, count) == 0 &&
         sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)world.rows, 3, SN_PY_STRIDED, 0, &out) == 0 &&
         sn_py_check_overlap(&world, "world", &out, "out") == 0) {
         sinew_points view = sn_py_points(&world);
@@ -264,8 +268,9 @@ static PyObject *py_lattice_evaluate(PyObject *self, PyObject *args, PyObject *k
     PyObject *result = NULL;
     sn_py_array params = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT, jac = SN_PY_ARRAY_INIT;
     size_t first, count;
-    if (sn_py_floats_in(params_obj, "params", SN_PY_ANY, 3, SN_PY_STRIDED, &params) == 0 &&
+    if (sn_py_floats_in(params_obj, "params", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &params) == 0 &&
         sn_py_range(first_obj, count_obj, params.rows, &first, &count) == 0 &&
+        sn_py_array_range(&params, first, count) == 0 &&
         (!want_positions ||
          sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)params.rows, 3, SN_PY_STRIDED, 0, &out) == 0) &&
         (!want_jacobians ||
@@ -306,10 +311,11 @@ static PyObject *py_lattice_deform(PyObject *self, PyObject *args, PyObject *kwa
     sn_py_array points = SN_PY_ARRAY_INIT, normals = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT,
                 out_normals = SN_PY_ARRAY_INIT;
     size_t first, count;
-    int ok = sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED, &points) == 0 &&
-             sn_py_floats_in(normals_obj, "normals", (Py_ssize_t)points.rows, 3, SN_PY_STRIDED | SN_PY_OPTIONAL,
-                             &normals) == 0 &&
+    int ok = sn_py_floats_in(points_obj, "points", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &points) == 0 &&
+             sn_py_floats_in(normals_obj, "normals", (Py_ssize_t)points.rows, 3,
+                             SN_PY_STRIDED | SN_PY_OPTIONAL | SN_PY_RANGED, &normals) == 0 &&
              sn_py_range(first_obj, count_obj, points.rows, &first, &count) == 0 &&
+             sn_py_array_range(&points, first, count) == 0 && sn_py_array_range(&normals, first, count) == 0 &&
              sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)points.rows, 3, SN_PY_STRIDED, 0, &out) == 0;
     if (ok && normals.array)
         ok = sn_py_out(out_normals_obj, "out_normals", NPY_FLOAT32, (Py_ssize_t)points.rows, 3, SN_PY_STRIDED, 0,
@@ -366,7 +372,8 @@ static PyObject *py_lattice_binding_create(PyObject *self, PyObject *args, PyObj
     static char *kwlist[] = {"lattice", "points", "normals", "space", NULL};
     PyObject *handle, *points_obj, *normals_obj = Py_None;
     int space = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Oi", kwlist, &handle, &points_obj, &normals_obj, &space))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OO&", kwlist, &handle, &points_obj, &normals_obj,
+                                     SN_PY_ENUM("space", &space)))
         return NULL;
     sinew_lattice *lattice = lattice_enter(handle, 0);
     if (!lattice) return NULL;
@@ -457,9 +464,10 @@ static PyObject *py_lattice_check_folds(PyObject *self, PyObject *args, PyObject
     (void)self;
     static char *kwlist[] = {"lattice", "samples_per_axis", "cell_flags", "progress", NULL};
     PyObject *handle, *progress = Py_None;
-    unsigned int samples = 0;
+    uint32_t samples = 0;
     int want_flags = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IpO", kwlist, &handle, &samples, &want_flags, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|O&pO", kwlist, &handle,
+                                     SN_PY_U32("samples_per_axis", &samples), &want_flags, &progress))
         return NULL;
     sinew_lattice *lattice = lattice_enter(handle, 0);
     if (!lattice) return NULL;
@@ -501,15 +509,12 @@ static PyObject *py_lattice_refine(PyObject *self, PyObject *args, PyObject *kwa
     sinew_lattice_refine_desc d;
     SINEW_INIT(&d);
     int test = 0, split = 0;
-    Py_ssize_t max_triangles = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOd|iinO", kwlist, &handle, &vertices_obj, &triangles_obj,
-                                     &d.tolerance, &test, &split, &max_triangles, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOd|O&O&O&O", kwlist, &handle, &vertices_obj, &triangles_obj,
+                                     &d.tolerance, SN_PY_ENUM("test", &test), SN_PY_ENUM("split", &split),
+                                     SN_PY_COUNT("max_triangles", &d.max_triangles), &progress))
         return NULL;
-    if (max_triangles < 0)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "max_triangles is %zd; it must be >= 0", max_triangles);
     d.test = (sinew_lattice_error_test)test;
     d.split = (sinew_lattice_split)split;
-    d.max_triangles = (size_t)max_triangles;
     sinew_lattice *lattice = lattice_enter(handle, 0);
     if (!lattice) return NULL;
     PyObject *result = NULL;

@@ -44,10 +44,13 @@ static PyObject *py_placement_create(PyObject *self, PyObject *args, PyObject *k
              *progress = Py_None;
     int path_kind = 0, volume = 0, miss = 0, outside = 0;
     if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "OOOff|(fff)iIOO(III)(III)IiifiO", kwlist, &path_obj, &vertices_obj, &triangles_obj,
-            &d.width, &d.height, &d.view[0], &d.view[1], &d.view[2], &path_kind, &d.path_order, &width_obj,
-            &height_obj, &d.count[0], &d.count[1], &d.count[2], &d.order[0], &d.order[1], &d.order[2],
-            &d.oversample, &volume, &miss, &d.miss_depth, &outside, &progress))
+            args, kwargs, "OOOff|(fff)O&O&OO(O&O&O&)(O&O&O&)O&O&O&fO&O", kwlist, &path_obj, &vertices_obj,
+            &triangles_obj, &d.width, &d.height, &d.view[0], &d.view[1], &d.view[2],
+            SN_PY_ENUM("path_kind", &path_kind), SN_PY_U32("path_order", &d.path_order), &width_obj, &height_obj,
+            SN_PY_U32("count[0]", &d.count[0]), SN_PY_U32("count[1]", &d.count[1]), SN_PY_U32("count[2]", &d.count[2]),
+            SN_PY_U32("order[0]", &d.order[0]), SN_PY_U32("order[1]", &d.order[1]), SN_PY_U32("order[2]", &d.order[2]),
+            SN_PY_U32("oversample", &d.oversample), SN_PY_ENUM("volume", &volume), SN_PY_ENUM("miss", &miss),
+            &d.miss_depth, SN_PY_ENUM("outside", &outside), &progress))
         return NULL;
     d.path_kind = (sinew_placement_path_kind)path_kind;
     d.volume = (sinew_placement_volume)volume;
@@ -170,8 +173,9 @@ static PyObject *py_placement_relax(PyObject *self, PyObject *args, PyObject *kw
     sinew_placement_relax_desc d;
     SINEW_INIT(&d);
     PyObject *handle, *progress = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ffffIIO", kwlist, &handle, &d.stiffness, &d.mass, &d.damping,
-                                     &d.angle_degrees, &d.neighbourhood, &d.max_steps, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ffffO&O&O", kwlist, &handle, &d.stiffness, &d.mass, &d.damping,
+                                     &d.angle_degrees, SN_PY_U32("neighbourhood", &d.neighbourhood),
+                                     SN_PY_U32("max_steps", &d.max_steps), &progress))
         return NULL;
     sinew_placement *placement = PLACEMENT_ENTER(handle, 1);
     if (!placement) return NULL;
@@ -200,9 +204,9 @@ static PyObject *py_placement_push(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    unsigned int i, j;
+    uint32_t i, j;
     float amount;
-    if (!PyArg_ParseTuple(args, "OIIf", &handle, &i, &j, &amount)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO&O&f", &handle, SN_PY_U32("i", &i), SN_PY_U32("j", &j), &amount)) return NULL;
     sinew_placement *placement = PLACEMENT_ENTER(handle, 1);
     if (!placement) return NULL;
     sinew_result r = sinew_placement_push(placement, i, j, amount);
@@ -219,8 +223,8 @@ static PyObject *py_placement_press(PyObject *self, PyObject *args)
     sinew_placement_press_desc d;
     SINEW_INIT(&d);
     int falloff = 0;
-    if (!PyArg_ParseTuple(args, "O(fff)ffi", &handle, &d.center[0], &d.center[1], &d.center[2], &d.radius, &d.depth,
-                          &falloff))
+    if (!PyArg_ParseTuple(args, "O(fff)ffO&", &handle, &d.center[0], &d.center[1], &d.center[2], &d.radius, &d.depth,
+                          SN_PY_ENUM("falloff", &falloff)))
         return NULL;
     d.falloff = (sinew_placement_falloff)falloff;
     sinew_placement *placement = PLACEMENT_ENTER(handle, 1);
@@ -268,8 +272,9 @@ static PyObject *py_placement_deform(PyObject *self, PyObject *args, PyObject *k
     PyObject *result = NULL;
     sn_py_array model = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT;
     size_t first, count;
-    if (sn_py_floats_in(model_obj, "model", SN_PY_ANY, 3, SN_PY_STRIDED, &model) == 0 &&
+    if (sn_py_floats_in(model_obj, "model", SN_PY_ANY, 3, SN_PY_STRIDED | SN_PY_RANGED, &model) == 0 &&
         sn_py_range(first_obj, count_obj, model.rows, &first, &count) == 0 &&
+        sn_py_array_range(&model, first, count) == 0 &&
         sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)model.rows, 3, SN_PY_STRIDED, 0, &out) == 0 &&
         sn_py_check_overlap(&model, "model", &out, "out") == 0) {
         sinew_points view = sn_py_points(&model);

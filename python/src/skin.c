@@ -37,24 +37,26 @@ static PyObject *py_skin_create(PyObject *self, PyObject *args, PyObject *kwargs
                                "unweighted", "unweighted_joint", "storage", "blend", "dq_blend", "normals", "kernel",
                                "progress", NULL};
     PyObject *joints_obj, *weights_obj, *inverse_bind_obj = Py_None, *dq_blend_obj = Py_None, *progress = Py_None;
-    Py_ssize_t joint_count;
+    size_t joint_count;
     int renormalize = 0, unweighted = 0, storage = 0, blend = 0, normals = 0, kernel = 0;
     float weight_tolerance = 0.0f;
-    unsigned int unweighted_joint = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn|$OpfiIiiOiiO:skin_create", keywords, &joints_obj,
-                                     &weights_obj, &joint_count, &inverse_bind_obj, &renormalize, &weight_tolerance,
-                                     &unweighted, &unweighted_joint, &storage, &blend, &dq_blend_obj, &normals,
-                                     &kernel, &progress))
+    uint32_t unweighted_joint = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO&|$OpfO&O&O&O&OO&O&O:skin_create", keywords, &joints_obj,
+                                     &weights_obj, SN_PY_COUNT("joint_count", &joint_count), &inverse_bind_obj,
+                                     &renormalize, &weight_tolerance, SN_PY_ENUM("unweighted", &unweighted),
+                                     SN_PY_U32("unweighted_joint", &unweighted_joint), SN_PY_ENUM("storage", &storage),
+                                     SN_PY_ENUM("blend", &blend), &dq_blend_obj, SN_PY_ENUM("normals", &normals),
+                                     SN_PY_ENUM("kernel", &kernel), &progress))
         return NULL;
-    if (joint_count <= 0)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "joint_count: expected a count > 0, got %zd", joint_count);
+    if (joint_count == 0)
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "joint_count: expected a count > 0, got 0");
     sn_py_array joints = SN_PY_ARRAY_INIT, weights = SN_PY_ARRAY_INIT, inverse_bind = SN_PY_ARRAY_INIT,
                 dq_blend = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
     sinew_skin_weight_type weight_type;
     if (sn_py_indices_in(joints_obj, "joints", SN_PY_ANY, SN_PY_ANY, SN_PY_STRIDED, &joints) < 0 ||
         weights_in(weights_obj, joints.rows, joints.cols, &weights, &weight_type) < 0 ||
-        sn_py_matrices_in(inverse_bind_obj, "inverse_bind", joint_count, SN_PY_OPTIONAL | SN_PY_FINITE,
+        sn_py_matrices_in(inverse_bind_obj, "inverse_bind", (Py_ssize_t)joint_count, SN_PY_OPTIONAL | SN_PY_FINITE,
                           &inverse_bind) < 0 ||
         sn_py_floats_in(dq_blend_obj, "dq_blend", (Py_ssize_t)joints.rows, 1, SN_PY_OPTIONAL | SN_PY_FLAT | SN_PY_FINITE,
                         &dq_blend) < 0)
@@ -62,7 +64,7 @@ static PyObject *py_skin_create(PyObject *self, PyObject *args, PyObject *kwargs
     sinew_skin_desc desc;
     SINEW_INIT(&desc);
     desc.vertex_count = joints.rows;
-    desc.joint_count = (size_t)joint_count;
+    desc.joint_count = joint_count;
     desc.influence_count = joints.cols;
     desc.joints = joints.data;
     desc.joint_type = joints.index_type;
@@ -201,11 +203,16 @@ typedef struct stream {
     sn_py_array in, out;
 } stream;
 
-static int stream_open(stream *s, PyObject *in_obj, PyObject *out_obj, size_t vertex_count, int whole)
+/* The input stream (only the rows [first, first + count) copied when it
+ * cannot be read in place) and its output. */
+static int stream_open(stream *s, PyObject *in_obj, PyObject *out_obj, size_t vertex_count, size_t first,
+                       size_t count)
 {
-    if (sn_py_floats_in(in_obj, s->in_name, (Py_ssize_t)vertex_count, s->width, SN_PY_OPTIONAL | SN_PY_STRIDED,
-                        &s->in) < 0)
+    if (sn_py_floats_in(in_obj, s->in_name, (Py_ssize_t)vertex_count, s->width,
+                        SN_PY_OPTIONAL | SN_PY_STRIDED | SN_PY_RANGED, &s->in) < 0 ||
+        sn_py_array_range(&s->in, first, count) < 0)
         return -1;
+    int whole = first == 0 && count == vertex_count;
     if (!s->in.data) {
         if (out_obj != Py_None) {
             sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "%s is given without %s", s->out_name, s->in_name);
@@ -242,10 +249,9 @@ static PyObject *py_skin_deform(PyObject *self, PyObject *args, PyObject *kwargs
     sinew_skin_get_info(skin, &info);
     size_t first, count;
     if (sn_py_range(first_obj, count_obj, info.vertex_count, &first, &count) < 0) goto done;
-    int whole = first == 0 && count == info.vertex_count;
     if (sn_py_floats_in(palette_obj, "palette", SN_PY_ANY, 1, SN_PY_FLAT, &palette) < 0) goto done;
     for (int i = 0; i < 3; ++i)
-        if (stream_open(&s[i], in_obj[i], out_obj[i], info.vertex_count, whole) < 0) goto done;
+        if (stream_open(&s[i], in_obj[i], out_obj[i], info.vertex_count, first, count) < 0) goto done;
     if (!s[0].in.data && !s[1].in.data && !s[2].in.data) {
         sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "positions, normals, tangents: give at least one stream");
         goto done;
@@ -320,19 +326,14 @@ static PyObject *py_skin_vertex_influences(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    Py_ssize_t vertex;
-    if (!PyArg_ParseTuple(args, "On:skin_vertex_influences", &handle, &vertex)) return NULL;
+    size_t vertex;
+    if (!PyArg_ParseTuple(args, "OO&:skin_vertex_influences", &handle, SN_PY_INDEX("vertex", &vertex))) return NULL;
     const sinew_skin *skin = sn_py_handle_enter(handle, SKIN, "skin", 0);
     if (!skin) return NULL;
     PyObject *result = NULL;
     PyArrayObject *joints = NULL, *weights = NULL;
     size_t count = 0;
-    sinew_result r = vertex < 0 ? SINEW_ERROR_INDEX_OUT_OF_RANGE
-                                : sinew_skin_vertex_influences(skin, (size_t)vertex, NULL, NULL, 0, &count);
-    if (vertex < 0) {
-        sn_py_raise_msg(r, "vertex %zd is negative", vertex);
-        goto done;
-    }
+    sinew_result r = sinew_skin_vertex_influences(skin, vertex, NULL, NULL, 0, &count);
     if (r != SINEW_OK) {
         sn_py_raise(r);
         goto done;
@@ -341,7 +342,7 @@ static PyObject *py_skin_vertex_influences(PyObject *self, PyObject *args)
     joints = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
     weights = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_FLOAT32, 0);
     if (!joints || !weights) goto done;
-    r = sinew_skin_vertex_influences(skin, (size_t)vertex, PyArray_DATA(joints), PyArray_DATA(weights), count, &count);
+    r = sinew_skin_vertex_influences(skin, vertex, PyArray_DATA(joints), PyArray_DATA(weights), count, &count);
     if (r != SINEW_OK) {
         sn_py_raise(r);
         goto done;
@@ -395,8 +396,9 @@ static PyObject *py_skin_time_deform(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle, *palette_obj, *positions_obj, *out_obj;
-    Py_ssize_t repeats;
-    if (!PyArg_ParseTuple(args, "OOOOn:_skin_time_deform", &handle, &palette_obj, &positions_obj, &out_obj, &repeats))
+    size_t repeats;
+    if (!PyArg_ParseTuple(args, "OOOOO&:_skin_time_deform", &handle, &palette_obj, &positions_obj, &out_obj,
+                          SN_PY_COUNT("repeats", &repeats)))
         return NULL;
     const sinew_skin *skin = sn_py_handle_enter(handle, SKIN, "skin", 0);
     if (!skin) return NULL;
@@ -414,7 +416,7 @@ static PyObject *py_skin_time_deform(PyObject *self, PyObject *args)
     sinew_result r = SINEW_OK;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (Py_ssize_t i = 0; i < repeats && r == SINEW_OK; ++i)
+    for (size_t i = 0; i < repeats && r == SINEW_OK; ++i)
         r = sinew_skin_deform(skin, palette.data, palette.rows, &in, &o, 0, info.vertex_count);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r != SINEW_OK) {

@@ -17,12 +17,13 @@ static PyObject *py_point_to_line_weights(PyObject *self, PyObject *args, PyObje
     static char *keywords[] = {"positions", "heads", "tails", "joints", "parents", "influence_count", "blend",
                                "max_distance", "unbound", "progress", NULL};
     PyObject *positions_obj, *heads_obj, *tails_obj, *joints_obj, *parents_obj, *progress = Py_None;
-    unsigned int influence_count = 0;
+    uint32_t influence_count = 0;
     float blend = 0.0f, max_distance = 0.0f;
     int unbound = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$IffiO:skin_point_to_line_weights", keywords,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$O&ffO&O:skin_point_to_line_weights", keywords,
                                      &positions_obj, &heads_obj, &tails_obj, &joints_obj, &parents_obj,
-                                     &influence_count, &blend, &max_distance, &unbound, &progress))
+                                     SN_PY_U32("influence_count", &influence_count), &blend, &max_distance,
+                                     SN_PY_ENUM("unbound", &unbound), &progress))
         return NULL;
     sn_py_binder b;
     sn_py_array bone_joints = SN_PY_ARRAY_INIT, parents = SN_PY_ARRAY_INIT;
@@ -127,15 +128,14 @@ static PyObject *py_example_weights(PyObject *self, PyObject *args, PyObject *kw
     static char *keywords[] = {"positions", "examples", "matrices", "joint_count", "influence_count", "candidates",
                                "max_subsets", "progress", NULL};
     PyObject *positions_obj, *examples_obj, *matrices_obj, *candidates_obj = Py_None, *progress = Py_None;
-    Py_ssize_t joint_count;
-    unsigned int influence_count = 0, max_subsets = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOn|$IOIO:skin_example_weights", keywords, &positions_obj,
-                                     &examples_obj, &matrices_obj, &joint_count, &influence_count, &candidates_obj,
-                                     &max_subsets, &progress))
+    size_t joint_count;
+    uint32_t influence_count = 0, max_subsets = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO&|$O&OO&O:skin_example_weights", keywords, &positions_obj,
+                                     &examples_obj, &matrices_obj, SN_PY_COUNT("joint_count", &joint_count),
+                                     SN_PY_U32("influence_count", &influence_count), &candidates_obj,
+                                     SN_PY_U32("max_subsets", &max_subsets), &progress))
         return NULL;
-    if (joint_count <= 0)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "joint_count: expected a count > 0, got %zd",
-                               joint_count);
+    if (joint_count == 0) return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "joint_count: expected a count > 0, got 0");
     sn_py_array positions = SN_PY_ARRAY_INIT, matrices = SN_PY_ARRAY_INIT, candidates = SN_PY_ARRAY_INIT,
                 joints = SN_PY_ARRAY_INIT, weights = SN_PY_ARRAY_INIT, residuals = SN_PY_ARRAY_INIT;
     sn_py_array *example_arrays = NULL;
@@ -144,7 +144,7 @@ static PyObject *py_example_weights(PyObject *self, PyObject *args, PyObject *kw
     PyObject *result = NULL;
     if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &positions) < 0 ||
         examples_in(examples_obj, positions.rows, &example_arrays, &examples, &example_count) < 0 ||
-        sn_py_matrices_in(matrices_obj, "matrices", (Py_ssize_t)(example_count * (size_t)joint_count), 0,
+        sn_py_matrices_in(matrices_obj, "matrices", (Py_ssize_t)(example_count * joint_count), 0,
                           &matrices) < 0 ||
         sn_py_uint32_in(candidates_obj, "candidates", (Py_ssize_t)positions.rows, SN_PY_ANY, SN_PY_OPTIONAL,
                         &candidates) < 0)
@@ -167,7 +167,7 @@ static PyObject *py_example_weights(PyObject *self, PyObject *args, PyObject *kw
     if (sn_py_call_begin(&call, progress) < 0) goto done;
     sn_py_release_gil(&call);
     sinew_result r = sinew_skin_example_weights(call.ctx, &points, examples, example_count, matrices.data,
-                                                (size_t)joint_count, &desc, joints.data, weights.data,
+                                                joint_count, &desc, joints.data, weights.data,
                                                 residuals.data, &report);
     sn_py_acquire_gil(&call);
     PyObject *message = PyUnicode_FromString(r == SINEW_OK ? "" : sinew_last_error());

@@ -16,11 +16,11 @@ static PyObject *py_bone_links(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *keywords[] = {"parents", "inverse_bind", "joint", "joints", "weights", "link_count",
                                "max_link_angle", "range_of_motion", NULL};
     PyObject *parents_obj, *ib_obj, *joints_obj, *weights_obj;
-    unsigned int joint, link_count = 0;
+    uint32_t joint, link_count = 0;
     float max_link_angle = 0.0f, range_of_motion = 0.0f;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOIOO|$Iff:skin_bone_links", keywords, &parents_obj, &ib_obj,
-                                     &joint, &joints_obj, &weights_obj, &link_count, &max_link_angle,
-                                     &range_of_motion))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO&OO|$O&ff:skin_bone_links", keywords, &parents_obj, &ib_obj,
+                                     SN_PY_U32("joint", &joint), &joints_obj, &weights_obj,
+                                     SN_PY_U32("link_count", &link_count), &max_link_angle, &range_of_motion))
         return NULL;
     sn_py_array parents = SN_PY_ARRAY_INIT, ib = SN_PY_ARRAY_INIT, in_joints = SN_PY_ARRAY_INIT,
                 in_weights = SN_PY_ARRAY_INIT, out_parents = SN_PY_ARRAY_INIT, out_ib = SN_PY_ARRAY_INIT,
@@ -89,19 +89,19 @@ static PyObject *py_link_rotations(PyObject *self, PyObject *args, PyObject *kwa
     (void)self;
     static char *keywords[] = {"rotation", "bone_axis", "link_count", "out", NULL};
     PyObject *rotation_obj, *axis_obj, *out_obj = Py_None;
-    Py_ssize_t link_count;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn|O:skin_link_rotations", keywords, &rotation_obj, &axis_obj,
-                                     &link_count, &out_obj))
+    size_t link_count;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO&|O:skin_link_rotations", keywords, &rotation_obj, &axis_obj,
+                                     SN_PY_COUNT("link_count", &link_count), &out_obj))
         return NULL;
-    if (link_count <= 0 || link_count > (Py_ssize_t)SINEW_SKIN_MAX_LINKS)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "link_count: expected 1 to %u links, got %zd",
+    if (link_count == 0 || link_count > SINEW_SKIN_MAX_LINKS)
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "link_count: expected 1 to %u links, got %zu",
                                SINEW_SKIN_MAX_LINKS, link_count);
     sn_py_array rotation = SN_PY_ARRAY_INIT, axis = SN_PY_ARRAY_INIT, out = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
     if (sn_py_floats_in(rotation_obj, "rotation", 4, 1, SN_PY_FLAT, &rotation) == 0 &&
         sn_py_floats_in(axis_obj, "bone_axis", 3, 1, SN_PY_FLAT, &axis) == 0 &&
-        sn_py_out(out_obj, "out", NPY_FLOAT32, link_count, 4, 0, 0, &out) == 0) {
-        sinew_result r = sinew_skin_link_rotations(rotation.data, axis.data, (size_t)link_count, out.data);
+        sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)link_count, 4, 0, 0, &out) == 0) {
+        sinew_result r = sinew_skin_link_rotations(rotation.data, axis.data, link_count, out.data);
         result = r == SINEW_OK ? sn_py_array_result(&out) : sn_py_raise(r);
     }
     sn_py_array_release(&rotation);

@@ -105,12 +105,13 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
     static char *keywords[] = {"positions", "heads", "tails", "radii", "joints", "influence_count", "falloff",
                                "radius_quantile", "unbound", "progress", NULL};
     PyObject *positions_obj, *heads_obj, *tails_obj, *radii_obj, *joints_obj, *progress = Py_None;
-    unsigned int influence_count = 0;
+    uint32_t influence_count = 0;
     float falloff = 0.0f, radius_quantile = 0.0f;
     int unbound = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$IffiO:skin_capsule_weights", keywords, &positions_obj,
-                                     &heads_obj, &tails_obj, &radii_obj, &joints_obj, &influence_count, &falloff,
-                                     &radius_quantile, &unbound, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$O&ffO&O:skin_capsule_weights", keywords, &positions_obj,
+                                     &heads_obj, &tails_obj, &radii_obj, &joints_obj,
+                                     SN_PY_U32("influence_count", &influence_count), &falloff, &radius_quantile,
+                                     SN_PY_ENUM("unbound", &unbound), &progress))
         return NULL;
     sn_py_binder b;
     sn_py_array radii = SN_PY_ARRAY_INIT, capsule_joints = SN_PY_ARRAY_INIT;
@@ -203,10 +204,11 @@ static PyObject *py_smooth_weights(PyObject *self, PyObject *args, PyObject *kwa
     static char *keywords[] = {"positions", "triangles", "joints", "weights", "iterations", "strength", "progress",
                                NULL};
     PyObject *positions_obj, *triangles_obj, *joints_obj, *weights_obj, *progress = Py_None;
-    unsigned int iterations = 0;
+    uint32_t iterations = 0;
     float strength = 0.0f;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|$IfO:skin_smooth_weights", keywords, &positions_obj,
-                                     &triangles_obj, &joints_obj, &weights_obj, &iterations, &strength, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOO|$O&fO:skin_smooth_weights", keywords, &positions_obj,
+                                     &triangles_obj, &joints_obj, &weights_obj, SN_PY_U32("iterations", &iterations),
+                                     &strength, &progress))
         return NULL;
     sn_py_array positions = SN_PY_ARRAY_INIT, triangles = SN_PY_ARRAY_INIT, joints = SN_PY_ARRAY_INIT,
                 weights = SN_PY_ARRAY_INIT;
@@ -239,28 +241,27 @@ static PyObject *py_prune_weights(PyObject *self, PyObject *args, PyObject *kwar
     (void)self;
     static char *keywords[] = {"joints", "weights", "influence_count", "min_weight", "progress", NULL};
     PyObject *joints_obj, *weights_obj, *progress = Py_None;
-    Py_ssize_t influence_count;
+    size_t influence_count;
     float min_weight = 0.0f;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn|$fO:skin_prune_weights", keywords, &joints_obj, &weights_obj,
-                                     &influence_count, &min_weight, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO&|$fO:skin_prune_weights", keywords, &joints_obj, &weights_obj,
+                                     SN_PY_COUNT("influence_count", &influence_count), &min_weight, &progress))
         return NULL;
-    if (influence_count <= 0)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "influence_count: expected a count > 0, got %zd",
-                               influence_count);
+    if (influence_count == 0)
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "influence_count: expected a count > 0, got 0");
     sn_py_array in_joints = SN_PY_ARRAY_INIT, in_weights = SN_PY_ARRAY_INIT, joints = SN_PY_ARRAY_INIT,
                 weights = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
     if (sn_py_uint32_in(joints_obj, "joints", SN_PY_ANY, SN_PY_ANY, 0, &in_joints) < 0 ||
         sn_py_floats_in(weights_obj, "weights", (Py_ssize_t)in_joints.rows, (Py_ssize_t)in_joints.cols, SN_PY_FINITE,
                         &in_weights) < 0 ||
-        sn_py_out(Py_None, "joints", NPY_UINT32, (Py_ssize_t)in_joints.rows, influence_count, 0, 0, &joints) < 0 ||
-        sn_py_out(Py_None, "weights", NPY_FLOAT32, (Py_ssize_t)in_joints.rows, influence_count, 0, 0, &weights) < 0)
+        sn_py_out(Py_None, "joints", NPY_UINT32, (Py_ssize_t)in_joints.rows, (Py_ssize_t)influence_count, 0, 0, &joints) < 0 ||
+        sn_py_out(Py_None, "weights", NPY_FLOAT32, (Py_ssize_t)in_joints.rows, (Py_ssize_t)influence_count, 0, 0, &weights) < 0)
         goto done;
     sn_py_call call;
     if (sn_py_call_begin(&call, progress) < 0) goto done;
     sn_py_release_gil(&call);
     sinew_result r = sinew_skin_prune_weights(call.ctx, in_joints.rows, in_joints.cols, in_joints.data,
-                                              in_weights.data, (size_t)influence_count, min_weight, joints.data,
+                                              in_weights.data, influence_count, min_weight, joints.data,
                                               weights.data);
     sn_py_acquire_gil(&call);
     if (sn_py_call_end(&call, r) < 0) goto done;

@@ -80,16 +80,19 @@ typedef struct sn_py_array {
     size_t stride;           /* bytes from one row to the next (the C API's stride) */
     int type_num;            /* NPY_FLOAT32, NPY_UINT16, ... */
     sinew_index_type index_type; /* for index arrays: the C type matching type_num */
+    int pending;             /* SN_PY_RANGED: `array` is the source, not yet copied (data NULL) */
 } sn_py_array;
 
-#define SN_PY_ARRAY_INIT {NULL, NULL, 0, 0, 0, 0, SINEW_INDEX_U32}
+#define SN_PY_ARRAY_INIT {NULL, NULL, 0, 0, 0, 0, SINEW_INDEX_U32, 0}
 
 enum {
     SN_PY_OPTIONAL = 1u << 0,  /* None (or a NULL object) gives an absent array */
     SN_PY_STRIDED = 1u << 1,   /* rows may lie any multiple of the element size apart
                                 * (the C call takes a row stride); else rows are packed */
     SN_PY_FINITE = 1u << 2,    /* reject NaN and infinity, naming the element */
-    SN_PY_FLAT = 1u << 3       /* a 1-D array (shape (rows,)); else 2-D (rows, cols) */
+    SN_PY_FLAT = 1u << 3,      /* a 1-D array (shape (rows,)); else 2-D (rows, cols) */
+    SN_PY_RANGED = 1u << 4     /* float input of a range call: a copy is left pending until
+                                * sn_py_array_range, which copies only the rows the call reads */
 };
 
 /* Any dimension given as SN_PY_ANY takes what the array has. */
@@ -140,6 +143,13 @@ int sn_py_matrices_in(PyObject *obj, const char *name, Py_ssize_t count, unsigne
 int sn_py_matrices_out(PyObject *obj, const char *name, Py_ssize_t count, sn_py_array *out);
 /* New reference to the (count, 4, 4) view of a matrices_out buffer. */
 PyObject *sn_py_matrices_result(const sn_py_array *matrices);
+
+/* Completes a SN_PY_RANGED input once the call's range is known: a pending
+ * copy becomes a float32 array of the full shape (allocated, not touched)
+ * whose rows [first, first + count) are copied from the source, so a call
+ * that reads 4 rows of a huge broadcast array copies 4 rows. No-op for an
+ * array used in place or absent. 0 or -1 with an exception set. */
+int sn_py_array_range(sn_py_array *a, size_t first, size_t count);
 
 /* Drops the reference; the struct becomes absent. */
 void sn_py_array_release(sn_py_array *a);
@@ -253,6 +263,33 @@ int sn_py_dict_steal(PyObject *dict, const char *key, PyObject *value);
 
 /* size_t from a Python int argument named `name` (>= 0); 0 or -1. */
 int sn_py_size(PyObject *obj, const char *name, size_t *out);
+
+/* ---- Integer arguments -------------------------------------------------------------
+ * PyArg_Parse's "I" wraps modulo 2^32 and "i", "l" and "n" take negative
+ * values, so no integer argument uses them: each goes through "O&" with one of
+ * these converters, which take any integer (numpy's too, not a float) and
+ * refuse a negative value or one past the C type with InvalidArgumentError
+ * naming the keyword ("max_iterations: expected an int in [0, 4294967295],
+ * got -1"). Each macro gives both of O&'s arguments:
+ *     PyArg_ParseTupleAndKeywords(args, kwargs, "O|O&", kwlist, &handle,
+ *                                 SN_PY_U32("max_iterations", &d.max_iterations))
+ * The pointer's type is checked at compile time. */
+typedef struct sn_py_int_arg {
+    const char *name; /* the keyword, for the message */
+    void *value;      /* written only when the value is in range */
+} sn_py_int_arg;
+
+int sn_py_u32_converter(PyObject *obj, void *arg);   /* uint32_t */
+int sn_py_enum_converter(PyObject *obj, void *arg);  /* int in [0, INT_MAX]: an option's number */
+int sn_py_count_converter(PyObject *obj, void *arg); /* size_t, at most PY_SSIZE_T_MAX */
+/* An element's number (size_t): out of range is IndexOutOfRangeError; the
+ * call checks it against its element count. */
+int sn_py_index_converter(PyObject *obj, void *arg);
+
+#define SN_PY_U32(name, ptr) sn_py_u32_converter, (&(sn_py_int_arg){(name), (1 ? (ptr) : (uint32_t *)0)})
+#define SN_PY_ENUM(name, ptr) sn_py_enum_converter, (&(sn_py_int_arg){(name), (1 ? (ptr) : (int *)0)})
+#define SN_PY_COUNT(name, ptr) sn_py_count_converter, (&(sn_py_int_arg){(name), (1 ? (ptr) : (size_t *)0)})
+#define SN_PY_INDEX(name, ptr) sn_py_index_converter, (&(sn_py_int_arg){(name), (1 ? (ptr) : (size_t *)0)})
 
 /* [first, first + count) from optional Python ints (None: 0 and total - first);
  * IndexOutOfRangeError naming the range when past total. 0 or -1. */

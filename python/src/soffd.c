@@ -142,10 +142,11 @@ static PyObject *py_soffd_register(PyObject *self, PyObject *args, PyObject *kwa
                                "progress", NULL};
     PyObject *handle, *points_obj, *progress = Py_None;
     float weight_threshold = 0.0f, max_distance = 0.0f;
-    unsigned int max_contributors = 0;
+    uint32_t max_contributors = 0;
     int exclusive = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$fIfpO:soffd_register", keywords, &handle, &points_obj,
-                                     &weight_threshold, &max_contributors, &max_distance, &exclusive, &progress))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$fO&fpO:soffd_register", keywords, &handle, &points_obj,
+                                     &weight_threshold, SN_PY_U32("max_contributors", &max_contributors),
+                                     &max_distance, &exclusive, &progress))
         return NULL;
     sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 1);
     if (!soffd) return NULL;
@@ -205,13 +206,12 @@ static PyObject *py_soffd_dropped_mass(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    Py_ssize_t point;
-    if (!PyArg_ParseTuple(args, "On:soffd_dropped_mass", &handle, &point)) return NULL;
-    if (point < 0) return sn_py_raise_msg(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point %zd is negative", point);
+    size_t point;
+    if (!PyArg_ParseTuple(args, "OO&:soffd_dropped_mass", &handle, SN_PY_INDEX("point", &point))) return NULL;
     const sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 0);
     if (!soffd) return NULL;
     float mass = 0.0f;
-    sinew_result r = sinew_soffd_dropped_mass(soffd, (size_t)point, &mass);
+    sinew_result r = sinew_soffd_dropped_mass(soffd, point, &mass);
     sn_py_handle_leave(handle, 0);
     if (r != SINEW_OK) return sn_py_raise(r);
     return PyFloat_FromDouble(mass);
@@ -221,21 +221,20 @@ static PyObject *py_soffd_contributors(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    Py_ssize_t point;
-    if (!PyArg_ParseTuple(args, "On:soffd_contributors", &handle, &point)) return NULL;
-    if (point < 0) return sn_py_raise_msg(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point %zd is negative", point);
+    size_t point;
+    if (!PyArg_ParseTuple(args, "OO&:soffd_contributors", &handle, SN_PY_INDEX("point", &point))) return NULL;
     const sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 0);
     if (!soffd) return NULL;
     PyObject *result = NULL;
     PyArrayObject *elements = NULL, *weights = NULL;
     size_t count = 0;
-    sinew_result r = sinew_soffd_contributor_count(soffd, (size_t)point, &count);
+    sinew_result r = sinew_soffd_contributor_count(soffd, point, &count);
     if (r == SINEW_OK) {
         npy_intp n = (npy_intp)count;
         elements = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
         weights = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_FLOAT32, 0);
         if (!elements || !weights) goto done;
-        r = sinew_soffd_get_contributors(soffd, (size_t)point, PyArray_DATA(elements), PyArray_DATA(weights), count,
+        r = sinew_soffd_get_contributors(soffd, point, PyArray_DATA(elements), PyArray_DATA(weights), count,
                                          &count);
     }
     if (r != SINEW_OK) {
@@ -254,15 +253,15 @@ static PyObject *py_soffd_set_contributors(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle, *elements_obj;
-    Py_ssize_t point;
-    if (!PyArg_ParseTuple(args, "OnO:soffd_set_contributors", &handle, &point, &elements_obj)) return NULL;
-    if (point < 0) return sn_py_raise_msg(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point %zd is negative", point);
+    size_t point;
+    if (!PyArg_ParseTuple(args, "OO&O:soffd_set_contributors", &handle, SN_PY_INDEX("point", &point), &elements_obj))
+        return NULL;
     sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 1);
     if (!soffd) return NULL;
     sn_py_array elements = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
     if (sn_py_uint32_in(elements_obj, "elements", SN_PY_ANY, 1, SN_PY_FLAT, &elements) < 0) goto done;
-    sinew_result r = sinew_soffd_set_contributors(soffd, (size_t)point, elements.data, elements.rows);
+    sinew_result r = sinew_soffd_set_contributors(soffd, point, elements.data, elements.rows);
     if (r != SINEW_OK) {
         sn_py_raise(r);
         goto done;
@@ -380,7 +379,9 @@ static PyObject *deform(PyObject *args, PyObject *kwargs, int extended)
     int whole = first == 0 && count == points;
     if (sn_py_matrices_in(frames_obj, extended ? "vertex_frames" : "frames",
                           (Py_ssize_t)(extended ? info.vertex_count : info.element_count), 0, &frames) < 0 ||
-        sn_py_floats_in(normals_obj, "normals", (Py_ssize_t)points, 3, SN_PY_OPTIONAL | SN_PY_STRIDED, &normals) < 0 ||
+        sn_py_floats_in(normals_obj, "normals", (Py_ssize_t)points, 3, SN_PY_OPTIONAL | SN_PY_STRIDED | SN_PY_RANGED,
+                        &normals) < 0 ||
+        sn_py_array_range(&normals, first, count) < 0 ||
         sn_py_out(out_obj, "out", NPY_FLOAT32, (Py_ssize_t)points, 3, SN_PY_STRIDED, !whole, &out) < 0)
         goto done;
     if (normals.data) {

@@ -33,6 +33,12 @@ sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_inf
         out.library_version = reader.library_version;
         out.section_count = reader.section_count;
         out.size = (uint64_t)reader.size;
+    } else if (r == SINEW_ERROR_NON_FINITE) {
+        /* A float that is not finite makes the buffer no valid spelling of any
+         * handle: corrupted data to a caller checking it (the loaders, which
+         * judge contents as create does, say NON_FINITE). The message that
+         * names the section and element stays. */
+        return SINEW_ERROR_INVALID_DATA;
     } else if (r == SINEW_ERROR_UNSUPPORTED) {
         /* A newer format: its header's first fields keep their meaning (docs/serialization.md). */
         const unsigned char *p = (const unsigned char *)data;

@@ -281,6 +281,16 @@ static void saved_info_describes_the_data(void **state)
     assert_int_equal(sinew_saved_info_get(buf, size - 64, &untouched), SINEW_ERROR_INVALID_DATA);
     assert_int_equal(untouched.section_count, 1234);
     assert_non_null(strstr(sinew_last_error(), "truncated"));
+    /* A NaN in a float section, resealed: INVALID_DATA (the documented code for
+     * a buffer that is no valid spelling), naming the section and element. */
+    unsigned char *nan_buf = (unsigned char *)malloc(size);
+    memcpy(nan_buf, buf, size);
+    put_le(nan_buf + 640 + 8, 0x7fc00000u, 4);
+    support_reseal(nan_buf, size);
+    assert_int_equal(sinew_saved_info_get(nan_buf, size, &untouched), SINEW_ERROR_INVALID_DATA);
+    assert_int_equal(untouched.section_count, 1234);
+    assert_non_null(strstr(sinew_last_error(), "section POSF element 2 is not finite"));
+    free(nan_buf);
     /* An info struct not initialised is refused by name. */
     sinew_saved_info zeroed;
     memset(&zeroed, 0, sizeof zeroed);

@@ -293,6 +293,20 @@ void fz_end(void)
 
 /* ---- Contract ------------------------------------------------------------- */
 
+void fz_check_saved_info(const void *data, size_t size, sinew_result loaded)
+{
+    sinew_saved_info info;
+    SINEW_INIT(&info);
+    info.section_count = 0xdeadbeefu;
+    sinew_result r = sinew_saved_info_get(data, size, &info);
+    fz_require(r == SINEW_OK || r == SINEW_ERROR_INVALID_DATA || r == SINEW_ERROR_UNSUPPORTED, "sinew_saved_info_get",
+               "returned %s, not a documented code", sinew_result_string(r));
+    fz_require(loaded != SINEW_OK || (r == SINEW_OK && info.size <= size), "sinew_saved_info_get",
+               "refused (%s) data that loads", sinew_result_string(r));
+    fz_require(r != SINEW_ERROR_INVALID_DATA || info.section_count == 0xdeadbeefu, "sinew_saved_info_get",
+               "wrote the info of data it refused");
+}
+
 void fz_require(bool cond, const char *call, const char *what, ...)
 {
     if (cond) return;

@@ -72,7 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_call c;
     fz_call_begin(&c, "sinew_bbw_load");
     fz_call_handle(&c, &b);
-    if (fz_call_end(&c, sinew_bbw_load(NULL, bytes, size, &b), 0) == SINEW_OK) {
+    sinew_result loaded = fz_call_end(&c, sinew_bbw_load(NULL, bytes, size, &b), 0);
+    fz_check_saved_info(bytes, size, loaded);
+    if (loaded == SINEW_OK) {
         sinew_bbw_info info;
         SINEW_INIT(&info);
         fz_require(sinew_bbw_get_info(b, &info) == SINEW_OK, "sinew_bbw_get_info", "failed on a loaded handle");

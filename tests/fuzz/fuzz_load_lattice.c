@@ -78,7 +78,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sinew_lattice *l;
         fz_call_begin(&c, "sinew_lattice_load");
         fz_call_handle(&c, &l);
-        if (fz_call_end(&c, sinew_lattice_load(NULL, data, size, &l), 0) == SINEW_OK) {
+        sinew_result loaded = fz_call_end(&c, sinew_lattice_load(NULL, data, size, &l), 0);
+        fz_check_saved_info(data, size, loaded);
+        if (loaded == SINEW_OK) {
             sinew_lattice_save(l, NULL, 0, &need);
             void *buf = fz_alloc(need);
             resave("sinew_lattice_save", data, size, sinew_lattice_save(l, buf, need, &need), need, buf);
@@ -89,7 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sinew_lattice_binding *b;
         fz_call_begin(&c, "sinew_lattice_binding_load");
         fz_call_handle(&c, &b);
-        if (fz_call_end(&c, sinew_lattice_binding_load(NULL, data, size, &b), 0) == SINEW_OK) {
+        sinew_result loaded = fz_call_end(&c, sinew_lattice_binding_load(NULL, data, size, &b), 0);
+        fz_check_saved_info(data, size, loaded);
+        if (loaded == SINEW_OK) {
             fz_require(sinew_lattice_binding_count(b) > 0, "sinew_lattice_binding_load", "loaded an empty binding");
             sinew_lattice_binding_save(b, NULL, 0, &need);
             void *buf = fz_alloc(need);
@@ -101,7 +105,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sinew_lattice_refinement *x;
         fz_call_begin(&c, "sinew_lattice_refinement_load");
         fz_call_handle(&c, &x);
-        if (fz_call_end(&c, sinew_lattice_refinement_load(NULL, data, size, &x), 0) == SINEW_OK) {
+        sinew_result loaded = fz_call_end(&c, sinew_lattice_refinement_load(NULL, data, size, &x), 0);
+        fz_check_saved_info(data, size, loaded);
+        if (loaded == SINEW_OK) {
             sinew_lattice_refined_mesh m;
             SINEW_INIT(&m);
             fz_require(sinew_lattice_refinement_mesh(x, &m) == SINEW_OK && m.triangle_count > 0 &&
@@ -117,7 +123,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
         sinew_placement *p;
         fz_call_begin(&c, "sinew_placement_load");
         fz_call_handle(&c, &p);
-        if (fz_call_end(&c, sinew_placement_load(NULL, data, size, &p), 0) == SINEW_OK) {
+        sinew_result loaded = fz_call_end(&c, sinew_placement_load(NULL, data, size, &p), 0);
+        fz_check_saved_info(data, size, loaded);
+        if (loaded == SINEW_OK) {
             sinew_placement_save(p, NULL, 0, &need);
             void *buf = fz_alloc(need);
             resave("sinew_placement_save", data, size, sinew_placement_save(p, buf, need, &need), need, buf);

@@ -79,7 +79,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_call c;
     fz_call_begin(&c, "sinew_skin_load");
     fz_call_handle(&c, &skin);
-    if (fz_call_end(&c, sinew_skin_load(NULL, copy, size, &skin), 0) == SINEW_OK) {
+    sinew_result loaded = fz_call_end(&c, sinew_skin_load(NULL, copy, size, &skin), 0);
+    fz_check_saved_info(copy, size, loaded);
+    if (loaded == SINEW_OK) {
         check_deform(skin);
         check_resave(skin);
         sinew_skin_destroy(skin);

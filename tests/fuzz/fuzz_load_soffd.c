@@ -81,7 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_call c;
     fz_call_begin(&c, "sinew_soffd_load");
     fz_call_handle(&c, &h);
-    if (fz_call_end(&c, sinew_soffd_load(NULL, copy, size, &h), 0) == SINEW_OK) {
+    sinew_result loaded = fz_call_end(&c, sinew_soffd_load(NULL, copy, size, &h), 0);
+    fz_check_saved_info(copy, size, loaded);
+    if (loaded == SINEW_OK) {
         sinew_soffd_info info;
         SINEW_INIT(&info);
         fz_require(sinew_soffd_get_info(h, &info) == SINEW_OK, "sinew_soffd_get_info", "failed on a loaded handle");
