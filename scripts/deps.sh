@@ -1,7 +1,9 @@
 # Sourced by scripts/demo and scripts/test: installs the Debian packages sinew
-# needs when any is missing (apt-get, as root or through sudo).
+# needs when any is missing (apt-get, as root or through sudo). The base list
+# builds the library and the demo (libpng for its pictures); callers add the
+# rest (scripts/test: g++, cmocka, cmake, the Python binding's packages).
 sinew_install_deps() {
-    local wanted=(meson ninja-build pkg-config gcc g++ libcglm-dev libcmocka-dev python3 cmake libpng-dev "$@")
+    local wanted=(meson ninja-build pkg-config gcc libcglm-dev python3 libpng-dev "$@")
     local missing=()
     for p in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

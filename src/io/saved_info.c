@@ -4,20 +4,6 @@
 #include "io/bytes.h"
 #include "io/format.h"
 
-const char *sinew_kind_string(sinew_kind kind)
-{
-    switch (kind) {
-    case SINEW_KIND_SKIN: return "skin";
-    case SINEW_KIND_SOFFD: return "surface-oriented FFD";
-    case SINEW_KIND_LATTICE: return "lattice";
-    case SINEW_KIND_LATTICE_BINDING: return "lattice binding";
-    case SINEW_KIND_LATTICE_REFINEMENT: return "lattice refinement";
-    case SINEW_KIND_BBW: return "bounded biharmonic weights";
-    case SINEW_KIND_PLACEMENT: return "placement";
-    }
-    return "unknown kind";
-}
-
 sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info)
 {
     sn_clear_error();

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Checks that calls between the library's source files run one way.
+
+Reads the object files of a build (nm), links each undefined symbol of a file
+to the file that defines it, and reports every set of files that call each
+other round in a cycle (a strongly connected component of more than one
+file). Leaf files sit below the files that use them, so a cycle means two
+files that each need the other: merge them, or move what both need into a
+file below both.
+
+usage: check_deps.py BUILD_DIR            check the library built in BUILD_DIR
+       check_deps.py --graph BUILD_DIR    also print every file's callees
+       check_deps.py --self-test          prove a planted cycle is caught
+Exit status 0 when there is no cycle; the cycles are printed otherwise."""
+import os
+import re
+import subprocess
+import sys
+
+# Objects of the library itself (libsinew and its per-ISA kernel archives);
+# tests, examples and the Python binding are users, not part of the graph.
+LIBRARY_DIR = re.compile(r'^libsinew(_\w+)?\.(a|so[.\d]*)\.p$')
+OBJECT_NAME = re.compile(r'^src_(.+)\.c\.o$')
+
+
+def object_files(build_dir):
+    """{source path: object path}, one object per source file."""
+    found = {}
+    for entry in sorted(os.listdir(build_dir)):
+        if not LIBRARY_DIR.match(entry):
+            continue
+        folder = os.path.join(build_dir, entry)
+        for name in sorted(os.listdir(folder)):
+            m = OBJECT_NAME.match(name)
+            if m:
+                found.setdefault(source_name(m.group(1)), os.path.join(folder, name))
+    return found
+
+
+def source_name(mangled):
+    """meson names src/bbw/solve.c's object src_bbw_solve.c.o: the first part is the folder."""
+    folder, _, rest = mangled.partition('_')
+    return f'src/{folder}/{rest}.c'
+
+
+def symbols(path):
+    """(defined, undefined) global symbol names of one object file."""
+    out = subprocess.run(['nm', '-P', path], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == 'U':
+            undefined.add(name)
+        elif kind.isupper():
+            defined.add(name)
+    return defined, undefined
+
+
+def call_graph(objects):
+    """{file: set of files it calls}."""
+    owner, needs = {}, {}
+    for source, path in objects.items():
+        defined, undefined = symbols(path)
+        for name in defined:
+            owner.setdefault(name, source)
+        needs[source] = undefined
+    return {source: {owner[n] for n in undefined if n in owner and owner[n] != source}
+            for source, undefined in needs.items()}
+
+
+def cycles(graph):
+    """Strongly connected components of more than one file (Tarjan, iterative)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def report(graph):
+    found = cycles(graph)
+    for component in found:
+        members = set(component)
+        print('cycle: ' + ', '.join(component))
+        for source in component:
+            inside = sorted(graph[source] & members)
+            print(f'  {source} calls {", ".join(inside)}')
+    return found
+
+
+def self_test():
+    graph = {'src/a/x.c': {'src/a/y.c'}, 'src/a/y.c': {'src/a/z.c'}, 'src/a/z.c': {'src/a/x.c'},
+             'src/a/leaf.c': set(), 'src/a/top.c': {'src/a/leaf.c', 'src/a/x.c'}}
+    found = cycles(graph)
+    assert found == [['src/a/x.c', 'src/a/y.c', 'src/a/z.c']], found
+    graph['src/a/z.c'] = set()
+    assert cycles(graph) == []
+    assert source_name('bbw_solve_driver') == 'src/bbw/solve_driver.c'
+    print('self-test: a planted three-file cycle is caught, and none is reported once it is broken')
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ['--self-test']:
+        return self_test()
+    show = len(argv) > 1 and argv[1] == '--graph'
+    rest = argv[2:] if show else argv[1:]
+    if len(rest) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    objects = object_files(rest[0])
+    if not objects:
+        print(f'no library objects under {rest[0]}', file=sys.stderr)
+        return 2
+    graph = call_graph(objects)
+    if show:
+        for source in sorted(graph):
+            print(f'{source}: {", ".join(sorted(graph[source]))}')
+    found = report(graph)
+    print(f'{len(objects)} files, {sum(len(v) for v in graph.values())} calls between files, '
+          f'{len(found)} cycle(s)')
+    return 1 if found else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
