@@ -21,6 +21,9 @@ import sys
 # tests, examples and the Python binding are users, not part of the graph.
 LIBRARY_DIR = re.compile(r'^libsinew(_\w+)?\.(a|so[.\d]*)\.p$')
 OBJECT_NAME = re.compile(r'^src_(.+)\.c\.o$')
+# The folders of src/ by layer (docs/architecture.md): a file may call files of
+# its own folder and of lower layers only.
+LAYERS = {'core': 0, 'io': 1, 'geom': 1, 'linalg': 2, 'skin': 3, 'soffd': 3, 'lattice': 3, 'bbw': 3}
 
 
 def object_files(build_dir):
@@ -113,7 +116,24 @@ def cycles(graph):
     return found
 
 
+def folder(source):
+    return source.split('/')[1]
+
+
+def layer_violations(graph):
+    """Calls from a folder to one of the same or a higher layer: [(caller, callee)]."""
+    bad = []
+    for source in sorted(graph):
+        for callee in sorted(graph[source]):
+            a, b = folder(source), folder(callee)
+            if a != b and LAYERS.get(b, 99) >= LAYERS.get(a, -1):
+                bad.append((source, callee))
+    return bad
+
+
 def report(graph):
+    for caller, callee in layer_violations(graph):
+        print(f'layer: {caller} ({folder(caller)}) calls {callee} ({folder(callee)})')
     found = cycles(graph)
     for component in found:
         members = set(component)
@@ -132,7 +152,11 @@ def self_test():
     graph['src/a/z.c'] = set()
     assert cycles(graph) == []
     assert source_name('bbw_solve_driver') == 'src/bbw/solve_driver.c'
-    print('self-test: a planted three-file cycle is caught, and none is reported once it is broken')
+    layered = {'src/skin/a.c': {'src/core/b.c', 'src/soffd/c.c'}, 'src/core/b.c': set(), 'src/soffd/c.c': set(),
+               'src/geom/d.c': {'src/core/b.c'}}
+    assert layer_violations(layered) == [('src/skin/a.c', 'src/soffd/c.c')], layer_violations(layered)
+    print('self-test: a planted three-file cycle is caught, and none is reported once it is broken; '
+          'a technique calling another is caught')
     return 0
 
 
@@ -153,9 +177,10 @@ def main(argv):
         for source in sorted(graph):
             print(f'{source}: {", ".join(sorted(graph[source]))}')
     found = report(graph)
+    bad = layer_violations(graph)
     print(f'{len(objects)} files, {sum(len(v) for v in graph.values())} calls between files, '
-          f'{len(found)} cycle(s)')
-    return 1 if found else 0
+          f'{len(found)} cycle(s), {len(bad)} call(s) against the layers')
+    return 1 if found or bad else 0
 
 
 if __name__ == '__main__':
