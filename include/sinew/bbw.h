@@ -239,7 +239,7 @@ SINEW_API void sinew_bbw_destroy(sinew_bbw *bbw);
 SINEW_API sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *bbw, const sinew_bbw_solve_desc *desc);
 
 /* Copies the handle's counts, residuals and timings into *info. Thread-safe.
- *On success it leaves sinew_last_error() as it was, so a failure's message
+ * On success it leaves sinew_last_error() as it was, so a failure's message
  * (a solve that did not converge) can still be read after the info. */
 SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *info);
 

@@ -91,8 +91,8 @@ SINEW_API sinew_result sinew_lattice_create(sinew_context *ctx, const sinew_latt
 SINEW_API void sinew_lattice_destroy(sinew_lattice *lattice);
 
 /* Fills *info. Returns SINEW_ERROR_INVALID_ARGUMENT on NULL arguments.
- * Thread-safe with other const calls. On success it leaves sinew_last_error() as it was, so a failure's message
- * (a solve that did not converge) can still be read after the info. */
+ * Thread-safe with other const calls. On success it leaves sinew_last_error() as it was, so the message of
+ * an earlier failure can still be read after the info. */
 SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_info *info);
 
 /* ---- Control points ------------------------------------------------------

@@ -165,7 +165,7 @@ SINEW_API void sinew_placement_destroy(sinew_placement *placement);
 
 /* Fills *info. Returns SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe with
  * other const calls. On success it leaves sinew_last_error() as it was, so a failure's message
- * (a solve that did not converge) can still be read after the info. */
+ * (a relaxation that did not converge) can still be read after the info. */
 SINEW_API sinew_result sinew_placement_get_info(const sinew_placement *placement, sinew_placement_info *info);
 
 /* The lattice the placement keeps up to date (NULL for NULL). Use it with the

@@ -72,12 +72,12 @@ typedef enum sinew_skin_normals {
      * Equals normalise(A n) when A is a rotation times a positive scale. */
     SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE = 0,
     /* n' = normalise(sign(det M_k) cof(M_k) n): the largest-weight joint's
-     * inverse transpose alone (the chapter's cheap mode); ignores the other
+     * inverse transpose alone (a common cheap approximation); ignores the other
      * joints, so normals follow one bone across a blend. */
     SINEW_SKIN_NORMALS_LARGEST_WEIGHT = 1,
     /* n' = normalise(A n): the position's matrix, the cheapest (what many
-     * engines do); equals the chapter's sum_i w_i M_i^-T n when the joints are
-     * rotations.
+     * engines do); equals the blend of the joints' inverse transposes,
+     * sum_i w_i M_i^-T n, when the joints are rotations.
      * Wrong under non-uniform scale or shear: normals tilt away from the
      * surface. */
     SINEW_SKIN_NORMALS_BLENDED_MATRIX = 2
@@ -197,8 +197,8 @@ typedef struct sinew_skin_info {
 } sinew_skin_info;
 
 /* Fills *info. Returns INVALID_ARGUMENT when skin or info is NULL.
- * Thread-safe (reads only). On success it leaves sinew_last_error() as it was, so a failure's message
- * (a solve that did not converge) can still be read after the info. */
+ * Thread-safe (reads only). On success it leaves sinew_last_error() as it was, so the message of an
+ * earlier failure can still be read after the info. */
 SINEW_API sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info);
 
 /* Number of floats the palette buffer needs (joint_count * palette_joint_floats);

@@ -104,8 +104,8 @@ SINEW_API sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polyme
 SINEW_API void sinew_soffd_destroy(sinew_soffd *soffd);
 
 /* Fills *info. Returns INVALID_ARGUMENT on NULL. Reads the handle only.
- *On success it leaves sinew_last_error() as it was, so a failure's message
- * (a solve that did not converge) can still be read after the info. */
+ * On success it leaves sinew_last_error() as it was, so the message of an
+ * earlier failure can still be read after the info. */
 SINEW_API sinew_result sinew_soffd_get_info(const sinew_soffd *soffd, sinew_soffd_info *info);
 
 /* Face of the driver that element `element` was cut from. Returns
@@ -281,8 +281,8 @@ SINEW_API sinew_result sinew_soffd_save(const sinew_soffd *soffd, void *buffer, 
  * CANCELLED. Messages start with "soffd data:" and name the element, vertex
  * or skin point. *out is untouched on failure. Deforming the loaded handle
  * gives the same bits as deforming the one that was saved.
- * ctx: NULL = defaults; its allocator and progress callback are copied, as
- * bind copies them. data: read during the call only. Thread-safe. */
+ * ctx: NULL = defaults; progress of this call, and the allocator the handle
+ * keeps, as create takes them. data: read during the call only. Thread-safe. */
 SINEW_API sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size, sinew_soffd **out);
 
 #ifdef __cplusplus
