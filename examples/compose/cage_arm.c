@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "sinew.h"
 #include "compose_pictures.h"
@@ -122,7 +121,10 @@ static int fail(const char *what, sinew_result r)
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "out/compose";
-    mkdir(dir, 0755);
+    if (!support_make_folder(dir)) {
+        fprintf(stderr, "cannot create folder %s\n", dir);
+        return 1;
+    }
 
     mesh cage = {0}, arm = {0};
     size_t cage_tri_count = 0, arm_tri_count = 0;

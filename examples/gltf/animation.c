@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support.h"
+
 bool pose_init(pose *p, const gltf_model *model)
 {
     size_t n = model->node_count ? model->node_count : 1;
@@ -129,16 +131,6 @@ static void compose_trs(const float *t, const float *q, const float *s, float *m
     m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1;
 }
 
-static void multiply(const float *a, const float *b, float *out)
-{
-    for (int c = 0; c < 4; ++c)
-        for (int row = 0; row < 4; ++row) {
-            float s = 0;
-            for (int k = 0; k < 4; ++k) s += a[4 * k + row] * b[4 * c + k];
-            out[4 * c + row] = s;
-        }
-}
-
 void pose_sample(pose *p, const gltf_model *model, const gltf_animation *anim, float time)
 {
     for (size_t i = 0; i < model->node_count; ++i) {
@@ -163,7 +155,7 @@ void pose_sample(pose *p, const gltf_model *model, const gltf_animation *anim, f
         if (n->has_matrix) memcpy(local, n->matrix, sizeof local);
         else compose_trs(p->translation + 3 * i, p->rotation + 4 * i, p->scale + 3 * i, local);
         if (n->parent == GLTF_NONE) memcpy(p->world + 16 * i, local, sizeof local);
-        else multiply(p->world + 16 * (size_t)n->parent, local, p->world + 16 * i);
+        else support_mat4_multiply(p->world + 16 * (size_t)n->parent, local, p->world + 16 * i);
     }
 }
 

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "animation.h"
 #include "bake.h"
@@ -28,23 +27,6 @@
 #include "support.h"
 
 enum { EXIT_SKIP = 77 };
-
-/* Creates every missing folder of path (like mkdir -p). */
-static int make_folder(const char *path)
-{
-    char buf[1024];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; ++i) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        char c = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-        buf[i] = c;
-    }
-    return 0;
-}
 
 static bool check(sinew_result r, const char *what)
 {
@@ -244,7 +226,7 @@ int main(int argc, char **argv)
     }
     if (!data) snprintf(path, sizeof path, "%s", args[0]);
     const char *folder = args[1];
-    if (make_folder(folder) != 0) {
+    if (!support_make_folder(folder)) {
         fprintf(stderr, "cannot create folder %s: %s\n", folder, strerror(errno));
         return 1;
     }

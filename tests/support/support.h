@@ -79,6 +79,16 @@ void support_le_put(unsigned char *p, uint64_t v, int bytes);
  * its table entry; NULL when there is no such section. */
 unsigned char *support_saved_section(unsigned char *data, const char tag[4]);
 
+/* ---- Folders and affine matrices (affine.c) --------------------------------- */
+
+/* Creates every missing folder of path (like mkdir -p); false on failure. */
+bool support_make_folder(const char *path);
+/* Column-major affine m: a rotation by angle (radians) about axis (any length
+ * > 0), then translation. */
+void support_affine_rotation(const double axis[3], double angle, const double translation[3], float m[16]);
+/* out = a b for column-major 4x4 matrices; out may be a or b. */
+void support_mat4_multiply(const float a[16], const float b[16], float out[16]);
+
 /* ---- Time and benchmark output ---------------------------------------------- */
 
 /* Monotonic seconds. */
