@@ -36,33 +36,18 @@ static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattic
     return SINEW_OK;
 }
 
-/* Fills one record (see struct sinew_lattice_binding) for point q given in
- * `space`; cell, when not NULL, receives the point's cell for packed kernels. */
-static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_space space, bool with_deriv,
-                        float *rec, uint32_t *cell)
+/* Writes the basis derivatives of point q (given in `space`) after the basis
+ * values of its record, in the cells the record's values come from. */
+static void fill_derivatives(const sinew_lattice *lat, const float *q, sinew_lattice_space space, float *rec)
 {
-    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
     double u[3], base[3];
     sn_lat_point(lat, q, space == SINEW_LATTICE_SPACE_WORLD, u, base);
-    sn_lat_basis basis[3];
-    bool leave = false;
+    float *v = rec + 4 + lat->axis[0].order + lat->axis[1].order + lat->axis[2].order;
     for (int a = 0; a < 3; ++a) {
-        sn_lat_axis_basis(lat, a, u[a], with_deriv, &basis[a]);
-        leave |= basis[a].leave;
+        double deriv[SN_LAT_MAX_ORDER];
+        sn_lat_uniform_derivs(lat, a, u[a], deriv);
+        for (uint32_t k = 0; k < lat->axis[a].order; ++k) *v++ = (float)deriv[k];
     }
-    for (int c = 0; c < 3; ++c) rec[c] = (float)base[c];
-    uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lat, basis[0].first, basis[1].first, basis[2].first);
-    memcpy(rec + 3, &first, sizeof first);
-    if (cell)
-        *cell = leave ? 0u
-                      : (uint32_t)(basis[0].first +
-                                   (size_t)lat->axis[0].cells * (basis[1].first + (size_t)lat->axis[1].cells * basis[2].first));
-    float *v = rec + 4;
-    for (int a = 0; a < 3; ++a)
-        for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
-    if (with_deriv)
-        for (int a = 0; a < 3; ++a)
-            for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
 }
 
 sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
@@ -115,20 +100,16 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
     }
     memcpy(b->frame, lattice->frame, sizeof b->frame);
 
+    const bool world = desc->space == SINEW_LATTICE_SPACE_WORLD;
     for (size_t i = 0; i < n; ++i) {
         if ((i & 0xffff) == 0 && (r = sn_progress(&env, "lattice: bind", (float)i / (float)n)) != SINEW_OK) {
             sinew_lattice_binding_destroy(b);
             return r;
         }
-        const float *q = sn_point(&desc->points, i);
-        double p[3] = {q[0], q[1], q[2]}, u[3];
-        if (desc->space == SINEW_LATTICE_SPACE_WORLD) sn_lat_params(lattice, p, u);
-        else memcpy(u, p, sizeof u);
-        double value, deriv, basis, base = 0.0;
+        double u[3], p[3], value, deriv, basis, base = 0.0;
+        sn_lat_point(lattice, sn_point(&desc->points, i), world, u, p);
         sn_lat_disp_bounds(lattice, u, &value, &deriv, &basis);
-        float *record = b->records + i * rec;
-        fill_record(lattice, q, desc->space, with_normals, record, cubic ? &b->cells[i] : NULL);
-        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)record[c]));
+        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)(float)p[c]));
         /* Far outside an EXTEND lattice the basis values themselves leave
          * the float range. */
         if ((r = sn_lat_check_fits(base, "bound point", i, "base position")) != SINEW_OK ||
@@ -138,8 +119,16 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
         }
         b->base_bound = fmax(b->base_bound, base);
         b->basis_bound = fmax(b->basis_bound, basis);
-        if (with_normals) memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
     }
+    /* The records one-shot deformation builds for the same points, so bound
+     * and one-shot positions are the same bits. */
+    sn_lat_fill_records(lattice, (const char *)desc->points.data, sn_stride(desc->points.stride, 3 * sizeof(float)), n,
+                        world, b->records, rec, b->cells);
+    if (with_normals)
+        for (size_t i = 0; i < n; ++i) {
+            fill_derivatives(lattice, sn_point(&desc->points, i), desc->space, b->records + i * rec);
+            memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
+        }
     *out = b;
     return SINEW_OK;
 }
@@ -269,7 +258,7 @@ static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_
 void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
                            float *out, size_t stride, size_t first, size_t count)
 {
-    if (lat->packed && cells) {
+    if (lat->kernel && cells) {
         lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
         return;
     }
@@ -278,7 +267,7 @@ void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_
         return;
     }
 #ifdef SN_LAT_SSE
-    if (lat->axis[0].order == 4) {
+    if (lat->sse && lat->axis[0].order == 4) {
         deform_cubic_u(lat, records, record, out, stride, first, count);
         return;
     }
@@ -339,18 +328,18 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
         if (idx != SN_LAT_LEAVE) contract_record(lattice, r, idx, d, g);
         float n[3];
         memcpy(n, binding->normals + 3 * i, sizeof n);
-        float *o = (float *)((char *)out_points + i * stride);
-        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-        {
-            double grad[9], jac[9];
-            for (int e = 0; e < 9; ++e) grad[e] = g[e];
-            if (world) {
-                sn_lat_world_jacobian(lattice, grad, jac);
-            } else {
-                for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
-            }
-            sn_transform_normal(jac, n, (float *)((char *)out_normals + i * nstride));
+        double grad[9], jac[9];
+        for (int e = 0; e < 9; ++e) grad[e] = g[e];
+        if (world) {
+            sn_lat_world_jacobian(lattice, grad, jac);
+        } else {
+            for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
         }
+        sn_transform_normal(jac, n, (float *)((char *)out_normals + i * nstride));
     }
+    /* Positions through the kernel that serves positions alone: asking for
+     * normals does not change a bit of them. */
+    sn_lat_deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first,
+                          count);
     return SINEW_OK;
 }

@@ -196,22 +196,18 @@ sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, const sinew_
     return SINEW_OK;
 }
 
-/* F and dF/du at parameters u: box(u) + D(u), frame + dD/du. */
-static void evaluate_one(const sinew_lattice *lat, const double u[3], bool want_jac, double pos[3], double jac[9])
+/* dF/du at parameters u: frame + dD/du. */
+static void jacobian_one(const sinew_lattice *lat, const double u[3], double jac[9])
 {
     sn_lat_basis b[3];
     bool leave = false;
     for (int a = 0; a < 3; ++a) {
-        sn_lat_axis_basis(lat, a, u[a], want_jac, &b[a]);
+        sn_lat_axis_basis(lat, a, u[a], true, &b[a]);
         leave |= b[a].leave;
     }
-    double d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (!leave) sn_lat_contract(lat, b, d, want_jac ? g : NULL);
-    double box[3];
-    sn_lat_box(lat, u, box);
-    for (int c = 0; c < 3; ++c) pos[c] = box[c] + d[c];
-    if (want_jac)
-        for (int e = 0; e < 9; ++e) jac[e] = lat->frame[e] + g[e];
+    double d[3], g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (!leave) sn_lat_contract(lat, b, d, g);
+    for (int e = 0; e < 9; ++e) jac[e] = lat->frame[e] + g[e];
 }
 
 sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_points *params, float *positions,
@@ -232,25 +228,18 @@ sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_po
         return r;
     if (!clean) r = check_outputs_fit(lattice, params, false, jacobians ? 2 : 1, first, count, "parameter point");
     if (r != SINEW_OK) return r;
-    if (!jacobians) {
-        /* Positions alone: the one-shot deform machinery, in parameter space. */
+    for (size_t i = first; jacobians && i < first + count; ++i) {
+        const float *q = sn_point(params, i);
+        double u[3] = {q[0], q[1], q[2]}, jac[9];
+        jacobian_one(lattice, u, jac);
+        float *o = out_at(jacobians, jacobian_stride, 9, i);
+        for (int e = 0; e < 9; ++e) o[e] = (float)jac[e];
+    }
+    /* Positions by the one-shot deform machinery in parameter space, whatever
+     * else is asked: the same bits as deform, binding and placement give. */
+    if (positions)
         sn_lat_deform_points(lattice, params, false, positions, sn_stride(position_stride, 3 * sizeof(float)), first,
                              count);
-        return SINEW_OK;
-    }
-    for (size_t i = first; i < first + count; ++i) {
-        const float *q = sn_point(params, i);
-        double u[3] = {q[0], q[1], q[2]}, pos[3], jac[9];
-        evaluate_one(lattice, u, jacobians != NULL, pos, jac);
-        if (positions) {
-            float *o = out_at(positions, position_stride, 3, i);
-            for (int c = 0; c < 3; ++c) o[c] = (float)pos[c];
-        }
-        if (jacobians) {
-            float *o = out_at(jacobians, jacobian_stride, 9, i);
-            for (int e = 0; e < 9; ++e) o[e] = (float)jac[e];
-        }
-    }
     return SINEW_OK;
 }
 
@@ -287,32 +276,27 @@ sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_poin
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "normal output given without input normals");
     }
     if (!clean && (r = check_outputs_fit(lattice, points, true, 1, first, count, "point")) != SINEW_OK) return r;
-    if (!normals) {
-        sn_lat_deform_points(lattice, points, true, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
-        return SINEW_OK;
-    }
-    for (size_t i = first; i < first + count; ++i) {
+    /* Normals first: they read the points, which out_points may overwrite. */
+    for (size_t i = first; normals && i < first + count; ++i) {
         const float *q = sn_point(points, i);
         double p[3] = {q[0], q[1], q[2]}, u[3];
-        float n[3] = {0, 0, 0};
-        if (normals) memcpy(n, sn_point(normals, i), sizeof n);
+        float n[3];
+        memcpy(n, sn_point(normals, i), sizeof n);
         sn_lat_params(lattice, p, u);
         sn_lat_basis b[3];
         bool leave = false;
         for (int a = 0; a < 3; ++a) {
-            sn_lat_axis_basis(lattice, a, u[a], normals != NULL, &b[a]);
+            sn_lat_axis_basis(lattice, a, u[a], true, &b[a]);
             leave |= b[a].leave;
         }
-        double d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-        if (!leave) sn_lat_contract(lattice, b, d, normals ? g : NULL);
-        float *o = out_at(out_points, out_stride, 3, i);
-        for (int c = 0; c < 3; ++c) o[c] = (float)(p[c] + d[c]);
-        if (normals) {
-            double jac[9];
-            sn_lat_world_jacobian(lattice, g, jac);
-            sn_transform_normal(jac, n, out_at(out_normals, out_normal_stride, 3, i));
-        }
+        double d[3], g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, jac[9];
+        if (!leave) sn_lat_contract(lattice, b, d, g);
+        sn_lat_world_jacobian(lattice, g, jac);
+        sn_transform_normal(jac, n, out_at(out_normals, out_normal_stride, 3, i));
     }
+    /* Positions by the one-shot machinery whether or not normals are asked
+     * for: the same bits either way. */
+    sn_lat_deform_points(lattice, points, true, out_points, sn_stride(out_stride, 3 * sizeof(float)), first, count);
     return SINEW_OK;
 }
 

@@ -153,14 +153,10 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
         knots += count[a] + order[a];
         sn_lat_axis_ends(ax);
     }
-    /* The vector filler computes control point indices in 32-bit lanes. */
-    if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
-    lat->all_fit = sn_lat_all_fit_avx2();
-    lat->rows = sn_lat_rows_avx2_kernel();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
-        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
+        sn_lat_cubic_avx2_kernel() != NULL) {
         lat->packed = (float *)sn_calloc_array(&kept, cells, SN_LAT_PACKED_CELL * sizeof(float),
                                                "packed lattice cells");
         if (!lat->packed) {
@@ -168,10 +164,22 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
             sinew_lattice_destroy(lat);
             return r;
         }
-        if (lat->fill) lat->oneshot = sn_lat_oneshot_cubic_avx2();
     }
+    sn_lat_use_kernels(lat, SN_LAT_KERNELS_BEST);
     *out = lat;
     return SINEW_OK;
+}
+
+void sn_lat_use_kernels(sinew_lattice *lat, sn_lat_kernels which)
+{
+    const bool best = which == SN_LAT_KERNELS_BEST;
+    /* The vector filler computes control point indices in 32-bit lanes. */
+    lat->fill = best && lat->point_count <= (size_t)INT32_MAX ? sn_lat_fill_avx2() : NULL;
+    lat->all_fit = best ? sn_lat_all_fit_avx2() : NULL;
+    lat->rows = best ? sn_lat_rows_avx2_kernel() : NULL;
+    lat->kernel = best && lat->packed ? sn_lat_cubic_avx2_kernel() : NULL;
+    lat->oneshot = lat->kernel && lat->fill ? sn_lat_oneshot_cubic_avx2() : NULL;
+    lat->sse = which != SN_LAT_KERNELS_PLAIN;
 }
 
 double sn_lat_finish_frame(sinew_lattice *lat)

@@ -65,7 +65,23 @@ struct sinew_lattice {
     sn_lat_oneshot_fn oneshot;
     /* The vector "every point's positions fit" check, or NULL. */
     sn_lat_all_fit_fn all_fit;
+    /* Whether the SSE2 kernel (order 4 along u) may serve when the AVX2 ones
+     * do not. */
+    bool sse;
 };
+
+/* Which kernels a lattice runs: the fastest this build and CPU have, the
+ * x86-64 baseline (SSE2, what a CPU without AVX2 runs), or plain C (what
+ * other CPU families run). Tests pick each to compare them. */
+typedef enum sn_lat_kernels {
+    SN_LAT_KERNELS_BEST,
+    SN_LAT_KERNELS_BASELINE,
+    SN_LAT_KERNELS_PLAIN
+} sn_lat_kernels;
+
+/* Sets the lattice's kernel pointers for `which` (a packed copy, when the
+ * lattice has one, stays in step but is read only by the AVX2 kernels). */
+void sn_lat_use_kernels(sinew_lattice *lat, sn_lat_kernels which);
 
 /* Allocates a lattice of the given structure (already validated: orders
  * 2..8, counts >= orders and at most 2^20, a known policy) at rest: knots,
@@ -148,6 +164,13 @@ void sn_lat_axis_ends(sn_lat_axis *axis);
  * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
  * to rounding. */
 uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value); /* x in [0, 1] */
+/* The cell of x in [0, 1] as the fillers find it: floor(x cells), the last
+ * cell for x = 1. */
+uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x);
+/* Derivatives (d/du) of axis a's basis functions at x, in the cell the
+ * fillers put x in, under the outside policy: what a bound normal needs
+ * beside the filler's values. */
+void sn_lat_uniform_derivs(const sinew_lattice *lat, int a, double x, double *deriv);
 /* Basis of one axis at x after the lattice's outside policy. */
 void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deriv, sn_lat_basis *out);
 /* Greville abscissa of control point i on the axis. */
@@ -193,6 +216,11 @@ void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], doubl
  * point alone, so any split of a range gives the same bits. */
 void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool world, float *out, size_t stride,
                           size_t first, size_t count);
+/* Deform records of count points read as 3 floats at in + k * in_stride
+ * bytes (see sn_lat_fill_fn), by the lattice's filler: one-shot calls and
+ * bind build the same records for the same point. */
+void sn_lat_fill_records(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world,
+                         float *records, size_t record, uint32_t *cells);
 /* Positions of bound records [first, first + count) through the fastest
  * kernel the lattice and the CPU allow (cells: each record's packed cell, or
  * NULL); record i written at byte offset i * stride of out. */
