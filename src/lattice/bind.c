@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lattice/deform_kernels.h"
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_binding_desc *d)
@@ -185,7 +186,7 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
         return sn_fail(SINEW_ERROR_INVALID_STATE, "normals asked of a binding made without normals");
     /* O(1) proof that no output (nor partial sum) leaves the float range. */
     const double reach = binding->base_bound + lattice->disp_bound * binding->basis_bound;
-    if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+    if (!(reach * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
         return sn_fail(SINEW_ERROR_NON_FINITE,
                        "bound points (coordinates up to %g) under displacements up to %g could deform beyond the "
                        "float range", binding->base_bound, lattice->disp_bound);

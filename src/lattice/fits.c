@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count)
@@ -81,7 +82,7 @@ bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian)
     const double centre[3] = {0.5, 0.5, 0.5}, corner[3] = {1.0, 1.0, 1.0};
     double value, deriv, basis;
     sn_lat_disp_bounds(lat, centre, &value, &deriv, &basis);
-    const double limit = (double)FLT_MAX / (1.0 + 1e-6);
+    const double limit = (double)FLT_MAX / (1.0 + SN_LAT_FLOAT_MARGIN);
     bool fits = basis <= limit && box_reach(lat, corner) + value <= limit;
     if (jacobian) {
         double frame = 0.0;
@@ -119,7 +120,7 @@ void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *val
 
 sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output)
 {
-    if (bound * (1.0 + 1e-6) <= (double)FLT_MAX) return SINEW_OK;
+    if (bound * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX) return SINEW_OK;
     return sn_fail(SINEW_ERROR_NON_FINITE, "%s %zu would give a %s beyond the float range (bound %g)", what, i,
                    output, bound);
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 static const char *const axis_name = "uvw";
@@ -33,7 +34,7 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
                                double axes[3][3], double extents[3])
 {
     for (int a = 0; a < 3; ++a) {
-        order[a] = d->order[a] ? d->order[a] : 4;
+        order[a] = d->order[a] ? d->order[a] : SN_LAT_DEFAULT_ORDER;
         if (order[a] < 2 || order[a] > SN_LAT_MAX_ORDER)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice order %u on axis %c is outside 2..%d",
                            order[a], axis_name[a], SN_LAT_MAX_ORDER);
@@ -42,9 +43,9 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                            "lattice axis %c has %u control points, fewer than its order %u", axis_name[a],
                            count[a], order[a]);
-        if (count[a] > (1u << 20))
+        if (count[a] > SN_LAT_MAX_AXIS_COUNT)
             return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice axis %c has %u control points, more than %u",
-                           axis_name[a], count[a], 1u << 20);
+                           axis_name[a], count[a], SN_LAT_MAX_AXIS_COUNT);
     }
     if ((unsigned)d->outside > SINEW_LATTICE_OUTSIDE_EXTEND)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown outside policy %d", (int)d->outside);
@@ -84,14 +85,14 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
                        axes[0][2] * axes[1][0] - axes[0][0] * axes[1][2],
                        axes[0][0] * axes[1][1] - axes[0][1] * axes[1][0]};
     double volume = cross[0] * axes[2][0] + cross[1] * axes[2][1] + cross[2] * axes[2][2];
-    if (!(fabs(volume) > 1e-6))
+    if (!(fabs(volume) > SN_LAT_MIN_UNIT_VOLUME))
         return sn_fail(SINEW_ERROR_DEGENERATE, "lattice axes are linearly dependent (unit volume %g)", volume);
     /* Every point of the box (its rest control points among them) must be a
      * float, or an untouched lattice would report infinite positions. */
     for (int c = 0; c < 3; ++c) {
         double reach = fabs((double)d->origin[c]);
         for (int a = 0; a < 3; ++a) reach += extents[a] * fabs(axes[a][c]);
-        if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+        if (!(reach * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
             return sn_fail(SINEW_ERROR_NON_FINITE,
                            "the lattice box reaches %g along world %c, beyond the float range", reach, "xyz"[c]);
     }

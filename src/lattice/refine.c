@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 #include "lattice/segment.h"
 
@@ -367,7 +368,8 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
     r.desc = *desc;
     if (r.desc.max_triangles == 0) {
         size_t budget;
-        if (!sn_mul_size(mesh->triangle_count, 64, &budget) || !sn_add_size(budget, 1000000, &budget))
+        if (!sn_mul_size(mesh->triangle_count, SN_LAT_REFINE_TRIANGLES_PER_INPUT, &budget) ||
+            !sn_add_size(budget, SN_LAT_REFINE_EXTRA_TRIANGLES, &budget))
             budget = SIZE_MAX;
         r.desc.max_triangles = budget;
     }
