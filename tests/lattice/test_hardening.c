@@ -1,4 +1,4 @@
-/* Hardening of the lattice and placement APIs (issue 10): arrays whose byte
+/* Hardening of the lattice and placement APIs: arrays whose byte
  * size overflows fail before anything is read, misaligned float pointers are
  * refused naming the argument with the outputs untouched, the fold-over check
  * of high orders is exact, reports every cell and can be cancelled, and
