@@ -186,7 +186,8 @@ static void positions_do_not_depend_on_the_outputs_asked_for(void **state)
 
 /* The kernel sets against one another: the float basis and the order of the
  * float sums differ, so the bits may, within the documented tolerance
- * (docs/lattice.md: 1e-6 of the box size plus the position). */
+ * (docs/lattice.md, "Same bits": 1e-6 of (2 + |x|) per coordinate x, the box
+ * being about 2 across). */
 static void kernel_sets_agree_within_the_tolerance(void **state)
 {
     (void)state;
