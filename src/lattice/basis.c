@@ -119,6 +119,28 @@ static inline __attribute__((always_inline)) void basis_uniform_degree(uint32_t 
     }
 }
 
+uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x)
+{
+    const double y = x * (double)axis->cells;
+    /* y >= 0 here: truncation is the floor */
+    const uint32_t c = y > 0.0 ? (uint32_t)y : 0u;
+    return c > axis->cells - 1 ? axis->cells - 1 : c;
+}
+
+void sn_lat_uniform_derivs(const sinew_lattice *lat, int a, double x, double *deriv)
+{
+    const sn_lat_axis *axis = &lat->axis[a];
+    if (x >= 0.0 && x <= 1.0) {
+        double value[SN_LAT_MAX_ORDER];
+        sn_lat_basis_funs(axis, sn_lat_uniform_cell(axis, x) + axis->degree, x, value, deriv);
+        return;
+    }
+    /* Outside, as the fillers continue the end's basis (LEAVE reads none). */
+    const int end = x > 1.0;
+    for (uint32_t r = 0; r < axis->order; ++r)
+        deriv[r] = lat->outside == SINEW_LATTICE_OUTSIDE_CLAMP ? 0.0 : axis->end_deriv[end][r];
+}
+
 uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value)
 {
     /* In units of one knot span, the knots of a clamped uniform axis are
@@ -126,11 +148,8 @@ uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value)
      * Boor's left and right distances are t + min(j - 1, c) and
      * min(j, cells - c) - t, and their sums are whole numbers of spans. */
     const uint32_t cells = axis->cells;
-    const double y = x * (double)cells;
-    /* y >= 0 here: truncation is the floor */
-    uint32_t c = y > 0.0 ? (uint32_t)y : 0u;
-    if (c > cells - 1) c = cells - 1;
-    const double t = y - (double)c;
+    const uint32_t c = sn_lat_uniform_cell(axis, x);
+    const double t = x * (double)cells - (double)c;
     switch (axis->degree) { /* orders 2..4 unrolled, cubic the common case */
     case 1: basis_uniform_degree(1, c, cells - c, t, value); break;
     case 2: basis_uniform_degree(2, c, cells - c, t, value); break;

@@ -1,21 +1,13 @@
-/* Bound deformation: spans and basis values computed once per point, then a
- * contraction with the current displacements every frame. Kernels, fastest
- * first: AVX2 over the packed cells of a cubic lattice, or AVX2 rows of any
- * order along u (deform_avx2.c); without AVX2, SSE for order 4 along u,
- * reading four neighbouring control points with one load per coordinate; a
- * plain loop for everything else and for normals.
- * One-shot deformation of positions reuses them on records built on the
- * stack (oneshot.c). */
+/* Bound deformation (the binding handle): spans and basis values computed
+ * once per point, by the fillers one-shot deformation uses (oneshot.c), then
+ * a contraction with the current displacements every frame by the record
+ * kernels (kernels.c). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
-#  include <emmintrin.h>
-#  define SN_LAT_SSE 1
-#endif
-
 #include "lattice/deform_kernels.h"
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattice_binding_desc *d)
@@ -36,33 +28,18 @@ static sinew_result check_bind_desc(const sinew_lattice *lat, const sinew_lattic
     return SINEW_OK;
 }
 
-/* Fills one record (see struct sinew_lattice_binding) for point q given in
- * `space`; cell, when not NULL, receives the point's cell for packed kernels. */
-static void fill_record(const sinew_lattice *lat, const float *q, sinew_lattice_space space, bool with_deriv,
-                        float *rec, uint32_t *cell)
+/* Writes the basis derivatives of point q (given in `space`) after the basis
+ * values of its record, in the cells the record's values come from. */
+static void fill_derivatives(const sinew_lattice *lat, const float *q, sinew_lattice_space space, float *rec)
 {
-    const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
     double u[3], base[3];
     sn_lat_point(lat, q, space == SINEW_LATTICE_SPACE_WORLD, u, base);
-    sn_lat_basis basis[3];
-    bool leave = false;
+    float *v = rec + 4 + lat->axis[0].order + lat->axis[1].order + lat->axis[2].order;
     for (int a = 0; a < 3; ++a) {
-        sn_lat_axis_basis(lat, a, u[a], with_deriv, &basis[a]);
-        leave |= basis[a].leave;
+        double deriv[SN_LAT_MAX_ORDER];
+        sn_lat_uniform_derivs(lat, a, u[a], deriv);
+        for (uint32_t k = 0; k < lat->axis[a].order; ++k) *v++ = (float)deriv[k];
     }
-    for (int c = 0; c < 3; ++c) rec[c] = (float)base[c];
-    uint32_t first = leave ? SN_LAT_LEAVE : (uint32_t)sn_lat_index(lat, basis[0].first, basis[1].first, basis[2].first);
-    memcpy(rec + 3, &first, sizeof first);
-    if (cell)
-        *cell = leave ? 0u
-                      : (uint32_t)(basis[0].first +
-                                   (size_t)lat->axis[0].cells * (basis[1].first + (size_t)lat->axis[1].cells * basis[2].first));
-    float *v = rec + 4;
-    for (int a = 0; a < 3; ++a)
-        for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].value[k];
-    if (with_deriv)
-        for (int a = 0; a < 3; ++a)
-            for (uint32_t k = 0; k < order[a]; ++k) *v++ = (float)basis[a].deriv[k];
 }
 
 sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattice *lattice,
@@ -115,20 +92,16 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
     }
     memcpy(b->frame, lattice->frame, sizeof b->frame);
 
+    const bool world = desc->space == SINEW_LATTICE_SPACE_WORLD;
     for (size_t i = 0; i < n; ++i) {
         if ((i & 0xffff) == 0 && (r = sn_progress(&env, "lattice: bind", (float)i / (float)n)) != SINEW_OK) {
             sinew_lattice_binding_destroy(b);
             return r;
         }
-        const float *q = sn_point(&desc->points, i);
-        double p[3] = {q[0], q[1], q[2]}, u[3];
-        if (desc->space == SINEW_LATTICE_SPACE_WORLD) sn_lat_params(lattice, p, u);
-        else memcpy(u, p, sizeof u);
-        double value, deriv, basis, base = 0.0;
+        double u[3], p[3], value, deriv, basis, base = 0.0;
+        sn_lat_point(lattice, sn_point(&desc->points, i), world, u, p);
         sn_lat_disp_bounds(lattice, u, &value, &deriv, &basis);
-        float *record = b->records + i * rec;
-        fill_record(lattice, q, desc->space, with_normals, record, cubic ? &b->cells[i] : NULL);
-        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)record[c]));
+        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)(float)p[c]));
         /* Far outside an EXTEND lattice the basis values themselves leave
          * the float range. */
         if ((r = sn_lat_check_fits(base, "bound point", i, "base position")) != SINEW_OK ||
@@ -138,8 +111,16 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
         }
         b->base_bound = fmax(b->base_bound, base);
         b->basis_bound = fmax(b->basis_bound, basis);
-        if (with_normals) memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
     }
+    /* The records one-shot deformation builds for the same points, so bound
+     * and one-shot positions are the same bits. */
+    sn_lat_fill_records(lattice, (const char *)desc->points.data, sn_stride(desc->points.stride, 3 * sizeof(float)), n,
+                        world, b->records, rec, b->cells);
+    if (with_normals)
+        for (size_t i = 0; i < n; ++i) {
+            fill_derivatives(lattice, sn_point(&desc->points, i), desc->space, b->records + i * rec);
+            memcpy(b->normals + 3 * i, sn_point(&desc->normals, i), 3 * sizeof(float));
+        }
     *out = b;
     return SINEW_OK;
 }
@@ -183,117 +164,6 @@ static bool same_structure(const sinew_lattice_binding *b, const sinew_lattice *
     return b->outside == lat->outside && memcmp(b->frame, lat->frame, sizeof b->frame) == 0;
 }
 
-/* Generic contraction of one record: displacement, and its derivatives
- * grad[3 * a + c] = dD_c/du_a when grad is not NULL. */
-static void contract_record(const sinew_lattice *lat, const float *rec, uint32_t first, float disp[3],
-                            float *grad)
-{
-    const uint32_t ou = lat->axis[0].order, ov = lat->axis[1].order, ow = lat->axis[2].order;
-    const size_t nu = lat->axis[0].count, slab = nu * lat->axis[1].count;
-    const float *bu = rec + 4, *bv = bu + ou, *bw = bv + ov;
-    const float *du = bw + ow, *dv = du + ou, *dw = dv + ov;
-    const float *dx = lat->disp[0], *dy = lat->disp[1], *dz = lat->disp[2];
-    float d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (uint32_t k = 0; k < ow; ++k)
-        for (uint32_t j = 0; j < ov; ++j) {
-            size_t row = first + k * slab + j * nu;
-            float rv[3] = {0, 0, 0}, ru[3] = {0, 0, 0};
-            for (uint32_t i = 0; i < ou; ++i) {
-                rv[0] += bu[i] * dx[row + i];
-                rv[1] += bu[i] * dy[row + i];
-                rv[2] += bu[i] * dz[row + i];
-                if (grad) {
-                    ru[0] += du[i] * dx[row + i];
-                    ru[1] += du[i] * dy[row + i];
-                    ru[2] += du[i] * dz[row + i];
-                }
-            }
-            float w = bv[j] * bw[k];
-            for (int c = 0; c < 3; ++c) d[c] += w * rv[c];
-            if (grad) {
-                float wv = dv[j] * bw[k], ww = bv[j] * dw[k];
-                for (int c = 0; c < 3; ++c) {
-                    g[c] += w * ru[c];
-                    g[3 + c] += wv * rv[c];
-                    g[6 + c] += ww * rv[c];
-                }
-            }
-        }
-    memcpy(disp, d, sizeof d);
-    if (grad) memcpy(grad, g, sizeof g);
-}
-
-#ifdef SN_LAT_SSE
-/* Positions only, order 4 along u: per (j, k) row, one load of four
- * neighbours per coordinate scaled by bv[j] * bw[k]; the u-basis is applied
- * once at the end. */
-static void deform_cubic_u(const sinew_lattice *lat, const float *records, size_t rec, float *out, size_t stride,
-                           size_t first, size_t count)
-{
-    const uint32_t ov = lat->axis[1].order, ow = lat->axis[2].order;
-    const size_t nu = lat->axis[0].count, slab = nu * lat->axis[1].count;
-    const float *dx = lat->disp[0], *dy = lat->disp[1], *dz = lat->disp[2];
-    for (size_t i = first; i < first + count; ++i) {
-        const float *r = records + i * rec;
-        float *o = (float *)((char *)out + i * stride);
-        uint32_t idx;
-        if (sn_lat_record_left(r, o, &idx)) continue;
-        const float *bv = r + 8, *bw = bv + ov;
-        __m128 ax = _mm_setzero_ps(), ay = _mm_setzero_ps(), az = _mm_setzero_ps();
-        for (uint32_t k = 0; k < ow; ++k) {
-            size_t base = idx + k * slab;
-            for (uint32_t j = 0; j < ov; ++j) {
-                __m128 w = _mm_set1_ps(bv[j] * bw[k]);
-                size_t at = base + j * nu;
-                ax = _mm_add_ps(ax, _mm_mul_ps(w, _mm_loadu_ps(dx + at)));
-                ay = _mm_add_ps(ay, _mm_mul_ps(w, _mm_loadu_ps(dy + at)));
-                az = _mm_add_ps(az, _mm_mul_ps(w, _mm_loadu_ps(dz + at)));
-            }
-        }
-        __m128 bu = _mm_loadu_ps(r + 4);
-        ax = _mm_mul_ps(ax, bu);
-        ay = _mm_mul_ps(ay, bu);
-        az = _mm_mul_ps(az, bu);
-        __m128 zero = _mm_setzero_ps();
-        _MM_TRANSPOSE4_PS(ax, ay, az, zero);
-        __m128 sum = _mm_add_ps(_mm_add_ps(ax, ay), _mm_add_ps(az, zero));
-        float s[4];
-        _mm_storeu_ps(s, sum);
-        o[0] = r[0] + s[0];
-        o[1] = r[1] + s[1];
-        o[2] = r[2] + s[2];
-    }
-}
-#endif
-
-void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
-                           float *out, size_t stride, size_t first, size_t count)
-{
-    if (lat->packed && cells) {
-        lat->kernel(records, record, cells, lat->packed, out, stride, first, count);
-        return;
-    }
-    if (lat->rows) {
-        lat->rows(lat, records, record, out, stride, first, count);
-        return;
-    }
-#ifdef SN_LAT_SSE
-    if (lat->axis[0].order == 4) {
-        deform_cubic_u(lat, records, record, out, stride, first, count);
-        return;
-    }
-#endif
-    for (size_t i = first; i < first + count; ++i) {
-        const float *r = records + i * record;
-        uint32_t idx;
-        memcpy(&idx, r + 3, sizeof idx);
-        float d[3] = {0, 0, 0};
-        if (idx != SN_LAT_LEAVE) contract_record(lat, r, idx, d, NULL);
-        float *o = (float *)((char *)out + i * stride);
-        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-    }
-}
-
 sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, const sinew_lattice *lattice,
                                           float *out_points, size_t out_stride, float *out_normals,
                                           size_t out_normal_stride, size_t first, size_t count)
@@ -316,7 +186,7 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
         return sn_fail(SINEW_ERROR_INVALID_STATE, "normals asked of a binding made without normals");
     /* O(1) proof that no output (nor partial sum) leaves the float range. */
     const double reach = binding->base_bound + lattice->disp_bound * binding->basis_bound;
-    if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+    if (!(reach * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
         return sn_fail(SINEW_ERROR_NON_FINITE,
                        "bound points (coordinates up to %g) under displacements up to %g could deform beyond the "
                        "float range", binding->base_bound, lattice->disp_bound);
@@ -336,21 +206,21 @@ sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding, 
         uint32_t idx;
         memcpy(&idx, r + 3, sizeof idx);
         float d[3] = {0, 0, 0}, g[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-        if (idx != SN_LAT_LEAVE) contract_record(lattice, r, idx, d, g);
+        if (idx != SN_LAT_LEAVE) sn_lat_contract_record(lattice, r, idx, d, g);
         float n[3];
         memcpy(n, binding->normals + 3 * i, sizeof n);
-        float *o = (float *)((char *)out_points + i * stride);
-        for (int c = 0; c < 3; ++c) o[c] = r[c] + d[c];
-        {
-            double grad[9], jac[9];
-            for (int e = 0; e < 9; ++e) grad[e] = g[e];
-            if (world) {
-                sn_lat_world_jacobian(lattice, grad, jac);
-            } else {
-                for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
-            }
-            sn_transform_normal(jac, n, (float *)((char *)out_normals + i * nstride));
+        double grad[9], jac[9];
+        for (int e = 0; e < 9; ++e) grad[e] = g[e];
+        if (world) {
+            sn_lat_world_jacobian(lattice, grad, jac);
+        } else {
+            for (int e = 0; e < 9; ++e) jac[e] = lattice->frame[e] + grad[e];
         }
+        sn_transform_normal(jac, n, (float *)((char *)out_normals + i * nstride));
     }
+    /* Positions through the kernel that serves positions alone: asking for
+     * normals does not change a bit of them. */
+    sn_lat_deform_records(lattice, binding->records, binding->record, binding->cells, out_points, stride, first,
+                          count);
     return SINEW_OK;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lattice/deform_kernels.h"
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
@@ -74,7 +75,7 @@ static bool all_fit_avx2(const sinew_lattice *lat, const char *in, size_t in_str
         slope[a] = 2.0 * lat->axis[a].degree * lat->axis[a].cells;
         dsum = slope[a] > dsum ? slope[a] : dsum;
     }
-    const double limit1 = (double)FLT_MAX / (1.0 + 1e-6) * (1.0 - 1e-9);
+    const double limit1 = (double)FLT_MAX / (1.0 + SN_LAT_FLOAT_MARGIN) * (1.0 - 1e-9);
     const __m256d limit = _mm256_set1_pd(limit1);
     if (!extend && range_fits(lat, max_abs_coordinate(in, in_stride, count), world, dsum > 1.0 ? dsum : 1.0, limit1))
         return true;

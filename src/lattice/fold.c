@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 /* A trivariate Bezier tensor of degrees deg[3] in scaled form: coefficient
@@ -189,9 +190,10 @@ sinew_result sinew_lattice_check_folds(sinew_context *ctx, const sinew_lattice *
     sn_env call;
     sn_env_for_call(&call, &lattice->env, ctx);
     call.held = NULL;   /* scratch of a const call: other threads may be using the lattice */
-    if (samples_per_axis == 0) samples_per_axis = 4;
-    if (samples_per_axis > 64)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most 64", samples_per_axis);
+    if (samples_per_axis == 0) samples_per_axis = SN_LAT_DEFAULT_FOLD_SAMPLES;
+    if (samples_per_axis > SN_LAT_MAX_FOLD_SAMPLES)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%u samples per axis; at most %u", samples_per_axis,
+                       SN_LAT_MAX_FOLD_SAMPLES);
     /* The caller knows the cell count (sinew_lattice_info): a buffer of another size is a mismatch. */
     if (cell_flags && cell_flag_count != lattice->cell_count)
         return sn_fail(SINEW_ERROR_MISMATCH, "cell flag buffer holds %zu bytes for %zu cells", cell_flag_count,

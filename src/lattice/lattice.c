@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 
 static const char *const axis_name = "uvw";
@@ -33,7 +34,7 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
                                double axes[3][3], double extents[3])
 {
     for (int a = 0; a < 3; ++a) {
-        order[a] = d->order[a] ? d->order[a] : 4;
+        order[a] = d->order[a] ? d->order[a] : SN_LAT_DEFAULT_ORDER;
         if (order[a] < 2 || order[a] > SN_LAT_MAX_ORDER)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "lattice order %u on axis %c is outside 2..%d",
                            order[a], axis_name[a], SN_LAT_MAX_ORDER);
@@ -42,9 +43,9 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                            "lattice axis %c has %u control points, fewer than its order %u", axis_name[a],
                            count[a], order[a]);
-        if (count[a] > (1u << 20))
+        if (count[a] > SN_LAT_MAX_AXIS_COUNT)
             return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "lattice axis %c has %u control points, more than %u",
-                           axis_name[a], count[a], 1u << 20);
+                           axis_name[a], count[a], SN_LAT_MAX_AXIS_COUNT);
     }
     if ((unsigned)d->outside > SINEW_LATTICE_OUTSIDE_EXTEND)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown outside policy %d", (int)d->outside);
@@ -84,14 +85,14 @@ static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], u
                        axes[0][2] * axes[1][0] - axes[0][0] * axes[1][2],
                        axes[0][0] * axes[1][1] - axes[0][1] * axes[1][0]};
     double volume = cross[0] * axes[2][0] + cross[1] * axes[2][1] + cross[2] * axes[2][2];
-    if (!(fabs(volume) > 1e-6))
+    if (!(fabs(volume) > SN_LAT_MIN_UNIT_VOLUME))
         return sn_fail(SINEW_ERROR_DEGENERATE, "lattice axes are linearly dependent (unit volume %g)", volume);
     /* Every point of the box (its rest control points among them) must be a
      * float, or an untouched lattice would report infinite positions. */
     for (int c = 0; c < 3; ++c) {
         double reach = fabs((double)d->origin[c]);
         for (int a = 0; a < 3; ++a) reach += extents[a] * fabs(axes[a][c]);
-        if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+        if (!(reach * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
             return sn_fail(SINEW_ERROR_NON_FINITE,
                            "the lattice box reaches %g along world %c, beyond the float range", reach, "xyz"[c]);
     }
@@ -153,14 +154,10 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
         knots += count[a] + order[a];
         sn_lat_axis_ends(ax);
     }
-    /* The vector filler computes control point indices in 32-bit lanes. */
-    if (points <= (size_t)INT32_MAX) lat->fill = sn_lat_fill_avx2();
-    lat->all_fit = sn_lat_all_fit_avx2();
-    lat->rows = sn_lat_rows_avx2_kernel();
     char *disp = (char *)lat->block + knot_bytes;
     for (int c = 0; c < 3; ++c) lat->disp[c] = (float *)(disp + (size_t)c * disp_bytes);
     if (order[0] == 4 && order[1] == 4 && order[2] == 4 && cells <= SN_LAT_PACKED_MAX_CELLS &&
-        (lat->kernel = sn_lat_cubic_avx2_kernel()) != NULL) {
+        sn_lat_cubic_avx2_kernel() != NULL) {
         lat->packed = (float *)sn_calloc_array(&kept, cells, SN_LAT_PACKED_CELL * sizeof(float),
                                                "packed lattice cells");
         if (!lat->packed) {
@@ -168,10 +165,22 @@ sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint3
             sinew_lattice_destroy(lat);
             return r;
         }
-        if (lat->fill) lat->oneshot = sn_lat_oneshot_cubic_avx2();
     }
+    sn_lat_use_kernels(lat, SN_LAT_KERNELS_BEST);
     *out = lat;
     return SINEW_OK;
+}
+
+void sn_lat_use_kernels(sinew_lattice *lat, sn_lat_kernels which)
+{
+    const bool best = which == SN_LAT_KERNELS_BEST;
+    /* The vector filler computes control point indices in 32-bit lanes. */
+    lat->fill = best && lat->point_count <= (size_t)INT32_MAX ? sn_lat_fill_avx2() : NULL;
+    lat->all_fit = best ? sn_lat_all_fit_avx2() : NULL;
+    lat->rows = best ? sn_lat_rows_avx2_kernel() : NULL;
+    lat->kernel = best && lat->packed ? sn_lat_cubic_avx2_kernel() : NULL;
+    lat->oneshot = lat->kernel && lat->fill ? sn_lat_oneshot_cubic_avx2() : NULL;
+    lat->sse = which != SN_LAT_KERNELS_PLAIN;
 }
 
 double sn_lat_finish_frame(sinew_lattice *lat)
@@ -240,44 +249,6 @@ sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sinew_lattice_
     i.memory_bytes = lattice->held_bytes;
     sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
-}
-
-void sn_lat_box(const sinew_lattice *lat, const double u[3], double out[3])
-{
-    for (int c = 0; c < 3; ++c)
-        out[c] = lat->origin[c] + lat->frame[c] * u[0] + lat->frame[3 + c] * u[1] + lat->frame[6 + c] * u[2];
-}
-
-void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3])
-{
-    double d[3] = {p[0] - lat->origin[0], p[1] - lat->origin[1], p[2] - lat->origin[2]};
-    for (int a = 0; a < 3; ++a)
-        out[a] = lat->inverse[a] * d[0] + lat->inverse[3 + a] * d[1] + lat->inverse[6 + a] * d[2];
-}
-
-void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3])
-{
-    double p[3] = {q[0], q[1], q[2]};
-    if (world) {
-        sn_lat_params(lat, p, u);
-        memcpy(base, p, 3 * sizeof(double));
-    } else {
-        memcpy(u, p, 3 * sizeof(double));
-        sn_lat_box(lat, u, base);
-    }
-}
-
-void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double out[3])
-{
-    double u[3] = {sn_lat_greville(&lat->axis[0], (uint32_t)i), sn_lat_greville(&lat->axis[1], (uint32_t)j),
-                   sn_lat_greville(&lat->axis[2], (uint32_t)k)};
-    sn_lat_box(lat, u, out);
-}
-
-void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3])
-{
-    size_t nu = lat->axis[0].count, nv = lat->axis[1].count;
-    sn_lat_rest(lat, index % nu, (index / nu) % nv, index / (nu * nv), out);
 }
 
 /* Validates an output block of control points. */

@@ -1,6 +1,13 @@
 /*
- * Internals of the B-spline lattice shared by its source files: the handle,
- * per-axis knot and basis machinery, and Bezier helpers.
+ * Internals of the B-spline lattice shared by its source files: the handles
+ * and the functions each file offers the others. Calls run one way, from the
+ * files that serve the public API (lattice.c, evaluate.c, bind.c, fold.c,
+ * segment.c, refine.c, save.c, load.c) down to the files below, in the order
+ * of the sections here from the bottom up: oneshot.c uses kernels.c,
+ * contract.c and box.c; fits.c uses box.c; box.c and contract.c use basis.c,
+ * which uses nothing. The AVX2 units (deform_avx2.c, fill_avx2.c,
+ * fits_avx2.c) are reached through the handle's function pointers and call
+ * nothing back.
  */
 #ifndef SINEW_LATTICE_INTERNAL_H
 #define SINEW_LATTICE_INTERNAL_H
@@ -65,27 +72,24 @@ struct sinew_lattice {
     sn_lat_oneshot_fn oneshot;
     /* The vector "every point's positions fit" check, or NULL. */
     sn_lat_all_fit_fn all_fit;
+    /* Whether the SSE2 kernel (order 4 along u) may serve when the AVX2 ones
+     * do not. */
+    bool sse;
 };
 
-/* Allocates a lattice of the given structure (already validated: orders
- * 2..8, counts >= orders and at most 2^20, a known policy) at rest: knots,
- * zeroed displacements and, for cubic lattices with the AVX2 kernel, the
- * packed copy. The box (origin, frame, unit_axes, extents) is left to the
- * caller, who then calls sn_lat_finish_frame. Memory from env. Returns
- * SINEW_ERROR_SIZE_OVERFLOW or SINEW_ERROR_OUT_OF_MEMORY. Shared by create
- * and load, so both build the same handle. */
-sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint32_t order[3],
-                         sinew_lattice_outside outside, sinew_lattice **out);
-/* Sets inverse and frame_det from frame; returns the determinant (0 when
- * singular, inverse then untouched). */
-double sn_lat_finish_frame(sinew_lattice *lat);
-/* Rebuilds the packed per-cell copy (when the lattice has one) from the
- * displacements. */
-void sn_lat_repack(sinew_lattice *lat);
-/* Rest position of control point `index` (see the top of lattice.h). */
-void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3]);
+/* Which kernels a lattice runs: the fastest this build and CPU have, the
+ * x86-64 baseline (SSE2, what a CPU without AVX2 runs), or plain C (what
+ * other CPU families run). Tests pick each to compare them. */
+typedef enum sn_lat_kernels {
+    SN_LAT_KERNELS_BEST,
+    SN_LAT_KERNELS_BASELINE,
+    SN_LAT_KERNELS_PLAIN
+} sn_lat_kernels;
 
-/* ---- Bound points and refinements (their handles) ------------------------ */
+/* Sets the lattice's kernel pointers for `which` (a packed copy, when the
+ * lattice has one, stays in step but is read only by the AVX2 kernels). */
+void sn_lat_use_kernels(sinew_lattice *lat, sn_lat_kernels which);
+
 
 struct sinew_lattice_binding {
     sn_env env;
@@ -136,6 +140,8 @@ typedef struct sn_lat_basis {
     double deriv[SN_LAT_MAX_ORDER];
 } sn_lat_basis;
 
+/* ---- basis.c: one axis' B-spline basis (calls nothing else) ----------------------------------------------- */
+
 /* The knot span s (degree <= s < count) holding x in [0, 1]. */
 uint32_t sn_lat_span(const sn_lat_axis *axis, double x);
 /* Values (and derivatives when deriv is not NULL) of the order nonzero basis
@@ -148,6 +154,13 @@ void sn_lat_axis_ends(sn_lat_axis *axis);
  * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
  * to rounding. */
 uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value); /* x in [0, 1] */
+/* The cell of x in [0, 1] as the fillers find it: floor(x cells), the last
+ * cell for x = 1. */
+uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x);
+/* Derivatives (d/du) of axis a's basis functions at x, in the cell the
+ * fillers put x in, under the outside policy: what a bound normal needs
+ * beside the filler's values. */
+void sn_lat_uniform_derivs(const sinew_lattice *lat, int a, double x, double *deriv);
 /* Basis of one axis at x after the lattice's outside policy. */
 void sn_lat_axis_basis(const sinew_lattice *lat, int a, double x, bool want_deriv, sn_lat_basis *out);
 /* Greville abscissa of control point i on the axis. */
@@ -157,15 +170,20 @@ double sn_lat_greville(const sn_lat_axis *axis, uint32_t i);
  * function first + r and Bernstein index m (degree = axis degree). Both x0 and
  * x1 must lie in the closure of span s. Exact up to rounding (blossoms). */
 void sn_lat_bernstein_of_span(const sn_lat_axis *axis, uint32_t s, double x0, double x1, double *coef);
+/* Binomial coefficient C(n, k) for n <= 64 as a double. */
+double sn_lat_binom(unsigned n, unsigned k);
+
+/* ---- box.c: the box map and the rest lattice (above basis.c) ---------------------------------------------- */
 
 /* Index of control point (i, j, k). */
 static inline size_t sn_lat_index(const sinew_lattice *lat, size_t i, size_t j, size_t k)
 {
     return i + (size_t)lat->axis[0].count * (j + (size_t)lat->axis[1].count * k);
 }
-
 /* Rest position of control point (i, j, k), world units. */
 void sn_lat_rest(const sinew_lattice *lat, size_t i, size_t j, size_t k, double out[3]);
+/* Rest position of control point `index` (see the top of lattice.h). */
+void sn_lat_rest_index(const sinew_lattice *lat, size_t index, double out[3]);
 /* Box map: world position of parameters u. */
 void sn_lat_box(const sinew_lattice *lat, const double u[3], double out[3]);
 /* Inverse box map: parameters of a world point. */
@@ -174,58 +192,19 @@ void sn_lat_params(const sinew_lattice *lat, const double p[3], double out[3]);
  * parameters, itself) when world, else parameters (themselves, their box
  * position). */
 void sn_lat_point(const sinew_lattice *lat, const float q[3], bool world, double u[3], double base[3]);
-/* Displacement D(u) under the outside policy (zero for a point LEAVE leaves
- * alone), in double precision. */
-void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3]);
+
+/* ---- contract.c: the double-precision core (above basis.c) ------------------------------------------------ */
 
 /* Displacement sum D(u) = sum D_ijk B_i B_j B_k and, when grad is not NULL, its
  * derivatives: grad[3 * a + c] = d D_c / d u_a. */
 void sn_lat_contract(const sinew_lattice *lat, const sn_lat_basis b[3], double disp[3], double *grad);
-
+/* Displacement D(u) under the outside policy (zero for a point LEAVE leaves
+ * alone), in double precision. */
+void sn_lat_displacement(const sinew_lattice *lat, const double u[3], double d[3]);
 /* Jacobian of the world map p -> p + D(u(p)) from grad = dD/du. */
 void sn_lat_world_jacobian(const sinew_lattice *lat, const double grad[9], double jac[9]);
 
-/* Positions of points [first, first + count) of `in` (world points when
- * world, else (u, v, w) parameters) through the deform kernels, on records
- * built on the stack by lat->fill or the scalar filler; point i is written at
- * byte offset i * stride of out. The caller has validated the range and
- * proved that the outputs fit a float. A point's output depends on that
- * point alone, so any split of a range gives the same bits. */
-void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool world, float *out, size_t stride,
-                          size_t first, size_t count);
-/* Positions of bound records [first, first + count) through the fastest
- * kernel the lattice and the CPU allow (cells: each record's packed cell, or
- * NULL); record i written at byte offset i * stride of out. */
-void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
-                           float *out, size_t stride, size_t first, size_t count);
-
-/* Bounds at parameters u, under the outside policy, of |D_c(u)| (*value),
- * of |dD_c/du_a| (*deriv), and of the products of basis values and
- * derivatives the kernels store (*basis): sums of absolute terms, so every
- * partial sum a float kernel forms is bounded as well. */
-void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *value, double *deriv, double *basis);
-/* SINEW_OK when |bound| (times a rounding margin) fits a float; otherwise
- * SINEW_ERROR_NON_FINITE naming element i of `what` and the output. */
-sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output);
-
-/* Proves the outputs for one point (world position p, or parameters p when
- * !world) fit a float: its parameters, the kernels' basis values, its
- * deformed position and (jacobian) its Jacobian; else SINEW_ERROR_NON_FINITE
- * naming element i of `what`. */
-sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
-                                     const char *what, size_t i);
-
-/* Whether every point inside the box passes sn_lat_check_point_fits (with
- * its Jacobian when jacobian): one proof per call that spares the per-point
- * bounds of the points inside. */
-bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian);
-/* Whether parameters u lie in [0, 1]^3. */
-bool sn_lat_inside_box(const double u[3]);
-
-/* ---- Bezier helpers --------------------------------------------------------- */
-
-/* Binomial coefficient C(n, k) for n <= 64 as a double. */
-double sn_lat_binom(unsigned n, unsigned k);
+/* ---- fits.c: input checks and float-range proofs (above box.c) -------------------------------------------- */
 
 /* Validates a range [first, first + count) over an input view: the view
  * itself (pointer, alignment, stride, span) and the range's coordinates,
@@ -236,5 +215,73 @@ sinew_result sn_lat_check_range(const sinew_points *in, const char *what, size_t
 sinew_result sn_lat_check_view(const sinew_points *in, const char *what, size_t first, size_t count);
 /* The second half: every coordinate of the range is finite. */
 sinew_result sn_lat_check_finite(const sinew_points *in, const char *what, size_t first, size_t count);
+/* Bounds at parameters u, under the outside policy, of |D_c(u)| (*value),
+ * of |dD_c/du_a| (*deriv), and of the products of basis values and
+ * derivatives the kernels store (*basis): sums of absolute terms, so every
+ * partial sum a float kernel forms is bounded as well. */
+void sn_lat_disp_bounds(const sinew_lattice *lat, const double u[3], double *value, double *deriv, double *basis);
+/* SINEW_OK when |bound| (times a rounding margin) fits a float; otherwise
+ * SINEW_ERROR_NON_FINITE naming element i of `what` and the output. */
+sinew_result sn_lat_check_fits(double bound, const char *what, size_t i, const char *output);
+/* Proves the outputs for one point (world position p, or parameters p when
+ * !world) fit a float: its parameters, the kernels' basis values, its
+ * deformed position and (jacobian) its Jacobian; else SINEW_ERROR_NON_FINITE
+ * naming element i of `what`. */
+sinew_result sn_lat_check_point_fits(const sinew_lattice *lat, const double p[3], bool world, bool jacobian,
+                                     const char *what, size_t i);
+/* Whether every point inside the box passes sn_lat_check_point_fits (with
+ * its Jacobian when jacobian): one proof per call that spares the per-point
+ * bounds of the points inside. */
+bool sn_lat_inside_points_fit(const sinew_lattice *lat, bool jacobian);
+/* The largest |x_i|. */
+double sn_lat_max_abs3(const double x[3]);
+/* Whether parameters u lie in [0, 1]^3. */
+bool sn_lat_inside_box(const double u[3]);
+
+/* ---- kernels.c: positions of deform records (calls the AVX2 units only) ----------------------------------- */
+
+/* Contraction of one record (see struct sinew_lattice_binding) whose first
+ * control point is `first`, in float: its displacement and, when grad is not
+ * NULL (the record holds derivatives), grad[3 * a + c] = dD_c/du_a. */
+void sn_lat_contract_record(const sinew_lattice *lat, const float *rec, uint32_t first, float disp[3], float *grad);
+/* Positions of bound records [first, first + count) through the fastest
+ * kernel the lattice and the CPU allow (cells: each record's packed cell, or
+ * NULL); record i written at byte offset i * stride of out. */
+void sn_lat_deform_records(const sinew_lattice *lat, const float *records, size_t record, const uint32_t *cells,
+                           float *out, size_t stride, size_t first, size_t count);
+
+/* ---- oneshot.c: one-shot positions (above box.c, contract.c, kernels.c) ----------------------------------- */
+
+/* Deform records of count points read as 3 floats at in + k * in_stride
+ * bytes (see sn_lat_fill_fn), by the lattice's filler: one-shot calls and
+ * bind build the same records for the same point. */
+void sn_lat_fill_records(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world,
+                         float *records, size_t record, uint32_t *cells);
+/* Positions of points [first, first + count) of `in` (world points when
+ * world, else (u, v, w) parameters) through the deform kernels, on records
+ * built on the stack by lat->fill or the scalar filler; point i is written at
+ * byte offset i * stride of out. The caller has validated the range and
+ * proved that the outputs fit a float. A point's output depends on that
+ * point alone, so any split of a range gives the same bits. */
+void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool world, float *out, size_t stride,
+                          size_t first, size_t count);
+
+/* ---- lattice.c: the handle (above box.c, fits.c) ---------------------------------------------------------- */
+
+/* Allocates a lattice of the given structure (already validated: orders
+ * 2..8, counts >= orders and at most 2^20, a known policy) at rest: knots,
+ * zeroed displacements and, for cubic lattices with the AVX2 kernel, the
+ * packed copy. The box (origin, frame, unit_axes, extents) is left to the
+ * caller, who then calls sn_lat_finish_frame. Memory from env. Returns
+ * SINEW_ERROR_SIZE_OVERFLOW or SINEW_ERROR_OUT_OF_MEMORY. Shared by create
+ * and load, so both build the same handle. */
+sinew_result sn_lat_make(const sn_env *env, const uint32_t count[3], const uint32_t order[3],
+                         sinew_lattice_outside outside, sinew_lattice **out);
+/* Sets inverse and frame_det from frame; returns the determinant (0 when
+ * singular, inverse then untouched). */
+double sn_lat_finish_frame(sinew_lattice *lat);
+/* Rebuilds the packed per-cell copy (when the lattice has one) from the
+ * displacements. */
+void sn_lat_repack(sinew_lattice *lat);
 
 #endif /* SINEW_LATTICE_INTERNAL_H */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_saved.h"
 
 static const char *const axis_name = "uvw";
@@ -35,9 +36,9 @@ sinew_result sn_lat_check_structure(const char *what, const uint64_t count[3], c
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
                            "%s: lattice axis %c has %llu control points, fewer than its order %llu", what,
                            axis_name[a], (unsigned long long)count[a], (unsigned long long)order[a]);
-        if (count[a] > (1u << 20))
+        if (count[a] > SN_LAT_MAX_AXIS_COUNT)
             return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: lattice axis %c has %llu control points, more than %u",
-                           what, axis_name[a], (unsigned long long)count[a], 1u << 20);
+                           what, axis_name[a], (unsigned long long)count[a], SN_LAT_MAX_AXIS_COUNT);
         count_out[a] = (uint32_t)count[a];
         order_out[a] = (uint32_t)order[a];
     }
@@ -52,7 +53,7 @@ sinew_result sn_lat_check_box(const char *what, const double origin[3], const do
     /* First the float range, which also keeps the products below finite. */
     for (int c = 0; c < 3; ++c) {
         double reach = fabs(origin[c]) + fabs(frame[c]) + fabs(frame[3 + c]) + fabs(frame[6 + c]);
-        if (!(reach * (1.0 + 1e-6) <= (double)FLT_MAX))
+        if (!(reach * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
             return sn_fail(SINEW_ERROR_NON_FINITE,
                            "%s: the lattice box reaches %g along world %c, beyond the float range", what, reach,
                            "xyz"[c]);
@@ -68,7 +69,7 @@ sinew_result sn_lat_check_box(const char *what, const double origin[3], const do
                        unit[0][2] * unit[1][0] - unit[0][0] * unit[1][2],
                        unit[0][0] * unit[1][1] - unit[0][1] * unit[1][0]};
     double volume = cross[0] * unit[2][0] + cross[1] * unit[2][1] + cross[2] * unit[2][2];
-    if (!(fabs(volume) > 1e-6))
+    if (!(fabs(volume) > SN_LAT_MIN_UNIT_VOLUME))
         return sn_fail(SINEW_ERROR_DEGENERATE, "%s: lattice axes are linearly dependent (unit volume %g)", what,
                        volume);
     return SINEW_OK;
@@ -251,7 +252,8 @@ static sinew_result check_record(sinew_lattice_binding *b, const char *what, siz
     /* As bind: a base or basis bound beyond the float range is refused. A
      * LEAVE point takes no displacement, so only its base counts. */
     basis = leave ? 0.0 : basis * slope;
-    if (!(base * (1.0 + 1e-6) <= (double)FLT_MAX) || !(basis * (1.0 + 1e-6) <= (double)FLT_MAX))
+    if (!(base * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX) ||
+        !(basis * (1.0 + SN_LAT_FLOAT_MARGIN) <= (double)FLT_MAX))
         return sn_fail(SINEW_ERROR_NON_FINITE,
                        "%s: bound point %zu would give a base position (bound %g) or basis product (bound %g) "
                        "beyond the float range", what, i, base, basis);

@@ -52,6 +52,12 @@ static void fill_scalar(const sinew_lattice *lat, const char *in, size_t in_stri
     }
 }
 
+void sn_lat_fill_records(const sinew_lattice *lat, const char *in, size_t in_stride, size_t count, bool world,
+                         float *records, size_t record, uint32_t *cells)
+{
+    (lat->fill ? lat->fill : fill_scalar)(lat, in, in_stride, count, world, records, record, cells);
+}
+
 /* Lattices whose control point indices do not fit the records' 32 bits:
  * the double-precision contraction, point by point. */
 static void deform_points_wide(const sinew_lattice *lat, const sinew_points *in, bool world, float *out,
@@ -84,11 +90,10 @@ void sn_lat_deform_points(const sinew_lattice *lat, const sinew_points *in, bool
     uint32_t cells[SN_LAT_ONESHOT_BLOCK];
     const uint32_t order[3] = {lat->axis[0].order, lat->axis[1].order, lat->axis[2].order};
     const size_t record = sn_lat_record_floats(order, false);
-    const sn_lat_fill_fn fill = lat->fill ? lat->fill : fill_scalar;
-    uint32_t *cell_out = lat->packed ? cells : NULL;
+    uint32_t *cell_out = lat->kernel ? cells : NULL;
     for (size_t start = first; start < first + count; start += SN_LAT_ONESHOT_BLOCK) {
         size_t n = first + count - start < SN_LAT_ONESHOT_BLOCK ? first + count - start : SN_LAT_ONESHOT_BLOCK;
-        fill(lat, (const char *)sn_point(in, start), in_stride, n, world, records, record, cell_out);
+        sn_lat_fill_records(lat, (const char *)sn_point(in, start), in_stride, n, world, records, record, cell_out);
         sn_lat_deform_records(lat, records, record, cell_out, (float *)(void *)((char *)out + start * stride), stride,
                               0, n);
     }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
 #include "lattice/segment.h"
 
@@ -128,19 +129,21 @@ static double judge_edge(const refiner *r, uint32_t lo, uint32_t hi, double *spl
     return error;
 }
 
+/* Deformed positions of refined vertices [first, first + count): what
+ * sinew_lattice_deform gives for their rest positions, to the bit. */
+static void deform_vertices(const refiner *r, size_t first, size_t count)
+{
+    sinew_points rest = {r->rest, first + count, 0};
+    sn_lat_deform_points(r->lat, &rest, true, r->def, 3 * sizeof(float), first, count);
+}
+
 /* Adds the vertex on edge lo-hi at t; room was reserved by reserve_vertices. */
 static void add_vertex(refiner *r, uint32_t lo, uint32_t hi, double t)
 {
     float *a = r->rest + 3 * (size_t)lo, *b = r->rest + 3 * (size_t)hi;
     float *p = r->rest + 3 * r->nv;
-    double pd[3], fd[3];
-    for (int c = 0; c < 3; ++c) {
-        p[c] = (float)((1.0 - t) * (double)a[c] + t * (double)b[c]);
-        pd[c] = p[c];
-    }
-    sn_lat_deform_point(r->lat, pd, fd);
-    float *q = r->def + 3 * r->nv;
-    for (int c = 0; c < 3; ++c) q[c] = (float)fd[c];
+    for (int c = 0; c < 3; ++c) p[c] = (float)((1.0 - t) * (double)a[c] + t * (double)b[c]);
+    deform_vertices(r, r->nv, 1);
     size_t k = r->nv - r->nv_in;
     r->parents[2 * k] = lo;
     r->parents[2 * k + 1] = hi;
@@ -331,6 +334,16 @@ static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_tri
                        UINT32_MAX - 1);
     sinew_result res = sn_check_points(&mesh->positions, "mesh vertex");
     if (res != SINEW_OK) return res;
+    /* A new vertex lies between two others, never farther out: the input's
+     * proofs cover every deformed position the refinement writes. */
+    const bool inside_fit = sn_lat_inside_points_fit(lat, false);
+    for (size_t i = 0; i < mesh->positions.count; ++i) {
+        const float *q = sn_point(&mesh->positions, i);
+        double p[3] = {q[0], q[1], q[2]}, u[3];
+        sn_lat_params(lat, p, u);
+        if (inside_fit && sn_lat_inside_box(u)) continue;
+        if ((res = sn_lat_check_point_fits(lat, p, true, false, "mesh vertex", i)) != SINEW_OK) return res;
+    }
     return sn_check_index_view(mesh->indices, mesh->index_type, mesh->index_stride, mesh->triangle_count, 3,
                                mesh->positions.count, "triangle");
 }
@@ -355,7 +368,8 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
     r.desc = *desc;
     if (r.desc.max_triangles == 0) {
         size_t budget;
-        if (!sn_mul_size(mesh->triangle_count, 64, &budget) || !sn_add_size(budget, 1000000, &budget))
+        if (!sn_mul_size(mesh->triangle_count, SN_LAT_REFINE_TRIANGLES_PER_INPUT, &budget) ||
+            !sn_add_size(budget, SN_LAT_REFINE_EXTRA_TRIANGLES, &budget))
             budget = SIZE_MAX;
         r.desc.max_triangles = budget;
     }
@@ -371,15 +385,8 @@ sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *latti
         refiner_free(&r);
         return res;
     }
-    for (size_t i = 0; i < nv; ++i) {
-        const float *p = sn_point(&mesh->positions, i);
-        double pd[3] = {p[0], p[1], p[2]}, fd[3];
-        sn_lat_deform_point(lattice, pd, fd);
-        for (int c = 0; c < 3; ++c) {
-            r.rest[3 * i + c] = p[c];
-            r.def[3 * i + c] = (float)fd[c];
-        }
-    }
+    for (size_t i = 0; i < nv; ++i) memcpy(r.rest + 3 * i, sn_point(&mesh->positions, i), 3 * sizeof(float));
+    deform_vertices(&r, 0, nv);
     r.nv = nv;
     for (size_t i = 0; i < 3 * nt; ++i)
         r.tri[i] = sn_index_at(mesh->indices, mesh->index_type, mesh->index_stride, 3, i / 3, i % 3);

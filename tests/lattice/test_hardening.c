@@ -1,4 +1,4 @@
-/* Hardening of the lattice and placement APIs (issue 10): arrays whose byte
+/* Hardening of the lattice and placement APIs: arrays whose byte
  * size overflows fail before anything is read, misaligned float pointers are
  * refused naming the argument with the outputs untouched, the fold-over check
  * of high orders is exact, reports every cell and can be cancelled, and
@@ -511,6 +511,17 @@ static void finite_inputs_finite_outputs(void **state)
     for (int i = 0; i < 12; ++i) out[i] = 7.0f;
     expect(sinew_lattice_binding_deform(b, lat, out, 0, NULL, 0, 0, 1), SINEW_ERROR_NON_FINITE, "float range");
     sinew_lattice_binding_destroy(b);
+    /* A refinement refuses a vertex whose deformed position could leave the
+     * float range, and makes nothing. */
+    const float far_triangle[9] = {0.5f, 0.5f, 0.5f, -1e30f, 0.5f, 0.5f, 0.6f, 0.7f, 0.5f};
+    const uint32_t corners[3] = {0, 1, 2};
+    sinew_trimesh tm = {{far_triangle, 3, 0}, corners, 1, SINEW_INDEX_U32, 0};
+    sinew_lattice_refine_desc rd;
+    SINEW_INIT(&rd);
+    rd.tolerance = 0.1;
+    sinew_lattice_refinement *ref = NULL;
+    expect(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
+    assert_null(ref);
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;
     SINEW_INIT(&rep);

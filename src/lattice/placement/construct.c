@@ -6,9 +6,8 @@
 #include <string.h>
 
 #include "geom/bvh.h"
+#include "lattice/lattice_defaults.h"
 #include "lattice/placement/placement_internal.h"
-
-#define SN_PLACE_MAX_COUNT 4096
 
 typedef struct builder {
     const sinew_placement_desc *desc;
@@ -47,9 +46,9 @@ static sinew_result check_desc(const sinew_placement_desc *d, uint32_t count[3],
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "height is %g; it must be > 0", (double)d->height);
     if ((r = sn_place_check_scalar(&d->width_scale, "width scale", false))) return r;
     if ((r = sn_place_check_scalar(&d->height_scale, "height scale", true))) return r;
-    static const uint32_t default_count[2] = {24, 6};
+    static const uint32_t default_count[2] = {SN_PLACE_DEFAULT_COUNT_U, SN_PLACE_DEFAULT_COUNT_V};
     for (int a = 0; a < 3; ++a) {
-        order[a] = d->order[a] ? d->order[a] : 4;
+        order[a] = d->order[a] ? d->order[a] : SN_LAT_DEFAULT_ORDER;
         if (order[a] < 2 || order[a] > SINEW_LATTICE_MAX_ORDER)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "order %u on axis %c is outside 2..%d", order[a],
                            "uvw"[a], SINEW_LATTICE_MAX_ORDER);
@@ -61,8 +60,9 @@ static sinew_result check_desc(const sinew_placement_desc *d, uint32_t count[3],
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "axis %c has %u control points; at most %d",
                            "uvw"[a], count[a], SN_PLACE_MAX_COUNT);
     }
-    if (d->oversample > 64)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "oversample %u is outside 1..64", d->oversample);
+    if (d->oversample > SN_PLACE_MAX_OVERSAMPLE)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "oversample %u is outside 1..%u", d->oversample,
+                       SN_PLACE_MAX_OVERSAMPLE);
     if ((unsigned)d->volume > SINEW_PLACEMENT_OFFSET)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "unknown volume kind %d", (int)d->volume);
     if ((unsigned)d->miss > SINEW_PLACEMENT_MISS_DEPTH)
@@ -340,7 +340,7 @@ sinew_result sinew_placement_create(sinew_context *ctx, const sinew_placement_de
         for (uint32_t i = 0; i < count[a]; ++i) p->greville[a][i] = sn_place_greville(count[a], order[a], i);
 
     const uint32_t cu = count[0], cv = count[1], cw = count[2];
-    const uint32_t over = desc->oversample ? desc->oversample : 8;
+    const uint32_t over = desc->oversample ? desc->oversample : SN_PLACE_DEFAULT_OVERSAMPLE;
     size_t columns = (size_t)cu * cv;
     size_t dense = (size_t)((cu > cv ? cu : cv) - 1) * over + 1;
     double *s_col = NULL, *t_grid = NULL, *depth_grid = NULL;

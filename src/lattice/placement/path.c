@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/placement/placement_internal.h"
 
 /* Samples per control point of a B-spline path: dense enough that the
@@ -140,7 +141,7 @@ sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const s
 
     size_t n = m;
     if (desc->path_kind == SINEW_PLACEMENT_PATH_BSPLINE) {
-        uint32_t o = desc->path_order ? desc->path_order : 4;
+        uint32_t o = desc->path_order ? desc->path_order : SN_PLACE_DEFAULT_PATH_ORDER;
         if (o > m) o = (uint32_t)m;
         n = (m - 1) * SN_PLACE_CURVE_SAMPLES + 1;
         path->pos = sn_alloc_array(env, n, 3 * sizeof(double), "placement path samples");

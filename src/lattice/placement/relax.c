@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "lattice/lattice_defaults.h"
 #include "lattice/placement/placement_internal.h"
 
 typedef struct relax_state {
@@ -30,8 +31,9 @@ static sinew_result check_relax(const sinew_placement_relax_desc *d)
     if (d->angle_degrees >= 180.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax angle is %g degrees; it must be below 180",
                        (double)d->angle_degrees);
-    if (d->neighbourhood > 64)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax neighbourhood %u is outside 1..64", d->neighbourhood);
+    if (d->neighbourhood > SN_PLACE_MAX_NEIGHBOURHOOD)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax neighbourhood %u is outside 1..%u", d->neighbourhood,
+                       SN_PLACE_MAX_NEIGHBOURHOOD);
     return SINEW_OK;
 }
 
@@ -119,7 +121,8 @@ sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placemen
     r = check_relax(&d);
     if (r) return r;
     sinew_placement *p = placement;
-    const double kappa = (d.stiffness > 0.0f ? d.stiffness : 1.0) / (d.mass > 0.0f ? d.mass : 1.0);
+    const double kappa = (d.stiffness > 0.0f ? d.stiffness : SN_PLACE_DEFAULT_STIFFNESS) /
+                         (d.mass > 0.0f ? d.mass : SN_PLACE_DEFAULT_MASS);
     if (!isfinite(kappa) || !(kappa > 0.0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax stiffness / mass is %g; it must be finite and > 0", kappa);
     /* Four springs per mass: the stiffness matrix's eigenvalues lie below
@@ -127,9 +130,10 @@ sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placemen
      * half that keeps a margin for the damping term. */
     const double dt = 1.0 / sqrt(8.0 * kappa);
     const double damping = d.damping > 0.0f ? (double)d.damping : sqrt(kappa);
-    const double cos_limit = cos((d.angle_degrees > 0.0f ? d.angle_degrees : 10.0) * 3.14159265358979323846 / 180.0);
-    const uint32_t rings = d.neighbourhood ? d.neighbourhood : 1;
-    const uint32_t max_steps = d.max_steps ? d.max_steps : 20000;
+    const double angle = d.angle_degrees > 0.0f ? d.angle_degrees : SN_PLACE_DEFAULT_ANGLE_DEGREES;
+    const double cos_limit = cos(angle * 3.14159265358979323846 / 180.0);
+    const uint32_t rings = d.neighbourhood ? d.neighbourhood : SN_PLACE_DEFAULT_NEIGHBOURHOOD;
+    const uint32_t max_steps = d.max_steps ? d.max_steps : SN_PLACE_DEFAULT_MAX_STEPS;
     const uint32_t cu = p->count[0], cv = p->count[1];
     const size_t columns = (size_t)cu * cv;
 
