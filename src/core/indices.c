@@ -14,8 +14,12 @@ size_t sn_index_size(sinew_index_type type)
     return 0;
 }
 
-sinew_result sn_check_index_layout(const void *data, sinew_index_type type, size_t stride, size_t count, size_t per,
-                                   const char *what)
+/* The layout alone, nothing read: a known type (INVALID_ARGUMENT), stride 0
+ * or a multiple of the index size at least per indices (INVALID_ARGUMENT), a
+ * span that fits (SIZE_OVERFLOW), data non-NULL and aligned to the index size
+ * when count > 0 (INVALID_ARGUMENT). */
+static sinew_result sn_check_index_layout(const void *data, sinew_index_type type, size_t stride, size_t count,
+                                          size_t per, const char *what)
 {
     const size_t size = sn_index_size(type);
     if (size == 0)

@@ -154,12 +154,6 @@ sinew_result sn_check_indices(const uint32_t *idx, size_t count, size_t per, siz
 
 /* Bytes of one index of `type`; 0 for a value that is not a sinew_index_type. */
 size_t sn_index_size(sinew_index_type type);
-/* The layout alone, nothing read: a known type (INVALID_ARGUMENT), stride 0
- * or a multiple of the index size at least per indices (INVALID_ARGUMENT), a
- * span that fits (SIZE_OVERFLOW), data non-NULL and aligned to the index size
- * when count > 0 (INVALID_ARGUMENT). */
-sinew_result sn_check_index_layout(const void *data, sinew_index_type type, size_t stride, size_t count, size_t per,
-                                   const char *what);
 /* Index `slot` of element `element` of a checked layout. */
 uint32_t sn_index_at(const void *data, sinew_index_type type, size_t stride, size_t per, size_t element, size_t slot);
 
@@ -205,8 +199,5 @@ void sn_write_struct(void *caller, const void *local, size_t local_size);
  * inverse transpose, sign(det J) cof(J) n, normalised; n itself when that
  * vanishes (a collapsed map) or leaves the double range. */
 void sn_transform_normal(const double jac[9], const float n[3], float out[3]);
-
-/* value finite, else fails naming it. */
-sinew_result sn_check_finite(float value, const char *what);
 
 #endif /* SINEW_CORE_INTERNAL_H */

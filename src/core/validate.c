@@ -3,12 +3,6 @@
 
 #include "core/internal.h"
 
-sinew_result sn_check_finite(float value, const char *what)
-{
-    if (!isfinite(value)) return sn_fail(SINEW_ERROR_NON_FINITE, "%s is not finite (%g)", what, (double)value);
-    return SINEW_OK;
-}
-
 bool sn_span_fits(size_t count, size_t stride, size_t elem_bytes)
 {
     if (count == 0) return true;

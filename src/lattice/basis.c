@@ -19,7 +19,9 @@ uint32_t sn_lat_span(const sn_lat_axis *axis, double x)
     return s;
 }
 
-void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *value, double *deriv)
+/* Values (and derivatives when deriv is not NULL) of the order nonzero basis
+ * functions of span s at x. */
+static void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *value, double *deriv)
 {
     const double *t = axis->knots;
     const uint32_t p = axis->degree;
@@ -119,7 +121,9 @@ static inline __attribute__((always_inline)) void basis_uniform_degree(uint32_t 
     }
 }
 
-uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x)
+/* The cell of x in [0, 1] as the fillers find it: floor(x cells), the last
+ * cell for x = 1. */
+static uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x)
 {
     const double y = x * (double)axis->cells;
     /* y >= 0 here: truncation is the floor */

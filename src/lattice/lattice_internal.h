@@ -144,9 +144,6 @@ typedef struct sn_lat_basis {
 
 /* The knot span s (degree <= s < count) holding x in [0, 1]. */
 uint32_t sn_lat_span(const sn_lat_axis *axis, double x);
-/* Values (and derivatives when deriv is not NULL) of the order nonzero basis
- * functions of span s at x. */
-void sn_lat_basis_funs(const sn_lat_axis *axis, uint32_t s, double x, double *value, double *deriv);
 /* Fills the axis' end_value, end_deriv and end_deriv_f (knots set). */
 void sn_lat_axis_ends(sn_lat_axis *axis);
 /* Values of the order nonzero basis functions at x in [0, 1] by a recurrence
@@ -154,9 +151,6 @@ void sn_lat_axis_ends(sn_lat_axis *axis);
  * the first function's index (the cell of x). Agrees with sn_lat_basis_funs
  * to rounding. */
 uint32_t sn_lat_basis_uniform(const sn_lat_axis *axis, double x, double *value); /* x in [0, 1] */
-/* The cell of x in [0, 1] as the fillers find it: floor(x cells), the last
- * cell for x = 1. */
-uint32_t sn_lat_uniform_cell(const sn_lat_axis *axis, double x);
 /* Derivatives (d/du) of axis a's basis functions at x, in the cell the
  * fillers put x in, under the outside policy: what a bound normal needs
  * beside the filler's values. */

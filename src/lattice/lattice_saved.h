@@ -55,16 +55,7 @@ void sn_lat_write_sections(sn_writer *w, const sinew_lattice *lat);
  * only on success. */
 sinew_result sn_lat_read_sections(sn_reader *r, const sn_env *env, sinew_lattice **out);
 
-/* Checks a lattice structure read as u64 (orders 2..8, counts >= orders and
- * at most 2^20, a known outside policy) with create's codes and messages
- * prefixed by `what`, and narrows it. */
-sinew_result sn_lat_check_structure(const char *what, const uint64_t count[3], const uint64_t order[3],
-                                    uint64_t outside, uint32_t count_out[3], uint32_t order_out[3]);
 
-/* Checks a box frame as create would have made it: columns of nonzero
- * length, linearly independent axes, every box point within the float range
- * (messages prefixed by `what`). */
-sinew_result sn_lat_check_box(const char *what, const double origin[3], const double frame[9]);
 
 /* Checks that a required section of `type` holds exactly `count` elements,
  * before the caller allocates for it; INVALID_DATA naming the tag and both

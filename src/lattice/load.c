@@ -25,8 +25,11 @@ sinew_result sn_lat_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t c
                    count);
 }
 
-sinew_result sn_lat_check_structure(const char *what, const uint64_t count[3], const uint64_t order[3],
-                                    uint64_t outside, uint32_t count_out[3], uint32_t order_out[3])
+/* Checks a lattice structure read as u64 (orders 2..8, counts >= orders and
+ * at most 2^20, a known outside policy) with create's codes and messages
+ * prefixed by `what`, and narrows it. */
+static sinew_result sn_lat_check_structure(const char *what, const uint64_t count[3], const uint64_t order[3],
+                                           uint64_t outside, uint32_t count_out[3], uint32_t order_out[3])
 {
     for (int a = 0; a < 3; ++a) {
         if (order[a] < 2 || order[a] > SN_LAT_MAX_ORDER)
@@ -48,7 +51,10 @@ sinew_result sn_lat_check_structure(const char *what, const uint64_t count[3], c
     return SINEW_OK;
 }
 
-sinew_result sn_lat_check_box(const char *what, const double origin[3], const double frame[9])
+/* Checks a box frame as create would have made it: columns of nonzero
+ * length, linearly independent axes, every box point within the float range
+ * (messages prefixed by `what`). */
+static sinew_result sn_lat_check_box(const char *what, const double origin[3], const double frame[9])
 {
     /* First the float range, which also keeps the products below finite. */
     for (int c = 0; c < 3; ++c) {

@@ -13,7 +13,8 @@
  * well below the ray sampling. */
 #define SN_PLACE_CURVE_SAMPLES 32
 
-double sn_place_knot(size_t n, uint32_t o, size_t j)
+/* Knot j of a clamped uniform knot vector of n control points of order o. */
+static double sn_place_knot(size_t n, uint32_t o, size_t j)
 {
     size_t p = o - 1;
     if (j <= p) return 0.0;
@@ -29,7 +30,10 @@ double sn_place_greville(size_t n, uint32_t o, size_t i)
     return sum / (double)(o - 1);
 }
 
-void sn_place_bspline(const double *ctrl, size_t n, int dim, uint32_t o, double x, double *out)
+/* Evaluates a clamped uniform B-spline of order o (<= n, <= 8) with n control
+ * points of dim doubles each (control point i at ctrl[i * dim]) at x in
+ * [0, 1] (clamped), by de Boor's algorithm. dim <= 3. */
+static void sn_place_bspline(const double *ctrl, size_t n, int dim, uint32_t o, double x, double *out)
 {
     if (x < 0.0) x = 0.0;
     if (x > 1.0) x = 1.0;

@@ -42,14 +42,8 @@ struct sinew_placement {
 
 /* ---- Clamped uniform B-splines (path, width and height functions) ------- */
 
-/* Knot j of a clamped uniform knot vector of n control points of order o. */
-double sn_place_knot(size_t n, uint32_t o, size_t j);
 /* Greville abscissa of control point i. */
 double sn_place_greville(size_t n, uint32_t o, size_t i);
-/* Evaluates a clamped uniform B-spline of order o (<= n, <= 8) with n control
- * points of dim doubles each (control point i at ctrl[i * dim]) at x in
- * [0, 1] (clamped), by de Boor's algorithm. dim <= 3. */
-void sn_place_bspline(const double *ctrl, size_t n, int dim, uint32_t o, double x, double *out);
 /* Value of an optional scalar function at (u, v) (1 when it is absent). */
 double sn_place_scalar(const sinew_placement_scalar *f, double u, double v);
 /* Checks a scalar function's view: counts, NULL, values finite and > 0. */
