@@ -62,6 +62,25 @@ def symbols(path):
     return defined, undefined
 
 
+def unshared(build_dir, objects):
+    """Internal functions defined by a library file that no other object file of
+    the build (library, tests, benchmarks, binding) refers to: [(file, name)]."""
+    owner = {}
+    for source, path in objects.items():
+        for name in symbols(path)[0]:
+            if not name.startswith('sinew_'):
+                owner.setdefault(name, (source, os.path.basename(path)))
+    referenced = set()
+    for root, _, files in os.walk(build_dir):
+        for f in files:
+            if not f.endswith('.o'):
+                continue
+            for name in symbols(os.path.join(root, f))[1]:
+                if name in owner and owner[name][1] != f and not f.endswith('_' + owner[name][1].split('_', 1)[1]):
+                    referenced.add(name)
+    return sorted((source, name) for name, (source, _) in owner.items() if name not in referenced)
+
+
 def call_graph(objects):
     """{file: set of files it calls}."""
     owner, needs = {}, {}
@@ -178,9 +197,12 @@ def main(argv):
             print(f'{source}: {", ".join(sorted(graph[source]))}')
     found = report(graph)
     bad = layer_violations(graph)
+    lonely = unshared(rest[0], objects)
+    for source, name in lonely:
+        print(f'static: {source} defines {name}, which no other file calls (make it static)')
     print(f'{len(objects)} files, {sum(len(v) for v in graph.values())} calls between files, '
-          f'{len(found)} cycle(s), {len(bad)} call(s) against the layers')
-    return 1 if found or bad else 0
+          f'{len(found)} cycle(s), {len(bad)} call(s) against the layers, {len(lonely)} function(s) to make static')
+    return 1 if found or bad or lonely else 0
 
 
 if __name__ == '__main__':
