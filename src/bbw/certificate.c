@@ -9,6 +9,13 @@
 
 #include "bbw/certificate.h"
 
+/* Below this tolerance the float output's own rounding (at most 2^-24
+ * relative, so at most 2^-24 RMS for rows of weights in [0, 1] summing to
+ * at most one) could not be certified away: such tolerances are asked of
+ * the solve's doubles. Twice the largest rounding, so above it a bound
+ * within the tolerance always leaves room for the rounding. */
+#define SN_BBW_FLOAT_RESOLUTION 0x1p-23
+
 /* Inverse iteration for the smallest eigenvalue: steps at most, and the
  * relative change of the estimate that ends it. */
 #define SN_BBW_EIGEN_STEPS 40
@@ -284,19 +291,54 @@ double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, co
     return sn_bbw_bound_from_gap(s, rows + 0.5 * fabs(quad));
 }
 
-void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound)
+double sn_bbw_output_rounding(const solve_state *s, const double *z)
+{
+    const sinew_bbw *b = s->b;
+    size_t m = b->handle_count;
+    if (!(s->free_mass > 0.0)) return 0.0;
+    double sq = 0.0;
+    for (size_t f = 0; f < s->nf; ++f) {
+        const double *zf = z + f * m;
+        /* The same arithmetic as the output (level.c). */
+        double sum = 0.0, row = 0.0;
+        for (size_t j = 0; j < m; ++j) sum += zf[j];
+        double scale = s->exact || sum <= 0.0 ? 1.0 : 1.0 / sum;
+        for (size_t j = 0; j < m; ++j) {
+            double y = zf[j] * scale, e = (double)(float)y - y;
+            row += e * e;
+        }
+        sq += b->mass[s->free_vertex[f]] * row;
+    }
+    return sqrt(sq / s->free_mass);
+}
+
+int sn_bbw_certified(const solve_state *s, double bound, double rounding)
+{
+    if (s->tolerance < SN_BBW_FLOAT_RESOLUTION) return bound <= s->tolerance;
+    return bound + rounding <= s->tolerance;
+}
+
+/* Remembers z (with its rounding) when bound beats the best so far. */
+static void keep(solve_state *s, const double *z, double bound, double rounding)
 {
     if (bound < s->best_bound) {
         s->best_bound = bound;
+        s->best_rounding = rounding;
         memcpy(s->best_z, z, s->nf * s->b->handle_count * sizeof(double));
     }
 }
 
+void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound)
+{
+    if (bound < s->best_bound) keep(s, z, bound, sn_bbw_output_rounding(s, z));
+}
+
 /* Certifies the current weights (certify) and remembers them when their
  * bound is the best so far. Returns the bound. */
-double sn_bbw_certify_split(solve_state *s, double rho, int exact)
+double sn_bbw_certify_split(solve_state *s, double rho, int exact, double *rounding)
 {
     double bound = certify(s, rho, exact);
-    sn_bbw_keep_if_best(s, s->z, bound);
+    *rounding = sn_bbw_output_rounding(s, s->z);
+    keep(s, s->z, bound, *rounding);
     return bound;
 }

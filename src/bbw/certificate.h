@@ -26,9 +26,24 @@ double sn_bbw_bound_from_gap(const solve_state *s, double gap);
 
 /* Certifies the split's current weights s->z with its own multiplier and
  * with the gradient (the smaller bound), remembers them when the bound is
- * the best so far (s->best_z), and returns the bound. rho: the shift on
- * s->a's diagonal. Uses s->x, s->rhs, s->row and s->work. */
-double sn_bbw_certify_split(solve_state *s, double rho, int exact);
+ * the best so far (s->best_z), and returns the bound; *rounding gets their
+ * rounding to the float output. rho: the shift on s->a's diagonal. Uses
+ * s->x, s->rhs, s->row and s->work. */
+double sn_bbw_certify_split(solve_state *s, double rho, int exact, double *rounding);
+
+/* The mass-weighted RMS, over the free vertices, of what converting the
+ * feasible weights z to the float output changes (the rows as the solve
+ * writes them out: exact rows as they are, box rows normalised). By the
+ * triangle inequality the float weights' error is at most a bound on z's
+ * error plus this. */
+double sn_bbw_output_rounding(const solve_state *s, const double *z);
+
+/* Whether weights with the certified bound (on the doubles) and the
+ * rounding of their float output meet s->tolerance: bound + rounding, so
+ * the float weights a caller reads are certified; tolerances below the
+ * float resolution (SN_BBW_FLOAT_RESOLUTION) are asked of the doubles
+ * alone, as no solve can reduce the rounding. */
+int sn_bbw_certified(const solve_state *s, double bound, double rounding);
 
 /* Certified bound for feasible weights z with the dual point y = base - Q x
  * of any x (the gap E(z) - d(y)). rho: the shift on s->a's diagonal. g and
@@ -41,7 +56,8 @@ double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *
  * scratch; uses s->work. */
 double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, const double *y, double *g, double *x);
 
-/* Remembers z as the best certified weights when bound beats s->best_bound. */
+/* Remembers z as the best certified weights when bound beats s->best_bound
+ * (with its rounding in s->best_rounding). */
 void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
 
 #endif /* SN_BBW_CERTIFICATE_H */

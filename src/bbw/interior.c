@@ -354,7 +354,7 @@ static sinew_result iterate(interior *ip, uint32_t max_steps, uint32_t *steps)
     for (uint32_t it = 0;; ++it) {
         double bound = certify_iterate(ip);
         sn_bbw_keep_if_best(s, ip->w, bound);
-        if (s->best_bound <= s->tolerance) return SINEW_OK;
+        if (sn_bbw_certified(s, s->best_bound, s->best_rounding)) return SINEW_OK;
         if (bound < SN_INTERIOR_GAIN * best) {
             best = bound;
             last_gain = it;

@@ -80,6 +80,7 @@ sinew_result sn_bbw_level_begin(sn_bbw_level *lv, sinew_bbw *b, const sn_env *ca
     s->tasks = call->parallel_for && call->parallel_tasks > 1 ? call->parallel_tasks : 1;
     if (s->tasks > SN_BBW_MAX_TASKS) s->tasks = SN_BBW_MAX_TASKS;
     s->tolerance = lv->tolerance;
+    s->exact = lv->exact;
     double rho = d->penalty > 0 ? d->penalty : SN_BBW_DEFAULT_PENALTY;
     sinew_result r = sn_bbw_problem_build(s, d, &rho);
     if (r != SINEW_OK) return r;
@@ -126,16 +127,17 @@ static sinew_result try_finish(sn_bbw_level *lv, int staged, int *done)
     int moved = 0;
     sinew_result r = sn_bbw_polish(s, rho, lv->exact, SN_BBW_POLISH_ROUNDS, &rounds, &moved);
     lv->polish_rounds += rounds;
-    if ((r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED) && s->best_bound > lv->tolerance && lv->exact &&
-        !lv->interior_tried) {
+    if ((r == SINEW_OK || r == SINEW_ERROR_NOT_CONVERGED) && !sn_bbw_certified(s, s->best_bound, s->best_rounding) &&
+        lv->exact && !lv->interior_tried) {
         lv->interior_tried = 1;
         r = sn_bbw_interior(s, rho, lv->max_iterations - lv->it, &steps);
         lv->it += steps;
     }
     if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) return r;
-    if (s->best_bound <= lv->tolerance) {
+    if (sn_bbw_certified(s, s->best_bound, s->best_rounding)) {
         memcpy(s->z, s->best_z, s->nf * s->b->handle_count * sizeof(double));
         lv->bound = s->best_bound;
+        lv->rounding = s->best_rounding;
         lv->converged = *done = 1;
         return SINEW_OK;
     }
@@ -172,10 +174,10 @@ static sinew_result iterate(sn_bbw_level *lv, int *done)
                                        &lv->primal);
     lv->fresh = lv->restart = 0;
     if (certificate_due(lv, norm)) {
-        lv->bound = sn_bbw_certify_split(s, lv->penalty.rho, lv->exact);
+        lv->bound = sn_bbw_certify_split(s, lv->penalty.rho, lv->exact, &lv->rounding);
         lv->last_certificate = lv->it;
         lv->bound_per_norm = norm > 0.0 ? lv->bound / norm : INFINITY;
-        if (lv->bound <= lv->tolerance) {
+        if (sn_bbw_certified(s, lv->bound, lv->rounding)) {
             lv->converged = *done = 1;
             return SINEW_OK;
         }
@@ -256,10 +258,11 @@ void sn_bbw_level_weights(sn_bbw_level *lv, float *out)
     if (!lv->converged && s->nf) {
         /* Stopped by the cap: the last iterate or the best certified one,
          * whichever has the smaller bound. */
-        lv->bound = sn_bbw_certify_split(s, lv->penalty.rho, lv->exact);
+        lv->bound = sn_bbw_certify_split(s, lv->penalty.rho, lv->exact, &lv->rounding);
         if (s->best_bound < lv->bound) {
             memcpy(s->z, s->best_z, s->nf * m * sizeof(double));
             lv->bound = s->best_bound;
+            lv->rounding = s->best_rounding;
         }
     }
     for (size_t v = 0; v < n; ++v) {
@@ -273,7 +276,8 @@ void sn_bbw_level_weights(sn_bbw_level *lv, float *out)
             double sum = 0.0;
             for (size_t j = 0; j < m; ++j) sum += zb[j];
             /* Exact mode is already on the simplex; the per-handle variant
-             * normalises here (a row of zeros stays zero). */
+             * normalises here (a row of zeros stays zero). The arithmetic
+             * is sn_bbw_output_rounding's. */
             double scale = lv->exact || sum <= 0.0 ? 1.0 : 1.0 / sum;
             for (size_t j = 0; j < m; ++j) row[j] = (float)(zb[j] * scale);
         }

@@ -31,6 +31,7 @@ typedef struct sn_bbw_level {
     /* Certificates: the last bound, its ratio to the residual norm it was
      * taken at (predicts the next), and the iteration it was taken at. */
     double bound, bound_per_norm;
+    double rounding;            /* the bound's weights' rounding to the float output */
     uint32_t last_certificate;
     /* The polish's schedule: the next stage's residual, the iteration the
      * final stage may polish again, and the next periodic try. */
@@ -54,7 +55,8 @@ sinew_result sn_bbw_level_run(sn_bbw_level *lv, uint32_t pause_at);
 void sn_bbw_level_restart(sn_bbw_level *lv, const float *start);
 /* The weights after the run into out (vertex_count x handle_count): the
  * certified ones, or at the cap the last or the best certified iterate,
- * whichever has the smaller bound (then in lv->bound). */
+ * whichever has the smaller bound (then in lv->bound, its rounding in
+ * lv->rounding). */
 void sn_bbw_level_weights(sn_bbw_level *lv, float *out);
 void sn_bbw_level_free(sn_bbw_level *lv);
 

@@ -427,7 +427,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             bound = fmin(bound, sn_bbw_certify_multiplier(s, rho, p.candidate, p.trial, p.r, p.diff));
         }
         sn_bbw_keep_if_best(s, p.candidate, bound);
-        if (s->best_bound <= s->tolerance) {
+        if (sn_bbw_certified(s, s->best_bound, s->best_rounding)) {
             r = SINEW_OK;
             break;
         }

@@ -106,7 +106,8 @@ static void keep_result(sinew_bbw *b, sn_bbw_level *lv, const sinew_bbw_solve_de
     b->info.iterations = lv->it;
     b->info.polish_rounds = lv->polish_rounds;
     b->info.coarse_levels_used = levels;
-    b->info.error_bound = lv->s.nf ? lv->bound : 0.0;
+    /* The float weights' error: the doubles' bound plus their rounding. */
+    b->info.error_bound = lv->s.nf ? lv->bound + lv->rounding : 0.0;
     b->info.primal_residual = lv->primal;
     b->info.change_residual = lv->change;
     b->info.factor_nonzeros = sn_ldlt_factor_nonzeros(&lv->s.factor);
@@ -158,7 +159,7 @@ static sinew_result solve_level(sinew_context *ctx, sinew_bbw *b, const sinew_bb
     keep_result(b, &lv, d, out, levels, t0);
     int converged = lv.converged;
     uint32_t it = lv.it;
-    double bound = lv.bound, primal = lv.primal, change = lv.change;
+    double bound = b->info.error_bound, primal = lv.primal, change = lv.change;
     sn_bbw_level_free(&lv);
     if (!converged)
         return sn_fail(SINEW_ERROR_NOT_CONVERGED,

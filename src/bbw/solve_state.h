@@ -38,7 +38,9 @@ typedef struct solve_state {
     /* The iterate with the smallest certified bound so far, and that bound:
      * a solve that stops at its cap keeps these, not its last iterate. */
     double *best_z, best_bound;
-    double tolerance;        /* asked of the weights */
+    double best_rounding;    /* best_z's rounding to the float output (sn_bbw_output_rounding) */
+    double tolerance;        /* asked of the weights (see sn_bbw_certified) */
+    int exact;               /* exact partition (rows on the simplex), else the box */
     /* Squared W-norms of the last iteration, for the penalty's balance:
      * the step of z and the scaled multiplier u = s - z (projection pass),
      * the split x - z and the weights z (residual pass). */
