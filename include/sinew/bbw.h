@@ -114,10 +114,13 @@ typedef struct sinew_bbw_solve_desc {
     sinew_bbw_partition partition;
     /* Accuracy asked of the weights: the solve returns OK once it has
      * certified (by a duality gap, see sinew_bbw_info.error_bound) that the
-     * root mean square of the weights' error against the exact minimiser,
-     * mass-weighted over the domain, is at most this. Weights are unitless,
-     * so it is relative by nature. The largest single error is typically of
-     * the same size (measured on the hand: docs/bbw.md). 0 = 1e-4. */
+     * root mean square of the float weights' error against the exact
+     * minimiser, mass-weighted over the domain, is at most this. Weights are
+     * unitless, so it is relative by nature. The largest single error is
+     * typically of the same size (docs/bbw.md). Below 2^-23 (1.2e-7, the
+     * float weights' resolution) the tolerance is asked of the solver's
+     * internal doubles: the float weights then carry their rounding (up to
+     * 6e-8 RMS) on top, and error_bound says so. 0 = 1e-4. */
     double tolerance;
     uint32_t max_iterations;         /* 0 = 5000 */
     /* Shape preservation (paper section 3.3): per-element mask (>= 0, one per
@@ -131,7 +134,7 @@ typedef struct sinew_bbw_solve_desc {
        sqrt(smallest eigenvalue of Q v = lambda M v * mean of diag(Q)/M);
        0 = the tuned default (0.03). Adapted during the solve from this
        start (raised while the primal residual leads or the bound stalls,
-       lowered once when the dual residual leads far: docs/bbw.md item 3).
+       lowered once when the dual residual leads far: docs/bbw.md).
        Affects speed only, not the answer. */
     double penalty;
     /* Warm start: weights to start the iteration from,
@@ -178,12 +181,15 @@ typedef struct sinew_bbw_info {
     uint32_t polish_rounds;          /* exact active-set solves made (0: none affordable) */
     double primal_residual;          /* max |x - z| of the split variables at the end */
     double change_residual;          /* max weight change in the last iteration */
-    /* Certified bound on the mass-weighted root mean square of the weights'
-     * error (per vertex the Euclidean norm over handles) against the exact
-     * minimiser, before the per-handle variant's normalisation: sqrt(2 gap /
-     * (lambda_min total mass)) with the duality gap of the kept weights and
-     * lambda_min a certified lower bound on the smallest eigenvalue of
-     * Q v = lambda M v (docs/bbw.md). Compared with the tolerance. After
+    /* Certified bound on the mass-weighted root mean square, over the free
+     * vertices, of the error of the float weights sinew_bbw_vertex_weights
+     * returns (per vertex the Euclidean norm over handles) against the
+     * exact minimiser: sqrt(2 gap / (lambda_min free mass)) with the duality
+     * gap of the solver's double weights and lambda_min a certified lower
+     * bound on the smallest eigenvalue of Q v = lambda M v (docs/bbw.md),
+     * plus the RMS of their rounding to float. In the per-handle variant the
+     * first part bounds the weights before normalisation. After OK it is at
+     * most the tolerance (tolerances below 1.2e-7: see tolerance). After
      * NOT_CONVERGED: the best bound reached (those weights are kept). */
     double error_bound;
     size_t factor_nonzeros;          /* entries of the sparse factor */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/defaults.h"
 
 double sn_bbw_seconds(void)
 {
@@ -108,7 +109,7 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
      * volume, rounding at a boundary) still get weights within a few
      * locator cells or two voxels. */
     b->reach = fmax(3.0 * b->locator.cell, 2.0 * cell);
-    double tol = desc->handle_tolerance > 0 ? desc->handle_tolerance * b->scale : 1e-4 * b->scale;
+    double tol = (desc->handle_tolerance > 0 ? desc->handle_tolerance : SN_BBW_DEFAULT_HANDLE_TOLERANCE) * b->scale;
     if (desc->surface) tol = fmax(tol, cell);
     if ((r = sn_progress(&b->env, "bbw: handles", 0.0f)) != SINEW_OK) goto fail;
     if ((r = sn_bbw_constrain(b, desc, tol)) != SINEW_OK) goto fail;

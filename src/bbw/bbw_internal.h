@@ -147,27 +147,24 @@ sinew_result sn_bbw_source_desc(const sinew_bbw *b, uint32_t grid_resolution, sn
 /* Whether b can start from coarser volumes: it keeps its source and is
  * large enough for a level (cascade.c's thresholds). */
 int sn_bbw_coarse_possible(const sinew_bbw *b);
-/* The coarse-to-fine start: *start = weights at b's vertices (owned, b's
- * allocator) from the same surface and handles at half the grid (solved
- * with d->coarse_levels - 1 levels, or automatically when d->coarse_levels
- * is 0), or NULL when no level applies (or the coarse volume cannot be
- * built: the solve then starts cold); *levels = the levels used. Explicit
- * levels on a bbw without a source are INVALID_STATE. Cancellation and
- * allocation failures are returned. */
-sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
-                                 float **start, uint32_t *levels);
+/* The next coarser level of b for the solve desc d: *coarse = the same
+ * surface and handles at half the grid (owned; destroy it) with *cd, the
+ * desc to solve it with (a loose tolerance, d->coarse_levels - 1 levels or
+ * automatic), or NULL when no level applies or the coarse volume cannot be
+ * built (the solve then starts cold). Explicit levels on a bbw without a
+ * source are INVALID_STATE; cancellation and allocation failures are
+ * returned. */
+sinew_result sn_bbw_coarse_level(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
+                                 sinew_bbw **coarse, sinew_bbw_solve_desc *cd);
+/* *start = the solved coarse level c's weights at b's vertices (owned, b's
+ * allocator). */
+sinew_result sn_bbw_coarse_sample(const sinew_bbw *b, const sinew_bbw *c, float **start);
+/* Whether a failure at a coarse level must end the solve (the caller
+ * cancelled, memory ran out); any other only means no start. */
+int sn_bbw_coarse_failure_is_fatal(sinew_result r);
 
 /* ---- bbw.c ---- */
 /* Wall-clock seconds (C11 timespec_get), for the timings in sinew_bbw_info. */
 double sn_bbw_seconds(void);
-
-/* ---- solve.c ---- */
-/* Projects v (m entries) onto the probability simplex in place; idx is
- * m entries of scratch. */
-void sn_bbw_project_simplex(double *v, size_t m, uint32_t *idx);
-
-/* Projects a weight row onto its feasible set: the simplex (exact partition
- * of unity) or the box [0, 1] (per-handle variant). */
-void sn_bbw_project_row(double *v, size_t m, int exact, uint32_t *idx);
 
 #endif /* SN_BBW_INTERNAL_H */

@@ -3,34 +3,32 @@
  * volume the split's iterations grow like the square of the cells per axis:
  * its slowest modes are the smooth ones, which a volume at half the grid
  * resolves with an eighth of the unknowns. The same surface and handles are
- * built again at half the grid, solved loosely (recursively, one level
- * fewer), and their weights interpolated at this volume's vertices start
- * the solve (solve.c rebuilds the multiplier that goes with them).
+ * built again at half the grid (here), solved loosely by the driver
+ * (solve.c, recursively, one level fewer), and their weights interpolated
+ * at this volume's vertices (here) start the solve, which rebuilds the
+ * multiplier that goes with them.
  */
 #include <math.h>
+#include <string.h>
 
 #include "bbw/bbw_internal.h"
 
 /* No coarser level below these: under 8 cells a volume loses the features a
  * finer one resolves, and under 1,000 vertices a solve costs little enough
- * that a second volume does not pay (the data set's volumes of 1,950-2,400
- * vertices still gain 2-3x: docs/bbw.md). */
+ * that a second volume does not pay. */
 #define SN_BBW_COARSE_MIN_RESOLUTION 8u
 #define SN_BBW_COARSE_MIN_VERTICES 1000u
 /* A coarse level is used only when it has at most this share of the
  * vertices (a uniform volume's half grid has about an eighth). A graded
  * volume refines around its handles to sizes that do not depend on the
- * grid, so its half grid can keep most of its vertices: the elephant's
- * skeleton, 8,093 of 10,605, where the level cost 2.5x the cold solve's
- * time and 230 more iterations. */
+ * grid, so its half grid can keep most of its vertices, and then costs more
+ * than it saves. */
 #define SN_BBW_COARSE_MAX_SHARE 0.25
 /* Tolerance of the coarse solves: a start needs the smooth modes, not the
  * certificate of the fine solve. */
 #define SN_BBW_COARSE_TOLERANCE 1e-3
 
-/* Whether a failure of the coarse level must end the solve (the caller
- * cancelled, memory ran out); any other only means no start. */
-static int fatal(sinew_result r)
+int sn_bbw_coarse_failure_is_fatal(sinew_result r)
 {
     return r == SINEW_ERROR_CANCELLED || r == SINEW_ERROR_OUT_OF_MEMORY;
 }
@@ -65,11 +63,10 @@ int sn_bbw_coarse_possible(const sinew_bbw *b)
            b->vertex_count >= SN_BBW_COARSE_MIN_VERTICES;
 }
 
-sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
-                                 float **start, uint32_t *levels)
+sinew_result sn_bbw_coarse_level(sinew_context *ctx, const sinew_bbw *b, const sinew_bbw_solve_desc *d,
+                                 sinew_bbw **coarse, sinew_bbw_solve_desc *cd)
 {
-    *start = NULL;
-    *levels = 0;
+    *coarse = NULL;
     if (d->coarse_levels == SINEW_BBW_COARSE_NONE || d->initial_weights) return SINEW_OK;
     if (!b->source) {
         if (!d->coarse_levels) return SINEW_OK;
@@ -86,7 +83,7 @@ sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const s
     sinew_bbw *c = NULL;
     r = sinew_bbw_create(ctx, &view.desc, &c);
     sn_free(&b->env, view.cages);
-    if (r != SINEW_OK) return fatal(r) ? r : SINEW_OK;
+    if (r != SINEW_OK) return sn_bbw_coarse_failure_is_fatal(r) ? r : SINEW_OK;
     /* A handle count other than b's cannot happen for a source that create
      * or load checked; a start of another width would be no start at all. */
     if (c->handle_count != b->handle_count ||
@@ -94,29 +91,26 @@ sinew_result sn_bbw_coarse_start(sinew_context *ctx, const sinew_bbw *b, const s
         sinew_bbw_destroy(c);
         return SINEW_OK;
     }
-    sinew_bbw_solve_desc cd;
-    SINEW_INIT(&cd);
-    cd.partition = d->partition;
-    cd.tolerance = fmax(d->tolerance, SN_BBW_COARSE_TOLERANCE);
-    cd.max_iterations = d->max_iterations;
-    cd.penalty = d->penalty;
+    memset(cd, 0, sizeof *cd);
+    SINEW_INIT(cd);
+    cd->partition = d->partition;
+    cd->tolerance = fmax(d->tolerance, SN_BBW_COARSE_TOLERANCE);
+    cd->max_iterations = d->max_iterations;
+    cd->penalty = d->penalty;
     /* Automatic stays automatic; n levels leave n - 1 to the next (one
      * level leaves none). */
-    cd.coarse_levels = d->coarse_levels;
-    if (d->coarse_levels) cd.coarse_levels = d->coarse_levels == 1 ? SINEW_BBW_COARSE_NONE : d->coarse_levels - 1;
-    r = sinew_bbw_solve(ctx, c, &cd);
-    if (r != SINEW_OK && r != SINEW_ERROR_NOT_CONVERGED) {
-        sinew_bbw_destroy(c);
-        return fatal(r) ? r : SINEW_OK;
-    }
+    cd->coarse_levels = d->coarse_levels;
+    if (d->coarse_levels) cd->coarse_levels = d->coarse_levels == 1 ? SINEW_BBW_COARSE_NONE : d->coarse_levels - 1;
+    *coarse = c;
+    return SINEW_OK;
+}
+
+sinew_result sn_bbw_coarse_sample(const sinew_bbw *b, const sinew_bbw *c, float **start)
+{
+    *start = NULL;
     float *w = sn_alloc_array(&b->env, b->vertex_count, b->handle_count * sizeof(float), "coarse start");
-    if (!w) {
-        sinew_bbw_destroy(c);
-        return sn_alloc_failure();
-    }
+    if (!w) return sn_alloc_failure();
     for (size_t v = 0; v < b->vertex_count; ++v) sample_vertex(c, b->positions + 3 * v, w + v * b->handle_count);
-    *levels = 1 + c->info.coarse_levels_used;
-    sinew_bbw_destroy(c);
     *start = w;
     return SINEW_OK;
 }

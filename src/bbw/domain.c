@@ -59,8 +59,8 @@ sinew_result sn_bbw_check_domain(sinew_bbw *b, const char *prefix)
     b->scale = box_diagonal(b->positions, b->vertex_count);
     if (!(b->scale > 0.0)) return sn_fail(SINEW_ERROR_DEGENERATE, "%sthe domain's vertices all coincide", prefix);
     /* Zero measure is judged relative to the model's size. Real tet meshes
-     * carry slivers of 1e-11 of the box volume (libigl's hand), so only
-     * far smaller counts as zero. */
+     * carry slivers of 1e-11 of the box volume, so only far smaller counts
+     * as zero. */
     double tiny = 1e-14 * (b->dim == 2 ? b->scale * b->scale : b->scale * b->scale * b->scale);
     for (size_t e = 0; e < b->element_count; ++e) {
         const uint32_t *v = b->elements + e * b->per;

@@ -2,14 +2,14 @@
  * Interior-point solve for small domains (exact partition of unity).
  *
  * The splitting iteration converges slowly where the biharmonic operator
- * is far from an M-matrix, and the active-set polish then needs 40-60
- * factorisations to find the zero pattern (libigl's octopus). A primal-dual
+ * is far from an M-matrix, and the active-set polish then needs dozens of
+ * factorisations to find the zero pattern. A primal-dual
  * interior-point method guesses no pattern: it follows the central path
  * w o z = mu to mu = 0 (Mehrotra's predictor-corrector with Gondzio's
  * centrality correctors) in a number of steps that hardly depends on the
- * domain, its mesh size or its position (20-26 on the octopus with two to
- * five points, moved and scaled), each one factorisation of a matrix whose
- * pattern never changes, so it is analysed once. solve.c runs it after the
+ * domain, its mesh size or its position (a few dozen), each one
+ * factorisation of a matrix whose
+ * pattern never changes, so it is analysed once. level.c runs it after the
  * first polish that does not finish.
  *
  * Unknowns: per free vertex f the weights of every handle but a pivot p(f)
@@ -23,31 +23,30 @@
  * block (d_a on the diagonal, d_p everywhere), which H already fills.
  *
  * Certificates. An interior iterate's Frank-Wolfe gap is first order in its
- * stationarity error and stalls near 1e-5 on the octopus. The method's own
+ * stationarity error and stalls near 1e-5 on such domains. The method's own
  * multiplier, y = mu_f - z (mu_f the row's multiplier of the partition),
  * leaves the gap's complementarity part (w . z, about mu per weight) and a
  * second-order term r' Q^-1 r / 2 in the dual residual r = g + y
- * (solve.c's certificate), so the bound falls as sqrt(mu) to the
- * iterate's real accuracy: 1e-6 and below on every octopus tried.
+ * (certificate.c's split certificate), so the bound falls as sqrt(mu) to the
+ * iterate's real accuracy.
  */
 #include <math.h>
 #include <string.h>
 
+#include "bbw/certificate.h"
 #include "bbw/solve_state.h"
 
 /* Fraction of the way to the boundary a step may go. */
 #define SN_INTERIOR_BOUNDARY 0.99
-/* Centrality correctors per step at most (2 of them: 25% fewer steps on
- * the octopus set; 4: 28%). */
+/* Centrality correctors per step at most: tuned to minimise the steps
+ * (each corrector costs a solve, not a factorisation). */
 #define SN_INTERIOR_CORRECTORS 2
 /* Steps without a certificate 10% better after which the method has
  * reached its accuracy (rounding): the split takes over. */
 #define SN_INTERIOR_STALL 3
 #define SN_INTERIOR_GAIN 0.9
-/* Largest factor (entries) the method runs with: 20-30 factorisations of
- * it must cost less than the split. 343 k entries take 25 ms here (the
- * octopus with five points); the 2D example's 1.1 M take 80 ms a step, 1.5 s
- * in all, where the split and polish need 0.35 s. */
+/* Largest factor (entries) the method runs with: tuned so 20-30
+ * factorisations of it cost less than the split and polish they replace. */
 #define SN_INTERIOR_FACTOR_MAX 600000
 
 typedef struct interior {
@@ -355,7 +354,7 @@ static sinew_result iterate(interior *ip, uint32_t max_steps, uint32_t *steps)
     for (uint32_t it = 0;; ++it) {
         double bound = certify_iterate(ip);
         sn_bbw_keep_if_best(s, ip->w, bound);
-        if (s->best_bound <= s->tolerance) return SINEW_OK;
+        if (sn_bbw_certified(s, s->best_bound, s->best_rounding)) return SINEW_OK;
         if (bound < SN_INTERIOR_GAIN * best) {
             best = bound;
             last_gain = it;
@@ -386,9 +385,8 @@ sinew_result sn_bbw_interior(solve_state *s, double rho, uint32_t max_steps, uin
     ip.n = ip.nf * (ip.m - 1);
     size_t cells = ip.nf * ip.m;
     /* In the split's order each entry of its factor becomes an (m - 1)^2
-     * block of this one (measured: 86.7 k against 21.6 k x 4 on the octopus
-     * with three points, 343 k against 21.3 k x 16 with five), so the fill
-     * is known before anything is built. */
+     * block of this one (to within a few percent), so the fill is known
+     * before anything is built. */
     size_t per = ip.m - 1, estimate = sn_ldlt_factor_nonzeros(&s->factor) * per * per;
     if (sn_bbw_polish_over_budget_unknowns(s, ip.n) || too_costly(&ip, estimate)) return SINEW_ERROR_NOT_CONVERGED;
     double **cell_arrays[] = {&ip.w,      &ip.z, &ip.g,    &ip.dw,        &ip.dz,       &ip.dw_aff,

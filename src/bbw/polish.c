@@ -16,8 +16,7 @@
  *
  * Otherwise the next pattern is not the KKT check's: flipping every
  * violated weight at once (a primal-dual active-set step) cycles on
- * domains whose operator is far from an M-matrix (libigl's octopus: 64
- * rounds without settling). Instead a feasible iterate x moves by a
+ * domains whose operator is far from an M-matrix. Instead a feasible iterate x moves by a
  * projected search toward the round's solution w, the first of
  * P(x + a (w - x)), a = 1, 1/2, ..., that lowers the energy (Bertsekas'
  * projected Newton method with exact face solves), and the next pattern is
@@ -30,6 +29,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bbw/certificate.h"
+#include "bbw/project.h"
 #include "bbw/solve_state.h"
 
 enum { PZERO = 0, PFREE = 1, PONE = 2 };
@@ -117,10 +118,9 @@ int sn_bbw_polish_over_budget_unknowns(const solve_state *s, size_t unknowns)
 /* Analyses H. Unknowns go vertex by vertex in the split's fill-reducing
  * order: H couples only the unknowns of Q's neighbouring vertices, so that
  * order serves H nearly as well as a dissection of H's own graph, and saves
- * it (40-50% of a round's time on the octopus and the 2D example). Where
- * that order's factor would break the budget, H gets its own dissection
- * (graph and geometric, the cheaper), which fills up to 30% less on the 2D
- * example and keeps the polish affordable there. */
+ * it (nearly half a round's time). Where that order's factor would break
+ * the budget, H gets its own dissection (graph and geometric, the cheaper),
+ * which fills less and keeps the polish affordable there. */
 static sinew_result analyse_system(const polish *p, const sn_sparse *h, uint32_t *order, sn_ldlt *fac)
 {
     const solve_state *s = p->s;
@@ -286,12 +286,12 @@ static size_t kkt_violations(polish *p)
     return violations;
 }
 
-/* The multiplier the round's face implies (exact mode), for solve.c's
+/* The multiplier the round's face implies (exact mode), for certificate.c's
  * certificate with a given multiplier: on a row's free weights the common
  * value of -g (their mean: equal up to the face solve's rounding), on its
  * zeros -g where the gradient lies above the free ones' and that common
  * value elsewhere. Unlike the Frank-Wolfe gap (first order in the face
- * solve's rounding, a floor near 1e-5 on the octopus), this leaves the
+ * solve's rounding, a floor near 1e-5 on hard domains), this leaves the
  * rounding only in a second-order term. Needs p->grad = Q w - base. */
 static void pattern_multiplier(const polish *p, double *y)
 {
@@ -427,7 +427,7 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
             bound = fmin(bound, sn_bbw_certify_multiplier(s, rho, p.candidate, p.trial, p.r, p.diff));
         }
         sn_bbw_keep_if_best(s, p.candidate, bound);
-        if (s->best_bound <= s->tolerance) {
+        if (sn_bbw_certified(s, s->best_bound, s->best_rounding)) {
             r = SINEW_OK;
             break;
         }

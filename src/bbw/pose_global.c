@@ -23,6 +23,21 @@ static void constraint_row(const sinew_bbw_pose *p, const sinew_bbw_pose_positio
     row[p->dim] = 1.0;
 }
 
+void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x)
+{
+    const uint32_t d = p->dim, per = p->per;
+    const size_t nv = p->var_count;
+    for (uint32_t c = 0; c < d; ++c) {
+        double *xc = x + c * nv + j * per;
+        double t = m[12 + c] - p->centre[c];
+        for (uint32_t b = 0; b < d; ++b) {
+            xc[b] = m[4 * b + c];
+            t += m[4 * b + c] * p->centre[b];
+        }
+        xc[d] = t / p->scale;
+    }
+}
+
 /* Builds and factorises H and S; fills base. Failures name the handle or position. */
 sinew_result sn_pose_prepare(sn_pose_state *st, const float *transforms)
 {

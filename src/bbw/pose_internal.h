@@ -136,10 +136,10 @@ void sn_pose_global_step(sn_pose_state *st);
  * translation refit (SINEW_BBW_POSE_SIMILARITY). */
 void sn_pose_project_similarity(sn_pose_state *st, size_t j);
 
-/* Conversions (pose_solve.c). */
-/* Normalised unknowns of handle j from a column-major 4x4 transform. */
+/* Normalised unknowns of handle j from a column-major 4x4 transform
+ * (pose_global.c). */
 void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x);
-/* Checks a transform: finite entries, last row 0 0 0 1; names `what` and handle j. */
+/* Checks a transform (pose_solve.c): finite entries, last row 0 0 0 1; names `what` and handle j. */
 sinew_result sn_pose_check_transform(const float *m, size_t j, const char *what);
 
 #endif /* SN_BBW_POSE_INTERNAL_H */

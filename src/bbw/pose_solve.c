@@ -8,9 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bbw/defaults.h"
 #include "bbw/pose_internal.h"
-
-enum { DEFAULT_ITERATIONS = 5 };
 
 /* Offsets (in doubles, then the two handle maps) of the scratch regions. */
 typedef struct scratch_layout {
@@ -58,21 +57,6 @@ sinew_result sn_pose_check_transform(const float *m, size_t j, const char *what)
                        "%s of handle %zu is not affine: last row is (%g %g %g %g), not (0 0 0 1)", what, j,
                        (double)m[3], (double)m[7], (double)m[11], (double)m[15]);
     return SINEW_OK;
-}
-
-void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x)
-{
-    const uint32_t d = p->dim, per = p->per;
-    const size_t nv = p->var_count;
-    for (uint32_t c = 0; c < d; ++c) {
-        double *xc = x + c * nv + j * per;
-        double t = m[12 + c] - p->centre[c];
-        for (uint32_t b = 0; b < d; ++b) {
-            xc[b] = m[4 * b + c];
-            t += m[4 * b + c] * p->centre[b];
-        }
-        xc[d] = t / p->scale;
-    }
 }
 
 static void carve(sn_pose_state *st, const scratch_layout *l, void *scratch)
@@ -179,7 +163,7 @@ sinew_result sinew_bbw_pose_solve(const sinew_bbw_pose *p, const sinew_bbw_pose_
     sn_pose_state st = {p, &desc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
     carve(&st, &l, scratch);
     if ((r = sn_pose_prepare(&st, transforms)) != SINEW_OK) return r;
-    const uint32_t iterations = desc.iterations ? desc.iterations : DEFAULT_ITERATIONS;
+    const uint32_t iterations = desc.iterations ? desc.iterations : SN_BBW_POSE_DEFAULT_ITERATIONS;
     sn_pose_identity_rotations(p, st.rot);
     if (!desc.cold_start) sn_pose_local_step(p, st.x, st.rot, SN_POSE_COLD_STEPS);
     for (uint32_t it = 0; it < iterations; ++it) {

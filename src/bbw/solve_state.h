@@ -1,12 +1,19 @@
 /*
- * State shared by the two stages of the weight solve: the splitting
- * iteration (solve.c) and the active-set polish (polish.c).
+ * The state one level's weight solve works on, shared by its parts: the
+ * problem (problem.c builds it), the splitting iteration (split.c), the
+ * certificates (certificate.c), and the exact finishes, the active-set
+ * polish (polish.c) and the interior-point method (interior.c).
  */
 #ifndef SN_BBW_SOLVE_STATE_H
 #define SN_BBW_SOLVE_STATE_H
 
 #include "bbw/bbw_internal.h"
 #include "linalg/ldlt.h"
+
+/* Columns of Anderson's history (steps remembered). */
+#define SN_BBW_ANDERSON 10
+/* Tasks a parallel pass is split into at most. */
+#define SN_BBW_MAX_TASKS 64
 
 typedef struct solve_state {
     sinew_bbw *b;
@@ -31,7 +38,9 @@ typedef struct solve_state {
     /* The iterate with the smallest certified bound so far, and that bound:
      * a solve that stops at its cap keeps these, not its last iterate. */
     double *best_z, best_bound;
-    double tolerance;        /* asked of the weights */
+    double best_rounding;    /* best_z's rounding to the float output (sn_bbw_output_rounding) */
+    double tolerance;        /* asked of the weights (see sn_bbw_certified) */
+    int exact;               /* exact partition (rows on the simplex), else the box */
     /* Squared W-norms of the last iteration, for the penalty's balance:
      * the step of z and the scaled multiplier u = s - z (projection pass),
      * the split x - z and the weights z (residual pass). */
@@ -51,25 +60,6 @@ typedef struct solve_state {
     double *q_vals, *q_diag; /* numeric factor of Q_FF unshifted (factor's pattern) */
 } solve_state;
 
-
-/* sqrt(2 gap / (lambda_min free mass)): the certified bound on the
- * weights' mass-weighted RMS error for an optimality gap (INFINITY when
- * lambda_min is unknown). */
-double sn_bbw_bound_from_gap(const solve_state *s, double gap);
-
-/* Certified bound for feasible weights z with the dual point y = base - Q x
- * of any x (the gap E(z) - d(y), see solve.c). rho: the shift on s->a's
- * diagonal. g and d: nf * m doubles of scratch. */
-double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
-                           double *d);
-
-/* Certified bound for feasible weights z (exact partition: rows on the
- * simplex) with the multiplier y (nf * m): the gap E(z) - d(y) of
- * solve.c's certificate. g and x: nf * m doubles of scratch; uses
- * s->work. */
-double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, const double *y, double *g, double *x);
-/* Remembers z as the best certified weights when bound beats s->best_bound. */
-void sn_bbw_keep_if_best(solve_state *s, const double *z, double bound);
 
 /* Active-set polish of s->z: takes the support the splitting iteration
  * found, solves the equality-constrained problem exactly, and moves a

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/defaults.h"
 #include "bbw/kuhn.h"
 #include "geom/winding.h"
 
@@ -395,7 +396,7 @@ sinew_result sn_bbw_domain_from_surface(sinew_bbw *b, const sinew_bbw_desc *desc
     if (resolution > SN_BBW_MAX_RESOLUTION)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "grid resolution %u exceeds %u", resolution,
                        SN_BBW_MAX_RESOLUTION);
-    if (resolution == 0) resolution = 32;
+    if (resolution == 0) resolution = SN_BBW_DEFAULT_GRID_RESOLUTION;
     sinew_result r = sn_check_points(&surface->positions, "surface vertex");
     if (r != SINEW_OK) return r;
     r = sn_check_index_view(surface->indices, surface->index_type, surface->index_stride, surface->triangle_count, 3,

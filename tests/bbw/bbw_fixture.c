@@ -264,6 +264,63 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
 }
 
 /* Barycentric lumped mass (triangles: per = 3, tets: per = 4). */
+void reference_unconstrained_weights(int dim, const float *positions, size_t n, const uint32_t *elements,
+                                     size_t element_count, const uint8_t *fixed, const double *fixed_rows, size_t m,
+                                     double *out)
+{
+    double *k = malloc(n * n * sizeof(double)), *mass = malloc(n * sizeof(double));
+    double *q = calloc(n * n, sizeof(double));
+    dense_operators(dim, positions, n, elements, element_count, k, mass);
+    for (size_t i = 0; i < n; ++i)
+        for (size_t l = 0; l < n; ++l) {
+            double kil = k[i * n + l];
+            if (kil == 0.0) continue;
+            for (size_t j = 0; j < n; ++j) q[i * n + j] += kil / mass[l] * k[l * n + j];
+        }
+    /* Q_FF w_F = -Q_FC w_C for every handle at once, by Gaussian elimination
+     * with partial pivoting over the free rows (the fixed rows stay out). */
+    size_t *free_of = malloc(n * sizeof(size_t)), nf = 0;
+    for (size_t v = 0; v < n; ++v)
+        if (!fixed[v]) free_of[nf++] = v;
+    double *a = calloc(nf * (nf + m), sizeof(double));
+    size_t w = nf + m;
+    for (size_t r = 0; r < nf; ++r) {
+        size_t vr = free_of[r];
+        for (size_t c = 0; c < nf; ++c) a[r * w + c] = q[vr * n + free_of[c]];
+        for (size_t v = 0; v < n; ++v)
+            if (fixed[v])
+                for (size_t j = 0; j < m; ++j) a[r * w + nf + j] -= q[vr * n + v] * fixed_rows[v * m + j];
+    }
+    for (size_t p = 0; p < nf; ++p) {
+        size_t best = p;
+        for (size_t r = p + 1; r < nf; ++r)
+            if (fabs(a[r * w + p]) > fabs(a[best * w + p])) best = r;
+        for (size_t c = 0; c < w && best != p; ++c) {
+            double t = a[p * w + c];
+            a[p * w + c] = a[best * w + c];
+            a[best * w + c] = t;
+        }
+        for (size_t r = p + 1; r < nf; ++r) {
+            double l = a[r * w + p] / a[p * w + p];
+            for (size_t c = p; c < w; ++c) a[r * w + c] -= l * a[p * w + c];
+        }
+    }
+    for (size_t j = 0; j < m; ++j)
+        for (size_t p = nf; p-- > 0;) {
+            double s = a[p * w + nf + j];
+            for (size_t c = p + 1; c < nf; ++c) s -= a[p * w + c] * out[free_of[c] * m + j];
+            out[free_of[p] * m + j] = s / a[p * w + p];
+        }
+    for (size_t v = 0; v < n; ++v)
+        if (fixed[v])
+            for (size_t j = 0; j < m; ++j) out[v * m + j] = fixed_rows[v * m + j];
+    free(a);
+    free(free_of);
+    free(q);
+    free(k);
+    free(mass);
+}
+
 double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per)
 {
     double *mass = calloc(n, sizeof(double));

@@ -41,6 +41,14 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
                        const uint8_t *fixed, const double *fixed_rows, size_t m, int exact, size_t iterations,
                        double *out);
 
+/* The same energy's minimiser without the bounds and the partition (one
+ * direct solve of Q_FF w_F = -Q_FC w_C in double precision): the reference
+ * weights exactly when it lies inside every row's feasible set, which the
+ * caller checks. */
+void reference_unconstrained_weights(int dim, const float *positions, size_t n, const uint32_t *elements,
+                                     size_t element_count, const uint8_t *fixed, const double *fixed_rows, size_t m,
+                                     double *out);
+
 /* Barycentric lumped mass (triangles: per = 3, tets: per = 4); malloc'd. */
 double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per);
 /* Mass-weighted RMS over the free vertices (fixed[v] == 0) of w - ref: the

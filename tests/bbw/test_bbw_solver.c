@@ -176,6 +176,83 @@ static void test_certificate_bounds_true_error(void **state)
     point_problem_free(&p);
 }
 
+/* The reported bound covers the float weights a caller reads, not only the
+ * solver's internal doubles: a strip whose two ends are bone handles has
+ * its exact minimiser strictly inside the bounds, so a direct dense solve
+ * gives it to ~1e-13; the float weights' mass-weighted RMS error against
+ * it stays within error_bound with no slack for the float rounding, in both
+ * partition modes, at a tolerance above the float resolution (OK then means
+ * error_bound <= tolerance) and far below it (the doubles certified; the
+ * bound then carries the rounding, about 1e-8). */
+static void test_bound_covers_float_weights(void **state)
+{
+    (void)state;
+    const size_t nx = 8, ny = 4;
+    grid2d g;
+    grid2d_make(&g, nx, ny, 2.0f, 1.0f);
+    sinew_trimesh tm = {{g.positions, g.vertex_count, 0}, g.triangles, g.triangle_count, SINEW_INDEX_U32, 0};
+    float joints[12] = {0, 0, 0, 0, 1, 0, 2, 0, 0, 2, 1, 0};
+    uint32_t bones[4] = {0, 1, 2, 3};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.triangles = &tm;
+    d.joint_positions.data = joints;
+    d.joint_positions.count = 4;
+    d.bones = bones;
+    d.bone_count = 2;
+    size_t n = g.vertex_count;
+    uint8_t *fixed = calloc(n, 1);
+    double *rows = calloc(n * 2, sizeof(double)), *ref = malloc(n * 2 * sizeof(double));
+    for (size_t v = 0; v < n; ++v) {
+        float x = g.positions[3 * v];
+        if (x == 0.0f || x == 2.0f) {
+            fixed[v] = 1;
+            rows[v * 2 + (x == 0.0f ? 0 : 1)] = 1.0;
+        }
+    }
+    reference_unconstrained_weights(2, g.positions, n, g.triangles, g.triangle_count, fixed, rows, 2, ref);
+    for (size_t v = 0; v < n; ++v)
+        if (!fixed[v]) {
+            /* inside the bounds and on the partition: the constrained
+             * minimiser of both modes */
+            assert_true(ref[2 * v] > 1e-3 && ref[2 * v] < 1.0 - 1e-3);
+            assert_true(fabs(ref[2 * v] + ref[2 * v + 1] - 1.0) < 1e-12);
+        }
+    double *mass = bbw_lumped_mass(g.positions, n, g.triangles, g.triangle_count, 3);
+    float *w = malloc(n * 2 * sizeof(float));
+    sinew_bbw *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
+    const double tols[] = {1e-4, 1e-12};
+    for (int exact = 0; exact < 2; ++exact)
+        for (int t = 0; t < 2; ++t) {
+            sinew_bbw_solve_desc sd;
+            SINEW_INIT(&sd);
+            sd.tolerance = tols[t];
+            sd.partition = exact ? SINEW_BBW_PARTITION_EXACT : SINEW_BBW_PARTITION_NORMALISE;
+            if (sinew_bbw_solve(NULL, b, &sd) != SINEW_OK) fail_msg("tolerance %g: %s", tols[t], sinew_last_error());
+            sinew_bbw_info info;
+            SINEW_INIT(&info);
+            assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+            assert_int_equal(sinew_bbw_vertex_weights(b, w, 0, n), SINEW_OK);
+            for (size_t v = 0; v < n; ++v)
+                if (fixed[v]) assert_true(w[2 * v] == (float)rows[2 * v] && w[2 * v + 1] == (float)rows[2 * v + 1]);
+            double rms = bbw_rms_error(w, ref, mass, fixed, n, 2);
+            printf("strip, %s, tolerance %g: rms error of the floats %.3g, bound %.3g\n", exact ? "exact" : "normalise",
+                   tols[t], rms, info.error_bound);
+            /* 1e-11: the dense reference's own error, far below the float
+             * rounding (~1e-8) the bound has to carry */
+            assert_true(rms <= info.error_bound + 1e-11);
+            if (tols[t] >= 1e-6) assert_true(info.error_bound <= tols[t]);
+        }
+    sinew_bbw_destroy(b);
+    free(w);
+    free(mass);
+    free(ref);
+    free(rows);
+    free(fixed);
+    grid2d_free(&g);
+}
+
 /* Tets with point handles at single surface vertices (the octopus's failing
  * family): OK at 1e-4 and 1e-6 with defaults, within the iteration target,
  * and matching the dense reference. */
@@ -710,6 +787,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_not_converged_reports_best_bound),
         cmocka_unit_test(test_certificate_bounds_true_error),
+        cmocka_unit_test(test_bound_covers_float_weights),
         cmocka_unit_test(test_tets_point_handles),
         cmocka_unit_test(test_2d_all_handle_kinds),
         cmocka_unit_test(test_voxel_volume),

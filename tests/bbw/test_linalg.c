@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/project.h"
 #include "geom/winding.h"
 #include "linalg/ldlt.h"
 #include "linalg/ldlt_kernels.h"
