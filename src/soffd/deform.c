@@ -1,7 +1,8 @@
 /* Pose time, basic algorithm (paper section 3.3): element frames Q_k^D of the
- * current driver, then P_def = sum_k u_k Q_k^D P_k^R. Registration stored
+ * current driver, then P_def = sum_k u_k Q_k^D P_k^R, evaluated as a
+ * displacement from the rest frames (below). Registration stored
  * (u x, u y, u z, u) per entry, so each contribution is four scaled columns of
- * a 4x4 frame: 16 multiply-adds over 64 contiguous bytes. */
+ * a 4x4 frame difference: 16 multiply-adds over two 64-byte frames. */
 #include <math.h>
 #include <string.h>
 
@@ -30,24 +31,8 @@ sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points
     if (r != SINEW_OK) return r;
     for (size_t k = 0; k < h->element_count; ++k) {
         const uint32_t *t = &h->elements[3 * k];
-        const float *a = sn_point(driver_now, t[0]), *b = sn_point(driver_now, t[1]), *c = sn_point(driver_now, t[2]);
-        float *q = &frames[16 * k];
-        float e1[3], e2[3];
-        for (int i = 0; i < 3; ++i) {
-            e1[i] = b[i] - a[i];
-            e2[i] = c[i] - a[i];
-        }
-        double n[3] = {(double)e1[1] * e2[2] - (double)e1[2] * e2[1], (double)e1[2] * e2[0] - (double)e1[0] * e2[2],
-                       (double)e1[0] * e2[1] - (double)e1[1] * e2[0]};
-        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        for (int i = 0; i < 3; ++i) {
-            q[i] = e1[i];
-            q[4 + i] = e2[i];
-            q[8 + i] = len > 0 ? (float)(n[i] / len) : h->reference_normal[3 * k + i];
-            q[12 + i] = a[i];
-        }
-        q[3] = q[7] = q[11] = 0.0f;
-        q[15] = 1.0f;
+        sn_soffd_element_frame(sn_point(driver_now, t[0]), sn_point(driver_now, t[1]), sn_point(driver_now, t[2]),
+                               &h->reference_normal[3 * k], &frames[16 * k]);
     }
     return SINEW_OK;
 }
@@ -76,12 +61,16 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     return SINEW_OK;
 }
 
-/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3), with D0 the
- * origin of the point's first (nearest) element's frame. In exact arithmetic
- * this is the paper's sum (the u_k sum to one); in float the world-sized
- * coordinate D0 is added once, after the sum of local-sized terms, so models
- * far from the origin keep their precision (the frames' A_k - D0 is a
- * difference of nearby floats, exact or nearly). */
+/* P_def = P + sum_k u_k ((Q_k^D - Q_k^R) P_k^R), the paper's sum_k u_k Q_k^D P_k^R
+ * written as a displacement of the registered point P: in exact arithmetic
+ * the two agree, because registration makes sum_k u_k Q_k^R P_k^R = P. In
+ * float the displacement form is exact where the driver has not moved (the
+ * rest frames Q_k^R are made by the same function as the current ones, so
+ * every difference is zero and P comes back bit for bit, however thin the
+ * element), its error is relative to the motion rather than to the frames'
+ * magnitudes (a sliver's local coordinates can be 1e4 times its size), and
+ * the world-sized coordinate P is added once, after the sum of
+ * motion-sized terms, so models far from the origin keep their precision. */
 enum { SUM_BLOCK = 32 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -96,56 +85,59 @@ static inline sn_v4 load4(const float *p)
     return v;
 }
 
-/* Sum of u_k ((A_k - anchor) + x_k e1 + y_k e2 + z_k e3) over n contributions, in float. */
-static inline sn_v4 block_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n, sn_v4 anchor)
+/* Sum of u_k (Q_k^D - Q_k^R) (x_k, y_k, z_k, 1) over n contributions, in float. */
+static inline sn_v4 block_sum(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
+                              size_t n)
 {
     sn_v4 acc = {0, 0, 0, 0};
     for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]];
+        const float *q = &frames[16 * (size_t)element[j]], *r = &rest[16 * (size_t)element[j]];
         const float *c = &coeff[4 * j];
-        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
+        acc += c[0] * (load4(q) - load4(r)) + c[1] * (load4(q + 4) - load4(r + 4)) +
+               c[2] * (load4(q + 8) - load4(r + 8)) + c[3] * (load4(q + 12) - load4(r + 12));
     }
     return acc;
 }
 
-static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
-                                float *o)
+static inline void deform_point(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
+                                size_t n, const float *p, float *o)
 {
-    const float *d0 = &frames[16 * (size_t)element[0] + 12];
-    sn_v4 anchor = load4(d0);
     if (n <= SUM_BLOCK) {
         /* One block (pruned sets): a float add rounds as well as a double one would. */
-        sn_v4 acc = block_sum(frames, element, coeff, n, anchor) + anchor;
-        o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+        sn_v4 acc = block_sum(frames, rest, element, coeff, n);
+        for (int l = 0; l < 3; ++l) o[l] = p[l] + acc[l];
         return;
     }
     /* Blocks of float sums flushed into double: an unpruned set of thousands
      * of terms would otherwise lose digits in one float sum. */
     double sum[3] = {0, 0, 0};
     for (size_t j = 0; j < n; j += SUM_BLOCK) {
-        sn_v4 acc = block_sum(frames, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j, anchor);
+        sn_v4 acc = block_sum(frames, rest, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j);
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
+    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + p[l]);
 }
 #else
-static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
-                                float *o)
+static inline void deform_point(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
+                                size_t n, const float *p, float *o)
 {
-    const float *anchor = &frames[16 * (size_t)element[0] + 12];
     double sum[3] = {0, 0, 0};
     for (size_t j = 0; j < n;) {
         size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
         float acc[3] = {0, 0, 0};
         for (; j < end; ++j) {
-            const float *q = &frames[16 * (size_t)element[j]];
+            const float *q = &frames[16 * (size_t)element[j]], *r = &rest[16 * (size_t)element[j]];
             const float *c = &coeff[4 * j];
             for (int l = 0; l < 3; ++l)
-                acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * (q[12 + l] - anchor[l]);
+                acc[l] += c[0] * (q[l] - r[l]) + c[1] * (q[4 + l] - r[4 + l]) + c[2] * (q[8 + l] - r[8 + l]) +
+                          c[3] * (q[12 + l] - r[12 + l]);
         }
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + anchor[l]);
+    if (n <= SUM_BLOCK)
+        for (int l = 0; l < 3; ++l) o[l] = p[l] + (float)sum[l];
+    else
+        for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + p[l]);
 }
 #endif
 
@@ -185,7 +177,7 @@ sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, const
             memcpy(o, &reg->rest[3 * i], 3 * sizeof(float));
             continue;
         }
-        deform_point(&frames[0], &element[s], &coeff[4 * s], e - s, o);
+        deform_point(frames, h->reference_frame, &element[s], &coeff[4 * s], e - s, &reg->rest[3 * i], o);
     }
     if (!out_normals) return SINEW_OK;
     for (size_t i = first; i < first + count; ++i) {

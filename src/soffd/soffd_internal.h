@@ -53,6 +53,7 @@ struct sinew_soffd {
     uint32_t *skipped_face;      /* face of each zero-area triangle left out */
     float *reference_normal;     /* 3 per element: e3 of R, the fallback for collapsed triangles */
     double *reference_inverse;   /* 9 per element, row-major: [e1 e2 e3]^-1 of R, for normals (normals.c) */
+    float *reference_frame;      /* 16 per element: Q_k^R, as sinew_soffd_element_frames gives it for R */
     double local, length_scale;
     sn_bvh bvh;
     sn_soffd_ring ring;
@@ -102,12 +103,15 @@ double sn_soffd_box_weight(const sinew_soffd *h, const sn_soffd_scale *scale, do
 /* Distance within which w >= eps * w(d_min); INFINITY when eps is 0. */
 double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps);
 
-/* Local coordinates (x, y, z) of p in element k's reference frame
- * (p = A + x e1 + y e2 + z n). */
+/* One element's geometry (element.c). Local coordinates (x, y, z) of p in
+ * element k's reference frame (p = A + x e1 + y e2 + z n). The zero-area test
+ * shared by bind and re-registration (the unit normal to `normal` when not
+ * degenerate and normal is not NULL). The column-major 4x4 frame of triangle
+ * (a, b, c): e1 = b - a, e2 = c - a (float), their unit normal (or
+ * fallback_normal when it vanishes), origin a; bottom row (0, 0, 0, 1). */
 void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3]);
-
-/* Zero-area test shared by bind and re-registration. */
 bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double normal[3]);
+void sn_soffd_element_frame(const float *a, const float *b, const float *c, const float *fallback_normal, float *q);
 
 /* Builds the BVH, element normals and one-ring data from h->reference into h
  * (whose fields for them must be empty). On failure the caller frees them. */
