@@ -459,6 +459,69 @@ static void bind_pose_is_identity_for_thin_elements(void **state)
     free(pts);
 }
 
+/* ---- Positions do not depend on the other outputs asked for ------------- */
+
+/* One pose call's positions for points [first, first + count), written at
+ * out + i * stride floats, with or without normals. */
+static void pose_call(const sinew_soffd *h, int extended, const float *frames, const sinew_points *normals,
+                      float *out, size_t stride, float *out_normals, size_t first, size_t count)
+{
+    sinew_result r = extended ? sinew_soffd_deform_extended(h, frames, normals, out, stride * sizeof(float),
+                                                            out_normals, 0, first, count)
+                              : sinew_soffd_deform(h, frames, normals, out, stride * sizeof(float), out_normals, 0,
+                                                   first, count);
+    assert_int_equal(r, SINEW_OK);
+}
+
+/* Both deform calls write the same position bits for every point whether
+ * normals are asked for or not, at any output stride, and however the range
+ * is split (whole, in uneven pieces, one point at a time), for a pruned
+ * registration (one float block per point) and an exact one (blocks summed
+ * in double). soffd has no run-time kernel choice: one code path per call. */
+static void positions_do_not_depend_on_other_outputs(void **state)
+{
+    (void)state;
+    enum { N = 97 };
+    cage c = make_cube_cage(6, 0);
+    sinew_polymesh m = cage_polymesh(&c, NULL);
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+    float *skin = random_points(31, N, -1.4f, 1.4f), *nrm = random_points(32, N, -1.0f, 1.0f);
+    float *now = malloc(3 * c.nv * sizeof(float)), *ef = malloc(16 * c.nt * sizeof(float));
+    float *vf = malloc(16 * c.nv * sizeof(float));
+    bend_twist(c.pos, now, c.nv, 0.7f);
+    sinew_points d = {now, c.nv, 0}, normals = {nrm, N, 0};
+    assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+    float base[3 * N], with_normals[3 * N], out_normals[3 * N], strided[5 * N], pieces[3 * N];
+    const size_t cuts[] = {0, 1, 13, 14, 50, 96, N};
+    for (int exact = 0; exact < 2; ++exact) {
+        sinew_points s = {skin, N, 0};
+        sinew_soffd_register_desc pol = {sizeof pol, exact ? 0.0f : 1e-3f, 0, 0, 0};
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
+        for (int extended = 0; extended < 2; ++extended) {
+            const float *frames = extended ? vf : ef;
+            pose_call(h, extended, frames, NULL, base, 3, NULL, 0, N);
+            pose_call(h, extended, frames, &normals, with_normals, 3, out_normals, 0, N);
+            assert_memory_equal(base, with_normals, sizeof base);
+            pose_call(h, extended, frames, NULL, strided, 5, NULL, 0, N);
+            for (size_t i = 0; i < N; ++i) assert_memory_equal(&strided[5 * i], &base[3 * i], 3 * sizeof(float));
+            memset(pieces, 0, sizeof pieces);
+            for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; ++k)
+                pose_call(h, extended, frames, k % 2 ? &normals : NULL, pieces, 3, k % 2 ? out_normals : NULL,
+                          cuts[k], cuts[k + 1] - cuts[k]);
+            assert_memory_equal(base, pieces, sizeof base);
+            for (size_t i = 0; i < N; ++i) {
+                pose_call(h, extended, frames, i % 3 ? NULL : &normals, pieces, 3, i % 3 ? NULL : out_normals, i, 1);
+                assert_memory_equal(&pieces[3 * i], &base[3 * i], 3 * sizeof(float));
+            }
+        }
+    }
+    sinew_soffd_destroy(h);
+    free(skin), free(nrm), free(now), free(ef), free(vf);
+    cage_free(&c);
+}
+
 /* The pose calls' frame checks (one vectorised pass over all frames) name the
  * first frame with any entry of rows 0-2 out of range or not finite, for
  * every entry and several frames, leave the output untouched, and ignore the
@@ -555,6 +618,7 @@ int main(void)
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
         cmocka_unit_test(precision_holds_far_from_the_origin),
         cmocka_unit_test(bind_pose_is_identity_for_thin_elements),
+        cmocka_unit_test(positions_do_not_depend_on_other_outputs),
         cmocka_unit_test(frame_checks_name_every_entry),
         cmocka_unit_test(vertex_frames_shortcut_matches_the_checked_path),
     };
