@@ -1,8 +1,7 @@
 /* Pose time, basic algorithm (paper section 3.3): element frames Q_k^D of the
- * current driver, then P_def = sum_k u_k Q_k^D P_k^R, evaluated as a
- * displacement from the rest frames (below). Registration stored
+ * current driver, then P_def = sum_k u_k Q_k^D P_k^R. Registration stored
  * (u x, u y, u z, u) per entry, so each contribution is four scaled columns of
- * a 4x4 frame difference: 16 multiply-adds over two 64-byte frames. */
+ * a 4x4 frame: 16 multiply-adds over 64 contiguous bytes. */
 #include <math.h>
 #include <string.h>
 
@@ -61,16 +60,17 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     return SINEW_OK;
 }
 
-/* P_def = P + sum_k u_k ((Q_k^D - Q_k^R) P_k^R), the paper's sum_k u_k Q_k^D P_k^R
- * written as a displacement of the registered point P: in exact arithmetic
- * the two agree, because registration makes sum_k u_k Q_k^R P_k^R = P. In
- * float the displacement form is exact where the driver has not moved (the
- * rest frames Q_k^R are made by the same function as the current ones, so
- * every difference is zero and P comes back bit for bit, however thin the
- * element), its error is relative to the motion rather than to the frames'
- * magnitudes (a sliver's local coordinates can be 1e4 times its size), and
- * the world-sized coordinate P is added once, after the sum of
- * motion-sized terms, so models far from the origin keep their precision. */
+/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3) + o_P, with D0
+ * the origin of the point's first (nearest) element's frame. In exact
+ * arithmetic the sum is the paper's (the u_k sum to one) and o_P is zero. In
+ * float the world-sized coordinate D0 is added once, after the sum of
+ * local-sized terms, so models far from the origin keep their precision (the
+ * frames' A_k - D0 is a difference of nearby floats, exact or nearly). o_P is
+ * the registered point minus this very sum at the rest frames Q_k^R (made by
+ * the same function as the current ones), kept per point: at the bind pose the
+ * sum repeats bit for bit and P comes back exactly, however thin the element
+ * (a sliver's local coordinates can be thousands of edge lengths, and their
+ * products cancel in float). */
 enum { SUM_BLOCK = 32 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -85,61 +85,79 @@ static inline sn_v4 load4(const float *p)
     return v;
 }
 
-/* Sum of u_k (Q_k^D - Q_k^R) (x_k, y_k, z_k, 1) over n contributions, in float. */
-static inline sn_v4 block_sum(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
-                              size_t n)
+/* Sum of u_k ((A_k - anchor) + x_k e1 + y_k e2 + z_k e3) over n contributions, in float. */
+static inline sn_v4 block_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n, sn_v4 anchor)
 {
     sn_v4 acc = {0, 0, 0, 0};
     for (size_t j = 0; j < n; ++j) {
-        const float *q = &frames[16 * (size_t)element[j]], *r = &rest[16 * (size_t)element[j]];
+        const float *q = &frames[16 * (size_t)element[j]];
         const float *c = &coeff[4 * j];
-        acc += c[0] * (load4(q) - load4(r)) + c[1] * (load4(q + 4) - load4(r + 4)) +
-               c[2] * (load4(q + 8) - load4(r + 8)) + c[3] * (load4(q + 12) - load4(r + 12));
+        acc += c[0] * load4(q) + c[1] * load4(q + 4) + c[2] * load4(q + 8) + c[3] * (load4(q + 12) - anchor);
     }
     return acc;
 }
 
-static inline void deform_point(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
-                                size_t n, const float *p, float *o)
+/* The sum above for one point's n >= 1 entries, in double before its final rounding. */
+static inline void point_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                             double out[3])
 {
+    const float *d0 = &frames[16 * (size_t)element[0] + 12];
+    sn_v4 anchor = load4(d0);
     if (n <= SUM_BLOCK) {
-        /* One block (pruned sets): a float add rounds as well as a double one would. */
-        sn_v4 acc = block_sum(frames, rest, element, coeff, n);
-        for (int l = 0; l < 3; ++l) o[l] = p[l] + acc[l];
+        sn_v4 acc = block_sum(frames, element, coeff, n, anchor);
+        for (int l = 0; l < 3; ++l) out[l] = (double)acc[l] + d0[l];
         return;
     }
     /* Blocks of float sums flushed into double: an unpruned set of thousands
      * of terms would otherwise lose digits in one float sum. */
     double sum[3] = {0, 0, 0};
     for (size_t j = 0; j < n; j += SUM_BLOCK) {
-        sn_v4 acc = block_sum(frames, rest, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j);
+        sn_v4 acc = block_sum(frames, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j, anchor);
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + p[l]);
+    for (int l = 0; l < 3; ++l) out[l] = sum[l] + d0[l];
 }
 #else
-static inline void deform_point(const float *frames, const float *rest, const uint32_t *element, const float *coeff,
-                                size_t n, const float *p, float *o)
+static inline void point_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                             double out[3])
 {
+    const float *anchor = &frames[16 * (size_t)element[0] + 12];
     double sum[3] = {0, 0, 0};
     for (size_t j = 0; j < n;) {
         size_t end = n - j > SUM_BLOCK ? j + SUM_BLOCK : n;
         float acc[3] = {0, 0, 0};
         for (; j < end; ++j) {
-            const float *q = &frames[16 * (size_t)element[j]], *r = &rest[16 * (size_t)element[j]];
+            const float *q = &frames[16 * (size_t)element[j]];
             const float *c = &coeff[4 * j];
             for (int l = 0; l < 3; ++l)
-                acc[l] += c[0] * (q[l] - r[l]) + c[1] * (q[4 + l] - r[4 + l]) + c[2] * (q[8 + l] - r[8 + l]) +
-                          c[3] * (q[12 + l] - r[12 + l]);
+                acc[l] += c[0] * q[l] + c[1] * q[4 + l] + c[2] * q[8 + l] + c[3] * (q[12 + l] - anchor[l]);
         }
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    if (n <= SUM_BLOCK)
-        for (int l = 0; l < 3; ++l) o[l] = p[l] + (float)sum[l];
-    else
-        for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + p[l]);
+    for (int l = 0; l < 3; ++l) out[l] = sum[l] + anchor[l];
 }
 #endif
+
+void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t point)
+{
+    double *o = &reg->rest_offset[3 * point];
+    size_t s = reg->offsets[point], n = reg->offsets[point + 1] - s;
+    if (n == 0) {
+        o[0] = o[1] = o[2] = 0;
+        return;
+    }
+    double sum[3];
+    point_sum(h->reference_frame, &reg->element[s], &reg->coeff[4 * s], n, sum);
+    for (int l = 0; l < 3; ++l) o[l] = (double)reg->rest[3 * point + l] - sum[l];
+}
+
+bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg)
+{
+    reg->rest_offset = (double *)sn_alloc_array(&h->env, reg->point_count, 3 * sizeof(double), "soffd rest offsets");
+    if (!reg->rest_offset && reg->point_count) return false;
+    for (size_t i = 0; i < reg->point_count; ++i) sn_soffd_rest_offset_update(h, reg, i);
+    return true;
+}
 
 /* The frames must lie in the domain that keeps the kernel finite (see
  * soffd_internal.h): element_frames' output always does, frames from elsewhere
@@ -177,7 +195,10 @@ sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, const
             memcpy(o, &reg->rest[3 * i], 3 * sizeof(float));
             continue;
         }
-        deform_point(frames, h->reference_frame, &element[s], &coeff[4 * s], e - s, &reg->rest[3 * i], o);
+        double sum[3];
+        point_sum(frames, &element[s], &coeff[4 * s], e - s, sum);
+        const double *off = &reg->rest_offset[3 * i];
+        for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + off[l]);
     }
     if (!out_normals) return SINEW_OK;
     for (size_t i = first; i < first + count; ++i) {

@@ -39,6 +39,7 @@ typedef struct sn_soffd_reg {
     uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
     float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
     float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
+    double *rest_offset;  /* 3 per point: P minus the basic kernel's sum at the rest frames (deform.c) */
     size_t entry_count;
     size_t max_set;
 } sn_soffd_reg;
@@ -155,6 +156,12 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
 /* The check of sn_soffd_write_entries alone, for edits that write in place. */
 sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
                                   const sn_soffd_candidate *items, size_t n);
+
+/* The basic kernel's per-point rest offsets (deform.c): allocate and fill
+ * reg->rest_offset for every point (false when out of memory), or refill one
+ * point's after its entries changed. They read h->reference_frame. */
+bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg);
+void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t point);
 
 /* Registers `skin` (count points, stride bytes, 0 = packed) into *reg, reporting progress through `call`. */
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,

@@ -459,6 +459,57 @@ static void bind_pose_is_identity_for_thin_elements(void **state)
     free(pts);
 }
 
+/* The basic algorithm's exact bind pose survives every change to the
+ * contributing sets (an exclusion, a replaced set, an emptied one),
+ * re-registration against a moved reference, and save and load. */
+static void bind_pose_is_identity_after_edits(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    cage c = make_cube_cage(3, 0);
+    sinew_polymesh m = cage_polymesh(&c, NULL);
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+    float *pts = random_points(41, N, -1.5f, 1.5f), out[3 * N];
+    float *frames = malloc(16 * c.nt * sizeof(float)), *moved = malloc(3 * c.nv * sizeof(float));
+    uint8_t *excluded = calloc(c.nt, 1);
+    for (size_t k = 0; k < c.nt; k += 3) excluded[k] = 1;
+    sinew_points s = {pts, N, 0};
+    sinew_soffd_register_desc pol = {sizeof pol, 1e-3f, 0, 0, 0};
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
+    assert_int_equal(sinew_soffd_exclude_elements(h, excluded, 0, N / 2), SINEW_OK);
+    const uint32_t set[2] = {4, 17};
+    assert_int_equal(sinew_soffd_set_contributors(h, 3, set, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_set_contributors(h, 7, NULL, 0), SINEW_OK);
+    for (int step = 0; step < 3; ++step) {
+        const float *rest = c.pos;
+        if (step == 1) {
+            /* A new reference: the driver's rest shape, bent. */
+            bend_twist(c.pos, moved, c.nv, 0.3f);
+            sinew_points r = {moved, c.nv, 0};
+            assert_int_equal(sinew_soffd_set_reference(NULL, h, &r), SINEW_OK);
+        }
+        if (step >= 1) rest = moved;
+        if (step == 2) {
+            size_t size = 0;
+            assert_int_equal(sinew_soffd_save(h, NULL, 0, &size), SINEW_OK);
+            void *buf = malloc(size);
+            assert_int_equal(sinew_soffd_save(h, buf, size, &size), SINEW_OK);
+            sinew_soffd_destroy(h);
+            h = NULL;
+            assert_int_equal(sinew_soffd_load(NULL, buf, size, &h), SINEW_OK);
+            free(buf);
+        }
+        sinew_points d = {rest, c.nv, 0};
+        assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+        assert_memory_equal(out, pts, sizeof out);
+    }
+    sinew_soffd_destroy(h);
+    free(pts), free(frames), free(moved), free(excluded);
+    cage_free(&c);
+}
+
 /* ---- Positions do not depend on the other outputs asked for ------------- */
 
 /* One pose call's positions for points [first, first + count), written at
@@ -618,6 +669,7 @@ int main(void)
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
         cmocka_unit_test(precision_holds_far_from_the_origin),
         cmocka_unit_test(bind_pose_is_identity_for_thin_elements),
+        cmocka_unit_test(bind_pose_is_identity_after_edits),
         cmocka_unit_test(positions_do_not_depend_on_other_outputs),
         cmocka_unit_test(frame_checks_name_every_entry),
         cmocka_unit_test(vertex_frames_shortcut_matches_the_checked_path),
