@@ -231,10 +231,15 @@ SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float 
 /* Pose step 1 (extended algorithm, paper section 4.2): estimates one affine
  * map per driver vertex, as column-major 4x4 matrices, from its one-ring: the
  * least-squares linear map taking reference edges to current edges, with the
- * vertex normal added where the reference one-ring is flat (so it is
- * determined), and the translation that takes the reference vertex onto the
- * current one. Exact for every affine map of the driver at vertices whose
- * one-ring spans 3D. frames: 16 * vertex_count floats. Callers with better
+ * vertex normal added where the reference one-ring is flat or nearly so (so
+ * it is determined), and the translation that takes the reference vertex onto
+ * the current one. Exact for every affine map of the driver at vertices whose
+ * one-ring is far from flat (det(G) / (tr G / 3)^3 >= 0.1, G = sum e e^T over
+ * the ring's edges); at the others (most vertices of a smooth mesh) exact for
+ * rotations, uniform scaling and translations only; at vertices whose
+ * triangles' normals cancel, or that no element uses, it leans towards the
+ * identity. The identity for an unmoved one-ring, bit for bit (docs/soffd.md).
+ * frames: 16 * vertex_count floats. Callers with better
  * frames (the blended skinning matrix of each driver vertex) pass those to
  * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames,
  * and OUTSIDE_DOMAIN (names the vertex; frames untouched) when a map would

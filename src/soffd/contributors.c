@@ -187,6 +187,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     reg->dropped[point] = 0;
     recount_max_set(reg);
     sn_soffd_corners_install(h, reg, &corners);
+    sn_soffd_rest_offset_update(h, reg, point);
     sn_free(env, items);
     return SINEW_OK;
 }
@@ -253,6 +254,7 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *exclude
     reg->entry_count = write;
     recount_max_set(reg);
     sn_soffd_corners_install(h, reg, &corners);
+    for (size_t i = first; i < first + count; ++i) sn_soffd_rest_offset_update(h, reg, i);
     sn_free(&h->env, items);
     sn_free(&h->env, kept_elements);
     return SINEW_OK;

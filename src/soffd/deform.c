@@ -30,24 +30,8 @@ sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points
     if (r != SINEW_OK) return r;
     for (size_t k = 0; k < h->element_count; ++k) {
         const uint32_t *t = &h->elements[3 * k];
-        const float *a = sn_point(driver_now, t[0]), *b = sn_point(driver_now, t[1]), *c = sn_point(driver_now, t[2]);
-        float *q = &frames[16 * k];
-        float e1[3], e2[3];
-        for (int i = 0; i < 3; ++i) {
-            e1[i] = b[i] - a[i];
-            e2[i] = c[i] - a[i];
-        }
-        double n[3] = {(double)e1[1] * e2[2] - (double)e1[2] * e2[1], (double)e1[2] * e2[0] - (double)e1[0] * e2[2],
-                       (double)e1[0] * e2[1] - (double)e1[1] * e2[0]};
-        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        for (int i = 0; i < 3; ++i) {
-            q[i] = e1[i];
-            q[4 + i] = e2[i];
-            q[8 + i] = len > 0 ? (float)(n[i] / len) : h->reference_normal[3 * k + i];
-            q[12 + i] = a[i];
-        }
-        q[3] = q[7] = q[11] = 0.0f;
-        q[15] = 1.0f;
+        sn_soffd_element_frame(sn_point(driver_now, t[0]), sn_point(driver_now, t[1]), sn_point(driver_now, t[2]),
+                               &h->reference_normal[3 * k], &frames[16 * k]);
     }
     return SINEW_OK;
 }
@@ -76,12 +60,17 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
     return SINEW_OK;
 }
 
-/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3), with D0 the
- * origin of the point's first (nearest) element's frame. In exact arithmetic
- * this is the paper's sum (the u_k sum to one); in float the world-sized
- * coordinate D0 is added once, after the sum of local-sized terms, so models
- * far from the origin keep their precision (the frames' A_k - D0 is a
- * difference of nearby floats, exact or nearly). */
+/* P_def = D0 + sum_k u_k ((A_k - D0) + x_k e1 + y_k e2 + z_k e3) + o_P, with D0
+ * the origin of the point's first (nearest) element's frame. In exact
+ * arithmetic the sum is the paper's (the u_k sum to one) and o_P is zero. In
+ * float the world-sized coordinate D0 is added once, after the sum of
+ * local-sized terms, so models far from the origin keep their precision (the
+ * frames' A_k - D0 is a difference of nearby floats, exact or nearly). o_P is
+ * the registered point minus this very sum at the rest frames Q_k^R (made by
+ * the same function as the current ones), kept per point: at the bind pose the
+ * sum repeats bit for bit and P comes back exactly, however thin the element
+ * (a sliver's local coordinates can be thousands of edge lengths, and their
+ * products cancel in float). */
 enum { SUM_BLOCK = 32 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -108,15 +97,15 @@ static inline sn_v4 block_sum(const float *frames, const uint32_t *element, cons
     return acc;
 }
 
-static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
-                                float *o)
+/* The sum above for one point's n >= 1 entries, in double before its final rounding. */
+static inline void point_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                             double out[3])
 {
     const float *d0 = &frames[16 * (size_t)element[0] + 12];
     sn_v4 anchor = load4(d0);
     if (n <= SUM_BLOCK) {
-        /* One block (pruned sets): a float add rounds as well as a double one would. */
-        sn_v4 acc = block_sum(frames, element, coeff, n, anchor) + anchor;
-        o[0] = acc[0], o[1] = acc[1], o[2] = acc[2];
+        sn_v4 acc = block_sum(frames, element, coeff, n, anchor);
+        for (int l = 0; l < 3; ++l) out[l] = (double)acc[l] + d0[l];
         return;
     }
     /* Blocks of float sums flushed into double: an unpruned set of thousands
@@ -126,11 +115,11 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
         sn_v4 acc = block_sum(frames, element + j, coeff + 4 * j, n - j > SUM_BLOCK ? SUM_BLOCK : n - j, anchor);
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + d0[l]);
+    for (int l = 0; l < 3; ++l) out[l] = sum[l] + d0[l];
 }
 #else
-static inline void deform_point(const float *frames, const uint32_t *element, const float *coeff, size_t n,
-                                float *o)
+static inline void point_sum(const float *frames, const uint32_t *element, const float *coeff, size_t n,
+                             double out[3])
 {
     const float *anchor = &frames[16 * (size_t)element[0] + 12];
     double sum[3] = {0, 0, 0};
@@ -145,9 +134,30 @@ static inline void deform_point(const float *frames, const uint32_t *element, co
         }
         for (int l = 0; l < 3; ++l) sum[l] += acc[l];
     }
-    for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + anchor[l]);
+    for (int l = 0; l < 3; ++l) out[l] = sum[l] + anchor[l];
 }
 #endif
+
+void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t point)
+{
+    double *o = &reg->rest_offset[3 * point];
+    size_t s = reg->offsets[point], n = reg->offsets[point + 1] - s;
+    if (n == 0) {
+        o[0] = o[1] = o[2] = 0;
+        return;
+    }
+    double sum[3];
+    point_sum(h->reference_frame, &reg->element[s], &reg->coeff[4 * s], n, sum);
+    for (int l = 0; l < 3; ++l) o[l] = (double)reg->rest[3 * point + l] - sum[l];
+}
+
+bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg)
+{
+    reg->rest_offset = (double *)sn_alloc_array(&h->env, reg->point_count, 3 * sizeof(double), "soffd rest offsets");
+    if (!reg->rest_offset && reg->point_count) return false;
+    for (size_t i = 0; i < reg->point_count; ++i) sn_soffd_rest_offset_update(h, reg, i);
+    return true;
+}
 
 /* The frames must lie in the domain that keeps the kernel finite (see
  * soffd_internal.h): element_frames' output always does, frames from elsewhere
@@ -185,7 +195,10 @@ sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, const
             memcpy(o, &reg->rest[3 * i], 3 * sizeof(float));
             continue;
         }
-        deform_point(&frames[0], &element[s], &coeff[4 * s], e - s, o);
+        double sum[3];
+        point_sum(frames, &element[s], &coeff[4 * s], e - s, sum);
+        const double *off = &reg->rest_offset[3 * i];
+        for (int l = 0; l < 3; ++l) o[l] = (float)(sum[l] + off[l]);
     }
     if (!out_normals) return SINEW_OK;
     for (size_t i = first; i < first + count; ++i) {

@@ -11,7 +11,12 @@
 /* The 4x4 column-major affine map of vertex v, M = C G^-1 with C the
  * current-against-reference normal equations of its one-ring, written to m
  * when m is not NULL. Returns false, writing nothing, when the map leaves the
- * domain that keeps the kernel finite (see soffd_internal.h). */
+ * domain that keeps the kernel finite (see soffd_internal.h).
+ * The linear part is formed as I + (C - G) G^-1, with C - G summed from
+ * current-minus-reference differences (the identity pairs cancel): the same
+ * map in exact arithmetic, but where the one-ring has not moved every
+ * difference is zero and the map is the identity bit for bit, however badly
+ * conditioned G is, and elsewhere its rounding is relative to the motion. */
 static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, float *m)
 {
     const sn_soffd_ring *ring = &h->ring;
@@ -23,12 +28,13 @@ static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
         double re[3] = {(double)ru[0] - rv[0], (double)ru[1] - rv[1], (double)ru[2] - rv[2]};
         double de[3] = {(double)du[0] - dv[0], (double)du[1] - dv[1], (double)du[2] - dv[2]};
         for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) c[3 * r + k] += de[r] * re[k];
+            for (int k = 0; k < 3; ++k) c[3 * r + k] += (de[r] - re[r]) * re[k];
     }
     double mu = ring->normal_weight[v];
     if (mu > 0) {
         /* The current normal, scaled like the one-ring's area so uniform scaling
-         * of a flat ring scales its normal direction too. */
+         * of a flat ring scales its normal direction too; summed in the order
+         * ring.c sums the reference one, so an unmoved ring gives it exactly. */
         double n[3] = {0, 0, 0}, area = 0;
         for (size_t i = ring->fan_offsets[v]; i < ring->fan_offsets[v + 1]; ++i) {
             const uint32_t *t = &h->elements[3 * (size_t)ring->fan[i]];
@@ -44,23 +50,21 @@ static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
         const double *nr = &ring->normal[3 * v];
         double nd[3];
         if (len > 0) {
-            double s = sqrt(area / ring->fan_area[v]) / len;
-            for (int k = 0; k < 3; ++k) nd[k] = n[k] * s;
+            double s = sqrt(area / ring->fan_area[v]);
+            for (int k = 0; k < 3; ++k) nd[k] = n[k] / len * s;
         } else {
             for (int k = 0; k < 3; ++k) nd[k] = nr[k]; /* collapsed ring: keep the reference normal */
         }
         for (int r = 0; r < 3; ++r)
-            for (int k = 0; k < 3; ++k) c[3 * r + k] += mu * nd[r] * nr[k];
+            for (int k = 0; k < 3; ++k) c[3 * r + k] += mu * (nd[r] - nr[r]) * nr[k];
     }
-    double id = ring->identity_weight[v];
-    for (int k = 0; k < 3; ++k) c[4 * k] += id;
     const double *gi = &ring->inverse[9 * v];
     float lin[9];
     double t[3];
     bool ok = true;
     for (int r = 0; r < 3; ++r)
         for (int k = 0; k < 3; ++k) {
-            double x = c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k];
+            double x = (r == k) + (c[3 * r] * gi[k] + c[3 * r + 1] * gi[3 + k] + c[3 * r + 2] * gi[6 + k]);
             ok &= fabs(x) <= SN_SOFFD_MAX_LINEAR;
             lin[3 * r + k] = (float)x;
         }

@@ -263,6 +263,7 @@ static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, con
     sn_soffd_corners corners;
     if (!sn_soffd_corners_reserve(h, s->points, 3 * s->entries, &corners)) return sn_alloc_failure();
     sn_soffd_corners_install(h, reg, &corners);
+    if (!sn_soffd_rest_offsets_build(h, reg)) return sn_alloc_failure();
     return SINEW_OK;
 }
 

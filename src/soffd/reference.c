@@ -28,6 +28,7 @@ sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *h, const
     sinew_soffd next = *h;
     next.reference_normal = NULL;
     next.reference_inverse = NULL;
+    next.reference_frame = NULL;
     memset(&next.bvh, 0, sizeof next.bvh);
     memset(&next.ring, 0, sizeof next.ring);
     memset(&next.reg, 0, sizeof next.reg);
@@ -41,6 +42,7 @@ sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *h, const
         sn_free(&h->env, next.reference);
         sn_free(&h->env, next.reference_normal);
         sn_free(&h->env, next.reference_inverse);
+        sn_free(&h->env, next.reference_frame);
         sn_bvh_free(&next.bvh, &h->env);
         sn_soffd_ring_free(&h->env, &next.ring);
         return r;
@@ -48,6 +50,7 @@ sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *h, const
     sn_free(&h->env, h->reference);
     sn_free(&h->env, h->reference_normal);
     sn_free(&h->env, h->reference_inverse);
+    sn_free(&h->env, h->reference_frame);
     sn_bvh_free(&h->bvh, &h->env);
     sn_soffd_ring_free(&h->env, &h->ring);
     sn_soffd_reg_free(&h->env, &h->reg);

@@ -139,6 +139,7 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
     sn_free(env, reg->coeff);
     sn_free(env, reg->bary);
     sn_free(env, reg->dropped);
+    sn_free(env, reg->rest_offset);
     sn_soffd_corners_free(env, reg);
     memset(reg, 0, sizeof *reg);
 }
@@ -339,6 +340,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
         else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
     }
+    if (!sn_soffd_rest_offsets_build(h, &reg)) goto oom;
     if ((r = sn_progress(call, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
     sn_free(env, g.drops);

@@ -3,7 +3,8 @@
  * the normal equations of the least-squares map from reference to current
  * edges. Where the reference one-ring is flat the edges leave the map's normal
  * column free, so the vertex normal joins the fit with weight mu; where the ring
- * spans 3D mu is 0 and affine maps of the driver come out exact. */
+ * spans 3D (flatness >= FLAT_RING) mu is 0 and affine maps of the driver come
+ * out exact; elsewhere only rotations, uniform scaling and translations do. */
 #include <math.h>
 #include <string.h>
 

@@ -39,6 +39,7 @@ typedef struct sn_soffd_reg {
     uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
     float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
     float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
+    double *rest_offset;  /* 3 per point: P minus the basic kernel's sum at the rest frames (deform.c) */
     size_t entry_count;
     size_t max_set;
 } sn_soffd_reg;
@@ -53,6 +54,7 @@ struct sinew_soffd {
     uint32_t *skipped_face;      /* face of each zero-area triangle left out */
     float *reference_normal;     /* 3 per element: e3 of R, the fallback for collapsed triangles */
     double *reference_inverse;   /* 9 per element, row-major: [e1 e2 e3]^-1 of R, for normals (normals.c) */
+    float *reference_frame;      /* 16 per element: Q_k^R, as sinew_soffd_element_frames gives it for R */
     double local, length_scale;
     sn_bvh bvh;
     sn_soffd_ring ring;
@@ -102,12 +104,15 @@ double sn_soffd_box_weight(const sinew_soffd *h, const sn_soffd_scale *scale, do
 /* Distance within which w >= eps * w(d_min); INFINITY when eps is 0. */
 double sn_soffd_threshold_radius(const sinew_soffd *h, const sn_soffd_scale *scale, double eps);
 
-/* Local coordinates (x, y, z) of p in element k's reference frame
- * (p = A + x e1 + y e2 + z n). */
+/* One element's geometry (element.c). Local coordinates (x, y, z) of p in
+ * element k's reference frame (p = A + x e1 + y e2 + z n). The zero-area test
+ * shared by bind and re-registration (the unit normal to `normal` when not
+ * degenerate and normal is not NULL). The column-major 4x4 frame of triangle
+ * (a, b, c): e1 = b - a, e2 = c - a (float), their unit normal (or
+ * fallback_normal when it vanishes), origin a; bottom row (0, 0, 0, 1). */
 void sn_soffd_local_coords(const sinew_soffd *h, uint32_t k, const float p[3], double xyz[3]);
-
-/* Zero-area test shared by bind and re-registration. */
 bool sn_soffd_degenerate(const float *a, const float *b, const float *c, double normal[3]);
+void sn_soffd_element_frame(const float *a, const float *b, const float *c, const float *fallback_normal, float *q);
 
 /* Builds the BVH, element normals and one-ring data from h->reference into h
  * (whose fields for them must be empty). On failure the caller frees them. */
@@ -151,6 +156,12 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
 /* The check of sn_soffd_write_entries alone, for edits that write in place. */
 sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
                                   const sn_soffd_candidate *items, size_t n);
+
+/* The basic kernel's per-point rest offsets (deform.c): allocate and fill
+ * reg->rest_offset for every point (false when out of memory), or refill one
+ * point's after its entries changed. They read h->reference_frame. */
+bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg);
+void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t point);
 
 /* Registers `skin` (count points, stride bytes, 0 = packed) into *reg, reporting progress through `call`. */
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,

@@ -350,11 +350,17 @@ static void precision_holds_far_from_the_origin(void **state)
                 memset(mtx, 0, sizeof mtx);
                 for (int i = 0; i < 3; ++i) {
                     double t = o[i] + shift[i];
+                    /* Every entry passes through a volatile float: GCC 12 at -O3 vectorises
+                     * these loops, then folds a vector double -> float -> double round trip
+                     * (here through mtx's memory) into the unrounded double, so the reference
+                     * below would not use the floats the library is handed. */
                     for (int j = 0; j < 3; ++j) {
-                        mtx[4 * j + i] = (float)rot[i][j];
-                        t -= (double)(float)rot[i][j] * o[j];
+                        volatile float entry = (float)rot[i][j];
+                        mtx[4 * j + i] = entry;
+                        t -= (double)entry * o[j];
                     }
-                    mtx[12 + i] = (float)t;
+                    volatile float translation = (float)t;
+                    mtx[12 + i] = translation;
                 }
                 mtx[15] = 1;
                 for (size_t v = 0; v < c.nv; ++v)
@@ -407,6 +413,163 @@ static void precision_holds_far_from_the_origin(void **state)
     }
     assert_true(worst <= 1e-6);
     free(rest), free(now), free(skin0), free(skin), free(out), free(ef), free(vf), free(e), free(w);
+    cage_free(&c);
+}
+
+/* ---- Identity at the bind pose, thin elements included ------------------ */
+
+/* A driver posed exactly as it was bound gives every registered point back
+ * bit for bit, through both algorithms, for every element bind accepts:
+ * here one-triangle drivers as thin as bind allows in three shapes (a
+ * needle whose short edge is opposite the first corner, one whose short
+ * edge starts at it, and a cap, nearly collinear with an obtuse corner),
+ * whose local coordinates reach thousands of edge lengths. */
+static void bind_pose_is_identity_for_thin_elements(void **state)
+{
+    (void)state;
+    const float drivers[3][9] = {
+        {-4.1f, 1.7f, -18.9f, 0.6f, 2.9f, -18.3f, 0.6001f, 2.89953f, -18.2999f},
+        {0.6f, 2.9f, -18.3f, 0.6001f, 2.89953f, -18.2999f, -4.1f, 1.7f, -18.9f},
+        {-4.1f, 1.7f, -18.9f, 0.81f, 2.9f, -18.3f, -1.645f, 2.30049f, -18.6f},
+    };
+    enum { N = 64 };
+    float *pts = random_points(7, N, -30.0f, 30.0f);
+    pts[0] = -5.41f, pts[1] = 0.0f, pts[2] = -23.44f; /* the point of the report */
+    float out[3 * N], frames[16], vframes[48];
+    for (int d = 0; d < 3; ++d) {
+        const uint32_t tri[3] = {0, 1, 2}, size = 3;
+        sinew_polymesh m = {{drivers[d], 3, 0}, tri, &size, 1, SINEW_INDEX_U32};
+        sinew_soffd *h = NULL;
+        assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+        sinew_points s = {pts, N, 0}, now = {drivers[d], 3, 0};
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(h, &now, frames), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+        double worst = 0;
+        for (int i = 0; i < 3 * N; ++i) worst = fmax(worst, fabs((double)out[i] - pts[i]));
+        assert_int_equal(sinew_soffd_vertex_frames(h, &now, vframes), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out + 0, 0, NULL, 0, 0, N), SINEW_OK);
+        double worst_ext = 0;
+        for (int i = 0; i < 3 * N; ++i) worst_ext = fmax(worst_ext, fabs((double)out[i] - pts[i]));
+        print_message("driver %d: largest move at the bind pose %.3g (basic), %.3g (extended)\n", d, worst,
+                      worst_ext);
+        assert_true(worst == 0 && worst_ext == 0);
+        sinew_soffd_destroy(h);
+    }
+    free(pts);
+}
+
+/* The basic algorithm's exact bind pose survives every change to the
+ * contributing sets (an exclusion, a replaced set, an emptied one),
+ * re-registration against a moved reference, and save and load. */
+static void bind_pose_is_identity_after_edits(void **state)
+{
+    (void)state;
+    enum { N = 50 };
+    cage c = make_cube_cage(3, 0);
+    sinew_polymesh m = cage_polymesh(&c, NULL);
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+    float *pts = random_points(41, N, -1.5f, 1.5f), out[3 * N];
+    float *frames = malloc(16 * c.nt * sizeof(float)), *moved = malloc(3 * c.nv * sizeof(float));
+    uint8_t *excluded = calloc(c.nt, 1);
+    for (size_t k = 0; k < c.nt; k += 3) excluded[k] = 1;
+    sinew_points s = {pts, N, 0};
+    sinew_soffd_register_desc pol = {sizeof pol, 1e-3f, 0, 0, 0};
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
+    assert_int_equal(sinew_soffd_exclude_elements(h, excluded, 0, N / 2), SINEW_OK);
+    const uint32_t set[2] = {4, 17};
+    assert_int_equal(sinew_soffd_set_contributors(h, 3, set, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_set_contributors(h, 7, NULL, 0), SINEW_OK);
+    for (int step = 0; step < 3; ++step) {
+        const float *rest = c.pos;
+        if (step == 1) {
+            /* A new reference: the driver's rest shape, bent. */
+            bend_twist(c.pos, moved, c.nv, 0.3f);
+            sinew_points r = {moved, c.nv, 0};
+            assert_int_equal(sinew_soffd_set_reference(NULL, h, &r), SINEW_OK);
+        }
+        if (step >= 1) rest = moved;
+        if (step == 2) {
+            size_t size = 0;
+            assert_int_equal(sinew_soffd_save(h, NULL, 0, &size), SINEW_OK);
+            void *buf = malloc(size);
+            assert_int_equal(sinew_soffd_save(h, buf, size, &size), SINEW_OK);
+            sinew_soffd_destroy(h);
+            h = NULL;
+            assert_int_equal(sinew_soffd_load(NULL, buf, size, &h), SINEW_OK);
+            free(buf);
+        }
+        sinew_points d = {rest, c.nv, 0};
+        assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+        assert_memory_equal(out, pts, sizeof out);
+    }
+    sinew_soffd_destroy(h);
+    free(pts), free(frames), free(moved), free(excluded);
+    cage_free(&c);
+}
+
+/* ---- Positions do not depend on the other outputs asked for ------------- */
+
+/* One pose call's positions for points [first, first + count), written at
+ * out + i * stride floats, with or without normals. */
+static void pose_call(const sinew_soffd *h, int extended, const float *frames, const sinew_points *normals,
+                      float *out, size_t stride, float *out_normals, size_t first, size_t count)
+{
+    sinew_result r = extended ? sinew_soffd_deform_extended(h, frames, normals, out, stride * sizeof(float),
+                                                            out_normals, 0, first, count)
+                              : sinew_soffd_deform(h, frames, normals, out, stride * sizeof(float), out_normals, 0,
+                                                   first, count);
+    assert_int_equal(r, SINEW_OK);
+}
+
+/* Both deform calls write the same position bits for every point whether
+ * normals are asked for or not, at any output stride, and however the range
+ * is split (whole, in uneven pieces, one point at a time), for a pruned
+ * registration (one float block per point) and an exact one (blocks summed
+ * in double). soffd has no run-time kernel choice: one code path per call. */
+static void positions_do_not_depend_on_other_outputs(void **state)
+{
+    (void)state;
+    enum { N = 97 };
+    cage c = make_cube_cage(6, 0);
+    sinew_polymesh m = cage_polymesh(&c, NULL);
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+    float *skin = random_points(31, N, -1.4f, 1.4f), *nrm = random_points(32, N, -1.0f, 1.0f);
+    float *now = malloc(3 * c.nv * sizeof(float)), *ef = malloc(16 * c.nt * sizeof(float));
+    float *vf = malloc(16 * c.nv * sizeof(float));
+    bend_twist(c.pos, now, c.nv, 0.7f);
+    sinew_points d = {now, c.nv, 0}, normals = {nrm, N, 0};
+    assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+    float base[3 * N], with_normals[3 * N], out_normals[3 * N], strided[5 * N], pieces[3 * N];
+    const size_t cuts[] = {0, 1, 13, 14, 50, 96, N};
+    for (int exact = 0; exact < 2; ++exact) {
+        sinew_points s = {skin, N, 0};
+        sinew_soffd_register_desc pol = {sizeof pol, exact ? 0.0f : 1e-3f, 0, 0, 0};
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
+        for (int extended = 0; extended < 2; ++extended) {
+            const float *frames = extended ? vf : ef;
+            pose_call(h, extended, frames, NULL, base, 3, NULL, 0, N);
+            pose_call(h, extended, frames, &normals, with_normals, 3, out_normals, 0, N);
+            assert_memory_equal(base, with_normals, sizeof base);
+            pose_call(h, extended, frames, NULL, strided, 5, NULL, 0, N);
+            for (size_t i = 0; i < N; ++i) assert_memory_equal(&strided[5 * i], &base[3 * i], 3 * sizeof(float));
+            memset(pieces, 0, sizeof pieces);
+            for (size_t k = 0; k + 1 < sizeof cuts / sizeof cuts[0]; ++k)
+                pose_call(h, extended, frames, k % 2 ? &normals : NULL, pieces, 3, k % 2 ? out_normals : NULL,
+                          cuts[k], cuts[k + 1] - cuts[k]);
+            assert_memory_equal(base, pieces, sizeof base);
+            for (size_t i = 0; i < N; ++i) {
+                pose_call(h, extended, frames, i % 3 ? NULL : &normals, pieces, 3, i % 3 ? NULL : out_normals, i, 1);
+                assert_memory_equal(&pieces[3 * i], &base[3 * i], 3 * sizeof(float));
+            }
+        }
+    }
+    sinew_soffd_destroy(h);
+    free(skin), free(nrm), free(now), free(ef), free(vf);
     cage_free(&c);
 }
 
@@ -505,6 +668,9 @@ int main(void)
         cmocka_unit_test(far_points_keep_finite_weights),
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),
         cmocka_unit_test(precision_holds_far_from_the_origin),
+        cmocka_unit_test(bind_pose_is_identity_for_thin_elements),
+        cmocka_unit_test(bind_pose_is_identity_after_edits),
+        cmocka_unit_test(positions_do_not_depend_on_other_outputs),
         cmocka_unit_test(frame_checks_name_every_entry),
         cmocka_unit_test(vertex_frames_shortcut_matches_the_checked_path),
     };
