@@ -304,7 +304,7 @@ double sn_bbw_output_rounding(const solve_state *s, const double *z)
         for (size_t j = 0; j < m; ++j) sum += zf[j];
         double scale = s->exact || sum <= 0.0 ? 1.0 : 1.0 / sum;
         for (size_t j = 0; j < m; ++j) {
-            double y = zf[j] * scale, e = (double)(float)y - y;
+            double y = zf[j] * scale, e = sn_round_to_float(y) - y;
             row += e * e;
         }
         sq += b->mass[s->free_vertex[f]] * row;

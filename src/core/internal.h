@@ -113,6 +113,19 @@ sinew_result sn_progress(const sn_env *env, const char *stage, float fraction);
 /* ---- Strided access ---------------------------------------------------- */
 
 /* Byte stride of a view: the given one, or the packed size when 0. */
+/* x rounded to float and widened back. GCC 12 at -O2 and -O3 drops the
+ * rounding of (double)(float)x once the superword vectoriser has packed the
+ * conversions (fre folds the vector double->float->double pair to the
+ * double): the empty asm keeps the float a float. */
+static inline double sn_round_to_float(double x)
+{
+    float f = (float)x;
+#if defined(__GNUC__) && !defined(__clang__)
+    __asm__("" : "+m"(f));
+#endif
+    return (double)f;
+}
+
 static inline size_t sn_stride(size_t stride, size_t packed)
 {
     return stride ? stride : packed;

@@ -101,7 +101,7 @@ sinew_result sinew_lattice_binding_create(sinew_context *ctx, const sinew_lattic
         double u[3], p[3], value, deriv, basis, base = 0.0;
         sn_lat_point(lattice, sn_point(&desc->points, i), world, u, p);
         sn_lat_disp_bounds(lattice, u, &value, &deriv, &basis);
-        for (int c = 0; c < 3; ++c) base = fmax(base, fabs((double)(float)p[c]));
+        for (int c = 0; c < 3; ++c) base = fmax(base, fabs(sn_round_to_float(p[c])));
         /* Far outside an EXTEND lattice the basis values themselves leave
          * the float range. */
         if ((r = sn_lat_check_fits(base, "bound point", i, "base position")) != SINEW_OK ||

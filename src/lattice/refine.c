@@ -120,7 +120,7 @@ static double judge_edge(const refiner *r, uint32_t lo, uint32_t hi, double *spl
     double error = bound;
     if (r->desc.test == SINEW_LATTICE_TEST_MIDPOINT) {
         double mid[3] = {0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])}, fm[3];
-        for (int c = 0; c < 3; ++c) mid[c] = (double)(float)mid[c];
+        for (int c = 0; c < 3; ++c) mid[c] = sn_round_to_float(mid[c]);
         sn_lat_deform_point(r->lat, mid, fm);
         error = sn_lat_segment_distance(fm, fa, fb);
     }

@@ -12,7 +12,7 @@ void sn_lat_deform_point(const sinew_lattice *lat, const double p[3], double out
     double u[3], d[3];
     sn_lat_params(lat, p, u);
     sn_lat_displacement(lat, u, d);
-    for (int c = 0; c < 3; ++c) out[c] = (double)(float)p[c] + d[c];
+    for (int c = 0; c < 3; ++c) out[c] = sn_round_to_float(p[c]) + d[c];
 }
 
 double sn_lat_segment_distance(const double q[3], const double a[3], const double b[3])

@@ -191,7 +191,7 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, sn_
     c->renormalized = fabs(sum - 1.0) > 1e-6;
     /* Rounded to float here, as stored: the sort and the quantiser then see
      * exactly the weights the kernels will. */
-    for (size_t i = 0; i < n; ++i) s[i].weight = (double)(float)(s[i].weight / sum);
+    for (size_t i = 0; i < n; ++i) s[i].weight = sn_round_to_float(s[i].weight / sum);
     sn_skin_sort_slots(s, n);
     /* Quantisation needs at most 255 nonzero slots to round into 255 units;
      * more influences than that keep their float weights' order but the
@@ -200,7 +200,7 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, sn_
         if (n > 255) n = 255;
         double kept = 0.0;
         for (size_t i = 0; i < n; ++i) kept += s[i].weight;
-        for (size_t i = 0; i < n; ++i) s[i].weight = (double)(float)(s[i].weight / kept);
+        for (size_t i = 0; i < n; ++i) s[i].weight = sn_round_to_float(s[i].weight / kept);
         n = sn_skin_quantise(s, n);
     }
     c->count = n;

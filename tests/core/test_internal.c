@@ -140,6 +140,26 @@ static void progress_can_cancel(void **state)
     assert_int_equal(calls, 2);
 }
 
+/* The pattern GCC 12 miscompiles when it packs the conversions: midpoints
+ * rounded to float in a short loop (as the lattice refinement does). */
+static __attribute__((noinline)) void rounded_midpoints(const double *a, const double *b, double *mid)
+{
+    for (int c = 0; c < 3; ++c) mid[c] = 0.5 * (a[c] + b[c]);
+    for (int c = 0; c < 3; ++c) mid[c] = sn_round_to_float(mid[c]);
+}
+
+static void rounding_to_float_survives_the_vectoriser(void **state)
+{
+    (void)state;
+    const double a[3] = {0.1, 0.2, 0.3}, b[3] = {0.7, 0.11, 0.13};
+    double mid[3];
+    rounded_midpoints(a, b, mid);
+    for (int c = 0; c < 3; ++c) {
+        volatile float f = (float)(0.5 * (a[c] + b[c]));
+        assert_true(mid[c] == (double)f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +168,7 @@ int main(void)
         cmocka_unit_test(index_validation_names_the_owner),
         cmocka_unit_test(index_views_are_borrowed_or_widened),
         cmocka_unit_test(progress_can_cancel),
+        cmocka_unit_test(rounding_to_float_survives_the_vectoriser),
     };
     return cmocka_run_group_tests_name("core-internal", tests, NULL, NULL);
 }
