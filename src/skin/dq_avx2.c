@@ -189,13 +189,20 @@ SN_SKIN_INLINE void sn_dq_classes_avx2(const sn_skin_group *g, size_t begin, siz
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io)
 {
+    /* Largest-weight normals run the portable kernel, for the normals alone:
+     * positions and tangents come from this kernel whichever streams are
+     * asked for, so a depth pre-pass and the main pass agree bit for bit. */
+    sn_skin_io rest = *io;
     if (io->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT && (io->mask & SN_SKIN_N)) {
-        sn_skin_kernel_dq(g, begin, end, palette, io);
-        return;
+        sn_skin_io normals_only = *io;
+        normals_only.mask = SN_SKIN_N;
+        sn_skin_kernel_dq(g, begin, end, palette, &normals_only);
+        rest.mask &= ~(unsigned)SN_SKIN_N;
+        if (!rest.mask) return;
     }
     switch (io->format) {
-    case SN_SKIN_F32_J16: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_F32_J16); break;
-    case SN_SKIN_U8_J8: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J8); break;
-    default: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J16); break;
+    case SN_SKIN_F32_J16: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_F32_J16); break;
+    case SN_SKIN_U8_J8: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_U8_J8); break;
+    default: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_U8_J16); break;
     }
 }
