@@ -75,14 +75,24 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
     io.mask = (out->positions ? SN_SKIN_P : 0u) | (out->normals ? SN_SKIN_N : 0u) | (out->tangents ? SN_SKIN_T : 0u);
     io.normals = skin->normals;
     io.format = skin->format;
+    io.prefetch = count >= SN_SKIN_PREFETCH_MIN_VERTICES;
     if (count == 0) return SINEW_OK;
 
-    for (size_t k = 1; k <= skin->max_influences; ++k) {
-        const sn_skin_group *g = &skin->groups[k - 1];
-        if (g->count == 0) continue;
-        size_t begin = sn_skin_group_lower_bound(g, first);
-        size_t end = sn_skin_group_lower_bound(g, first + count);
-        if (begin < end) skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1](g, begin, end, palette, &io);
+    size_t groups = 0;
+    for (size_t k = 1; k <= skin->max_influences; ++k) groups += skin->groups[k - 1].count != 0;
+    /* Every vertex's result depends on its own data only, so windows change
+     * no bits (see SN_SKIN_WINDOW_VERTICES). */
+    const size_t window = groups > 1 ? SN_SKIN_WINDOW_VERTICES : count;
+    for (size_t w = first, stop = first + count; w < stop; w += window) {
+        const size_t w_end = stop - w > window ? w + window : stop;
+        for (size_t k = 1; k <= skin->max_influences; ++k) {
+            const sn_skin_group *g = &skin->groups[k - 1];
+            if (g->count == 0) continue;
+            size_t begin = sn_skin_group_lower_bound(g, w);
+            size_t end = sn_skin_group_lower_bound(g, w_end);
+            if (begin < end)
+                skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1](g, begin, end, palette, &io);
+        }
     }
     return SINEW_OK;
 }

@@ -78,7 +78,20 @@ typedef struct sn_skin_io {
     unsigned mask;          /* SN_SKIN_P | SN_SKIN_N | SN_SKIN_T subset, nonzero */
     sinew_skin_normals normals;  /* the skin's normal mode */
     sn_skin_format format;  /* the skin's storage format */
+    bool prefetch;          /* the call's range is long: prefetch inputs ahead of use */
 } sn_skin_io;
+
+/* Calls of at least this many vertices prefetch their inputs ahead of use:
+ * below it the inputs are usually in L2 already (a job of a few thousand
+ * vertices, or a mesh skinned every frame). */
+#define SN_SKIN_PREFETCH_MIN_VERTICES 65536u
+
+/* A call spanning several influence groups deforms its range window by
+ * window, every group's slice of a window before the next window, so the
+ * stream lines the groups share (their vertices interleave in a real mesh)
+ * come from memory once. Sized so a window's streams, P+N+T in and out, and
+ * its bind data stay in a 512 KiB L2. */
+#define SN_SKIN_WINDOW_VERTICES 2048u
 
 /* Deforms vertices [begin, end) of a group (positions within the group). */
 typedef void (*sn_skin_kernel_fn)(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
