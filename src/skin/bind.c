@@ -276,11 +276,6 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         sn_skin_group *g = &skin->groups[c.count - 1];
         size_t at = g->count++;
         g->vertex[at] = (uint32_t)v;
-        if (at == 0 || g->vertex[at - 1] + 1 != v) {
-            g->runs[g->run_count].vertex = (uint32_t)v;
-            g->runs[g->run_count].position = (uint32_t)at;
-            g->run_count += 1;
-        }
         for (size_t s = 0; s < c.count; ++s) {
             size_t slot = at * c.count + s;
             if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)scratch[s].joint;

@@ -75,14 +75,41 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
     io.mask = (out->positions ? SN_SKIN_P : 0u) | (out->normals ? SN_SKIN_N : 0u) | (out->tangents ? SN_SKIN_T : 0u);
     io.normals = skin->normals;
     io.format = skin->format;
+    io.prefetch = count >= SN_SKIN_PREFETCH_MIN_VERTICES;
     if (count == 0) return SINEW_OK;
 
+    /* Each group's slice of the range; windows advance these cursors. */
+    size_t cursor[SN_SKIN_WINDOW_MAX_GROUPS], stop[SN_SKIN_WINDOW_MAX_GROUPS];
+    size_t groups = 0;
+    const size_t last = first + count;
+    for (size_t k = 1; k <= skin->max_influences; ++k) groups += skin->groups[k - 1].count != 0;
+    if (groups < 2 || skin->max_influences > SN_SKIN_WINDOW_MAX_GROUPS) {
+        for (size_t k = 1; k <= skin->max_influences; ++k) {
+            const sn_skin_group *g = &skin->groups[k - 1];
+            if (g->count == 0) continue;
+            const size_t begin = sn_skin_group_lower_bound(g, first), end = sn_skin_group_lower_bound(g, last);
+            if (begin < end) sn_skin_kernel_of(skin, k)(g, begin, end, palette, &io);
+        }
+        return SINEW_OK;
+    }
     for (size_t k = 1; k <= skin->max_influences; ++k) {
         const sn_skin_group *g = &skin->groups[k - 1];
-        if (g->count == 0) continue;
-        size_t begin = sn_skin_group_lower_bound(g, first);
-        size_t end = sn_skin_group_lower_bound(g, first + count);
-        if (begin < end) skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1](g, begin, end, palette, &io);
+        cursor[k - 1] = g->count ? sn_skin_group_lower_bound(g, first) : 0;
+        stop[k - 1] = g->count ? sn_skin_group_lower_bound(g, last) : 0;
+    }
+    /* Every vertex's result depends on its own data only, so windows change
+     * no bits (see SN_SKIN_WINDOW_VERTICES). */
+    for (size_t w = first; w < last; w += SN_SKIN_WINDOW_VERTICES) {
+        const size_t w_end = last - w > SN_SKIN_WINDOW_VERTICES ? w + SN_SKIN_WINDOW_VERTICES : last;
+        for (size_t k = 1; k <= skin->max_influences; ++k) {
+            const sn_skin_group *g = &skin->groups[k - 1];
+            const size_t begin = cursor[k - 1];
+            /* A forward scan: the kernel reads these vertex numbers next. */
+            size_t end = begin;
+            while (end < stop[k - 1] && g->vertex[end] < w_end) ++end;
+            cursor[k - 1] = end;
+            if (begin < end) sn_skin_kernel_of(skin, k)(g, begin, end, palette, &io);
+        }
     }
     return SINEW_OK;
 }

@@ -111,7 +111,7 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
     bool have_det = false;
 
     if (mask & SN_SKIN_P) {
-        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
+        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n, at->lanes);
         sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, p));
         /* translation 2 (qw dv - dw qv + qv x dv) */
         const sn_xv qv = {b.qx, b.qy, b.qz}, dv = {b.dx, b.dy, b.dz};
@@ -120,10 +120,10 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         r.x = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dx, _mm256_mul_ps(b.dw, b.qx)), t.x), r.x);
         r.y = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dy, _mm256_mul_ps(b.dw, b.qy)), t.y), r.y);
         r.z = _mm256_fmadd_ps(two, _mm256_add_ps(_mm256_fmsub_ps(b.qw, b.dz, _mm256_mul_ps(b.dw, b.qz)), t.z), r.z);
-        sn_store3_w(at->pout, io->pout_stride, n, r);
+        sn_store3_w(at->pout, io->pout_stride, n, at->lanes, r);
     }
     if (mask & SN_SKIN_N) {
-        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n, at->lanes);
         /* R(q) sign(det S) cof(S) n, or R(q) S n for blended-matrix normals
          * (largest-weight normals run the portable kernel). */
         const bool cofactor = sn_skin_normals_cofactor(io->normals);
@@ -138,25 +138,25 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->nin, io->nin_stride,
-                                cofactor);
-        sn_store3_w(at->nout, io->nout_stride, n, r);
+                                at->lanes, cofactor);
+        sn_store3_w(at->nout, io->nout_stride, n, at->lanes, r);
     }
     if (mask & SN_SKIN_T) {
         __m256 w;
-        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
+        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, at->lanes, &w);
         sn_xv r = sn_dq_rotate_avx2(&b, sn_linear_w(&b.stretch, d));
         if (!have_det) det = sn_dot_w(b.stretch.a[0], sn_cross_w(b.stretch.a[1], b.stretch.a[2]));
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_DQ, format, at->tin, io->tin_stride,
-                                false);
+                                at->lanes, false);
         /* Handedness flips where the stretch mirrors. */
         const __m256 mirrored = _mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ);
-        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored));
+        sn_store4_w(at->tout, io->tout_stride, n, at->lanes, r, sn_negate_where_w(w, mirrored));
     }
 }
 
-/* Walks the runs in blocks of eight, like sn_wide_loop_w. */
+/* Walks the group in blocks of eight, like sn_wide_loop_w. */
 SN_WIDE_RUNS_FUNCTION(sn_dq_loop_avx2, sn_dq_block_avx2)
 
 /* Stream mask and influence class become constants per instantiated loop. */
@@ -189,13 +189,20 @@ SN_SKIN_INLINE void sn_dq_classes_avx2(const sn_skin_group *g, size_t begin, siz
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io)
 {
+    /* Largest-weight normals run the portable kernel, for the normals alone:
+     * positions and tangents come from this kernel whichever streams are
+     * asked for, so a depth pre-pass and the main pass agree bit for bit. */
+    sn_skin_io rest = *io;
     if (io->normals == SINEW_SKIN_NORMALS_LARGEST_WEIGHT && (io->mask & SN_SKIN_N)) {
-        sn_skin_kernel_dq(g, begin, end, palette, io);
-        return;
+        sn_skin_io normals_only = *io;
+        normals_only.mask = SN_SKIN_N;
+        sn_skin_kernel_dq(g, begin, end, palette, &normals_only);
+        rest.mask &= ~(unsigned)SN_SKIN_N;
+        if (!rest.mask) return;
     }
     switch (io->format) {
-    case SN_SKIN_F32_J16: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_F32_J16); break;
-    case SN_SKIN_U8_J8: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J8); break;
-    default: sn_dq_classes_avx2(g, begin, end, palette, io, SN_SKIN_U8_J16); break;
+    case SN_SKIN_F32_J16: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_F32_J16); break;
+    case SN_SKIN_U8_J8: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_U8_J8); break;
+    default: sn_dq_classes_avx2(g, begin, end, palette, &rest, SN_SKIN_U8_J16); break;
     }
 }

@@ -128,10 +128,12 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
     const sn_skin_io local = *io;
     /* Streams not in the mask are NULL: never offset them. */
     const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;
-    for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {
-        const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;
-        const size_t stop = run_end < end ? run_end : end;
-        const size_t v = g->runs[r].vertex + (i - g->runs[r].position);
+    for (size_t i = begin; i < end;) {
+        /* The run of consecutive vertex numbers from i (vertex numbers
+         * increase within a group, so it ends where the span breaks). */
+        const size_t v = g->vertex[i];
+        size_t stop = i + 1;
+        while (stop < end && g->vertex[stop] - v == stop - i) ++stop;
         SN_ISA(sn_at) at = {
             P ? (const float *)(local.pin + v * local.pin_stride) : NULL,
             N ? (const float *)(local.nin + v * local.nin_stride) : NULL,

@@ -1,5 +1,5 @@
-/* Pieces every kernel set shares: CPU detection, the run search and the slow
- * path for blended directions that vanish. */
+/* Pieces every kernel set shares: CPU detection and the slow path for
+ * blended directions that vanish. */
 #include <math.h>
 
 #include "skin/skin_internal.h"
@@ -17,17 +17,6 @@ bool sn_skin_kernel_available(sinew_skin_kernel kernel)
 #endif
     default: return false;
     }
-}
-
-size_t sn_skin_run_of(const sn_skin_group *g, size_t i)
-{
-    size_t lo = 0, hi = g->run_count;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->runs[mid].position <= i) lo = mid;
-        else hi = mid;
-    }
-    return lo;
 }
 
 void sn_skin_fallback_direction(const float *record, const float *dir, bool cofactor, float out[3])

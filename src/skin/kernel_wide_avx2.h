@@ -135,12 +135,12 @@ SN_SKIN_INLINE __m128 sn_load3_lane_avx2(const char *p)
     return _mm_movelh_ps(xy, _mm_load_ss((const float *)(const void *)p + 2));
 }
 
-/* Eight 3-vectors from a stream: packed ones with three 256-bit loads, any
- * other stride (or a partial block) lane by lane. */
-SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n)
+/* Eight 3-vectors from a stream: packed consecutive ones with three 256-bit
+ * loads, any other stride, partial block or gathered block lane by lane. */
+SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes)
 {
     sn_xv v;
-    if (n == 8 && stride == 3 * sizeof(float)) {
+    if (!lanes && n == 8 && stride == 3 * sizeof(float)) {
         const float *f = (const float *)(const void *)p;
         const __m256 l0 = _mm256_loadu_ps(f), l1 = _mm256_loadu_ps(f + 8), l2 = _mm256_loadu_ps(f + 16);
         /* In each half (vertices 0..3, 4..7): a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3. */
@@ -157,21 +157,22 @@ SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n)
     __m256 r[4], w;
     for (unsigned l = 0; l < 4; ++l) {
         const unsigned h = l + 4 < n ? l + 4 : n - 1, lo = l < n ? l : n - 1;
-        r[l] = sn_pair_avx2(sn_load3_lane_avx2(p + lo * stride), sn_load3_lane_avx2(p + h * stride));
+        r[l] = sn_pair_avx2(sn_load3_lane_avx2(p + SN_LANE(lanes, lo) * stride),
+                            sn_load3_lane_avx2(p + SN_LANE(lanes, h) * stride));
     }
     sn_transpose4_avx2(r[0], r[1], r[2], r[3], &v.x, &v.y, &v.z, &w);
     return v;
 }
 
 /* Eight 4-vectors (tangents): one 16-byte load per vertex, any stride. */
-SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m256 *w)
+SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes, __m256 *w)
 {
     sn_xv v;
     __m256 r[4];
     for (unsigned l = 0; l < 4; ++l) {
         const unsigned h = l + 4 < n ? l + 4 : n - 1, lo = l < n ? l : n - 1;
-        r[l] = sn_pair_avx2(_mm_loadu_ps((const float *)(const void *)(p + lo * stride)),
-                            _mm_loadu_ps((const float *)(const void *)(p + h * stride)));
+        r[l] = sn_pair_avx2(_mm_loadu_ps((const float *)(const void *)(p + SN_LANE(lanes, lo) * stride)),
+                            _mm_loadu_ps((const float *)(const void *)(p + SN_LANE(lanes, h) * stride)));
     }
     sn_transpose4_avx2(r[0], r[1], r[2], r[3], &v.x, &v.y, &v.z, w);
     return v;
@@ -179,9 +180,9 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m256
 
 /* Stores lanes 0..n-1 as 3-vectors, exactly 12 bytes each. Packed full blocks
  * store three 32-byte pieces. */
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v)
 {
-    if (n == 8 && stride == 3 * sizeof(float)) {
+    if (!lanes && n == 8 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
         const __m256 rxy = _mm256_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
         const __m256 ryz = _mm256_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
@@ -199,20 +200,20 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
     sn_transpose4_avx2(v.x, v.y, v.z, _mm256_setzero_ps(), &r[0], &r[1], &r[2], &r[3]);
     for (unsigned l = 0; l < n; ++l) {
         const __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        float *f = (float *)(void *)(p + l * stride);
+        float *f = (float *)(void *)(p + SN_LANE(lanes, l) * stride);
         _mm_storel_pi((__m64 *)(void *)f, q);
         _mm_store_ss(f + 2, _mm_movehl_ps(q, q));
     }
 }
 
 /* Stores lanes 0..n-1 as 4-vectors (xyz from v, w). */
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m256 w)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v, __m256 w)
 {
     __m256 r[4];
     sn_transpose4_avx2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
     for (unsigned l = 0; l < n; ++l) {
         const __m128 q = l < 4 ? _mm256_castps256_ps128(r[l]) : _mm256_extractf128_ps(r[l - 4], 1);
-        _mm_storeu_ps((float *)(void *)(p + l * stride), q);
+        _mm_storeu_ps((float *)(void *)(p + SN_LANE(lanes, l) * stride), q);
     }
 }
 

@@ -42,11 +42,6 @@
 
 #include <string.h>
 
-/* Ranges of at least this many vertices prefetch their inputs ahead of use:
- * below it the inputs are usually in L2 already (a job of a few thousand
- * vertices, or a mesh skinned every frame). */
-#define SN_SKIN_PREFETCH_MIN_VERTICES 65536u
-
 /* One 3-vector per lane, one component per register. */
 typedef struct sn_xv {
     sn_w x, y, z;
@@ -69,13 +64,17 @@ SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n,
  * cheaply (k = 2 and 4); returns false, writing nothing, for other blocks. */
 SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigned n, const sn_skin_format format,
                                        const unsigned K, sn_w *w);
-/* 3-vectors (positions, normals) of consecutive vertices from p on. */
-SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n);
+/* Stream addressing of a block: with lanes NULL, lane l is the vertex at
+ * p + l * stride (consecutive vertices from p on); otherwise p is the
+ * stream's origin and lane l is vertex lanes[l], at p + lanes[l] * stride. */
+#define SN_LANE(lanes, l) ((lanes) ? (size_t)(lanes)[l] : (size_t)(l))
+/* 3-vectors (positions, normals). */
+SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes);
 /* 4-vectors (tangents): xyz, and w into *w. */
-SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, sn_w *w);
+SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_w *w);
 /* Stores exactly 12 (or 16) bytes per live lane. */
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v);
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, sn_w w);
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v);
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v, sn_w w);
 
 /* Whether the n vertices at group positions i.. all have the joints (in the
  * same slot order) of the first: k joint indices of 1 or 2 bytes each. */
@@ -224,7 +223,7 @@ SN_SKIN_INLINE unsigned sn_normalise_w(sn_xv *v)
  * sn_skin_fallback_direction). */
 static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_skin_group *g, size_t i,
                                 const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
-                                size_t stride, bool cofactor)
+                                size_t stride, const uint32_t *lanes, bool cofactor)
 {
     _Alignas(32) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
     sn_w_store(x, v->x), sn_w_store(y, v->y), sn_w_store(z, v->z);
@@ -232,20 +231,23 @@ static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_sk
         if (good & (1u << l)) continue;
         const float *record = palette + record_floats * sn_skin_joint(g->joints, format, (i + l) * g->influences);
         float out[3];
-        sn_skin_fallback_direction(record, (const float *)(const void *)(dir + l * stride), cofactor, out);
+        sn_skin_fallback_direction(record, (const float *)(const void *)(dir + SN_LANE(lanes, l) * stride), cofactor,
+                                   out);
         x[l] = out[0], y[l] = out[1], z[l] = out[2];
     }
     v->x = sn_w_load(x), v->y = sn_w_load(y), v->z = sn_w_load(z);
 }
 
-/* Stream bases of the block's first vertex. */
+/* Where a block's vertices are: with lanes NULL, consecutive vertices from
+ * the stream pointers on; otherwise the pointers are the streams' origins and
+ * lanes[0..n) the vertex numbers (see SN_LANE). */
 typedef struct sn_wide_at {
     const char *pin, *nin, *tin;
     char *pout, *nout, *tout;
+    const uint32_t *lanes;
 } sn_wide_at;
 
-/* Deforms the n (1..SN_W_LANES) vertices at group positions i..,
- * consecutive vertex numbers starting at the stream bases in at. */
+/* Deforms the n (1..SN_W_LANES) vertices at group positions i.. */
 SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
                                const sn_skin_io *io, const sn_wide_at *at, const sn_skin_format format,
                                const unsigned K, const unsigned mask)
@@ -257,15 +259,15 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
     bool have_det = false;
 
     if (mask & SN_SKIN_P) {
-        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n);
+        const sn_xv p = sn_load3_w(at->pin, io->pin_stride, n, at->lanes);
         sn_xv r;
         r.x = sn_w_fmadd(m.a[2].x, p.z, sn_w_fmadd(m.a[1].x, p.y, sn_w_fmadd(m.a[0].x, p.x, m.a[3].x)));
         r.y = sn_w_fmadd(m.a[2].y, p.z, sn_w_fmadd(m.a[1].y, p.y, sn_w_fmadd(m.a[0].y, p.x, m.a[3].y)));
         r.z = sn_w_fmadd(m.a[2].z, p.z, sn_w_fmadd(m.a[1].z, p.y, sn_w_fmadd(m.a[0].z, p.x, m.a[3].z)));
-        sn_store3_w(at->pout, io->pout_stride, n, r);
+        sn_store3_w(at->pout, io->pout_stride, n, at->lanes, r);
     }
     if (mask & SN_SKIN_N) {
-        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n);
+        const sn_xv d = sn_load3_w(at->nin, io->nin_stride, n, at->lanes);
         /* Largest-weight normals never come here (see sn_dispatch). */
         const bool cofactor = sn_skin_normals_cofactor(io->normals);
         sn_xv r;
@@ -278,21 +280,21 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->nin, io->nin_stride,
-                                cofactor);
-        sn_store3_w(at->nout, io->nout_stride, n, r);
+                                at->lanes, cofactor);
+        sn_store3_w(at->nout, io->nout_stride, n, at->lanes, r);
     }
     if (mask & SN_SKIN_T) {
         sn_w w;
-        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, &w);
+        const sn_xv d = sn_load4_w(at->tin, io->tin_stride, n, at->lanes, &w);
         sn_xv r = sn_linear_w(&m, d);
         if (!have_det) det = sn_dot_w(m.a[0], sn_cross_w(m.a[1], m.a[2]));
         const unsigned good = sn_normalise_w(&r);
         if (SN_UNLIKELY(good != SN_W_ALL))
             sn_patch_vanished_w(&r, good, n, g, i, palette, SN_SKIN_RECORD_LINEAR, format, at->tin, io->tin_stride,
-                                false);
+                                at->lanes, false);
         /* Handedness flips where the blend mirrors. */
         const sn_w mirrored = sn_w_lt(det, sn_w_zero());
-        sn_store4_w(at->tout, io->tout_stride, n, r, sn_negate_where_w(w, mirrored));
+        sn_store4_w(at->tout, io->tout_stride, n, at->lanes, r, sn_negate_where_w(w, mirrored));
     }
 }
 
@@ -310,23 +312,31 @@ SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)
     _mm_prefetch((const char *)(a + 64), _MM_HINT_T0);
 }
 
+/* Touches the bind data of group position i + SN_SKIN_PREFETCH_VERTICES and
+ * the streams of its vertex (the group's last vertex near its end). */
 SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const sn_skin_io *io,
-                                        const sn_wide_at *at, const sn_skin_format format, const unsigned K,
-                                        const unsigned mask)
+                                        const sn_skin_format format, const unsigned K, const unsigned mask)
 {
     const size_t ahead = SN_SKIN_PREFETCH_VERTICES, k = K ? K : g->influences;
     sn_prefetch_lines_w(g->joints, (i + ahead) * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
     if (K != 1) sn_prefetch_lines_w(g->weights, (i + ahead) * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
-    if (mask & SN_SKIN_P) sn_prefetch_lines_w(at->pin, ahead * io->pin_stride);
-    if (mask & SN_SKIN_N) sn_prefetch_lines_w(at->nin, ahead * io->nin_stride);
-    if (mask & SN_SKIN_T) sn_prefetch_lines_w(at->tin, ahead * io->tin_stride);
+    const size_t v = g->vertex[i + ahead < g->count ? i + ahead : g->count - 1];
+    if (mask & SN_SKIN_P) sn_prefetch_lines_w(io->pin, v * io->pin_stride);
+    if (mask & SN_SKIN_N) sn_prefetch_lines_w(io->nin, v * io->nin_stride);
+    if (mask & SN_SKIN_T) sn_prefetch_lines_w(io->tin, v * io->tin_stride);
 }
 
-/* Defines `name`, which walks the runs of [begin, end) in blocks of up to
- * SN_W_LANES vertices and hands each block to `block` (sn_block_w below, or
- * the dual-quaternion block of dq_avx2.c). A macro rather than a function
- * pointer so the block call is direct, hence inlined, at every optimisation
- * level (gcc refuses an always_inline callee behind a pointer at -O0). */
+/* Defines `name`, which walks group positions [begin, end) in blocks of
+ * SN_W_LANES (the last one partial) and hands each block to `block`
+ * (sn_block_w below, or the dual-quaternion block of dq_avx2.c). A block
+ * whose vertex numbers are consecutive reads and writes the streams whole;
+ * any other gathers its lanes by vertex number, so a group whose vertices
+ * are scattered among other groups' (a real mesh, where 1- and 2-joint
+ * vertices alternate) still fills every lane. Lanes are independent, so a
+ * vertex gets the same bits whichever block holds it. A macro rather than a
+ * function pointer so the block call is direct, hence inlined, at every
+ * optimisation level (gcc refuses an always_inline callee behind a pointer
+ * at -O0). */
 #define SN_WIDE_RUNS_FUNCTION(name, block)                                                                       \
     SN_SKIN_INLINE void name(const sn_skin_group *g, size_t begin, size_t end, const float *palette,           \
                              const sn_skin_io *io, const sn_skin_format format, const unsigned K,               \
@@ -335,27 +345,22 @@ SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const 
         /* A local copy tells the compiler no output store can change the streams. */                         \
         const sn_skin_io local = *io;                                                                          \
         const bool P = mask & SN_SKIN_P, N = mask & SN_SKIN_N, T = mask & SN_SKIN_T;                           \
-        const bool prefetch = end - begin >= SN_SKIN_PREFETCH_MIN_VERTICES;                                    \
-        for (size_t r = sn_skin_run_of(g, begin), i = begin; i < end; ++r) {                                   \
-            const size_t run_end = r + 1 < g->run_count ? g->runs[r + 1].position : g->count;                  \
-            const size_t stop = run_end < end ? run_end : end;                                                 \
-            const size_t v = g->runs[r].vertex + (i - g->runs[r].position);                                    \
+        for (size_t i = begin; i < end; i += SN_W_LANES) {                                                     \
+            const unsigned n = end - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(end - i);                       \
+            const uint32_t *vx = g->vertex + i;                                                                \
+            /* Vertex numbers increase within a group: a span of n - 1 means consecutive. */                   \
+            const bool whole = vx[n - 1] - vx[0] == n - 1;                                                     \
+            const size_t v = whole ? vx[0] : 0;                                                                \
             /* Streams not in the mask are NULL: never offset them. */                                         \
-            sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL,                                      \
-                             N ? local.nin + v * local.nin_stride : NULL,                                      \
-                             T ? local.tin + v * local.tin_stride : NULL,                                      \
-                             P ? local.pout + v * local.pout_stride : NULL,                                    \
-                             N ? local.nout + v * local.nout_stride : NULL,                                    \
-                             T ? local.tout + v * local.tout_stride : NULL};                                   \
-            while (i < stop) {                                                                                 \
-                const unsigned n = stop - i >= SN_W_LANES ? SN_W_LANES : (unsigned)(stop - i);                 \
-                if (prefetch) sn_prefetch_ahead_w(g, i, &local, &at, format, K, mask);                         \
-                block(g, i, n, palette, &local, &at, format, K, mask);                                         \
-                i += n;                                                                                        \
-                if (P) at.pin += n * local.pin_stride, at.pout += n * local.pout_stride;                       \
-                if (N) at.nin += n * local.nin_stride, at.nout += n * local.nout_stride;                       \
-                if (T) at.tin += n * local.tin_stride, at.tout += n * local.tout_stride;                       \
-            }                                                                                                  \
+            const sn_wide_at at = {P ? local.pin + v * local.pin_stride : NULL,                                \
+                                   N ? local.nin + v * local.nin_stride : NULL,                                \
+                                   T ? local.tin + v * local.tin_stride : NULL,                                \
+                                   P ? local.pout + v * local.pout_stride : NULL,                              \
+                                   N ? local.nout + v * local.nout_stride : NULL,                              \
+                                   T ? local.tout + v * local.tout_stride : NULL,                              \
+                                   whole ? NULL : vx};                                                         \
+            if (local.prefetch) sn_prefetch_ahead_w(g, i, &local, format, K, mask);                            \
+            block(g, i, n, palette, &local, &at, format, K, mask);                                             \
         }                                                                                                      \
     }
 

@@ -105,10 +105,10 @@ SN_SKIN_INLINE __m128 sn_load3_lane_sse2(const char *p)
     return _mm_movelh_ps(xy, _mm_load_ss((const float *)(const void *)p + 2));
 }
 
-SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n)
+SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes)
 {
     sn_xv v;
-    if (n == 4 && stride == 3 * sizeof(float)) {
+    if (!lanes && n == 4 && stride == 3 * sizeof(float)) {
         const float *f = (const float *)(const void *)p;
         /* a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3 */
         const __m128 a = _mm_loadu_ps(f), b = _mm_loadu_ps(f + 4), c = _mm_loadu_ps(f + 8);
@@ -120,24 +120,24 @@ SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n)
         return v;
     }
     __m128 r[4], w;
-    for (unsigned l = 0; l < 4; ++l) r[l] = sn_load3_lane_sse2(p + (l < n ? l : n - 1) * stride);
+    for (unsigned l = 0; l < 4; ++l) r[l] = sn_load3_lane_sse2(p + SN_LANE(lanes, l < n ? l : n - 1) * stride);
     sn_transpose4_sse2(r[0], r[1], r[2], r[3], &v.x, &v.y, &v.z, &w);
     return v;
 }
 
-SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, __m128 *w)
+SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes, __m128 *w)
 {
     sn_xv v;
     __m128 r[4];
     for (unsigned l = 0; l < 4; ++l)
-        r[l] = _mm_loadu_ps((const float *)(const void *)(p + (l < n ? l : n - 1) * stride));
+        r[l] = _mm_loadu_ps((const float *)(const void *)(p + SN_LANE(lanes, l < n ? l : n - 1) * stride));
     sn_transpose4_sse2(r[0], r[1], r[2], r[3], &v.x, &v.y, &v.z, w);
     return v;
 }
 
-SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
+SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v)
 {
-    if (n == 4 && stride == 3 * sizeof(float)) {
+    if (!lanes && n == 4 && stride == 3 * sizeof(float)) {
         float *f = (float *)(void *)p;
         const __m128 rxy = _mm_shuffle_ps(v.x, v.y, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 x2 y0 y2 */
         const __m128 ryz = _mm_shuffle_ps(v.y, v.z, _MM_SHUFFLE(3, 1, 3, 1)); /* y1 y3 z1 z3 */
@@ -150,17 +150,17 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, sn_xv v)
     __m128 r[4];
     sn_transpose4_sse2(v.x, v.y, v.z, _mm_setzero_ps(), &r[0], &r[1], &r[2], &r[3]);
     for (unsigned l = 0; l < n; ++l) {
-        float *f = (float *)(void *)(p + l * stride);
+        float *f = (float *)(void *)(p + SN_LANE(lanes, l) * stride);
         _mm_storel_pi((__m64 *)(void *)f, r[l]);
         _mm_store_ss(f + 2, _mm_movehl_ps(r[l], r[l]));
     }
 }
 
-SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, sn_xv v, __m128 w)
+SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v, __m128 w)
 {
     __m128 r[4];
     sn_transpose4_sse2(v.x, v.y, v.z, w, &r[0], &r[1], &r[2], &r[3]);
-    for (unsigned l = 0; l < n; ++l) _mm_storeu_ps((float *)(void *)(p + l * stride), r[l]);
+    for (unsigned l = 0; l < n; ++l) _mm_storeu_ps((float *)(void *)(p + SN_LANE(lanes, l) * stride), r[l]);
 }
 
 #endif /* SINEW_SKIN_KERNEL_WIDE_SSE2_H */

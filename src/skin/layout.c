@@ -19,8 +19,8 @@ static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool m
         !sn_mul_size(count, 4, &vb))
         return false;
     if (jb > SIZE_MAX / 4 || wb > SIZE_MAX / 4 || vb > SIZE_MAX / 8) return false;
-    /* vertex numbers, runs (at most one per vertex), joints, weights, blend factors */
-    total = sn_skin_align(vb) + sn_skin_align(2 * vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) +
+    /* vertex numbers, joints, weights, blend factors */
+    total = sn_skin_align(vb) + sn_skin_align(jb) + (k > 1 ? sn_skin_align(wb) : 0) +
             (mixed ? sn_skin_align(vb) : 0);
     *bytes = total;
     return true;
@@ -66,8 +66,6 @@ sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_
         g->influences = (uint32_t)k;
         g->vertex = (uint32_t *)cursor;
         cursor += sn_skin_align(counts[k] * 4);
-        g->runs = (sn_skin_run *)cursor;
-        cursor += sn_skin_align(counts[k] * sizeof(sn_skin_run));
         g->joints = cursor;
         cursor += sn_skin_align(counts[k] * k * jsize);
         if (k > 1) {

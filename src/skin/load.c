@@ -291,11 +291,6 @@ static sinew_result sn_skin_check_group(const sinew_skin *skin, sn_skin_group *g
         if (seen[v >> 3] & (1u << (v & 7)))
             return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": vertex %u is in two influence groups", v);
         seen[v >> 3] |= (uint8_t)(1u << (v & 7));
-        if (at == 0 || g->vertex[at - 1] + 1 != v) {
-            g->runs[g->run_count].vertex = v;
-            g->runs[g->run_count].position = (uint32_t)at;
-            g->run_count += 1;
-        }
     }
     if (!sn_skin_group_slots_ok(skin, g, begin, end))
         for (size_t at = begin; at < end; ++at) {
@@ -326,7 +321,6 @@ static sinew_result sn_skin_fill_groups(sn_reader *r, sinew_skin *skin, const si
     for (size_t k = 1; k <= skin->max_influences && res == SINEW_OK; ++k) {
         sn_skin_group *g = &skin->groups[k - 1];
         g->count = counts[k];
-        g->run_count = 0;
         /* The section sizes were checked against counts: the parts lie inside. */
         for (size_t at = 0; at < g->count && res == SINEW_OK; at += SN_SKIN_LOAD_CHUNK) {
             const size_t n = g->count - at < SN_SKIN_LOAD_CHUNK ? g->count - at : SN_SKIN_LOAD_CHUNK;

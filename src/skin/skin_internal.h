@@ -47,20 +47,10 @@ typedef enum sn_skin_format {
 /* Kernel classes: k = 1, 2, 3, 4 have their own kernels, larger k share one. */
 #define SN_SKIN_CLASS_COUNT 5
 
-/* A run of consecutive vertex numbers inside a group: the linear-blend
- * kernels walk runs, so within one they advance stream pointers by their
- * strides instead of indexing (no multiply, no index load per vertex). */
-typedef struct sn_skin_run {
-    uint32_t vertex;      /* first vertex number of the run */
-    uint32_t position;    /* its position in the group; the run ends where the next begins */
-} sn_skin_run;
-
 typedef struct sn_skin_group {
     uint32_t influences;  /* k */
     size_t count;         /* vertices in the group */
     uint32_t *vertex;     /* count vertex numbers, increasing */
-    sn_skin_run *runs;    /* run_count runs covering positions [0, count) */
-    size_t run_count;
     void *joints;         /* count * k joint indices (uint8 or uint16) */
     void *weights;        /* count * k weights (float or uint8); unused when k == 1 */
     float *dq_blend;      /* count blend factors (mixed blend only), else NULL */
@@ -78,7 +68,22 @@ typedef struct sn_skin_io {
     unsigned mask;          /* SN_SKIN_P | SN_SKIN_N | SN_SKIN_T subset, nonzero */
     sinew_skin_normals normals;  /* the skin's normal mode */
     sn_skin_format format;  /* the skin's storage format */
+    bool prefetch;          /* the call's range is long: prefetch inputs ahead of use */
 } sn_skin_io;
+
+/* Calls of at least this many vertices prefetch their inputs ahead of use:
+ * below it the inputs are usually in L2 already (a job of a few thousand
+ * vertices, or a mesh skinned every frame). */
+#define SN_SKIN_PREFETCH_MIN_VERTICES 65536u
+
+/* A call spanning several influence groups deforms its range window by
+ * window, every group's slice of a window before the next window, so the
+ * stream lines the groups share (their vertices interleave in a real mesh)
+ * come from memory once. Sized so a window's streams, P+N+T in and out, and
+ * its bind data stay in a 512 KiB L2. */
+#define SN_SKIN_WINDOW_VERTICES 2048u
+/* Skins with more influence groups than this deform group by group. */
+#define SN_SKIN_WINDOW_MAX_GROUPS 32u
 
 /* Deforms vertices [begin, end) of a group (positions within the group). */
 typedef void (*sn_skin_kernel_fn)(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
@@ -134,14 +139,17 @@ void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const f
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io);
 #endif
+/* The kernel of a skin's group of k influences. */
+SN_SKIN_INLINE sn_skin_kernel_fn sn_skin_kernel_of(const sinew_skin *skin, size_t k)
+{
+    return skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1];
+}
 /* The checks every pose-time call makes of its skin and palette: non-NULL,
  * the palette aligned to 4 bytes and palette_floats its exact size
  * (MISMATCH otherwise). The contents are not read. */
 sinew_result sn_skin_check_palette(const sinew_skin *skin, const float *palette, size_t palette_floats);
 /* First position in a group whose vertex number is >= v (binary search). */
 size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v);
-/* Index of the run holding group position i (< g->count), by binary search. */
-size_t sn_skin_run_of(const sn_skin_group *g, size_t i);
 /* A vertex's dual-quaternion blend: the normalised blend of its joints'
  * dual quaternions (each flipped into the largest-weight joint's hemisphere)
  * and the linear blend of their stretches (dq.c). */

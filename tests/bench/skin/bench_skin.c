@@ -4,8 +4,16 @@
  * time) with an ozz-style SSE2 loop over the same vertices, weights and
  * palette, measured in the same run with the two interleaved round by round;
  * extra lines show the forced kernel sets, dual quaternions and meshes whose
- * neighbouring vertices share their joints ("-shared32"). Figures are
- * the best of several rounds (the machine is shared). */
+ * neighbouring vertices share their joints ("-shared32"). Real-character
+ * lines take the joints and weights of Fox and RiggedFigure (glTF
+ * JOINTS_0/WEIGHTS_0) and the top four of libigl's BBW weights of the arm
+ * (arm-weights.dmat), in file order, tiled to 10k and 1M vertices: there the
+ * influence count changes from vertex to vertex, and the peer runs its four
+ * slots, zero weights included, as ozz pads its slots; "-blended" lines use
+ * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
+ * when the data is absent. A last line times sinew_skin_load of a saved
+ * 1M-vertex skin against memcpy of its bytes. Figures are the best of several
+ * rounds (the machine is shared). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +25,7 @@
 #endif
 
 #include "support.h"
+#include "../../skin/tools/gltf_reader.h"
 
 enum { JOINTS = 100 };
 
@@ -236,12 +245,15 @@ static bool positions_agree(job *j)
     return ok;
 }
 
+static sinew_skin_normals bench_normals = SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+
 static sinew_skin *make_skin_blend(const data *d, sinew_skin_storage storage, sinew_skin_kernel kernel,
                                    sinew_skin_blend blend)
 {
     sinew_skin_desc desc;
     SINEW_INIT(&desc);
     desc.blend = blend;
+    desc.normals = bench_normals;
     desc.vertex_count = d->n, desc.joint_count = JOINTS, desc.influence_count = d->k;
     desc.joints = d->joints, desc.weights = d->weights, desc.storage = storage, desc.kernel = kernel;
     desc.renormalize = 1;
@@ -255,6 +267,9 @@ static const char *stream_name(unsigned mask)
     return mask == 1 ? "P" : mask == 3 ? "P+N" : "P+N+T";
 }
 
+/* Name of the real character being timed, NULL for random tuples. */
+static const char *bench_character;
+
 /* Times one skin against the peer and prints the case's line. */
 static bool bench_case(data *d, const sinew_skin *skin, const float *palette, const float *peer_palette,
                        unsigned mask, const char *suffix)
@@ -265,21 +280,247 @@ static bool bench_case(data *d, const sinew_skin *skin, const float *palette, co
         fprintf(stderr, "deform failed: %s\n", sinew_last_error());
         return false;
     }
-    char name[128];
-    snprintf(name, sizeof name, "skin/%zuinf-%s-%s%s", d->k, stream_name(mask), d->n >= 1000000 ? "1M" : "10k",
-             suffix);
+    char name[160];
+    if (bench_character)
+        snprintf(name, sizeof name, "skin/%s-%s-%s%s", bench_character, stream_name(mask),
+                 d->n >= 1000000 ? "1M" : "10k", suffix);
+    else
+        snprintf(name, sizeof name, "skin/%zuinf-%s-%s%s", d->k, stream_name(mask), d->n >= 1000000 ? "1M" : "10k",
+                 suffix);
     support_bench_line(name, (double)d->n / ts * 1e-6, "M vertices/s", PEER_NAME, (double)d->n / tp * 1e-6);
     return true;
+}
+
+/* A real character's influences: `slots` joints and weights per vertex for
+ * src_n vertices, in file order. */
+typedef struct character {
+    const char *name;
+    size_t src_n, slots;
+    uint32_t *joints;
+    float *weights;
+} character;
+
+static void character_free(character *c)
+{
+    free(c->joints), free(c->weights);
+    memset(c, 0, sizeof *c);
+}
+
+static bool character_gltf(const char *name, const char *file, character *c)
+{
+    char path[1024], err[256];
+    if (!support_data_path(file, path, sizeof path)) return false;
+    gltf_model m;
+    if (!gltf_load(path, &m, err, sizeof err)) {
+        fprintf(stderr, "%s: %s (skipped)\n", file, err);
+        return false;
+    }
+    c->name = name, c->src_n = m.vertex_count, c->slots = 4;
+    c->joints = malloc(4 * c->src_n * sizeof *c->joints);
+    c->weights = malloc(4 * c->src_n * sizeof *c->weights);
+    for (size_t i = 0; i < 4 * c->src_n; ++i) {
+        c->joints[i] = m.joints[i] < JOINTS ? m.joints[i] : 0;
+        c->weights[i] = (float)m.weights[i];
+    }
+    gltf_free(&m);
+    return true;
+}
+
+/* The four largest of each vertex's BBW weights (libigl's arm-weights.dmat,
+ * one column per handle), in slot order of the handles. */
+static bool character_dmat(const char *name, const char *file, character *c)
+{
+    char path[1024];
+    double *w = NULL;
+    size_t rows = 0, cols = 0;
+    if (!support_data_path(file, path, sizeof path) || !support_read_dmat(path, &w, &rows, &cols)) return false;
+    c->name = name, c->src_n = rows, c->slots = 4;
+    c->joints = calloc(4 * rows, sizeof *c->joints);
+    c->weights = calloc(4 * rows, sizeof *c->weights);
+    for (size_t v = 0; v < rows; ++v) {
+        bool taken[64] = {false};
+        for (size_t s = 0; s < 4 && s < cols; ++s) {
+            size_t best = 0;
+            double bw = -1.0;
+            for (size_t j = 0; j < cols && j < 64; ++j)
+                if (!taken[j] && w[j * rows + v] > bw) best = j, bw = w[j * rows + v];
+            taken[best] = true;
+            c->joints[4 * v + s] = (uint32_t)best;
+            c->weights[4 * v + s] = bw > 1e-4 ? (float)bw : 0.0f;
+        }
+    }
+    free(w);
+    return true;
+}
+
+/* Random streams as data_init makes them, influences from c tiled to n
+ * vertices (vertex v takes source vertex v mod src_n). */
+static void data_init_character(data *d, const character *c, size_t n)
+{
+    data_init(d, n, c->slots, 1);
+    const size_t k = c->slots;
+    for (size_t v = 0; v < n; ++v) {
+        const size_t src = v % c->src_n;
+        double sum = 0.0;
+        for (size_t s = 0; s < k; ++s) sum += c->weights[src * k + s];
+        for (size_t s = 0; s < k; ++s) {
+            d->joints[v * k + s] = c->joints[src * k + s];
+            d->joints16[v * k + s] = (uint16_t)c->joints[src * k + s];
+            d->weights[v * k + s] = (float)(c->weights[src * k + s] / sum);
+            if (s + 1 < k) d->peer_weights[v * (k - 1) + s] = d->weights[v * k + s];
+        }
+    }
+}
+
+/* Reorders d's vertices (influences and input streams) so each count of
+ * nonzero weights is contiguous, stable within a count: what an engine that
+ * sorts at bake time would feed. */
+static void data_sort_by_count(data *d)
+{
+    const size_t n = d->n, k = d->k;
+    size_t *order = malloc(n * sizeof *order), at = 0;
+    for (size_t c = 0; c <= k; ++c)
+        for (size_t v = 0; v < n; ++v) {
+            size_t nz = 0;
+            for (size_t s = 0; s < k; ++s) nz += d->weights[v * k + s] > 0.0f;
+            if (nz == c) order[at++] = v;
+        }
+    uint32_t *j = malloc(n * k * sizeof *j);
+    uint16_t *j16 = malloc(n * k * sizeof *j16);
+    float *w = malloc(n * k * sizeof *w), *pw = malloc(n * (k > 1 ? k - 1 : 1) * sizeof *pw);
+    float *p = malloc(n * 3 * sizeof *p), *nr = malloc(n * 3 * sizeof *nr), *t = malloc(n * 4 * sizeof *t);
+    for (size_t i = 0; i < n; ++i) {
+        const size_t v = order[i];
+        memcpy(j + i * k, d->joints + v * k, k * sizeof *j);
+        memcpy(j16 + i * k, d->joints16 + v * k, k * sizeof *j16);
+        memcpy(w + i * k, d->weights + v * k, k * sizeof *w);
+        if (k > 1) memcpy(pw + i * (k - 1), d->peer_weights + v * (k - 1), (k - 1) * sizeof *pw);
+        memcpy(p + 3 * i, d->p + 3 * v, 3 * sizeof *p);
+        memcpy(nr + 3 * i, d->nrm + 3 * v, 3 * sizeof *nr);
+        memcpy(t + 4 * i, d->tan + 4 * v, 4 * sizeof *t);
+    }
+    free(d->joints), free(d->joints16), free(d->weights), free(d->peer_weights), free(d->p), free(d->nrm), free(d->tan);
+    d->joints = j, d->joints16 = j16, d->weights = w, d->peer_weights = pw, d->p = p, d->nrm = nr, d->tan = t;
+    free(order);
+}
+
+/* The same character sorted by influence count, float, default normals:
+ * beside the file-order lines it shows what the vertex order costs. */
+static bool bench_character_sorted(const character *c, size_t n)
+{
+    data d;
+    data_init_character(&d, c, n);
+    data_sort_by_count(&d);
+    bench_character = c->name;
+    sinew_skin *skin = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO, SINEW_SKIN_BLEND_LINEAR);
+    bool ok = skin != NULL;
+    float *pal = ok ? aligned_alloc(64, sinew_skin_palette_size(skin) * sizeof(float)) : NULL;
+    if (ok) sinew_skin_palette(skin, d.world, JOINTS, pal, sinew_skin_palette_size(skin));
+    for (int mi = 0; mi < 3 && ok; ++mi) ok = bench_case(&d, skin, pal, pal, mi ? (mi == 1 ? 3u : 7u) : 1u, "-sorted");
+    free(pal);
+    sinew_skin_destroy(skin);
+    bench_character = NULL;
+    data_free(&d);
+    return ok;
+}
+
+/* Every stream set, float and compressed storage, default normals and
+ * blended-matrix normals, for one real character at one size. */
+static bool bench_character_size(const character *c, size_t n)
+{
+    data d;
+    data_init_character(&d, c, n);
+    bench_character = c->name;
+    bool ok = true;
+    for (int nm = 0; nm < 2 && ok; ++nm) {
+        bench_normals = nm ? SINEW_SKIN_NORMALS_BLENDED_MATRIX : SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+        for (int st = 0; st < 2 && ok; ++st) {
+            sinew_skin *skin = make_skin_blend(&d, st ? SINEW_SKIN_STORAGE_COMPRESSED : SINEW_SKIN_STORAGE_FLOAT,
+                                               SINEW_SKIN_KERNEL_AUTO, SINEW_SKIN_BLEND_LINEAR);
+            if (!skin) {
+                fprintf(stderr, "bind failed: %s\n", sinew_last_error());
+                ok = false;
+                break;
+            }
+            float *pal = aligned_alloc(64, sinew_skin_palette_size(skin) * sizeof(float));
+            sinew_skin_palette(skin, d.world, JOINTS, pal, sinew_skin_palette_size(skin));
+            job check = {&d, skin, pal, pal, 1};
+            /* Compressed weights differ from the peer's floats by up to 1/255. */
+            ok = st || positions_agree(&check);
+            char suffix[64];
+            snprintf(suffix, sizeof suffix, "%s%s", st ? "-compressed" : "", nm ? "-blended" : "");
+            for (int mi = nm ? 1 : 0; mi < 3 && ok; ++mi) ok = bench_case(&d, skin, pal, pal, mi ? (mi == 1 ? 3u : 7u) : 1u, suffix);
+            free(pal);
+            sinew_skin_destroy(skin);
+        }
+    }
+    bench_normals = SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+    bench_character = NULL;
+    data_free(&d);
+    return ok;
+}
+
+static bool bench_characters(bool quick)
+{
+    character cs[3];
+    memset(cs, 0, sizeof cs);
+    const bool have[3] = {character_gltf("fox", "gltf/Fox.gltf", &cs[0]),
+                          character_gltf("rigged-figure", "gltf/RiggedFigure.gltf", &cs[1]),
+                          character_dmat("bbw-arm-top4", "libigl-tutorial-data/arm-weights.dmat", &cs[2])};
+    bool ok = true;
+    for (int c = 0; c < 3 && ok; ++c) {
+        if (!have[c]) {
+            printf("skin/real-character-%d: skipped (data absent)\n", c);
+            continue;
+        }
+        ok = bench_character_size(&cs[c], 10000) && bench_character_sorted(&cs[c], 10000) &&
+             (quick || (bench_character_size(&cs[c], 1000000) && bench_character_sorted(&cs[c], 1000000)));
+    }
+    for (int c = 0; c < 3; ++c) character_free(&cs[c]);
+    return ok;
+}
+
+/* sinew_skin_load of a saved 1M-vertex, 4-influence skin against memcpy of
+ * the same bytes into a buffer already touched, best of several rounds. */
+static bool bench_load(void)
+{
+    data d;
+    data_init(&d, 1000000, 4, 1);
+    sinew_skin *skin = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO, SINEW_SKIN_BLEND_LINEAR);
+    size_t size = 0;
+    bool ok = skin && sinew_skin_save(skin, NULL, 0, &size) == SINEW_OK;
+    char *saved = ok ? malloc(size) : NULL, *copy = ok ? malloc(size) : NULL;
+    ok = ok && saved && copy && sinew_skin_save(skin, saved, size, &size) == SINEW_OK;
+    double tl = 1e30, tc = 1e30;
+    if (ok) memset(copy, 1, size);
+    for (int r = 0; ok && r < 9; ++r) {
+        sinew_skin *loaded = NULL;
+        double t0 = support_now();
+        ok = sinew_skin_load(NULL, saved, size, &loaded) == SINEW_OK;
+        double t1 = support_now();
+        memcpy(copy, saved, size);
+        double t2 = support_now();
+        sinew_skin_destroy(loaded);
+        if (t1 - t0 < tl) tl = t1 - t0;
+        if (t2 - t1 < tc) tc = t2 - t1;
+    }
+    if (ok) support_bench_line("skin/load-1M-4inf", (double)size / tl * 1e-9, "GB/s", "memcpy", (double)size / tc * 1e-9);
+    else fprintf(stderr, "skin load bench failed: %s\n", sinew_last_error());
+    free(saved), free(copy);
+    sinew_skin_destroy(skin);
+    data_free(&d);
+    return ok;
 }
 
 int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    const bool characters_only = argc > 1 && strcmp(argv[1], "characters") == 0;
     const size_t sizes[2] = {10000, 1000000};
     const size_t influences[4] = {1, 2, 4, 8};
     const unsigned masks[3] = {1, 3, 7};
     const sinew_skin_storage storages[2] = {SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_STORAGE_COMPRESSED};
-    for (int si = 0; si < (quick ? 1 : 2); ++si)
+    for (int si = 0; si < (quick ? 1 : characters_only ? 0 : 2); ++si)
         for (int ki = 0; ki < 4; ++ki) {
             data d;
             data_init(&d, sizes[si], influences[ki], 1);
@@ -332,7 +573,7 @@ int main(int argc, char **argv)
         }
     /* Runs of 32 vertices on one joint tuple: blocks that share their joints
      * blend without a transpose. Float storage, normals and tangents. */
-    for (int si = 0; si < (quick ? 1 : 2); ++si)
+    for (int si = 0; si < (quick ? 1 : characters_only ? 0 : 2); ++si)
         for (int ki = 0; ki < 4; ++ki) {
             data d;
             data_init(&d, sizes[si], influences[ki], 32);
@@ -361,5 +602,7 @@ int main(int argc, char **argv)
             sinew_skin_destroy(skin);
             data_free(&d);
         }
+    if (!bench_characters(quick)) return 1;
+    if (!quick && !bench_load()) return 1;
     return 0;
 }

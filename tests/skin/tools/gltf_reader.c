@@ -432,11 +432,18 @@ static bool load_skinned_mesh(loader *L, gltf_model *m)
     size_t n_pos = 0, n_nrm = 0, n_j = 0, n_w = 0, n_idx = 0, n_ibm = 0;
     double *jd = NULL, *id = NULL;
     bool ok = read_accessor(L, jint(jget(attr, "POSITION"), -1), 3, &m->positions, &n_pos) &&
-              read_accessor(L, jint(jget(attr, "NORMAL"), -1), 3, &m->normals, &n_nrm) &&
+              /* Without NORMAL (Fox.gltf) the normals read as zero. */
+              (!jget(attr, "NORMAL") || read_accessor(L, jint(jget(attr, "NORMAL"), -1), 3, &m->normals, &n_nrm)) &&
               read_accessor(L, jint(jget(attr, "JOINTS_0"), -1), 4, &jd, &n_j) &&
               read_accessor(L, jint(jget(attr, "WEIGHTS_0"), -1), 4, &m->weights, &n_w) &&
-              read_accessor(L, jint(jget(prim, "indices"), -1), 1, &id, &n_idx) &&
+              /* A primitive without indices draws its vertices in order. */
+              (!jget(prim, "indices") || read_accessor(L, jint(jget(prim, "indices"), -1), 1, &id, &n_idx)) &&
               read_accessor(L, jint(jget(skin, "inverseBindMatrices"), -1), 16, &m->inverse_bind, &n_ibm);
+    if (ok && !m->normals) {
+        m->normals = calloc(3 * n_pos + 1, sizeof *m->normals);
+        n_nrm = n_pos;
+        if (!m->normals) ok = fail(L, "out of memory");
+    }
     if (ok && (n_nrm != n_pos || n_j != n_pos || n_w != n_pos))
         ok = fail(L, "vertex attributes have different counts");
     const jval *joints = jget(skin, "joints");
@@ -446,10 +453,11 @@ static bool load_skinned_mesh(loader *L, gltf_model *m)
         m->vertex_count = n_pos;
         m->joints = malloc(4 * n_pos * sizeof *m->joints + 1);
         for (size_t i = 0; i < 4 * n_pos; ++i) m->joints[i] = (uint32_t)jd[i];
+        if (!id) n_idx = n_pos - n_pos % 3;
         m->index_count = n_idx;
         m->indices = malloc(n_idx * sizeof *m->indices + 1);
         for (size_t i = 0; i < n_idx; ++i) {
-            m->indices[i] = (uint32_t)id[i];
+            m->indices[i] = id ? (uint32_t)id[i] : (uint32_t)i;
             if (m->indices[i] >= n_pos) ok = fail(L, "index %zu is out of range", i);
         }
         m->joint_nodes = malloc(m->joint_count * sizeof *m->joint_nodes + 1);

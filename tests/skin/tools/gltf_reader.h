@@ -37,7 +37,7 @@ typedef struct gltf_model {
     /* The skinned mesh: first primitive of the first node with mesh and skin. */
     size_t vertex_count;
     double *positions;     /* 3 per vertex */
-    double *normals;       /* 3 per vertex */
+    double *normals;       /* 3 per vertex (zeros when the primitive has no NORMAL) */
     uint32_t *joints;      /* 4 per vertex (JOINTS_0, indices into the skin's joints) */
     double *weights;       /* 4 per vertex (WEIGHTS_0, unorm types decoded) */
     size_t index_count;
