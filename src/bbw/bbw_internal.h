@@ -97,8 +97,6 @@ void sn_bbw_locator_free(sinew_bbw *b);
  * element whose clamped point is nearest within max_distance. Returns the
  * element or SIZE_MAX. */
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
-/* Barycentric coordinates of q in element e. */
-void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double bary[4]);
 
 /* ---- handles.c ---- */
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);

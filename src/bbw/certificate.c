@@ -148,6 +148,15 @@ static void solve_q(solve_state *s, double *x)
     sn_ldlt_solve(&q_factor, x, s->b->handle_count, s->work);
 }
 
+/* sqrt(2 gap / (lambda_min free mass)): the certified bound on the
+ * weights' mass-weighted RMS error for an optimality gap (INFINITY when
+ * lambda_min is unknown). */
+static double sn_bbw_bound_from_gap(const solve_state *s, double gap)
+{
+    if (!(s->lambda_min > 0.0) || !(s->free_mass > 0.0) || isnan(gap)) return INFINITY;
+    return sqrt(fmax(gap, 0.0) * 2.0 / (s->lambda_min * s->free_mass));
+}
+
 /* Optimality certificate of the split's current weights z (feasible: rows
  * on the simplex or in the box), by weak duality. With E(w) = 1/2 w'Q w -
  * base'w the energy over the free vertices and y a multiplier for x = z,
@@ -219,12 +228,6 @@ static double certify(solve_state *s, double rho, int exact)
     return sn_bbw_bound_from_gap(s, fmin(wolfe, split));
 }
 
-double sn_bbw_bound_from_gap(const solve_state *s, double gap)
-{
-    if (!(s->lambda_min > 0.0) || !(s->free_mass > 0.0) || isnan(gap)) return INFINITY;
-    return sqrt(fmax(gap, 0.0) * 2.0 / (s->lambda_min * s->free_mass));
-}
-
 double sn_bbw_certify_with(solve_state *s, double rho, int exact, const double *z, const double *x, double *g,
                            double *d)
 {
@@ -291,7 +294,12 @@ double sn_bbw_certify_multiplier(solve_state *s, double rho, const double *z, co
     return sn_bbw_bound_from_gap(s, rows + 0.5 * fabs(quad));
 }
 
-double sn_bbw_output_rounding(const solve_state *s, const double *z)
+/* The mass-weighted RMS, over the free vertices, of what converting the
+ * feasible weights z to the float output changes (the rows as the solve
+ * writes them out: exact rows as they are, box rows normalised). By the
+ * triangle inequality the float weights' error is at most a bound on z's
+ * error plus this. */
+static double sn_bbw_output_rounding(const solve_state *s, const double *z)
 {
     const sinew_bbw *b = s->b;
     size_t m = b->handle_count;

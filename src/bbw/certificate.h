@@ -19,10 +19,6 @@ void sn_bbw_estimate_lambda_min(solve_state *s);
  * on entry and on return. */
 sinew_result sn_bbw_certify_lambda_min(solve_state *s);
 
-/* sqrt(2 gap / (lambda_min free mass)): the certified bound on the
- * weights' mass-weighted RMS error for an optimality gap (INFINITY when
- * lambda_min is unknown). */
-double sn_bbw_bound_from_gap(const solve_state *s, double gap);
 
 /* Certifies the split's current weights s->z with its own multiplier and
  * with the gradient (the smaller bound), remembers them when the bound is
@@ -31,12 +27,6 @@ double sn_bbw_bound_from_gap(const solve_state *s, double gap);
  * s->x, s->rhs, s->row and s->work. */
 double sn_bbw_certify_split(solve_state *s, double rho, int exact, double *rounding);
 
-/* The mass-weighted RMS, over the free vertices, of what converting the
- * feasible weights z to the float output changes (the rows as the solve
- * writes them out: exact rows as they are, box rows normalised). By the
- * triangle inequality the float weights' error is at most a bound on z's
- * error plus this. */
-double sn_bbw_output_rounding(const solve_state *s, const double *z);
 
 /* Whether weights with the certified bound (on the doubles) and the
  * rounding of their float output meet s->tolerance: bound + rounding, so

@@ -94,7 +94,8 @@ sinew_result sn_bbw_locator_build(sinew_bbw *b)
     return SINEW_OK;
 }
 
-void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double bary[4])
+/* Barycentric coordinates of q in element e. */
+static void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], double bary[4])
 {
     double grad[4][3], measure;
     const double *p0 = b->positions + 3 * (size_t)b->elements[e * b->per];

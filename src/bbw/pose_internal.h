@@ -139,7 +139,5 @@ void sn_pose_project_similarity(sn_pose_state *st, size_t j);
 /* Normalised unknowns of handle j from a column-major 4x4 transform
  * (pose_global.c). */
 void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x);
-/* Checks a transform (pose_solve.c): finite entries, last row 0 0 0 1; names `what` and handle j. */
-sinew_result sn_pose_check_transform(const float *m, size_t j, const char *what);
 
 #endif /* SN_BBW_POSE_INTERNAL_H */

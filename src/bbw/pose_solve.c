@@ -46,7 +46,8 @@ size_t sinew_bbw_pose_scratch_size(const sinew_bbw_pose *p, size_t position_coun
     return p ? layout_of(p, position_count).bytes : 0;
 }
 
-sinew_result sn_pose_check_transform(const float *m, size_t j, const char *what)
+/* Checks a transform (pose_solve.c): finite entries, last row 0 0 0 1; names `what` and handle j. */
+static sinew_result sn_pose_check_transform(const float *m, size_t j, const char *what)
 {
     for (int e = 0; e < 16; ++e)
         if (!isfinite(m[e]))

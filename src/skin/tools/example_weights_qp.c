@@ -120,7 +120,8 @@ static void gradient(const sn_simplex_qp *qp, const unsigned char *allowed, cons
     }
 }
 
-double sn_simplex_qp_check(const sn_simplex_qp *qp, const unsigned char *allowed, const double *w, double *objective)
+/* The certificate and objective of a given feasible w, by the same rule. */
+static double sn_simplex_qp_check(const sn_simplex_qp *qp, const unsigned char *allowed, const double *w, double *objective)
 {
     size_t n = qp->n;
     double mu = 0.0, total = 0.0, quad = 0.0, lin = 0.0;

@@ -37,7 +37,5 @@ size_t sn_simplex_qp_work_doubles(size_t n);
 double sn_simplex_qp_solve(const sn_simplex_qp *qp, const unsigned char *allowed, sn_simplex_qp_work *work, double *w,
                            double *objective);
 
-/* The certificate and objective of a given feasible w, by the same rule. */
-double sn_simplex_qp_check(const sn_simplex_qp *qp, const unsigned char *allowed, const double *w, double *objective);
 
 #endif /* SINEW_SKIN_TOOLS_EXAMPLE_WEIGHTS_QP_H */
