@@ -15,6 +15,7 @@ typedef struct sn_bbw_locator {
     uint32_t dims[3];
     size_t *cell_start;       /* dims product + 1 offsets into items */
     uint32_t *items;          /* element indices */
+    float *boxes;             /* per element: lower then upper corner, rounded outwards */
 } sn_bbw_locator;
 
 /* What an automatic volume was made from (source.c): the surface and the

@@ -15,6 +15,7 @@ void sn_bbw_locator_free(sinew_bbw *b)
 {
     sn_free(&b->env, b->locator.cell_start);
     sn_free(&b->env, b->locator.items);
+    sn_free(&b->env, b->locator.boxes);
     memset(&b->locator, 0, sizeof b->locator);
 }
 
@@ -63,7 +64,17 @@ sinew_result sn_bbw_locator_build(sinew_bbw *b)
         cells *= g->dims[a];
     }
     g->cell_start = sn_calloc_array(&b->env, cells + 1, sizeof(size_t), "locator cells");
-    if (!g->cell_start) return sn_alloc_failure();
+    g->boxes = sn_alloc_array(&b->env, b->element_count, 6 * sizeof(float), "locator boxes");
+    if (!g->cell_start || !g->boxes) return sn_alloc_failure();
+    for (size_t e = 0; e < b->element_count; ++e) {
+        double elo[3], ehi[3];
+        element_box(b, e, elo, ehi);
+        for (int a = 0; a < 3; ++a) {
+            float lo = (float)elo[a], hi = (float)ehi[a];
+            g->boxes[6 * e + a] = (double)lo > elo[a] ? nextafterf(lo, -INFINITY) : lo;
+            g->boxes[6 * e + 3 + a] = (double)hi < ehi[a] ? nextafterf(hi, INFINITY) : hi;
+        }
+    }
     for (int pass = 0; pass < 2; ++pass) {
         for (size_t e = 0; e < b->element_count; ++e) {
             double elo[3], ehi[3];
@@ -110,6 +121,90 @@ static void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double q[3], 
     bary[0] = rest;
 }
 
+/* Elements the nearest-element search remembers having looked at, so one
+ * listed in several of the cells it scans is weighed once; past that many it
+ * weighs repeats again (the same answer, more work). A power of two. */
+#define SN_BBW_SEEN_SLOTS 512
+
+/* The nearest-element search's state: the best element so far, its
+ * squared distance and the barycentric coordinates of its nearest point. */
+typedef struct nearest_search {
+    const sinew_bbw *b;
+    const double *p;
+    double best_d2;
+    size_t best;
+    double bary[4];
+    size_t seen_count;
+    uint32_t seen[SN_BBW_SEEN_SLOTS]; /* element + 1, 0 = free */
+} nearest_search;
+
+/* Whether e was seen before (and remembers it). */
+static bool seen_before(nearest_search *n, uint32_t e)
+{
+    if (n->seen_count >= SN_BBW_SEEN_SLOTS / 2) return false;
+    uint32_t h = (e * 2654435761u) & (SN_BBW_SEEN_SLOTS - 1);
+    while (n->seen[h]) {
+        if (n->seen[h] == e + 1) return true;
+        h = (h + 1) & (SN_BBW_SEEN_SLOTS - 1);
+    }
+    n->seen[h] = e + 1;
+    ++n->seen_count;
+    return false;
+}
+
+/* Squared distance from p to element e's bounding box: a lower bound of the
+ * distance to any of its points. */
+static double box_distance2(const sn_bbw_locator *g, size_t e, const double p[3])
+{
+    const float *box = g->boxes + 6 * e;
+    double d2 = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        double lo = box[a], hi = box[3 + a];
+        double d = p[a] < lo ? lo - p[a] : p[a] > hi ? p[a] - hi : 0.0;
+        d2 += d * d;
+    }
+    return d2;
+}
+
+/* The element's point given by clamping p's barycentric coordinates to the
+ * element and renormalising; it replaces the best when at least as near. */
+static void consider(nearest_search *n, uint32_t e)
+{
+    const sinew_bbw *b = n->b;
+    if (box_distance2(&b->locator, e, n->p) > n->best_d2 || seen_before(n, e)) return;
+    double t[4], sum = 0.0;
+    sn_bbw_barycentric(b, e, n->p, t);
+    for (uint32_t i = 0; i < b->per; ++i) {
+        t[i] = fmax(t[i], 0.0);
+        sum += t[i];
+    }
+    double x3[3] = {0, 0, 0};
+    for (uint32_t i = 0; i < b->per; ++i) {
+        t[i] /= sum;
+        const double *v = b->positions + 3 * (size_t)b->elements[e * b->per + i];
+        for (int a = 0; a < 3; ++a) x3[a] += t[i] * v[a];
+    }
+    double d2 = 0.0;
+    for (int a = 0; a < 3; ++a) d2 += (x3[a] - n->p[a]) * (x3[a] - n->p[a]);
+    if (d2 <= n->best_d2) {
+        n->best_d2 = d2;
+        n->best = e;
+        memcpy(n->bary, t, sizeof t);
+    }
+}
+
+/* Considers the elements of the cells [c0, c1] (inclusive, per axis). */
+static void scan_cells(nearest_search *n, const uint32_t c0[3], const uint32_t c1[3])
+{
+    const sn_bbw_locator *g = &n->b->locator;
+    for (uint32_t z = c0[2]; z <= c1[2]; ++z)
+        for (uint32_t y = c0[1]; y <= c1[1]; ++y)
+            for (uint32_t x = c0[0]; x <= c1[0]; ++x) {
+                size_t c = ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
+                for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) consider(n, g->items[k]);
+            }
+}
+
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
 {
     const sn_bbw_locator *g = &b->locator;
@@ -135,41 +230,30 @@ size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance,
         }
     }
     if (!(max_distance > 0.0)) return SIZE_MAX;
-    /* Nearest element: the point of each nearby element given by clamping the
-     * barycentric coordinates, the closest such point wins. */
+    /* Nearest element within max_distance: first the cells around the
+     * point's own, whose nearest element bounds the distance to search, then
+     * every cell the box of that distance (or of max_distance, when nothing
+     * was near) overlaps. An element whose clamped point lies within d of the
+     * point has its box within d too, so it is listed in one of those cells. */
+    nearest_search n;
+    memset(&n, 0, sizeof n);
+    n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
     uint32_t c0[3], c1[3];
     for (int a = 0; a < 3; ++a) {
-        c0[a] = cell_coord(g, p[a] - max_distance, a);
-        c1[a] = cell_coord(g, p[a] + max_distance, a);
+        c0[a] = home[a] > 0 ? home[a] - 1 : 0;
+        c1[a] = home[a] + 1 < g->dims[a] ? home[a] + 1 : home[a];
     }
-    size_t best = SIZE_MAX;
-    double best_d2 = max_distance * max_distance;
-    for (uint32_t z = c0[2]; z <= c1[2]; ++z)
-        for (uint32_t y = c0[1]; y <= c1[1]; ++y)
-            for (uint32_t x = c0[0]; x <= c1[0]; ++x) {
-                size_t c = ((size_t)z * g->dims[1] + y) * g->dims[0] + x;
-                for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) {
-                    size_t e = g->items[k];
-                    double t[4], sum = 0.0;
-                    sn_bbw_barycentric(b, e, p, t);
-                    for (uint32_t i = 0; i < b->per; ++i) {
-                        t[i] = fmax(t[i], 0.0);
-                        sum += t[i];
-                    }
-                    double x3[3] = {0, 0, 0};
-                    for (uint32_t i = 0; i < b->per; ++i) {
-                        t[i] /= sum;
-                        const double *v = b->positions + 3 * (size_t)b->elements[e * b->per + i];
-                        for (int a = 0; a < 3; ++a) x3[a] += t[i] * v[a];
-                    }
-                    double d2 = 0.0;
-                    for (int a = 0; a < 3; ++a) d2 += (x3[a] - p[a]) * (x3[a] - p[a]);
-                    if (d2 <= best_d2) {
-                        best_d2 = d2;
-                        best = e;
-                        memcpy(bary, t, sizeof t);
-                    }
-                }
-            }
-    return best;
+    scan_cells(&n, c0, c1);
+    double reach = n.best == SIZE_MAX ? max_distance : sqrt(n.best_d2);
+    for (int a = 0; a < 3; ++a) {
+        c0[a] = cell_coord(g, p[a] - reach, a);
+        c1[a] = cell_coord(g, p[a] + reach, a);
+    }
+    /* The second scan weighs again what the first did: the tie rule (the
+     * last element found wins) then only depends on the second's order. */
+    n.seen_count = 0;
+    memset(n.seen, 0, sizeof n.seen);
+    scan_cells(&n, c0, c1);
+    if (n.best != SIZE_MAX) memcpy(bary, n.bary, sizeof n.bary);
+    return n.best;
 }
