@@ -1,5 +1,5 @@
 /*
- * The automatic-volume acceptance set of issue 14: every surface in the
+ * The automatic-volume acceptance set: every surface in the
  * shared data folder with a handful of point handles near its extremities
  * (farthest-point samples of its vertices, pushed slightly inside), and
  * every mesh with a .tgf skeleton with that skeleton. Closed surfaces must

@@ -1,4 +1,4 @@
-/* Hardening of the bbw API (issue 10): index arrays whose byte size overflows
+/* Hardening of the bbw API: index arrays whose byte size overflows
  * fail before anything is read, misaligned float/index pointers are refused
  * naming the argument, and every failure (NOT_CONVERGED included) leaves a
  * specific message. */

@@ -1,5 +1,5 @@
 /*
- * The BBW solver on the domain families users bring (issue 14), with default
+ * The BBW solver on the domain families users bring, with default
  * settings: OK at tolerance 1e-4 and 1e-6, agreement with the independent
  * dense reference where the problem is small, the certificate bounding the
  * true error, and what NOT_CONVERGED reports.
@@ -654,7 +654,7 @@ static void test_warm_start_errors(void **state)
 }
 
 /* The octopus itself (data permitting): three points at surface vertices
- * (issue 14: 5,000 iterations, NOT_CONVERGED before) and nine at the tips
+ * and nine at the tips
  * and the centre, at both tolerances with default settings. */
 static void test_octopus(void **state)
 {

@@ -1,4 +1,4 @@
-/* The graded automatic volume and exact point handles (issue 14): the
+/* The graded automatic volume and exact point handles: the
  * refined Kuhn volume is a valid, conforming tet mesh of the same shape;
  * handles closer than a cell, a point in a feature thinner than a cell and a
  * skeleton with a bone shorter than a cell bind where the uniform grid

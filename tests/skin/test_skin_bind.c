@@ -112,7 +112,7 @@ static void every_validation_path_names_the_element(void **state)
     sinew_skin_destroy(NULL);
 }
 
-/* Issue 10: vertices * influences fits in size_t but the arrays' bytes do
+/* Vertices * influences fits in size_t but the arrays' bytes do
  * not: SIZE_OVERFLOW before anything is allocated or read (the bind used to
  * allocate its scratch and then read past the weights). */
 static void impossible_counts_are_refused_before_reading(void **state)
@@ -226,7 +226,7 @@ static void renormalisation_and_tolerance(void **state)
     sinew_skin_destroy(skin);
 }
 
-/* Issue 10: duplicates of weights near FLT_MAX used to merge in float, overflow
+/* Duplicates of weights near FLT_MAX used to merge in float, overflow
  * to inf and renormalise to NaN (undefined behaviour in the quantiser's
  * float-to-unsigned conversion, an inf weight with float storage). Merged in
  * double they bind with weight 1; a sum far from 1 without renormalize is
@@ -491,7 +491,7 @@ static void progress_can_cancel(void **state)
     assert_int_equal(a.live, 0);
 }
 
-/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+/* A failure must say what failed. An out-of-memory result
  * without the allocation named in the message becomes INVALID_STATE, which
  * the sweep reports. */
 static sinew_result named_failure(sinew_result r)

@@ -652,7 +652,7 @@ static void rigid_motion_moves_everything_rigidly(void **state)
     rig_free(&r);
 }
 
-/* Issue 10: the normal used to switch from A n to the inverse transpose of A
+/* The normal used to switch from A n to the inverse transpose of A
  * when a joint's scale crossed the rigidity tolerance (1e-4), a jump of up to
  * 0.34 rad. Joints: identity and Rz(90 deg) stretched by diag(s, 1, 1), weights
  * 1/2 each, normal (1, 0, 1). Sweeping s through 1 +- 1e-3 in steps of 1e-5,

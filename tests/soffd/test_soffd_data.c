@@ -161,7 +161,7 @@ static void beetle_drives_beetle_alt(void **state)
     support_mesh_free(&s);
 }
 
-/* Issue 10 item 11: the reported dropped mass against the true one (the
+/* The reported dropped mass against the true one (the
  * normalised weight of every element outside the kept set, by brute force)
  * on spot.obj (5,856 triangles) at eps = 1e-3, for points on, near, inside and
  * outside the surface. It is an upper bound within 1.5 times the truth plus 1e-4. */

@@ -1,4 +1,4 @@
-/* Regression tests of issue 10 (hardening) for surface-oriented FFD: size
+/* Hardening regression tests for surface-oriented FFD: size
  * products checked before anything is read, far points, precision away from
  * the origin, and the reported dropped mass. */
 #include <float.h>
@@ -303,7 +303,7 @@ static void precision_holds_far_from_the_origin(void **state)
 {
     (void)state;
     enum { N = 120 };
-    cage c = make_cube_cage(24, 0); /* 6,912 triangles, like the drivers of issue 10 */
+    cage c = make_cube_cage(24, 0); /* 6,912 triangles, a production-sized driver */
     const double diag = 2 * sqrt(3.0), dir[3] = {0.74, 0.52, 0.42};
     float *rest = malloc(3 * c.nv * sizeof(float)), *now = malloc(3 * c.nv * sizeof(float));
     float *skin0 = random_points(21, N, -1.3f, 1.3f), *skin = malloc(3 * N * sizeof(float));

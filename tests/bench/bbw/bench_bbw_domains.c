@@ -1,5 +1,5 @@
 /*
- * Bounded biharmonic weights on the domains users bring (issue 14's table),
+ * Bounded biharmonic weights on the domains users bring,
  * default settings, one line per domain and tolerance: thread CPU seconds of
  * create + solve, iterations, polish rounds, certified bound, result.
  *   octopus3-*   libigl octopus-low.mesh, point handles at vertices 0, 226, 451

@@ -1,5 +1,5 @@
 /*
- * The automatic volume on the meshes users bring (issue 14): every surface
+ * The automatic volume on the meshes users bring: every surface
  * of the shared data with 6 point handles at its extremities (1% of the box
  * inside), and every mesh with a .tgf skeleton with that skeleton, created
  * and solved with default settings. Open surfaces are marked in the label

@@ -300,7 +300,7 @@ static void unbound_vertices_can_take_the_nearest_capsule(void **state)
     assert_string_equal(sinew_last_error(), "");
 }
 
-/* Issue 10: counts whose arrays cannot exist (count * element size past
+/* Counts whose arrays cannot exist (count * element size past
  * SIZE_MAX) are refused with SIZE_OVERFLOW before any element is read; the
  * capsule loop used to walk SIZE_MAX / 3 capsules off a two-element array. */
 static void impossible_counts_are_refused_before_reading(void **state)
@@ -393,7 +393,7 @@ typedef struct sweep_case {
     float *w;
 } sweep_case;
 
-/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+/* A failure must say what failed. An out-of-memory result
  * without the allocation named in the message becomes INVALID_STATE, which
  * the sweep reports. */
 static sinew_result named_failure(sinew_result r)

@@ -106,7 +106,7 @@ static void problem_free(problem *P)
     free(P->truth);
 }
 
-/* Issue 16 item 3's closed form: examples made by known weights (up to 3
+/* A closed form: examples made by known weights (up to 3
  * joints of 5, two examples: 6 equations for 4 free weights) give those
  * weights back, with a residual at float rounding. */
 static void generating_weights_are_recovered(void **state)

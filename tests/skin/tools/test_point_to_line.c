@@ -32,7 +32,7 @@ static double across(double h, double w)
     return 0.5 - 0.25 * (3.0 * t - t * t * t);
 }
 
-/* Issue 16 item 2's closed form: on a straight limb the split is the
+/* A closed form: on a straight limb the split is the
  * midplane at the joint, blended by the band, whatever the radial position. */
 static void straight_limb_is_the_midplane_split(void **state)
 {

@@ -27,7 +27,7 @@ static void keeps_the_k_largest_renormalised(void **state)
     assert_true(ow[2] == 1.0f && ow[3] == 0.0f && oj[3] == 0);
 }
 
-/* Issue 10: four slots of joint 0 at 1e38 used to merge to inf in float and
+/* Four slots of joint 0 at 1e38 used to merge to inf in float and
  * renormalise to NaN, returned with SINEW_OK. Merged in double, the row is
  * 4/5 on joint 0 and 1/5 on joint 1; a weight 1e-38 beside 1e38 rounds to 0
  * and becomes padding (joint 0) rather than a zero-weight influence. */
@@ -141,7 +141,7 @@ static void matches_reference_and_works_in_place(void **state)
     }
 }
 
-/* Issue 10: layouts whose arrays cannot exist (slots * 4 bytes past
+/* Layouts whose arrays cannot exist (slots * 4 bytes past
  * SIZE_MAX, though slots itself fits) are refused with SIZE_OVERFLOW before a
  * weight is read. */
 static void impossible_counts_are_refused_before_reading(void **state)
@@ -209,7 +209,7 @@ typedef struct prune_case {
     float ow[8];
 } prune_case;
 
-/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+/* A failure must say what failed. An out-of-memory result
  * without the allocation named in the message becomes INVALID_STATE, which
  * the sweep reports. */
 static sinew_result named_failure(sinew_result r)

@@ -154,7 +154,7 @@ static void clean_binding_is_a_fixed_point(void **state)
     rig_free(&r);
 }
 
-/* Issue 10: rows of four 1e38 slots on one joint merged to inf in float and
+/* Rows of four 1e38 slots on one joint merged to inf in float and
  * came back as NaN with SINEW_OK from smoothing and rogue removal. Merged in
  * double they are rows of weight 1 (with a second joint: 4/5 and 1/5). */
 static void huge_duplicate_weights_stay_finite(void **state)
@@ -401,7 +401,7 @@ static void arm_bind_clean_smooth_prune(void **state)
 
 /* ---- Errors, allocation failures, cancellation -------------------------------------- */
 
-/* Issue 10: per_vertex such that vertices * per_vertex fits but its bytes do
+/* A per_vertex such that vertices * per_vertex fits but its bytes do
  * not: SIZE_OVERFLOW before a weight is read, weights untouched. */
 static void impossible_counts_are_refused_before_reading(void **state)
 {
@@ -483,7 +483,7 @@ typedef struct sweep_case {
     int smooth;
 } sweep_case;
 
-/* Issue 10 item 12: a failure must say what failed. An out-of-memory result
+/* A failure must say what failed. An out-of-memory result
  * without the allocation named in the message becomes INVALID_STATE, which
  * the sweep reports. */
 static sinew_result named_failure(sinew_result r)
