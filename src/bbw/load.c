@@ -24,20 +24,6 @@
  * most 2^-24 of its sum. */
 #define SN_BBW_WEIGHT_SUM_TOLERANCE 1e-6
 
-/* Fails unless the section holds exactly count elements of type; checked
- * before the arrays it fills are allocated, so no count in the data makes
- * the loader allocate more than the data holds. */
-static sinew_result expect_section(sn_reader *rd, uint32_t tag, sn_io_type type, size_t count)
-{
-    size_t have;
-    sinew_result r = sn_reader_count(rd, tag, type, &have);
-    if (r != SINEW_OK || have == count) return r;
-    char name[12];
-    sn_tag_name(tag, name);
-    return sn_fail(SINEW_ERROR_INVALID_DATA, PREFIX "section %s holds %zu elements, the counts need %zu", name, have,
-                   count);
-}
-
 /* Dimension and counts, checked as create checks its inputs. */
 static sinew_result read_counts(sn_reader *rd, sinew_bbw *b)
 {
@@ -88,8 +74,8 @@ static sinew_result read_domain(sn_reader *rd, sinew_bbw *b)
     if (!sn_mul_size(b->vertex_count, 3, &coords) || !sn_mul_size(b->element_count, b->per, &indices))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "%zu vertices and %zu elements overflow", b->vertex_count,
                        b->element_count);
-    sinew_result r = expect_section(rd, SN_BBW_TAG_POSITIONS, SN_IO_F64, coords);
-    if (r == SINEW_OK) r = expect_section(rd, SN_BBW_TAG_ELEMENTS, SN_IO_U32, indices);
+    sinew_result r = sn_reader_expect(rd, SN_BBW_TAG_POSITIONS, SN_IO_F64, 1, coords);
+    if (r == SINEW_OK) r = sn_reader_expect(rd, SN_BBW_TAG_ELEMENTS, SN_IO_U32, 1, indices);
     if (r != SINEW_OK) return r;
     b->positions = sn_alloc_array(&b->env, coords, sizeof(double), "domain positions");
     b->elements = sn_alloc_array(&b->env, indices, sizeof(uint32_t), "domain elements");
@@ -168,8 +154,8 @@ static sinew_result read_rows(sn_reader *rd, const sinew_bbw *b, fixed_rows *f)
 {
     sinew_result r = sn_reader_count(rd, SN_BBW_TAG_FIXED_VERTEX, SN_IO_U32, &f->count);
     if (r == SINEW_OK) r = sn_reader_count(rd, SN_BBW_TAG_FIXED_HANDLE, SN_IO_U32, &f->entries);
-    if (r == SINEW_OK) r = expect_section(rd, SN_BBW_TAG_FIXED_START, SN_IO_U64, f->count + 1);
-    if (r == SINEW_OK) r = expect_section(rd, SN_BBW_TAG_FIXED_VALUE, SN_IO_F64, f->entries);
+    if (r == SINEW_OK) r = sn_reader_expect(rd, SN_BBW_TAG_FIXED_START, SN_IO_U64, 1, f->count + 1);
+    if (r == SINEW_OK) r = sn_reader_expect(rd, SN_BBW_TAG_FIXED_VALUE, SN_IO_F64, 1, f->entries);
     if (r != SINEW_OK) return r;
     /* Every handle dominates at a vertex of its own (create's rule), so
      * there are at least as many constrained vertices as handles. */
@@ -325,7 +311,7 @@ static sinew_result check_weight_row(const sinew_bbw *b, size_t v)
 static sinew_result read_weights(sn_reader *rd, sinew_bbw *b)
 {
     size_t cells = b->vertex_count * b->handle_count; /* fits: the constraints' rows were allocated */
-    sinew_result r = expect_section(rd, SN_BBW_TAG_WEIGHTS, SN_IO_F32, cells);
+    sinew_result r = sn_reader_expect(rd, SN_BBW_TAG_WEIGHTS, SN_IO_F32, 1, cells);
     if (r != SINEW_OK) return r;
     b->weights = sn_alloc_array(&b->env, cells, sizeof(float), "weights");
     if (!b->weights) return sn_alloc_failure();
@@ -374,7 +360,7 @@ static sinew_result read_source_counts(sn_reader *rd, const uint64_t *h, size_t 
         size_t elements;
         if (!sn_mul_size(arrays[i].per, (size_t)h[arrays[i].count], &elements))
             return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, PREFIX "the kept counts overflow");
-        r = expect_section(rd, arrays[i].tag, arrays[i].type, elements);
+        r = sn_reader_expect(rd, arrays[i].tag, arrays[i].type, 1, elements);
     }
     if (r != SINEW_OK) return r;
     /* The cages' totals, from their counts (each below 2^32, so no sum of
@@ -399,7 +385,7 @@ static sinew_result read_source_counts(sn_reader *rd, const uint64_t *h, size_t 
     static const size_t cage_per[3] = {3, 2, 3};
     for (int k = 0; k < 3 && r == SINEW_OK; ++k) {
         cage_totals[k] = (size_t)totals[k];
-        r = expect_section(rd, cage_tags[k], cage_types[k], cage_per[k] * cage_totals[k]);
+        r = sn_reader_expect(rd, cage_tags[k], cage_types[k], 1, cage_per[k] * cage_totals[k]);
     }
     return r;
 }

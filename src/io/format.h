@@ -130,6 +130,12 @@ bool sn_reader_has(const sn_reader *r, uint32_t tag);
  * the tag when it is missing or holds another type. */
 sinew_result sn_reader_count(sn_reader *r, uint32_t tag, sn_io_type type, size_t *count);
 
+/* Fails with INVALID_DATA unless the section holds `per` elements of `type`
+ * for each of n things ("skin data: section SKGC holds 2 elements, expected
+ * 3"); a loader checks it before allocating the arrays the section fills, so
+ * no count in the data makes it allocate more than the data holds. */
+sinew_result sn_reader_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t per, size_t n);
+
 /* Copies a required section holding exactly count elements of `type` into
  * dst (host byte order; dst aligned for the type). INVALID_DATA naming the tag
  * and both counts otherwise; dst untouched on failure. */

@@ -273,6 +273,22 @@ sinew_result sn_reader_count(sn_reader *r, uint32_t tag, sn_io_type type, size_t
     return SINEW_OK;
 }
 
+sinew_result sn_reader_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t per, size_t n)
+{
+    size_t have;
+    sinew_result res = sn_reader_count(r, tag, type, &have);
+    if (res != SINEW_OK) return res;
+    size_t want;
+    if (sn_mul_size(per, n, &want) && have == want) return SINEW_OK;
+    char name[12];
+    sn_tag_name(tag, name);
+    if (per == 1)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %zu elements, expected %zu", r->what, name, have,
+                       n);
+    return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %zu elements, expected %zu for each of %zu", r->what,
+                   name, have, per, n);
+}
+
 sinew_result sn_reader_copy(sn_reader *r, uint32_t tag, sn_io_type type, size_t count, void *dst)
 {
     const sn_io_entry *e = NULL;

@@ -57,9 +57,5 @@ sinew_result sn_lat_read_sections(sn_reader *r, const sn_env *env, sinew_lattice
 
 
 
-/* Checks that a required section of `type` holds exactly `count` elements,
- * before the caller allocates for it; INVALID_DATA naming the tag and both
- * counts otherwise. */
-sinew_result sn_lat_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t count);
 
 #endif /* SINEW_LATTICE_SAVED_H */

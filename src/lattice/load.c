@@ -14,17 +14,6 @@
 
 static const char *const axis_name = "uvw";
 
-sinew_result sn_lat_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t count)
-{
-    size_t have;
-    sinew_result res = sn_reader_count(r, tag, type, &have);
-    if (res != SINEW_OK || have == count) return res;
-    char name[12];
-    sn_tag_name(tag, name);
-    return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s holds %zu elements, expected %zu", r->what, name, have,
-                   count);
-}
-
 /* Checks a lattice structure read as u64 (orders 2..8, counts >= orders and
  * at most 2^20, a known outside policy) with create's codes and messages
  * prefixed by `what`, and narrows it. */
@@ -118,7 +107,7 @@ sinew_result sn_lat_read_sections(sn_reader *r, const sn_env *env, sinew_lattice
                            count[0], count[1], count[2]);
     const uint32_t disp_tags[3] = {SN_LAT_TAG_DISP_X, SN_LAT_TAG_DISP_Y, SN_LAT_TAG_DISP_Z};
     for (int c = 0; c < 3; ++c)
-        if ((res = sn_lat_expect(r, disp_tags[c], SN_IO_F32, points)) != SINEW_OK) return res;
+        if ((res = sn_reader_expect(r, disp_tags[c], SN_IO_F32, 1, points)) != SINEW_OK) return res;
 
     double origin[3], frame[9];
     float axes[3][3], extents[3];
@@ -308,7 +297,7 @@ static sinew_result read_binding_header(sn_reader *r, sinew_lattice_binding *b, 
     if (*normals && normal_floats != 3 * b->count)
         return sn_fail(SINEW_ERROR_MISMATCH, "%s: %zu normal coordinates for %zu points", what, normal_floats,
                        b->count);
-    return sn_lat_expect(r, SN_LAT_TAG_BIND_RECORDS, SN_IO_U32, records);
+    return sn_reader_expect(r, SN_LAT_TAG_BIND_RECORDS, SN_IO_U32, 1, records);
 }
 
 sinew_result sinew_lattice_binding_load(sinew_context *ctx, const void *data, size_t size,
@@ -377,12 +366,12 @@ static sinew_result read_refinement_sizes(sn_reader *r, sinew_lattice_refined_me
     if (!(m->max_error >= 0.0))
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: the largest edge error is %g; it must be >= 0", what,
                        m->max_error);
-    if ((res = sn_lat_expect(r, SN_LAT_TAG_REF_REST, SN_IO_F32, 3 * v)) != SINEW_OK ||
-        (res = sn_lat_expect(r, SN_LAT_TAG_REF_DEFORMED, SN_IO_F32, 3 * v)) != SINEW_OK ||
-        (res = sn_lat_expect(r, SN_LAT_TAG_REF_TRIANGLES, SN_IO_U32, 3 * m->triangle_count)) != SINEW_OK ||
-        (res = sn_lat_expect(r, SN_LAT_TAG_REF_PARENTS, SN_IO_U32, 2 * added)) != SINEW_OK)
+    if ((res = sn_reader_expect(r, SN_LAT_TAG_REF_REST, SN_IO_F32, 1, 3 * v)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_LAT_TAG_REF_DEFORMED, SN_IO_F32, 1, 3 * v)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_LAT_TAG_REF_TRIANGLES, SN_IO_U32, 1, 3 * m->triangle_count)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_LAT_TAG_REF_PARENTS, SN_IO_U32, 1, 2 * added)) != SINEW_OK)
         return res;
-    return sn_lat_expect(r, SN_LAT_TAG_REF_PARAMETERS, SN_IO_F32, added);
+    return sn_reader_expect(r, SN_LAT_TAG_REF_PARAMETERS, SN_IO_F32, 1, added);
 }
 
 /* Triangles index vertices; an added vertex lies on an edge of two earlier

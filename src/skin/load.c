@@ -83,21 +83,6 @@ static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
     return SINEW_OK;
 }
 
-/* Checks that a section holds `want` elements of `type`. */
-static sinew_result sn_skin_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t want)
-{
-    size_t count;
-    sinew_result res = sn_reader_count(r, tag, type, &count);
-    if (res != SINEW_OK) return res;
-    if (count != want) {
-        char name[12];
-        sn_tag_name(tag, name);
-        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": section %s holds %zu elements, expected %zu", name, count,
-                       want);
-    }
-    return SINEW_OK;
-}
-
 /* Reads the group sizes into counts[1..max_k] and checks them against the
  * vertex count and the sizes of the sections they index. */
 static sinew_result sn_skin_read_counts(sn_reader *r, const sn_skin_saved *s, uint64_t *raw, size_t *counts)
@@ -128,12 +113,12 @@ static sinew_result sn_skin_read_counts(sn_reader *r, const sn_skin_saved *s, ui
         return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": %zu unweighted vertices, but only %zu have one influence",
                        s->unweighted, counts[1]);
     const bool compressed = s->format != SN_SKIN_F32_J16;
-    if ((res = sn_skin_expect(r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s->joint_count)) != SINEW_OK ||
-        (res = sn_skin_expect(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, s->vertex_count)) != SINEW_OK ||
-        (res = sn_skin_expect(r, SN_SKIN_TAG_JOINTS, s->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16, slots)) !=
+    if ((res = sn_reader_expect(r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 1, 16 * s->joint_count)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, 1, s->vertex_count)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SKIN_TAG_JOINTS, s->format == SN_SKIN_U8_J8 ? SN_IO_U8 : SN_IO_U16, 1, slots)) !=
             SINEW_OK ||
-        (res = sn_skin_expect(r, SN_SKIN_TAG_WEIGHTS, compressed ? SN_IO_U8 : SN_IO_F32, weighted)) != SINEW_OK ||
-        (res = sn_skin_expect(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32,
+        (res = sn_reader_expect(r, SN_SKIN_TAG_WEIGHTS, compressed ? SN_IO_U8 : SN_IO_F32, 1, weighted)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SKIN_TAG_DQ_BLEND, SN_IO_F32, 1,
                               s->blend == SINEW_SKIN_BLEND_MIXED ? s->vertex_count : 0)) != SINEW_OK)
         return res;
     return SINEW_OK;

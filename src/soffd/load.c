@@ -87,36 +87,21 @@ static sinew_result sn_soffd_read_options(sn_reader *r, sn_soffd_saved *s)
     return SINEW_OK;
 }
 
-/* Checks that a section holds `per` elements of `type` for each of n things. */
-static sinew_result sn_soffd_expect(sn_reader *r, uint32_t tag, sn_io_type type, size_t per, size_t n)
-{
-    size_t count;
-    sinew_result res = sn_reader_count(r, tag, type, &count);
-    if (res != SINEW_OK) return res;
-    if (count % per != 0 || count / per != n) {
-        char name[12];
-        sn_tag_name(tag, name);
-        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": section %s holds %zu elements, expected %zu for %zu", name,
-                       count, per, n);
-    }
-    return SINEW_OK;
-}
-
 static sinew_result sn_soffd_expect_sections(sn_reader *r, const sn_soffd_saved *s)
 {
     sinew_result res;
-    if ((res = sn_soffd_expect(r, SN_SOFFD_TAG_REFERENCE, SN_IO_F32, 3, s->vertices)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_ELEMENTS, SN_IO_U32, 3, s->elements)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_ELEMENT_FACE, SN_IO_U32, 1, s->elements)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_SKIPPED, SN_IO_U32, 1, s->skipped)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_POINTS, SN_IO_F32, 3, s->points)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_ENTRY_ELEMENT, SN_IO_U32, 1, s->entries)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_COEFF, SN_IO_F32, 4, s->entries)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_BARY, SN_IO_F32, 3, s->entries)) != SINEW_OK ||
-        (res = sn_soffd_expect(r, SN_SOFFD_TAG_DROPPED, SN_IO_F32, 1, s->points)) != SINEW_OK)
+    if ((res = sn_reader_expect(r, SN_SOFFD_TAG_REFERENCE, SN_IO_F32, 3, s->vertices)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_ELEMENTS, SN_IO_U32, 3, s->elements)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_ELEMENT_FACE, SN_IO_U32, 1, s->elements)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_SKIPPED, SN_IO_U32, 1, s->skipped)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_POINTS, SN_IO_F32, 3, s->points)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_ENTRY_ELEMENT, SN_IO_U32, 1, s->entries)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_COEFF, SN_IO_F32, 4, s->entries)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_BARY, SN_IO_F32, 3, s->entries)) != SINEW_OK ||
+        (res = sn_reader_expect(r, SN_SOFFD_TAG_DROPPED, SN_IO_F32, 1, s->points)) != SINEW_OK)
         return res;
     /* points matched a section, so points + 1 does not overflow. */
-    return sn_soffd_expect(r, SN_SOFFD_TAG_OFFSETS, SN_IO_U64, 1, s->registered ? s->points + 1 : 0);
+    return sn_reader_expect(r, SN_SOFFD_TAG_OFFSETS, SN_IO_U64, 1, s->registered ? s->points + 1 : 0);
 }
 
 /* Elements name driver vertices and have area in R; element and skipped

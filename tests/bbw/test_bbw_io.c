@@ -806,7 +806,7 @@ static void test_contents_checked(void **state)
     s = copy_of(&good);
     u64 = 26;
     memcpy(section(&s, "BDOM", NULL) + 8, &u64, 8);
-    expect_load(&s, SINEW_ERROR_INVALID_DATA, "section BPOS holds 75 elements, the counts need 78");
+    expect_load(&s, SINEW_ERROR_INVALID_DATA, "section BPOS holds 75 elements, expected 78");
     u64 = 4;
     memcpy(section(&s, "BDOM", NULL), &u64, 8);
     expect_load(&s, SINEW_ERROR_INVALID_DATA, "dimension 4");
@@ -1084,7 +1084,7 @@ static void test_kept_surface_checked(void **state)
     expect_edited(&good, "BVOL", 6, 40, 8, SINEW_ERROR_INVALID_DATA, "40 coarse levels");
     /* Two points for two handles; a third in the count asks for a section
      * the data does not hold. */
-    expect_edited(&good, "BSRC", 2, 3, 8, SINEW_ERROR_INVALID_DATA, "section BSPT holds 6 elements, the counts need 9");
+    expect_edited(&good, "BSRC", 2, 3, 8, SINEW_ERROR_INVALID_DATA, "section BSPT holds 6 elements, expected 9");
     /* Version 1 has no kept surface. */
     saved s = copy_of(&good);
     uint32_t one = 1;

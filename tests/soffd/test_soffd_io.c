@@ -364,7 +364,7 @@ static void content_errors_are_named(void **state)
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "but nothing is registered");
     FRESH();
     support_le_put(section(buf, "SFOP") + 8 * 5, 7, 8);
-    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "section SFRP holds 18 elements, expected 3 for 7");
+    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "section SFRP holds 18 elements, expected 3 for each of 7");
     FRESH();
     { double neg = -1; memcpy(section(buf, "SFSC") + 8, &neg, 8); }
     expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be > 0");

@@ -91,13 +91,13 @@ static sinew_result read_scalars(sn_reader *r, sinew_placement *p)
     p->contact_length = metrics[1];
     p->max_width = metrics[2];
     p->max_height = metrics[3];
-    if ((res = sn_lat_expect(r, TAG_HITS, SN_IO_F32, 3 * columns)) != SINEW_OK ||
-        (res = sn_lat_expect(r, TAG_DIRECTIONS, SN_IO_F32, 3 * columns)) != SINEW_OK ||
-        (res = sn_lat_expect(r, TAG_CEILINGS, SN_IO_U32, columns)) != SINEW_OK ||
-        (res = sn_lat_expect(r, TAG_LIFTS, SN_IO_F32, columns)) != SINEW_OK ||
-        (res = sn_lat_expect(r, TAG_LAYERS, SN_IO_F32, 3 * columns)) != SINEW_OK)
+    if ((res = sn_reader_expect(r, TAG_HITS, SN_IO_F32, 1, 3 * columns)) != SINEW_OK ||
+        (res = sn_reader_expect(r, TAG_DIRECTIONS, SN_IO_F32, 1, 3 * columns)) != SINEW_OK ||
+        (res = sn_reader_expect(r, TAG_CEILINGS, SN_IO_U32, 1, columns)) != SINEW_OK ||
+        (res = sn_reader_expect(r, TAG_LIFTS, SN_IO_F32, 1, columns)) != SINEW_OK ||
+        (res = sn_reader_expect(r, TAG_LAYERS, SN_IO_F32, 1, 3 * columns)) != SINEW_OK)
         return res;
-    return sn_lat_expect(r, TAG_HEIGHTS, SN_IO_F32, points);
+    return sn_reader_expect(r, TAG_HEIGHTS, SN_IO_F32, 1, points);
 }
 
 static sinew_result check_unit(const char *what, const float *v, const char *name, size_t c)
