@@ -151,7 +151,5 @@ sinew_result sn_reader_copy_part(sn_reader *r, uint32_t tag, sn_io_type type, si
 /* sn_reader_copy of a U64 section (scalars: counts, enums, options). */
 sinew_result sn_reader_u64s(sn_reader *r, uint32_t tag, size_t count, uint64_t *dst);
 
-/* "SKIN" for a tag, for messages: four printable characters or hex. */
-void sn_tag_name(uint32_t tag, char out[12]);
 
 #endif /* SINEW_IO_FORMAT_H */

@@ -8,7 +8,8 @@
 
 static const unsigned char magic[8] = {0x89, 'S', 'N', 'W', '\r', '\n', 0x1a, '\n'};
 
-void sn_tag_name(uint32_t tag, char out[12])
+/* "SKIN" for a tag, for messages: four printable characters or hex. */
+static void sn_tag_name(uint32_t tag, char out[12])
 {
     char c[4];
     bool printable = true;
