@@ -19,6 +19,7 @@
 #include "lattice/lattice_internal.h"
 #include "sinew.h"
 #include "support.h"
+#include "wavy_floor.h"
 
 enum { N = 517 };
 
@@ -299,17 +300,8 @@ static void placement_deform_is_evaluate_with_or_without_jacobians(void **state)
     (void)state;
     enum { G = 16 };
     float floor_v[3 * (G + 1) * (G + 1)];
-    uint32_t floor_t[6 * G * G], *t = floor_t;
-    for (int j = 0; j <= G; ++j)
-        for (int i = 0; i <= G; ++i) {
-            float *v = floor_v + 3 * (i + (G + 1) * j);
-            v[0] = -8.0f + i, v[1] = -8.0f + j, v[2] = 0.3f * sinf(0.7f * v[0]) * cosf(0.5f * v[1]);
-        }
-    for (int j = 0; j < G; ++j)
-        for (int i = 0; i < G; ++i) {
-            uint32_t a = (uint32_t)(i + (G + 1) * j);
-            *t++ = a, *t++ = a + 1, *t++ = a + G + 2, *t++ = a, *t++ = a + G + 2, *t++ = a + G + 1;
-        }
+    uint32_t floor_t[6 * G * G];
+    wavy_floor(G, floor_v, floor_t);
     const float path[6] = {-6, 1, 5, 6, -1, 5};
     sinew_placement_desc d;
     SINEW_INIT(&d);

@@ -1,12 +1,33 @@
 /*
- * Small affine helpers shared by the skinning test suites: column-major 4x4
- * float matrices, element (row r, column c) at m[4 * c + r], built in double.
+ * Small helpers shared by the skinning test suites: column-major 4x4 float
+ * matrices, element (row r, column c) at m[4 * c + r], built in double, and
+ * which kernels this build and CPU run.
  */
 #ifndef SINEW_SKIN_TEST_UTIL_H
 #define SINEW_SKIN_TEST_UTIL_H
 
 #include <math.h>
 #include <string.h>
+
+#include "sinew.h"
+
+/* What creating a one-vertex skin with kernel k gives: SINEW_OK where this
+ * build and CPU run it, SINEW_ERROR_UNSUPPORTED where they do not. */
+static inline sinew_result skin_test_kernel_status(sinew_skin_kernel k)
+{
+    uint32_t j = 0;
+    float w = 1.0f;
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
+    d.vertex_count = d.joint_count = d.influence_count = 1;
+    d.joints = &j;
+    d.weights = &w;
+    d.kernel = k;
+    sinew_skin *s = NULL;
+    sinew_result r = sinew_skin_create(NULL, &d, &s);
+    sinew_skin_destroy(s);
+    return r;
+}
 
 static inline void skin_test_identity(float m[16])
 {
