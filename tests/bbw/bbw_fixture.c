@@ -185,9 +185,10 @@ static void simplex_sorted(double *v, size_t m, double *tmp)
     for (size_t j = 0; j < m; ++j) v[j] = v[j] > theta ? v[j] - theta : 0.0;
 }
 
-void reference_weights(int dim, const float *positions, size_t n, const uint32_t *elements, size_t element_count,
-                       const uint8_t *fixed, const double *fixed_rows, size_t m, int exact, size_t iterations,
-                       double *out)
+/* The dense biharmonic operator Q = K M^-1 K (n x n, row-major) of the
+ * domain; the caller frees it. */
+static double *dense_biharmonic(int dim, const float *positions, size_t n, const uint32_t *elements,
+                                size_t element_count)
 {
     double *k = malloc(n * n * sizeof(double)), *mass = malloc(n * sizeof(double));
     double *q = calloc(n * n, sizeof(double));
@@ -198,6 +199,16 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
             if (kil == 0.0) continue;
             for (size_t j = 0; j < n; ++j) q[i * n + j] += kil / mass[l] * k[l * n + j];
         }
+    free(k);
+    free(mass);
+    return q;
+}
+
+void reference_weights(int dim, const float *positions, size_t n, const uint32_t *elements, size_t element_count,
+                       const uint8_t *fixed, const double *fixed_rows, size_t m, int exact, size_t iterations,
+                       double *out)
+{
+    double *q = dense_biharmonic(dim, positions, n, elements, element_count);
     /* Step 1/L with L the largest eigenvalue of Q on the free rows (power
      * iteration, then a safety margin). */
     double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
@@ -251,8 +262,6 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
         for (size_t j = 0; j < m; ++j) s += w[i * m + j];
         for (size_t j = 0; j < m; ++j) out[i * m + j] = (exact || s <= 0.0) ? w[i * m + j] : w[i * m + j] / s;
     }
-    free(k);
-    free(mass);
     free(q);
     free(x);
     free(y);
@@ -263,20 +272,11 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
     free(tmp);
 }
 
-/* Barycentric lumped mass (triangles: per = 3, tets: per = 4). */
 void reference_unconstrained_weights(int dim, const float *positions, size_t n, const uint32_t *elements,
                                      size_t element_count, const uint8_t *fixed, const double *fixed_rows, size_t m,
                                      double *out)
 {
-    double *k = malloc(n * n * sizeof(double)), *mass = malloc(n * sizeof(double));
-    double *q = calloc(n * n, sizeof(double));
-    dense_operators(dim, positions, n, elements, element_count, k, mass);
-    for (size_t i = 0; i < n; ++i)
-        for (size_t l = 0; l < n; ++l) {
-            double kil = k[i * n + l];
-            if (kil == 0.0) continue;
-            for (size_t j = 0; j < n; ++j) q[i * n + j] += kil / mass[l] * k[l * n + j];
-        }
+    double *q = dense_biharmonic(dim, positions, n, elements, element_count);
     /* Q_FF w_F = -Q_FC w_C for every handle at once, by Gaussian elimination
      * with partial pivoting over the free rows (the fixed rows stay out). */
     size_t *free_of = malloc(n * sizeof(size_t)), nf = 0;
@@ -317,10 +317,9 @@ void reference_unconstrained_weights(int dim, const float *positions, size_t n, 
     free(a);
     free(free_of);
     free(q);
-    free(k);
-    free(mass);
 }
 
+/* Barycentric lumped mass (triangles: per = 3, tets: per = 4). */
 double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per)
 {
     double *mass = calloc(n, sizeof(double));
