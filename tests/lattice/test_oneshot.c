@@ -476,16 +476,8 @@ static void placement_deform_is_evaluate_at_the_mapped_parameters(void **state)
     float floor_v[3 * (G + 1) * (G + 1)];
     uint32_t floor_t[6 * G * G];
     wavy_floor(G, floor_v, floor_t);
-    const float path[6] = {-8, 1, 5, 8, -1, 5};
-    sinew_placement_desc d;
-    SINEW_INIT(&d);
-    d.path = (sinew_points){path, 2, 0};
-    d.width = 1.0f;
-    d.height = 0.5f;
-    d.count[0] = 20, d.count[1] = 6, d.count[2] = 4;
-    d.scene = (sinew_trimesh){{floor_v, (G + 1) * (G + 1), 0}, floor_t, 2 * G * G, SINEW_INDEX_U32, 0};
-    sinew_placement *p = NULL;
-    assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
+    sinew_placement *p = wavy_placement(G, floor_v, floor_t, 8.0f, 20, 6);
+    assert_non_null(p);
     sinew_placement_map_desc md;
     SINEW_INIT(&md);
     md.box_min[0] = 0, md.box_min[1] = -0.5f, md.box_min[2] = 0;
