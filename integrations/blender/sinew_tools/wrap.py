@@ -33,6 +33,8 @@ class SinewWrapSettings(bpy.types.PropertyGroup):
         name="Bind Token", description="Names one bind, so a cached binding is never used for another")
     live: bpy.props.BoolProperty(
         name="Live", default=True, description="Follow the driver on frame changes and edits")
+    error: bpy.props.StringProperty(
+        name="Error", description="Why the last live update failed (empty when it worked)")
 
 
 def is_wrapped(obj):
@@ -150,10 +152,29 @@ def _live_objects(scene):
     return [o for o in scene.objects if is_wrapped(o) and o.sinew_wrap.live]
 
 
+def _update_live(obj, depsgraph):
+    """update() from a handler: a failure (a driver whose modifiers change its
+    vertex count, a missing binding) is kept in the settings and printed once,
+    and the shape key keeps its last positions."""
+    try:
+        sinew = binding.sinew()
+        try:
+            update(obj, depsgraph)
+            message = ""
+        except sinew.Error as error:
+            message = str(error)
+    except ImportError as error:
+        message = str(error)
+    if message != obj.sinew_wrap.error:
+        if message:
+            print(f"sinew wrap of {obj.name}: {message}")
+        obj.sinew_wrap.error = message
+
+
 @persistent
 def on_frame_change(scene, depsgraph):
     for obj in _live_objects(scene):
-        update(obj, depsgraph)
+        _update_live(obj, depsgraph)
 
 
 @persistent
@@ -166,7 +187,7 @@ def on_depsgraph_update(scene, depsgraph):
         return
     for obj in _live_objects(scene):
         if obj.sinew_wrap.driver in moved:
-            update(obj, depsgraph)
+            _update_live(obj, depsgraph)
 
 
 @persistent

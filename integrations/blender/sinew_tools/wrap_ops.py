@@ -96,6 +96,8 @@ class SINEW_PT_wrap(bpy.types.Panel):
         if wrap.WRAP_DATA in obj:
             layout.prop(obj.sinew_wrap, "driver")
             layout.prop(obj.sinew_wrap, "live")
+            if obj.sinew_wrap.error:
+                layout.label(text=obj.sinew_wrap.error, icon="ERROR")
             layout.operator(SINEW_OT_wrap_bake.bl_idname)
             layout.operator(SINEW_OT_wrap_unbind.bl_idname)
         else:

@@ -137,10 +137,10 @@ def cage_around(obj, margin=0.15, fin=True):
     top = steps * 4
     faces.append([top, top + 1, top + 2, top + 3])
     if fin:
-        # A flap on the edge between rings 2 and 3 at corner 0, pointing outwards.
+        # A flap on the edge between rings 2 and 3 at corner 0, pointing outwards (down).
         a, b = 2 * 4, 3 * 4
         out = np.zeros(3)
-        out[others[0]] = -pad * 2
+        out[others[1]] = -pad * 2
         vertices += [vertices[a] + out, vertices[b] + out]
         n = len(vertices)
         faces.append([a, b, n - 1, n - 2])

@@ -116,6 +116,23 @@ def test_parent_arm():
     return f"pose error {check_pose_against_sinew(mesh, armature, names, weights, 4):.1e} of the diagonal"
 
 
+def test_parent_millimetre_arm():
+    """The arm at millimetre size (where Blender's bone heat leaves every vertex
+    unweighted): weighted everywhere, with the metre-sized arm's weights."""
+    fresh_scene()
+    metre, metre_armature = rigs.arm_rig()
+    parent([metre, metre_armature], metre_armature, influence_count=4, quality="QUALITY")
+    small, armature = rigs.arm_rig(0.001)
+    parent([small, armature], armature, influence_count=4, quality="QUALITY")
+    names = [b.name for b in armature.data.bones]
+    weights = check_groups(small, names, 4)
+    difference = np.abs(weights - group_weights(metre, names)).max()
+    assert difference <= 1e-3, f"the millimetre arm's weights differ from the metre arm's by {difference:.2e}"
+    rigs.pose(armature, [10, 30, -40, 20])
+    error = check_pose_against_sinew(small, armature, names, weights, 4)
+    return f"weights within {difference:.1e} of the metre arm's, pose error {error:.1e}"
+
+
 def test_parent_bone_subset_and_influences():
     """Two influences and a named subset: only those bones' groups hold weight."""
     fresh_scene()
