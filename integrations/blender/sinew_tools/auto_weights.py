@@ -58,5 +58,6 @@ def compute_weights(vertices, triangles, joint_positions, bones, influence_count
     if solved.unreached_region_count:
         report.lines.append(("WARNING", (
             f"sinew: {solved.unreached_region_count} part(s) of the volume reached by no bone; "
-            f"{len(report.unweighted)} mesh vertices left unweighted")))
+            f"{len(report.unweighted)} mesh vertices left unweighted (a part thinner than a voxel, such as a "
+            f"wrist, cuts it off: a finer Quality joins it)")))
     return joints, weights, report
