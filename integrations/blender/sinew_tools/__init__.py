@@ -6,15 +6,16 @@ bl_info = {
     "author": "sinew contributors",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
-    "location": "View3D > Object > Parent (Ctrl P), Properties > Mesh > sinew Wrap",
-    "description": "Automatic skinning weights (bounded biharmonic) and wrap deformation (SOFFD) from sinew",
+    "location": "View3D > Object > Parent (Ctrl P) and Apply (Ctrl A), Properties > Mesh > sinew Wrap",
+    "description": ("Automatic skinning weights (bounded biharmonic), wrap deformation (SOFFD) and refined "
+                    "lattice bakes from sinew"),
     "doc_url": "https://github.com/sinew/sinew/blob/main/docs/blender.md",
     "category": "Rigging",
 }
 
 import bpy
 
-from . import parent_op, wrap, wrap_ops
+from . import lattice_bake, parent_op, wrap, wrap_ops
 
 
 class SinewPreferences(bpy.types.AddonPreferences):
@@ -29,7 +30,7 @@ class SinewPreferences(bpy.types.AddonPreferences):
         self.layout.prop(self, "binding_folder")
 
 
-modules = (wrap, parent_op, wrap_ops)
+modules = (wrap, parent_op, wrap_ops, lattice_bake)
 
 
 def register():

@@ -263,6 +263,67 @@ def test_wrap_non_manifold_cage():
     return f"wrap error {error:.1e}, baked {error_2:.1e}, reloaded {error_3:.1e}"
 
 
+def add_lattice(around, rotation_degrees=(0.0, 0.0, 0.0)):
+    """A 4x4x4 lattice object over the mesh's box (enlarged by a tenth), turned by the given angles."""
+    data = bpy.data.lattices.new("lattice")
+    data.points_u = data.points_v = data.points_w = 4
+    obj = bpy.data.objects.new("lattice", data)
+    bpy.context.scene.collection.objects.link(obj)
+    co = world_vertices(around, evaluated=False)
+    obj.location = (co.max(0) + co.min(0)) / 2
+    obj.scale = (co.max(0) - co.min(0)) * 1.1 + 1e-3
+    obj.rotation_euler = np.radians(rotation_degrees)
+    bpy.context.view_layer.update()
+    return obj
+
+
+def bake_lattice(mesh, lattice, tolerance=1e-3):
+    rigs.select([mesh, lattice], lattice)
+    assert bpy.ops.object.sinew_lattice_bake("EXEC_DEFAULT", True, tolerance=tolerance) == {"FINISHED"}
+    baked = bpy.data.objects[mesh.name + " (sinew lattice)"]
+    positions = world_vertices(baked, evaluated=False)
+    triangles = len(baked.data.polygons)
+    data = baked.data
+    bpy.data.objects.remove(baked)
+    bpy.data.meshes.remove(data)
+    return positions, triangles
+
+
+def test_lattice_bake():
+    """The lattice bake: untouched, the mesh as it was; every point moved by one vector (in the lattice's
+    turned and scaled frame), the mesh moved by it; bent, refined within the tolerance."""
+    fresh_scene()
+    mesh, _ = rigs.arm_rig()
+    rest = world_vertices(mesh, evaluated=False)
+    input_triangles = len(mesh.data.polygons)
+    lattice = add_lattice(mesh, (20.0, -10.0, 35.0))
+    positions, triangles = bake_lattice(mesh, lattice)
+    assert triangles == input_triangles and np.abs(positions - rest).max() <= 1e-6, "an untouched lattice moved"
+    local = np.array([0.1, -0.05, 0.2])
+    for point in lattice.data.points:
+        point.co_deform = np.array(point.co) + local
+    shift = np.array(lattice.matrix_world)[:3, :3] @ local
+    positions, triangles = bake_lattice(mesh, lattice)
+    error = np.abs(positions - (rest + shift)).max()
+    assert triangles == input_triangles and error <= 1e-5, f"a translated lattice is off by {error:.2e}"
+    lattice.rotation_euler = (0.0, 0.0, 0.0)
+    for point in lattice.data.points:
+        x = point.co[0]
+        point.co_deform = (x, point.co[1] + 0.6 * x * x, point.co[2] - 0.8 * x * abs(x))
+    bpy.context.view_layer.update()
+    positions, triangles = bake_lattice(mesh, lattice, tolerance=1e-4)
+    assert triangles > input_triangles, "the bent lattice refined nothing"
+    diagonal = np.linalg.norm(rest.max(0) - rest.min(0))
+    moved = np.abs(positions[:len(rest)] - rest).max() / diagonal
+    assert moved > 0.05, f"the bent lattice moved the mesh by {moved:.2e} of its diagonal only"
+    from sinew_tools import lattice_bake
+    tolerance = 1e-4 * np.linalg.norm(np.array(mesh.dimensions))
+    baked, refinement = lattice_bake.bake(mesh, lattice, tolerance)
+    assert refinement.max_error <= tolerance, f"edge error {refinement.max_error:.3g} above {tolerance:.3g}"
+    assert np.abs(world_vertices(baked, evaluated=False) - positions).max() == 0.0
+    return f"{input_triangles} triangles refined to {triangles}"
+
+
 def main():
     failures = 0
     tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
