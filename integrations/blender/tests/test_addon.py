@@ -35,19 +35,11 @@ def sinew_module():
 
 
 def world_vertices(obj, evaluated=True):
-    if evaluated:
-        return rigs_world(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()))
-    return rigs_world(obj)
-
-
-def rigs_world(obj):
+    """(V, 3) world positions of obj's vertices: after modifiers and shape keys, or its mesh as stored."""
     from sinew_tools import mesh_data
-    mesh = obj.to_mesh() if obj.is_evaluated else obj.data
-    try:
-        return mesh_data.world(obj.matrix_world, mesh_data.vertices(mesh))
-    finally:
-        if obj.is_evaluated:
-            obj.to_mesh_clear()
+    if evaluated:
+        return mesh_data.evaluated_world_vertices(obj, bpy.context.evaluated_depsgraph_get())
+    return mesh_data.world(obj.matrix_world, mesh_data.vertices(obj.data))
 
 
 def group_weights(obj, bone_names):
