@@ -159,10 +159,10 @@ static sinew_result load_truncated(void)
     X(create_ok, OK, NULL, { return create_edited(NULL); }) \
     X(destroy_null, PLAIN, NULL, { sinew_corrective_destroy(NULL); return SINEW_OK; }) \
     /* info */ \
-    X(info_null, INVALID_ARGUMENT, "corrective", \
+    X(get_info_null, INVALID_ARGUMENT, "corrective", \
       { return sinew_corrective_get_info(NULL, OUT_STRUCT(sinew_corrective_info, 256)); }) \
-    X(info_null_info, INVALID_ARGUMENT, "info", { return sinew_corrective_get_info(fx.gaussian, NULL); }) \
-    X(info_ok, OK, NULL, { return sinew_corrective_get_info(fx.gaussian, OUT_STRUCT(sinew_corrective_info, 256)); }) \
+    X(get_info_null_info, INVALID_ARGUMENT, "info", { return sinew_corrective_get_info(fx.gaussian, NULL); }) \
+    X(get_info_ok, OK, NULL, { return sinew_corrective_get_info(fx.gaussian, OUT_STRUCT(sinew_corrective_info, 256)); }) \
     /* weights */ \
     X(weights_null, INVALID_ARGUMENT, "corrective", { return sinew_corrective_weights(NULL, half, 1, OUT_F, KEYS); }) \
     X(weights_null_pose, INVALID_ARGUMENT, "pose", { return sinew_corrective_weights(fx.gaussian, NULL, 1, OUT_F, KEYS); }) \
@@ -217,7 +217,7 @@ static sinew_result load_truncated(void)
     X(swing_ok, OK, NULL, { return sinew_corrective_swing_twist(rotation, base + 3, 1, OUT_F, 3); }) \
     /* save and load */ \
     X(save_null, INVALID_ARGUMENT, "corrective", { return sinew_corrective_save(NULL, OUT_F, 4096, OUT_SIZE); }) \
-    X(save_too_small, BUFFER_TOO_SMALL, "", { return sinew_corrective_save(fx.gaussian, OUT2_F, 64, OUT_SIZE); }) \
+    X(save_too_small, BUFFER_TOO_SMALL, "", { size_t need; return sinew_corrective_save(fx.gaussian, OUT2_F, 64, &need); }) \
     X(save_size_ok, OK, NULL, { return sinew_corrective_save(fx.gaussian, NULL, 0, OUT_SIZE); }) \
     X(load_null, INVALID_ARGUMENT, "corrective data", { return load_into(NULL, 64); }) \
     X(load_truncated, INVALID_DATA, "corrective data", { return load_truncated(); }) \
