@@ -81,27 +81,36 @@ static sinew_result check_apply(const sinew_corrective *c, const float *weights,
     sinew_result res = sn_check_float_array(base->data, base->stride, 3, end, "base points");
     if (res == SINEW_OK) res = sn_check_float_array(out, out_stride, 3, end, "output points");
     if (res != SINEW_OK) return res;
-    double largest = 0.0;
+    /* One branch-free pass for the common case; the offender is looked for
+     * only when there is one. */
+    float largest = 0.0f;
+    bool bad = false;
     for (size_t i = first; i < end; ++i) {
         const float *b = sn_point(&view, i);
         for (int a = 0; a < 3; ++a) {
+            const float v = fabsf(b[a]);
+            bad |= !(v <= FLT_MAX);
+            largest = v > largest ? v : largest;
+        }
+    }
+    for (size_t i = first; bad && i < end; ++i) {
+        const float *b = sn_point(&view, i);
+        for (int a = 0; a < 3; ++a)
             if (!isfinite(b[a]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "base point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
                                (double)b[a]);
-            largest = fmax(largest, fabs((double)b[a]));
-        }
     }
-    if (!(largest + reach <= (double)FLT_MAX))
+    if (!((double)largest + reach <= (double)FLT_MAX))
         return sn_fail(SINEW_ERROR_NON_FINITE,
-                       "base coordinates up to %g moved by offsets up to %g could leave the float range", largest,
-                       reach);
+                       "base coordinates up to %g moved by offsets up to %g could leave the float range",
+                       (double)largest, reach);
     return SINEW_OK;
 }
 
 /* Writes points [first, end): base plus the weighted offsets of each row,
  * summed in key order in double, rounded once. */
-static void apply_rows(const sinew_corrective *c, const float *weights, const sinew_points *base, float *out,
-                       size_t out_stride, size_t first, size_t end)
+static void apply_sparse_rows(const sinew_corrective *c, const float *weights, const sinew_points *base, float *out,
+                              size_t out_stride, size_t first, size_t end)
 {
     const size_t os = sn_stride(out_stride, 3 * sizeof(float));
     for (size_t i = first; i < end; ++i) {
@@ -117,6 +126,50 @@ static void apply_rows(const sinew_corrective *c, const float *weights, const si
         float r[3] = {(float)((double)b[0] + s[0]), (float)((double)b[1] + s[1]), (float)((double)b[2] + s[2])};
         memcpy((char *)out + i * os, r, sizeof r);
     }
+}
+
+/* Points a block of the dense path sums at once: enough independent sums to
+ * hide the multiply-add latency, few enough to stay in L1 with their rows. */
+#define SN_CORR_DENSE_BLOCK 64
+
+/* apply_rows when every point holds every key (rows of key_count entries,
+ * keys 0..K-1 in order): keys outer, points inner, so the sums of a block
+ * run side by side instead of one dependent chain per point. Each point is
+ * still summed in key order, so the bits are apply_rows'. */
+static void apply_dense_rows(const sinew_corrective *c, const float *weights, const sinew_points *base, float *out,
+                             size_t out_stride, size_t first, size_t end)
+{
+    const size_t os = sn_stride(out_stride, 3 * sizeof(float)), keys = c->key_count;
+    double s[SN_CORR_DENSE_BLOCK][3];
+    for (size_t b0 = first; b0 < end; b0 += SN_CORR_DENSE_BLOCK) {
+        const size_t n = end - b0 < SN_CORR_DENSE_BLOCK ? end - b0 : SN_CORR_DENSE_BLOCK;
+        memset(s, 0, sizeof s);
+        for (size_t k = 0; k < keys; ++k) {
+            const double w = (double)weights[k];
+            const float *o = c->entry_offset + 3 * (b0 * keys + k);
+            for (size_t i = 0; i < n; ++i, o += 3 * keys) {
+                s[i][0] += w * (double)o[0];
+                s[i][1] += w * (double)o[1];
+                s[i][2] += w * (double)o[2];
+            }
+        }
+        for (size_t i = 0; i < n; ++i) {
+            const float *b = sn_point(base, b0 + i);
+            float r[3] = {(float)((double)b[0] + s[i][0]), (float)((double)b[1] + s[i][1]),
+                          (float)((double)b[2] + s[i][2])};
+            memcpy((char *)out + (b0 + i) * os, r, sizeof r);
+        }
+    }
+}
+
+/* The rows of [first, end): the dense path when every point holds every key. */
+static void apply_rows(const sinew_corrective *c, const float *weights, const sinew_points *base, float *out,
+                       size_t out_stride, size_t first, size_t end)
+{
+    if (c->entry_count == c->point_count * c->key_count)
+        apply_dense_rows(c, weights, base, out, out_stride, first, end);
+    else
+        apply_sparse_rows(c, weights, base, out, out_stride, first, end);
 }
 
 sinew_result sinew_corrective_apply(const sinew_corrective *c, const float *weights, size_t weight_count,

@@ -277,6 +277,53 @@ static void test_morph_targets(void **state)
     sinew_corrective_destroy(masked_dense);
 }
 
+/* Keys that hold every point take the blocked dense path: the same bits as
+ * a plain double loop in key order, as the row-by-row path (the same keys
+ * with one more, unmoved point), under any split of the range. */
+static void test_dense_path(void **state)
+{
+    (void)state;
+    enum { K = 5, N = 150 };   /* not a multiple of the block */
+    static float offsets[K * (N + 1) * 3], base[3 * (N + 1)];
+    support_rng rng;
+    support_rng_seed(&rng, 9);
+    for (size_t k = 0; k < K; ++k)
+        for (size_t i = 0; i <= N; ++i)
+            for (int a = 0; a < 3; ++a)
+                offsets[3 * (k * (N + 1) + i) + a] = i == N ? 0.0f : (float)support_rng_uniform(&rng, 0.01, 0.5);
+    for (size_t i = 0; i < 3 * (N + 1); ++i) base[i] = (float)support_rng_uniform(&rng, -3, 3);
+    /* Dense keys of N points: the same rows as the first N of the N + 1. */
+    static float dense_offsets[K * N * 3];
+    for (size_t k = 0; k < K; ++k)
+        memcpy(dense_offsets + 3 * k * N, offsets + 3 * k * (N + 1), 3 * N * sizeof(float));
+    sinew_corrective_desc d;
+    SINEW_INIT(&d);
+    d.point_count = N, d.key_count = K, d.offsets = dense_offsets, d.kernel = SINEW_CORRECTIVE_KERNEL_WEIGHTS;
+    sinew_corrective *dense = NULL, *rows = NULL;
+    assert_int_equal(sinew_corrective_create(NULL, &d, &dense), SINEW_OK);
+    d.point_count = N + 1, d.offsets = offsets;
+    assert_int_equal(sinew_corrective_create(NULL, &d, &rows), SINEW_OK);
+    const float w[K] = {0.3f, -1.25f, 2.0f, 0.0f, 0.7f};
+    sinew_points bv = {base, N, 0}, bv1 = {base, N + 1, 0};
+    float a[3 * N], b[3 * (N + 1)], parts[3 * N];
+    assert_int_equal(sinew_corrective_apply(dense, w, K, &bv, a, 0, 0, N), SINEW_OK);
+    assert_int_equal(sinew_corrective_apply(rows, w, K, &bv1, b, 0, 0, N + 1), SINEW_OK);
+    assert_memory_equal(a, b, sizeof a);
+    for (size_t i = 0; i < N; ++i)
+        for (int c = 0; c < 3; ++c) {
+            double sum = 0.0;
+            for (size_t k = 0; k < K; ++k) sum += (double)w[k] * (double)dense_offsets[3 * (k * N + i) + c];
+            assert_true(a[3 * i + c] == (float)((double)base[3 * i + c] + sum));
+        }
+    for (size_t split = 1; split < N; split += 37) {
+        assert_int_equal(sinew_corrective_apply(dense, w, K, &bv, parts, 0, split, N - split), SINEW_OK);
+        assert_int_equal(sinew_corrective_apply(dense, w, K, &bv, parts, 0, 0, split), SINEW_OK);
+        assert_memory_equal(a, parts, sizeof a);
+    }
+    sinew_corrective_destroy(dense);
+    sinew_corrective_destroy(rows);
+}
+
 static void quat_axis_angle(const double axis[3], double angle, double q[4])
 {
     double len = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
@@ -464,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_gaussian_fades),
         cmocka_unit_test(test_split_and_paths),
         cmocka_unit_test(test_morph_targets),
+        cmocka_unit_test(test_dense_path),
         cmocka_unit_test(test_swing_twist),
         cmocka_unit_test(test_bad_input),
     };
