@@ -15,5 +15,6 @@
 #include "sinew/placement.h" /* lattices along a sketched path over a scene */
 #include "sinew/bbw.h"     /* bounded biharmonic weights */
 #include "sinew/bbw_pose.h" /* handle transforms inferred at pose time (subspace ARAP) */
+#include "sinew/corrective.h" /* pose-space correctives and morph targets */
 
 #endif /* SINEW_H */

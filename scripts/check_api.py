@@ -21,7 +21,7 @@ import sys
 
 MODULE_OF = {'core.h': None, 'skin.h': 'skin', 'skin_tools.h': 'skin', 'soffd.h': 'soffd',
              'lattice.h': 'lattice', 'placement.h': 'placement', 'bbw.h': 'bbw',
-             'bbw_pose.h': 'bbw'}
+             'bbw_pose.h': 'bbw', 'corrective.h': 'corrective'}
 GROWING = re.compile(r'^sinew_\w+_(desc|info|report)$|^sinew_lattice_refined_mesh$')
 
 

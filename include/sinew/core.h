@@ -198,7 +198,8 @@ typedef enum sinew_kind {
     SINEW_KIND_LATTICE_BINDING = 4,
     SINEW_KIND_LATTICE_REFINEMENT = 5,
     SINEW_KIND_BBW = 6,
-    SINEW_KIND_PLACEMENT = 7
+    SINEW_KIND_PLACEMENT = 7,
+    SINEW_KIND_CORRECTIVE = 8
 } sinew_kind;
 
 /* Newest format version this library writes; it reads every version up to

@@ -49,6 +49,19 @@ typedef enum sinew_skin_unbound {
     SINEW_SKIN_UNBOUND_NEAREST = 1
 } sinew_skin_unbound;
 
+/* How a vertex scores the capsules. */
+typedef enum sinew_skin_capsule_scoring {
+    /* Scores by distance relative to each radius, blended across the falloff
+     * band, the k best kept (containment binding). Default. */
+    SINEW_SKIN_CAPSULE_SCORE_BLEND = 0,
+    /* Rigid: every vertex wholly (weight 1, one slot) to the capsule whose
+     * segment is nearest in Euclidean distance, radii, falloff and the
+     * unbound policy unused; ties go to the capsule listed first. The
+     * driver binding of Singh & Kokkevis (each driver point moves with its
+     * closest limb). */
+    SINEW_SKIN_CAPSULE_SCORE_NEAREST_SEGMENT = 1
+} sinew_skin_capsule_scoring;
+
 typedef struct sinew_skin_capsule_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
@@ -65,6 +78,7 @@ typedef struct sinew_skin_capsule_desc {
      * segment. */
     float radius_quantile;
     sinew_skin_unbound unbound;   /* 0 = SINEW_SKIN_UNBOUND_REPORT */
+    sinew_skin_capsule_scoring scoring;   /* 0 = SINEW_SKIN_CAPSULE_SCORE_BLEND */
 } sinew_skin_capsule_desc;
 
 /* Vertices a binding could not place. The caller may give a list to fill. */

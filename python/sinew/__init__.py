@@ -51,3 +51,6 @@ from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # n
 from .placement import Placement, PlacementMap, RelaxReport  # noqa: F401
 from .bbw import Bbw, Cage  # noqa: F401
 from .bbw_pose import BbwPose, PoseReport  # noqa: F401
+
+# Pose-space correctives and morph targets.
+from .corrective import Corrective, swing_twist  # noqa: F401

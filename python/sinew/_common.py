@@ -41,6 +41,7 @@ class Kind(enum.IntEnum):
     LATTICE_REFINEMENT = 5
     BBW = 6
     PLACEMENT = 7
+    CORRECTIVE = 8
 
 
 def option(value, choices, name):

@@ -27,14 +27,19 @@ and the vertices no capsule reached (bound to the nearest with unbound="nearest"
 RogueReport = collections.namedtuple("RogueReport", "joints weights influences_removed vertices_reattached")
 
 
+SCORING = {"blend": 0, "nearest_segment": 1}
+
+
 def capsule_weights(positions, capsules, *, influence_count=4, falloff=0.0, radius_quantile=0.0, unbound="report",
-                    progress=None):
+                    progress=None, scoring="blend"):
     """Containment binding: each vertex scores every capsule by its distance to
     the bone segment relative to the radius; the best influence_count joints
     are kept and normalised. capsules: Capsule(head, tail, radius, joint)
     records (or 4-tuples). unbound "report" raises OutsideDomainError (its
     .unbound lists the vertices) when some vertex is outside every capsule's
-    band; "nearest" binds it to the nearest capsule."""
+    band; "nearest" binds it to the nearest capsule. scoring "nearest_segment"
+    binds every vertex rigidly (weight 1) to the capsule whose segment is
+    nearest, radii unused: the SOFFD driver's default binding."""
     capsules = [Capsule(*c) for c in capsules]
     heads = np.asarray([c.head for c in capsules], np.float32).reshape(-1, 3)
     tails = np.asarray([c.tail for c in capsules], np.float32).reshape(-1, 3)
@@ -43,7 +48,8 @@ def capsule_weights(positions, capsules, *, influence_count=4, falloff=0.0, radi
     result = _sinew.skin_capsule_weights(positions, heads, tails, radii, joints,
                                          influence_count=int(influence_count), falloff=float(falloff),
                                          radius_quantile=float(radius_quantile),
-                                         unbound=option(unbound, UNBOUND, "unbound"), progress=progress)
+                                         unbound=option(unbound, UNBOUND, "unbound"), progress=progress,
+                                         scoring=option(scoring, SCORING, "scoring"))
     return CapsuleWeights(*result)
 
 

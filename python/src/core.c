@@ -176,6 +176,7 @@ static sinew_result save_kind(sinew_kind kind, const void *ptr, void *buffer, si
     case SINEW_KIND_LATTICE_REFINEMENT: return sinew_lattice_refinement_save(ptr, buffer, capacity, size);
     case SINEW_KIND_BBW: return sinew_bbw_save(ptr, buffer, capacity, size);
     case SINEW_KIND_PLACEMENT: return sinew_placement_save(ptr, buffer, capacity, size);
+    case SINEW_KIND_CORRECTIVE: return sinew_corrective_save(ptr, buffer, capacity, size);
     }
     return SINEW_ERROR_UNSUPPORTED;
 }
@@ -191,13 +192,14 @@ static sinew_result load_kind(sinew_kind kind, sinew_context *ctx, const void *d
         return sinew_lattice_refinement_load(ctx, data, size, (sinew_lattice_refinement **)out);
     case SINEW_KIND_BBW: return sinew_bbw_load(ctx, data, size, (sinew_bbw **)out);
     case SINEW_KIND_PLACEMENT: return sinew_placement_load(ctx, data, size, (sinew_placement **)out);
+    case SINEW_KIND_CORRECTIVE: return sinew_corrective_load(ctx, data, size, (sinew_corrective **)out);
     }
     return SINEW_ERROR_UNSUPPORTED;
 }
 
 static int known_kind(long kind)
 {
-    return kind >= SINEW_KIND_SKIN && kind <= SINEW_KIND_PLACEMENT;
+    return kind >= SINEW_KIND_SKIN && kind <= SINEW_KIND_CORRECTIVE;
 }
 
 static PyObject *py_save(PyObject *self, PyObject *arg)

@@ -25,6 +25,7 @@ static void destroy_kind(sinew_kind kind, void *ptr)
     case SINEW_KIND_LATTICE_REFINEMENT: sinew_lattice_refinement_destroy(ptr); break;
     case SINEW_KIND_BBW: sinew_bbw_destroy(ptr); break;
     case SINEW_KIND_PLACEMENT: sinew_placement_destroy(ptr); break;
+    case SINEW_KIND_CORRECTIVE: sinew_corrective_destroy(ptr); break;
     }
 }
 

@@ -103,15 +103,15 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
 {
     (void)self;
     static char *keywords[] = {"positions", "heads", "tails", "radii", "joints", "influence_count", "falloff",
-                               "radius_quantile", "unbound", "progress", NULL};
+                               "radius_quantile", "unbound", "progress", "scoring", NULL};
     PyObject *positions_obj, *heads_obj, *tails_obj, *radii_obj, *joints_obj, *progress = Py_None;
     uint32_t influence_count = 0;
     float falloff = 0.0f, radius_quantile = 0.0f;
-    int unbound = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$O&ffO&O:skin_capsule_weights", keywords, &positions_obj,
+    int unbound = 0, scoring = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO|$O&ffO&OO&:skin_capsule_weights", keywords, &positions_obj,
                                      &heads_obj, &tails_obj, &radii_obj, &joints_obj,
                                      SN_PY_U32("influence_count", &influence_count), &falloff, &radius_quantile,
-                                     SN_PY_ENUM("unbound", &unbound), &progress))
+                                     SN_PY_ENUM("unbound", &unbound), &progress, SN_PY_ENUM("scoring", &scoring)))
         return NULL;
     sn_py_binder b;
     sn_py_array radii = SN_PY_ARRAY_INIT, capsule_joints = SN_PY_ARRAY_INIT;
@@ -138,6 +138,7 @@ static PyObject *py_capsule_weights(PyObject *self, PyObject *args, PyObject *kw
     desc.falloff = falloff;
     desc.radius_quantile = radius_quantile;
     desc.unbound = (sinew_skin_unbound)unbound;
+    desc.scoring = (sinew_skin_capsule_scoring)scoring;
     sinew_skin_capsule_report report;
     SINEW_INIT(&report);
     report.unbound = b.unbound.data;

@@ -22,3 +22,6 @@ SN_PY_TECHNIQUE(lattice)
 SN_PY_TECHNIQUE(placement)
 SN_PY_TECHNIQUE(bbw)
 SN_PY_TECHNIQUE(bbw_pose)
+
+/* Pose-space correctives and morph targets (src/corrective.c). */
+SN_PY_TECHNIQUE(corrective)

@@ -101,3 +101,13 @@ def test_remove_rogues_cuts_a_detached_influence():
     influences = row(result.joints, result.weights, rogue)
     assert influences.get(1, 0.0) == 0.0 and influences[0] == pytest.approx(1.0)
     np.testing.assert_allclose(result.weights.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_capsule_nearest_segment_is_rigid():
+    # A two-bone chain: each point wholly to the nearest segment, radii unused.
+    capsules = [sinew.Capsule((0, 0, 0), (1, 0, 0), 0.05, 7), sinew.Capsule((1, 0, 0), (2, 1, 0), 3.0, 4)]
+    points = np.array([[0.5, 0.3, 0], [1.8, 1.2, 0], [1.2, -0.5, 0], [0.9, 0, 2]], np.float32)
+    joints, weights, unbound = sinew.capsule_weights(points, capsules, influence_count=2, scoring="nearest_segment")
+    np.testing.assert_array_equal(joints[:, 0], [7, 4, 7, 7])
+    np.testing.assert_array_equal(weights, [[1, 0]] * 4)
+    assert len(unbound) == 0

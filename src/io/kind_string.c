@@ -12,6 +12,7 @@ const char *sinew_kind_string(sinew_kind kind)
     case SINEW_KIND_LATTICE_REFINEMENT: return "lattice refinement";
     case SINEW_KIND_BBW: return "bounded biharmonic weights";
     case SINEW_KIND_PLACEMENT: return "placement";
+    case SINEW_KIND_CORRECTIVE: return "corrective";
     }
     return "unknown kind";
 }

@@ -210,6 +210,26 @@ static void bbw_memory(void **state)
     sinew_bbw_destroy(b);
 }
 
+static void corrective_memory(void **state)
+{
+    (void)state;
+    const float poses[2] = {1.0f, 2.0f}, offsets[2 * 2 * 3] = {1, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3};
+    sinew_corrective_desc d;
+    SINEW_INIT(&d);
+    d.point_count = 2, d.key_count = 2, d.pose_size = 1, d.poses = poses, d.offsets = offsets;
+    d.kernel = SINEW_CORRECTIVE_KERNEL_CUBIC;
+    counter before = count;
+    sinew_corrective *c = NULL;
+    assert_int_equal(sinew_corrective_create(ctx, &d, &c), SINEW_OK);
+    sinew_corrective_info info;
+    SINEW_INIT(&info);
+    assert_int_equal(sinew_corrective_get_info(c, &info), SINEW_OK);
+    assert_int_equal(info.memory_bytes, held_since(before));
+    CHECK_LOADED(corrective, sinew_corrective_info, c);
+    sinew_corrective_destroy(c);
+    assert_int_equal(count.live_blocks, before.live_blocks);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -217,6 +237,7 @@ int main(void)
         cmocka_unit_test(soffd_memory),
         cmocka_unit_test(lattice_memory),
         cmocka_unit_test(bbw_memory),
+        cmocka_unit_test(corrective_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

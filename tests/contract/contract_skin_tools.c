@@ -243,21 +243,27 @@ static sinew_result prune_weight(size_t slot, float value)
     X(bind_capsule_radius_nan, NON_FINITE, "capsule 1", { return bind_edited_capsule(6, NAN); }) \
     X(bind_capsule_radius_negative, INVALID_ARGUMENT, "capsule 1", { return bind_edited_capsule(6, -1.0f); }) \
     X(bind_falloff_negative, INVALID_ARGUMENT, "falloff", \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, -0.5f, 0, SINEW_SKIN_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, -0.5f, 0, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
     X(bind_falloff_nan, NON_FINITE, "falloff", \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, NAN, 0, SINEW_SKIN_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, NAN, 0, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
     X(bind_quantile_above_one, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 1.5f, SINEW_SKIN_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 1.5f, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
     X(bind_quantile_negative, INVALID_ARGUMENT, "radius_quantile", \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, -0.5f, SINEW_SKIN_UNBOUND_REPORT}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, -0.5f, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
     X(bind_bad_unbound_policy, INVALID_ARGUMENT, "unbound", \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 0, (sinew_skin_unbound)2}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 0, (sinew_skin_unbound)2, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
+    X(bind_bad_scoring, INVALID_ARGUMENT, "scoring 2", \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 4, 0, 0, SINEW_SKIN_UNBOUND_REPORT, \
+                                                   (sinew_skin_capsule_scoring)2}); }) \
+    X(bind_nearest_segment_ok, OK, NULL, \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 1, 0, 0, SINEW_SKIN_UNBOUND_REPORT, \
+                                                   SINEW_SKIN_CAPSULE_SCORE_NEAREST_SEGMENT}); }) \
     X(bind_report_capacity_without_array, INVALID_ARGUMENT, "report", { return bind_report_without_array(); }) \
     X(bind_unbound_vertex_reported, OUTSIDE_DOMAIN, "vertex 2", { return bind_unbound_vertex(); }) \
     X(bind_cancelled, CANCELLED, "capsule bind", { return bind_cancelled(); }) \
     X(bind_ok, OK, NULL, { return bind_outputs(OUT_U32, OUT2_F); }) \
     X(bind_one_slot_ok, OK, NULL, \
-      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 1, 0, 0, SINEW_SKIN_UNBOUND_NEAREST}); }) \
+      { return bind_desc((sinew_skin_capsule_desc){sizeof(sinew_skin_capsule_desc), 1, 0, 0, SINEW_SKIN_UNBOUND_NEAREST, SINEW_SKIN_CAPSULE_SCORE_BLEND}); }) \
     /* rogue removal */ \
     X(rogues_null_mesh, INVALID_ARGUMENT, "mesh", \
       { return sinew_skin_remove_rogues(NULL, NULL, SLOTS, IO_JOINTS, IO_WEIGHTS, NULL); }) \

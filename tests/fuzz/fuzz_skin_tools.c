@@ -21,6 +21,7 @@ static void bind_capsules(fz_reader *r, sinew_context *ctx, const sinew_points *
     desc.falloff = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.5f, 4.0f);
     desc.radius_quantile = fz_u8(r) < 128 ? 0.0f : fz_param(r, -0.1f, 1.1f);
     desc.unbound = (sinew_skin_unbound)fz_enum(r, 2);
+    desc.scoring = (sinew_skin_capsule_scoring)fz_enum(r, 2);
     const sinew_skin_capsule_desc *given = fz_u8(r) < 240 ? &desc : NULL;
     size_t k = given && desc.influence_count ? desc.influence_count : 4;
     if (k > 64) return;   /* outputs too large to build; the call would be judged on sizes only */

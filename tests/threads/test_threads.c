@@ -301,6 +301,44 @@ static void lattice_is_thread_safe(void **state)
     free(normals);
 }
 
+/* ---- correctives ---------------------------------------------------------------- */
+
+#define CORRECTIVE_POINTS 2000
+#define CORRECTIVE_KEYS 5
+
+typedef struct corrective_fixture {
+    const sinew_corrective *corrective;
+    sinew_points base;
+    float pose[2];
+} corrective_fixture;
+
+static sinew_result corrective_deform_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
+{
+    const corrective_fixture *f = job->data;
+    return sinew_corrective_deform(f->corrective, f->pose, 2, &f->base, F(out), 0, first, count);
+}
+
+static void corrective_is_thread_safe(void **state)
+{
+    (void)state;
+    float *offsets = random_points(40, CORRECTIVE_KEYS * CORRECTIVE_POINTS, -0.2f, 0.2f);
+    float *base = random_points(41, CORRECTIVE_POINTS, -1.0f, 1.0f);
+    const float poses[CORRECTIVE_KEYS * 2] = {1, 0, 0, 1, -1, 0, 0, -1, 0.7f, 0.7f};
+    sinew_corrective_desc d;
+    SINEW_INIT(&d);
+    d.point_count = CORRECTIVE_POINTS, d.key_count = CORRECTIVE_KEYS, d.pose_size = 2;
+    d.poses = poses, d.offsets = offsets;
+    sinew_corrective *c = NULL;
+    assert_int_equal(sinew_corrective_create(NULL, &d, &c), SINEW_OK);
+    corrective_fixture f = {c, {base, CORRECTIVE_POINTS, 0}, {0.3f, 0.55f}};
+    const pose_job job = {"corrective deform", corrective_deform_job, CORRECTIVE_POINTS,
+                          3 * CORRECTIVE_POINTS * sizeof(float), &f};
+    threads_check_job(&job);
+    sinew_corrective_destroy(c);
+    free(offsets);
+    free(base);
+}
+
 /* ---- placement ---------------------------------------------------------------- */
 
 #define MODEL_POINTS 1000
@@ -503,7 +541,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(skin_is_thread_safe),      cmocka_unit_test(soffd_is_thread_safe),
         cmocka_unit_test(lattice_is_thread_safe),   cmocka_unit_test(placement_is_thread_safe),
-        cmocka_unit_test(bbw_is_thread_safe),       cmocka_unit_test(last_error_is_per_thread),
+        cmocka_unit_test(bbw_is_thread_safe),
+        cmocka_unit_test(corrective_is_thread_safe),
+        cmocka_unit_test(last_error_is_per_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

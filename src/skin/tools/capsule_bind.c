@@ -82,6 +82,8 @@ static sinew_result check_inputs(const sinew_points *positions, const sinew_skin
     if (!isfinite(d->radius_quantile) || d->radius_quantile < 0.0f || d->radius_quantile > 1.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: radius_quantile %g is not in (0, 1]",
                        (double)d->radius_quantile);
+    if ((unsigned)d->scoring > SINEW_SKIN_CAPSULE_SCORE_NEAREST_SEGMENT)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: unknown scoring %d", (int)d->scoring);
     if (d->unbound != SINEW_SKIN_UNBOUND_REPORT && d->unbound != SINEW_SKIN_UNBOUND_NEAREST)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "capsule bind: unknown unbound policy %d", (int)d->unbound);
     if (!joints || !weights)
@@ -154,6 +156,47 @@ done:
     return r;
 }
 
+/* The joint of the capsule whose segment is nearest p; the first on ties. */
+static uint32_t nearest_segment_joint(const float p[3], const sinew_skin_capsule *capsules, size_t capsule_count)
+{
+    double best = INFINITY;
+    uint32_t joint = capsules[0].joint;
+    for (size_t c = 0; c < capsule_count; ++c) {
+        double dist = segment_distance(p, capsules[c].head, capsules[c].tail);
+        if (dist < best) {
+            best = dist;
+            joint = capsules[c].joint;
+        }
+    }
+    return joint;
+}
+
+/* Blend scoring of vertex p: the capsules scoring above 0 into row (their
+ * count returned) and, for the fallback, the joint of the capsule nearest in
+ * radii, then in plain distance. */
+static size_t score_vertex(const float p[3], const sinew_skin_capsule *capsules, size_t capsule_count,
+                           const double *radius, double band, sn_skin_entry *row, uint32_t *near_joint)
+{
+    size_t m = 0;
+    double near_s = INFINITY, near_d = INFINITY;
+    for (size_t c = 0; c < capsule_count; ++c) {
+        double dist = segment_distance(p, capsules[c].head, capsules[c].tail);
+        float score = (float)capsule_score(dist, radius[c], band);
+        if (score > 0.0f) {   /* in float: a score that rounds to 0 does not bind */
+            row[m].joint = capsules[c].joint;
+            row[m].weight = (double)score;
+            ++m;
+        }
+        double s = radius[c] > 0.0 ? dist / radius[c] : (dist == 0.0 ? 0.0 : INFINITY);
+        if (s < near_s || (s == near_s && dist < near_d)) {
+            near_s = s;
+            near_d = dist;
+            *near_joint = capsules[c].joint;
+        }
+    }
+    return m;
+}
+
 sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *positions,
                                         const sinew_skin_capsule *capsules, size_t capsule_count,
                                         const sinew_skin_capsule_desc *desc, uint32_t *joints, float *weights,
@@ -199,8 +242,10 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
         r = sn_alloc_failure();
         goto done;
     }
+    /* The rigid scoring reads no radius, so none is derived for it. */
+    const bool rigid = d.scoring == SINEW_SKIN_CAPSULE_SCORE_NEAREST_SEGMENT;
     int derive = 0;
-    for (size_t c = 0; c < capsule_count; ++c) derive |= capsules[c].radius == 0.0f;
+    for (size_t c = 0; c < capsule_count && !rigid; ++c) derive |= capsules[c].radius == 0.0f;
     if (derive) {
         r = derive_radii(&env, positions, capsules, capsule_count, quantile, radius);
         if (r != SINEW_OK) goto done;
@@ -215,24 +260,12 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
                 SINEW_OK)
             goto done;
         const float *p = sn_point(positions, v);
-        size_t m = 0;
-        /* Nearest capsule in radii, then in plain distance, for the fallback. */
-        double near_s = INFINITY, near_d = INFINITY;
         uint32_t near_joint = 0;
-        for (size_t c = 0; c < capsule_count; ++c) {
-            double dist = segment_distance(p, capsules[c].head, capsules[c].tail);
-            float score = (float)capsule_score(dist, radius[c], band);
-            if (score > 0.0f) {   /* in float: a score that rounds to 0 does not bind */
-                row[m].joint = capsules[c].joint;
-                row[m].weight = (double)score;
-                ++m;
-            }
-            double s = radius[c] > 0.0 ? dist / radius[c] : (dist == 0.0 ? 0.0 : INFINITY);
-            if (s < near_s || (s == near_s && dist < near_d)) {
-                near_s = s;
-                near_d = dist;
-                near_joint = capsules[c].joint;
-            }
+        size_t m = rigid ? 0 : score_vertex(p, capsules, capsule_count, radius, band, row, &near_joint);
+        if (rigid) {
+            row[0].joint = nearest_segment_joint(p, capsules, capsule_count);
+            row[0].weight = 1.0;
+            m = 1;
         }
         if (m == 0) {
             if (unbound == 0) first_unbound = v;

@@ -1,6 +1,7 @@
 /* Containment binding from bone capsules: closed-form scores, symmetry,
  * partition of unity, derived radii, unbound reporting, every error path,
- * allocation failures and cancellation. */
+ * allocation failures and cancellation; the rigid nearest-segment scoring
+ * (closed forms on a two-bone chain, a skinned driver moving rigidly). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,7 +69,7 @@ static void band_scores_match_closed_form(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0.5f, 0, SINEW_SKIN_UNBOUND_REPORT};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0.5f, 0, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 1);
     assert_float_equal(w[0], 2.0 / 3.0, 1e-6);
@@ -103,7 +104,7 @@ static void mirrored_capsules_give_mirrored_weights(void **state)
     sinew_points pts = {&p[0][0], 2 * N, 0};
     uint32_t j[2 * N * 3];
     float w[2 * N * 3];
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 3, 0, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 3, 0, 0, SINEW_SKIN_UNBOUND_NEAREST, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(first_bad_row(j, w, 2 * N, 3), SIZE_MAX);
     for (int i = 0; i < N; ++i) {
@@ -137,7 +138,7 @@ static void matches_reference_on_random_setups(void **state)
     sinew_points pts = {&p[0][0], N, 0};
     uint32_t j[N * K];
     float w[N * K];
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), K, 0.75f, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), K, 0.75f, 0, SINEW_SKIN_UNBOUND_NEAREST, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     sinew_skin_capsule_report rep;
     SINEW_INIT(&rep);
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, C, &d, j, w, &rep), SINEW_OK);
@@ -182,7 +183,7 @@ static void joint_with_two_capsules_takes_the_best_score(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[2];
     float w[2];
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_float_equal(row_weight(j, w, 2, 0, 0), 0.5, 1e-7);
     assert_float_equal(row_weight(j, w, 2, 0, 3), 0.5, 1e-7);
@@ -198,7 +199,7 @@ static void keeps_the_k_best_joints(void **state)
     sinew_points pts = {p, 1, 0};
     uint32_t j[3];
     float w[3];
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 3, &d, j, w, NULL), SINEW_OK);
     assert_int_equal(j[0], 5);
     assert_float_equal(w[0], 1.0 / 1.5, 1e-6);
@@ -248,7 +249,7 @@ static void derived_radius_is_the_distance_quantile(void **state)
     float w[4] = {-1, -1, -1, -1};
     uint32_t list[1] = {99};
     sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), list, 1, 0};
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 1, 0.5f, 0.5f, SINEW_SKIN_UNBOUND_REPORT};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 1, 0.5f, 0.5f, SINEW_SKIN_UNBOUND_REPORT, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, &cap, 1, &d, j, w, &rep), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
@@ -267,7 +268,7 @@ static void derived_radius_is_the_distance_quantile(void **state)
     sinew_points tp = {t.positions, t.vertex_count, 0};
     uint32_t j1[72 * 2], j2[72 * 2];
     float w1[72 * 2], w2[72 * 2];
-    sinew_skin_capsule_desc d2 = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0};
+    sinew_skin_capsule_desc d2 = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, 0, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &tp, caps, 2, &d2, j1, w1, NULL), SINEW_OK);
     caps[0].radius = caps[1].radius = 0.25f;
     assert_int_equal(sinew_skin_capsule_weights(NULL, &tp, caps, 2, &d2, j2, w2, NULL), SINEW_OK);
@@ -288,7 +289,7 @@ static void unbound_vertices_can_take_the_nearest_capsule(void **state)
     float w[8];
     uint32_t list[4] = {0};
     sinew_skin_capsule_report rep = {sizeof(sinew_skin_capsule_report), list, 4, 0};
-    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_desc d = {sizeof(sinew_skin_capsule_desc), 2, 0, 0, SINEW_SKIN_UNBOUND_NEAREST, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     assert_int_equal(sinew_skin_capsule_weights(NULL, &pts, caps, 2, &d, j, w, &rep), SINEW_OK);
     assert_int_equal(rep.unbound_count, 2);
     assert_int_equal(list[0], 2);
@@ -461,6 +462,128 @@ static void cancellation_leaves_outputs_untouched(void **state)
     tube_free(&t);
 }
 
+/* Distance from p to segment a-b, written out for the rigid-binding checks. */
+static double plain_segment_distance(const float p[3], const float a[3], const float b[3])
+{
+    double ab[3], ap[3], l2 = 0, t = 0, d2 = 0;
+    for (int i = 0; i < 3; ++i) {
+        ab[i] = (double)b[i] - a[i];
+        ap[i] = (double)p[i] - a[i];
+        l2 += ab[i] * ab[i];
+        t += ab[i] * ap[i];
+    }
+    t = l2 > 0 ? fmin(1.0, fmax(0.0, t / l2)) : 0.0;
+    for (int i = 0; i < 3; ++i) d2 += (ap[i] - t * ab[i]) * (ap[i] - t * ab[i]);
+    return sqrt(d2);
+}
+
+/* A two-bone chain bent at the elbow: the upper arm along x, the forearm at
+ * 45 degrees. Radii are given but unused by the rigid scoring. */
+static void two_bone_chain(sinew_skin_capsule caps[2])
+{
+    caps[0] = capsule(0, 0, 0, 1, 0, 0, 0.05f, 7);
+    caps[1] = capsule(1, 0, 0, 2, 1, 0, 3.0f, 4);
+}
+
+static void rigid_binding(const sinew_points *pts, uint32_t *j, float *w, uint32_t k)
+{
+    sinew_skin_capsule caps[2];
+    two_bone_chain(caps);
+    sinew_skin_capsule_desc d;
+    SINEW_INIT(&d);
+    d.influence_count = k;
+    d.scoring = SINEW_SKIN_CAPSULE_SCORE_NEAREST_SEGMENT;
+    if (sinew_skin_capsule_weights(NULL, pts, caps, 2, &d, j, w, NULL) != SINEW_OK)
+        fail_msg("rigid bind: %s", sinew_last_error());
+}
+
+/* Each point goes wholly to the segment nearest in Euclidean distance
+ * (ties to the first capsule), whatever the radii: closed forms, then
+ * random points against the plain distances. */
+static void nearest_segment_binds_rigidly_on_a_two_bone_chain(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    float p[3 * N] = {
+        0.5f, 0.3f, 0.0f,   /* over the upper arm: joint 7 */
+        1.8f, 1.2f, 0.0f,   /* beside the forearm: joint 4 */
+        1.2f, -0.5f, 0.0f,  /* nearest point of both is the elbow: the tie goes to the first, joint 7 */
+        0.9f, 0.0f, 2.0f,   /* far above the upper arm (beyond the thin capsule's band): still joint 7 */
+    };
+    const uint32_t want[4] = {7, 4, 7, 7};
+    support_rng rng;
+    support_rng_seed(&rng, 32);
+    for (int i = 12; i < 3 * N; ++i) p[i] = (float)support_rng_uniform(&rng, -1.0, 3.0);
+    sinew_points pts = {p, N, 0};
+    uint32_t j[2 * N];
+    float w[2 * N];
+    rigid_binding(&pts, j, w, 2);
+    sinew_skin_capsule caps[2];
+    two_bone_chain(caps);
+    for (int v = 0; v < N; ++v) {
+        assert_true(w[2 * v] == 1.0f && w[2 * v + 1] == 0.0f);
+        if (v < 4) {
+            assert_int_equal(j[2 * v], want[v]);
+            continue;
+        }
+        double d0 = plain_segment_distance(p + 3 * v, caps[0].head, caps[0].tail);
+        double d1 = plain_segment_distance(p + 3 * v, caps[1].head, caps[1].tail);
+        assert_int_equal(j[2 * v], d1 < d0 ? 4u : 7u);
+    }
+}
+
+/* A driver bound rigidly and skinned moves rigidly: under one rigid motion
+ * of both joints the whole driver moves by it; with the forearm turned
+ * about the elbow, each point follows its own bone exactly. */
+static void nearest_segment_driver_moves_rigidly(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    float p[3 * N];
+    support_rng rng;
+    support_rng_seed(&rng, 33);
+    for (int i = 0; i < 3 * N; ++i) p[i] = (float)support_rng_uniform(&rng, -0.5, 2.5);
+    sinew_points pts = {p, N, 0};
+    uint32_t j[N];
+    float w[N];
+    rigid_binding(&pts, j, w, 1);
+    sinew_skin_desc d;
+    SINEW_INIT(&d);
+    d.vertex_count = N, d.joint_count = 8, d.influence_count = 1;
+    d.joints = j, d.weights = w;
+    sinew_skin *skin = NULL;
+    assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
+    const double axis[3] = {0.3, -0.5, 0.8}, turn[3] = {0, 0, 1}, move[3] = {0.4, -1.0, 2.0};
+    float world[8 * 16], rigid[16], elbow_turn[16], elbow[16], back[16];
+    support_affine_rotation(axis, 0.7, move, rigid);
+    /* The forearm turned 0.9 rad about the elbow (1, 0, 0): T(e) R T(-e). */
+    const double to_elbow[3] = {1, 0, 0}, from_elbow[3] = {-1, 0, 0};
+    support_affine_rotation(turn, 0.0, from_elbow, back);
+    support_affine_rotation(turn, 0.9, to_elbow, elbow_turn);
+    support_mat4_multiply(elbow_turn, back, elbow);
+    for (int pose = 0; pose < 2; ++pose) {
+        for (int k = 0; k < 8; ++k) memcpy(world + 16 * k, rigid, sizeof rigid);
+        if (pose == 1) support_mat4_multiply(rigid, elbow, world + 16 * 4);
+        size_t pf = sinew_skin_palette_size(skin);
+        float palette[8 * 48], out[3 * N];
+        assert_true(pf <= 8 * 48);
+        assert_int_equal(sinew_skin_palette(skin, world, 8, palette, pf), SINEW_OK);
+        sinew_skin_input in = {p, 0, NULL, 0, NULL, 0};
+        sinew_skin_output o = {out, 0, NULL, 0, NULL, 0};
+        assert_int_equal(sinew_skin_deform(skin, palette, pf, &in, &o, 0, N), SINEW_OK);
+        for (int v = 0; v < N; ++v) {
+            const float *m = world + 16 * j[v];
+            for (int r = 0; r < 3; ++r) {
+                double want = m[12 + r];
+                for (int c = 0; c < 3; ++c) want += (double)m[4 * c + r] * p[3 * v + c];
+                if (fabs(out[3 * v + r] - want) > 1e-5)
+                    fail_msg("pose %d point %d (joint %u): %g, want %g", pose, v, j[v], (double)out[3 * v + r], want);
+            }
+        }
+    }
+    sinew_skin_destroy(skin);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -477,6 +600,8 @@ int main(void)
         cmocka_unit_test(invalid_inputs_are_named),
         cmocka_unit_test(allocation_failures_are_clean),
         cmocka_unit_test(cancellation_leaves_outputs_untouched),
+        cmocka_unit_test(nearest_segment_binds_rigidly_on_a_two_bone_chain),
+        cmocka_unit_test(nearest_segment_driver_moves_rigidly),
     };
     return cmocka_run_group_tests_name("skin tools: capsule bind", tests, NULL, NULL);
 }

@@ -365,7 +365,7 @@ static void arm_bind_clean_smooth_prune(void **state)
     float *w = malloc(n * k * sizeof *w);
     sinew_points pts = support_mesh_points(&mesh);
     sinew_trimesh tm = support_mesh_trimesh(&mesh);
-    sinew_skin_capsule_desc bd = {sizeof(sinew_skin_capsule_desc), (uint32_t)k, 0.5f, 0.9f, SINEW_SKIN_UNBOUND_NEAREST};
+    sinew_skin_capsule_desc bd = {sizeof(sinew_skin_capsule_desc), (uint32_t)k, 0.5f, 0.9f, SINEW_SKIN_UNBOUND_NEAREST, SINEW_SKIN_CAPSULE_SCORE_BLEND};
     sinew_skin_capsule_report br;
     SINEW_INIT(&br);
     double t0 = support_now();
