@@ -20,7 +20,8 @@ typedef struct compose_picture {
 } compose_picture;
 
 /* Writes dir/compose_cage_arm.png: the arm in its cage at rest, bent by the
- * skinned cage with the basic SOFFD algorithm and with the extended one.
+ * skinned cage with the basic SOFFD algorithm and with the extended one, and
+ * a zoom on the elbow coloured by how far the two results lie apart.
  * Returns false when the file cannot be written or memory runs out; says so
  * and returns true when the examples were built without libpng. */
 bool compose_pictures(const char *dir, const compose_picture *p);
