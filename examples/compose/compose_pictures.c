@@ -26,6 +26,11 @@ static uint32_t *polygon_sides(const compose_picture *p, size_t *count)
     return s;
 }
 
+/* Share of the largest distance above which a vertex is in the zoom, and the
+ * zoom panel's label strip in pixels (four lines). */
+#define ZOOM_SHARE 0.3f
+#define ZOOM_LABELS 76
+
 /* Distance between the basic and the extended result per arm vertex; returns
  * the largest. */
 static float differences(const compose_picture *p, float *d)
@@ -44,7 +49,8 @@ static float differences(const compose_picture *p, float *d)
 }
 
 /* The fourth panel: the extended arm coloured by its distance to the basic
- * one, zoomed onto the vertices that moved more than a fifth of the largest. */
+ * one, zoomed onto the vertices more than ZOOM_SHARE of the largest distance
+ * apart. */
 static bool draw_difference(render_canvas *c, const compose_picture *p, const uint32_t *sides, size_t side_count)
 {
     float *d = malloc(p->arm_vertex_count * sizeof(float));
@@ -56,22 +62,28 @@ static bool draw_difference(render_canvas *c, const compose_picture *p, const ui
         size_t zoom_count = 0;
         for (size_t i = 0; i < p->arm_vertex_count; ++i) {
             render_colormap(largest > 0.0f ? d[i] / largest : 0.0f, &colours[3 * i]);
-            if (d[i] > 0.2f * largest)
-                for (int k = 0; k < 3; ++k) zoom[3 * zoom_count++ + k] = p->arm_extended[3 * i + k];
+            if (d[i] > ZOOM_SHARE * largest) {
+                for (int k = 0; k < 3; ++k) zoom[3 * zoom_count + k] = p->arm_extended[3 * i + k];
+                ++zoom_count;
+            }
         }
         render_view v;
         render_view_init(&v, -20, 20);
         render_view_include(&v, zoom_count ? zoom : p->arm_extended, zoom_count ? zoom_count : p->arm_vertex_count);
-        render_view_fit(&v, c, 3, 8, 52);
+        render_view_fit(&v, c, 3, 8, ZOOM_LABELS);
+        /* The zoomed arm runs past the fitted box: keep it off the labels. */
+        v.y0 += ZOOM_LABELS * c->samples;
         render_mesh m = {p->arm_extended, p->arm_vertex_count, p->arm_triangles, p->arm_triangle_count, colours,
                          {0, 0, 0}, RENDER_SMOOTH};
         ok = render_draw_mesh(c, &v, &m);
         render_draw_lines(c, &v, p->cage_posed, sides, side_count, CAGE, 1.2f, true);
         char note[64];
-        snprintf(note, sizeof note, "yellow: %.2f apart", (double)largest);
         render_label(c, 3, 0, "where they differ", INK);
         render_label(c, 3, 1, "zoom on the elbow", INK);
+        snprintf(note, sizeof note, "yellow: %.2f apart", (double)largest);
         render_label(c, 3, 2, note, INK);
+        snprintf(note, sizeof note, "(arm radius %.2f)", (double)p->arm_radius);
+        render_label(c, 3, 3, note, INK);
     }
     free(d);
     free(colours);
@@ -94,7 +106,7 @@ bool compose_pictures(const char *dir, const compose_picture *p)
         render_view_init(&v, -20, 20);
         render_view_include(&v, p->cage_rest, p->cage_vertex_count);
         render_view_include(&v, p->cage_posed, p->cage_vertex_count);
-        render_view_fit(&v, &c, panel, 8, 52);
+        render_view_fit(&v, &c, panel, 8, 34);
         const float *arm[3] = {p->arm_rest, p->arm_basic, p->arm_extended};
         render_mesh m = {arm[panel], p->arm_vertex_count, p->arm_triangles, p->arm_triangle_count, NULL,
                          {ARM[0], ARM[1], ARM[2]}, RENDER_SMOOTH};

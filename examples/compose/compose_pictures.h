@@ -17,6 +17,7 @@ typedef struct compose_picture {
     size_t arm_vertex_count;
     const uint32_t *arm_triangles;
     size_t arm_triangle_count;
+    float arm_radius;   /* for the zoom's scale */
 } compose_picture;
 
 /* Writes dir/compose_cage_arm.png: the arm in its cage at rest, bent by the
