@@ -112,6 +112,8 @@ static void rotation_z(float angle, float m[16])
     m[15] = 1.0f;
 }
 
+#define ARM_RADIUS 0.5f
+
 static int fail(const char *what, sinew_result r)
 {
     fprintf(stderr, "%s: %s: %s\n", what, sinew_result_string(r), sinew_last_error());
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
 
     mesh cage = {0}, arm = {0};
     size_t cage_tri_count = 0, arm_tri_count = 0;
-    if (!make_cylinder(&cage, 0.8f, -2.3f, 2.3f, 8, 8) || !make_cylinder(&arm, 0.5f, -2.0f, 2.0f, 48, 96)) {
+    if (!make_cylinder(&cage, 0.8f, -2.3f, 2.3f, 8, 8) || !make_cylinder(&arm, ARM_RADIUS, -2.0f, 2.0f, 48, 96)) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
@@ -235,7 +237,7 @@ int main(int argc, char **argv)
     /* The last frame as a PNG (compose_pictures.c); arm_posed holds its extended result. */
     compose_picture picture = {cage.positions, cage_posed, cage.vertex_count, cage.indices, cage.face_sizes,
                                cage.face_count, arm.positions, arm_basic, arm_posed, arm.vertex_count, arm_tris,
-                               arm_tri_count};
+                               arm_tri_count, ARM_RADIUS};
     if (status == 0 && !compose_pictures(dir, &picture)) status = 1;
 
     printf("compose_cage_arm: cage %zu vertices / %zu faces, arm %zu vertices; %d frames in %s\n", cage.vertex_count,

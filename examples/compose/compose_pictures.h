@@ -17,10 +17,12 @@ typedef struct compose_picture {
     size_t arm_vertex_count;
     const uint32_t *arm_triangles;
     size_t arm_triangle_count;
+    float arm_radius;   /* for the zoom's scale */
 } compose_picture;
 
 /* Writes dir/compose_cage_arm.png: the arm in its cage at rest, bent by the
- * skinned cage with the basic SOFFD algorithm and with the extended one.
+ * skinned cage with the basic SOFFD algorithm and with the extended one, and
+ * a zoom on the elbow coloured by how far the two results lie apart.
  * Returns false when the file cannot be written or memory runs out; says so
  * and returns true when the examples were built without libpng. */
 bool compose_pictures(const char *dir, const compose_picture *p);

@@ -83,7 +83,8 @@ static void cube_cage(model *m)
                 }
 }
 
-/* Bend about one side axis and twist about the longest one. */
+/* Bend about one side axis along an arc (the long axis keeps its length on
+ * an arc of radius 1.5 half-lengths) and twist about the longest one. */
 static void bend(const float *in, float *out, size_t n, const double lo[3], const double hi[3])
 {
     int ax = 0;
@@ -95,9 +96,10 @@ static void bend(const float *in, float *out, size_t n, const double lo[3], cons
     for (size_t i = 0; i < n; ++i) {
         double x = (in[3 * i + ax] - c[ax]) / half, y = (in[3 * i + ay] - c[ay]) / half, z = (in[3 * i + az] - c[az]) / half;
         double tw = 0.6 * x, y1 = cos(tw) * y - sin(tw) * z, z1 = sin(tw) * y + cos(tw) * z;
-        double th = 0.5 * x, r = y1 + 1.5;
-        out[3 * i + ax] = (float)((x * cos(th) - r * sin(th)) * half + c[ax]);
-        out[3 * i + ay] = (float)((x * sin(th) + r * cos(th) - 1.5) * half + c[ay]);
+        const double radius = 1.5;
+        double th = x / radius, r = radius + y1;
+        out[3 * i + ax] = (float)(r * sin(th) * half + c[ax]);
+        out[3 * i + ay] = (float)((r * cos(th) - radius) * half + c[ay]);
         out[3 * i + az] = (float)(z1 * half + c[az]);
     }
 }

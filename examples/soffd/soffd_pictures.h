@@ -15,7 +15,8 @@ typedef struct soffd_picture_mesh {
 } soffd_picture_mesh;
 
 /* Writes dir/soffd_cage_bend.png: the detailed mesh shaded with the driver's
- * edges drawn over it, at rest and bent. Returns false when the file cannot
+ * edges drawn over it at rest, the bent driver's edges, and the bent mesh
+ * shaded on its own. Returns false when the file cannot
  * be written or memory runs out; says so and returns true when the examples
  * were built without libpng. */
 bool soffd_pictures(const char *dir, const soffd_picture_mesh *driver, const soffd_picture_mesh *skin);

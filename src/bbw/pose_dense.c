@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "bbw/pose_internal.h"
+#include "core/small_math.h"
 
 size_t sn_pose_cholesky(double *a, size_t n, double tolerance)
 {
@@ -63,48 +64,6 @@ static double trace_rt_s(uint32_t dim, const double *r, const double *s)
     return t;
 }
 
-/* Quaternion (x, y, z, w) of a row-major rotation matrix (Shepperd's
- * choice of the largest component keeps it accurate for every angle). */
-static void quat_of(const double *r, double q[4])
-{
-    double tr = r[0] + r[4] + r[8];
-    if (tr >= r[0] && tr >= r[4] && tr >= r[8]) {
-        double s = 2.0 * sqrt(fmax(1.0 + tr, 0.0));
-        q[3] = 0.25 * s;
-        q[0] = (r[7] - r[5]) / s;
-        q[1] = (r[2] - r[6]) / s;
-        q[2] = (r[3] - r[1]) / s;
-    } else if (r[0] >= r[4] && r[0] >= r[8]) {
-        double s = 2.0 * sqrt(fmax(1.0 + r[0] - r[4] - r[8], 0.0));
-        q[0] = 0.25 * s;
-        q[3] = (r[7] - r[5]) / s;
-        q[1] = (r[1] + r[3]) / s;
-        q[2] = (r[2] + r[6]) / s;
-    } else if (r[4] >= r[8]) {
-        double s = 2.0 * sqrt(fmax(1.0 + r[4] - r[0] - r[8], 0.0));
-        q[1] = 0.25 * s;
-        q[3] = (r[2] - r[6]) / s;
-        q[0] = (r[1] + r[3]) / s;
-        q[2] = (r[5] + r[7]) / s;
-    } else {
-        double s = 2.0 * sqrt(fmax(1.0 + r[8] - r[0] - r[4], 0.0));
-        q[2] = 0.25 * s;
-        q[3] = (r[3] - r[1]) / s;
-        q[0] = (r[2] + r[6]) / s;
-        q[1] = (r[5] + r[7]) / s;
-    }
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; ++k) q[k] /= n;
-}
-
-static void matrix_of(const double q[4], double *r)
-{
-    double x = q[0], y = q[1], z = q[2], w = q[3];
-    r[0] = 1 - 2 * (y * y + z * z), r[1] = 2 * (x * y - z * w), r[2] = 2 * (x * z + y * w);
-    r[3] = 2 * (x * y + z * w), r[4] = 1 - 2 * (x * x + z * z), r[5] = 2 * (y * z - x * w);
-    r[6] = 2 * (x * z - y * w), r[7] = 2 * (y * z + x * w), r[8] = 1 - 2 * (x * x + y * y);
-}
-
 /* 3D: the iteration of Müller, Bender, Chentanez and Macklin (2016), "A
  * robust method to extract the rotational part of deformations": turn R
  * about sum_i r_i x s_i (columns) by an angle that vanishes at the optimum.
@@ -112,8 +71,8 @@ static void matrix_of(const double q[4], double *r)
 static void fit_rotation_3d(const double *s, double *r, int max_steps)
 {
     double q[4], cur[9];
-    quat_of(r, q);
-    matrix_of(q, cur);
+    sn_quat_of_rotation(r, q);
+    sn_rotation_of_quat(q, cur);
     double norm = 0.0;
     for (int i = 0; i < 9; ++i) norm += s[i] * s[i];
     norm = sqrt(norm);
@@ -121,11 +80,10 @@ static void fit_rotation_3d(const double *s, double *r, int max_steps)
     for (int step = 0; step < max_steps; ++step) {
         double omega[3] = {0, 0, 0}, dot = 0.0;
         for (int c = 0; c < 3; ++c) {
-            double rc[3] = {cur[c], cur[3 + c], cur[6 + c]}, sc[3] = {s[c], s[3 + c], s[6 + c]};
-            omega[0] += rc[1] * sc[2] - rc[2] * sc[1];
-            omega[1] += rc[2] * sc[0] - rc[0] * sc[2];
-            omega[2] += rc[0] * sc[1] - rc[1] * sc[0];
-            dot += rc[0] * sc[0] + rc[1] * sc[1] + rc[2] * sc[2];
+            double rc[3] = {cur[c], cur[3 + c], cur[6 + c]}, sc[3] = {s[c], s[3 + c], s[6 + c]}, x[3];
+            sn_cross3(rc, sc, x);
+            for (int k = 0; k < 3; ++k) omega[k] += x[k];
+            dot += sn_dot3(rc, sc);
         }
         double denom = fabs(dot) + 1e-12 * norm;
         double w[3] = {omega[0] / denom, omega[1] / denom, omega[2] / denom};
@@ -135,13 +93,11 @@ static void fit_rotation_3d(const double *s, double *r, int max_steps)
         /* Turn by the quaternion (w / 2, 1) normalised: an angle of
          * 2 atan(|w| / 2), which is |w| to second order, without trigonometry. */
         double turn[4] = {0.5 * w[0], 0.5 * w[1], 0.5 * w[2], 1.0};
-        double nq[4] = {turn[3] * q[0] + turn[0] * q[3] + turn[1] * q[2] - turn[2] * q[1],
-                        turn[3] * q[1] - turn[0] * q[2] + turn[1] * q[3] + turn[2] * q[0],
-                        turn[3] * q[2] + turn[0] * q[1] - turn[1] * q[0] + turn[2] * q[3],
-                        turn[3] * q[3] - turn[0] * q[0] - turn[1] * q[1] - turn[2] * q[2]};
+        double nq[4];
+        sn_quat_mul(turn, q, nq);
         double n = sqrt(nq[0] * nq[0] + nq[1] * nq[1] + nq[2] * nq[2] + nq[3] * nq[3]);
         for (int k = 0; k < 4; ++k) q[k] = nq[k] / n;
-        matrix_of(q, cur);
+        sn_rotation_of_quat(q, cur);
     }
     /* Each step climbs in practice; the guard makes the local step of the
      * alternation never raise the energy whatever happens. */

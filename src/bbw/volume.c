@@ -15,6 +15,7 @@
 #include "bbw/bbw_internal.h"
 #include "bbw/defaults.h"
 #include "bbw/kuhn.h"
+#include "core/small_math.h"
 #include "geom/winding.h"
 
 /* Largest accepted grid resolution: beyond it the volume alone outgrows
@@ -40,15 +41,13 @@ typedef struct volume_grid {
     double h;
 } volume_grid;
 
-static double dot3(const double *u, const double *v) { return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]; }
-
 /* Distance from q to segment ab. */
 static double point_segment(const double q[3], const double a[3], const double b[3])
 {
     double d[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {q[0] - a[0], q[1] - a[1], q[2] - a[2]};
-    double dd = dot3(d, d), t = dd > 0.0 ? fmin(fmax(dot3(w, d) / dd, 0.0), 1.0) : 0.0;
+    double dd = sn_dot3(d, d), t = dd > 0.0 ? fmin(fmax(sn_dot3(w, d) / dd, 0.0), 1.0) : 0.0;
     double e[3] = {w[0] - t * d[0], w[1] - t * d[1], w[2] - t * d[2]};
-    return sqrt(dot3(e, e));
+    return sqrt(sn_dot3(e, e));
 }
 
 /* Distance between segments ab and cd: the smallest over the closest pair of
@@ -60,14 +59,14 @@ static double segment_segment(const double a[3], const double b[3], const double
                        fmin(point_segment(c, a, b), point_segment(d, a, b)));
     double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {d[0] - c[0], d[1] - c[1], d[2] - c[2]};
     double w[3] = {a[0] - c[0], a[1] - c[1], a[2] - c[2]};
-    double uu = dot3(u, u), uv = dot3(u, v), vv = dot3(v, v), uw = dot3(u, w), vw = dot3(v, w);
+    double uu = sn_dot3(u, u), uv = sn_dot3(u, v), vv = sn_dot3(v, v), uw = sn_dot3(u, w), vw = sn_dot3(v, w);
     double den = uu * vv - uv * uv;
     if (den > 1e-12 * uu * vv) {
         double s = (uv * vw - vv * uw) / den, t = (uu * vw - uv * uw) / den;
         if (s > 0.0 && s < 1.0 && t > 0.0 && t < 1.0) {
             double e[3];
             for (int x = 0; x < 3; ++x) e[x] = w[x] + s * u[x] - t * v[x];
-            best = fmin(best, sqrt(dot3(e, e)));
+            best = fmin(best, sqrt(sn_dot3(e, e)));
         }
     }
     return best;
@@ -211,7 +210,7 @@ static void tet_ball(const sn_kuhn *k, size_t t, const volume_grid *g, double un
     double r2 = 0.0;
     for (int v = 0; v < 4; ++v) {
         double d[3] = {p[v][0] - c[0], p[v][1] - c[1], p[v][2] - c[2]};
-        r2 = fmax(r2, dot3(d, d));
+        r2 = fmax(r2, sn_dot3(d, d));
     }
     *radius = sqrt(r2);
 }

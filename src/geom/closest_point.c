@@ -4,11 +4,7 @@
 #include <stddef.h>
 
 #include "geom/closest_point.h"
-
-static double dot3(const double u[3], const double v[3])
-{
-    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
-}
+#include "core/small_math.h"
 
 float sn_closest_point_triangle(const float p[3], const float a[3], const float b[3], const float c[3],
                                 float closest[3], float bary[3])
@@ -20,14 +16,14 @@ float sn_closest_point_triangle(const float p[3], const float a[3], const float 
         ap[i] = (double)p[i] - a[i];
     }
     double wa, wb, wc; /* barycentric weights of a, b, c */
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    double d1 = sn_dot3(ab, ap), d2 = sn_dot3(ac, ap);
     if (d1 <= 0 && d2 <= 0) {
         wa = 1, wb = 0, wc = 0;
         goto done;
     }
     double bp[3];
     for (int i = 0; i < 3; ++i) bp[i] = (double)p[i] - b[i];
-    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    double d3 = sn_dot3(ab, bp), d4 = sn_dot3(ac, bp);
     if (d3 >= 0 && d4 <= d3) {
         wa = 0, wb = 1, wc = 0;
         goto done;
@@ -40,7 +36,7 @@ float sn_closest_point_triangle(const float p[3], const float a[3], const float 
     }
     double cp[3];
     for (int i = 0; i < 3; ++i) cp[i] = (double)p[i] - c[i];
-    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    double d5 = sn_dot3(ab, cp), d6 = sn_dot3(ac, cp);
     if (d6 >= 0 && d5 <= d6) {
         wa = 0, wb = 0, wc = 1;
         goto done;

@@ -6,29 +6,9 @@
 
 #include "lattice/lattice_defaults.h"
 #include "lattice/lattice_internal.h"
+#include "core/small_math.h"
 
 static const char *const axis_name = "uvw";
-
-/* Determinant and inverse of a column-major 3x3. */
-static double invert3(const double m[9], double inv[9])
-{
-    double c0 = m[4] * m[8] - m[7] * m[5];
-    double c1 = m[7] * m[2] - m[1] * m[8];
-    double c2 = m[1] * m[5] - m[4] * m[2];
-    double det = m[0] * c0 + m[3] * c1 + m[6] * c2;
-    if (det == 0.0) return 0.0;
-    double r = 1.0 / det;
-    inv[0] = c0 * r;
-    inv[1] = c1 * r;
-    inv[2] = c2 * r;
-    inv[3] = (m[6] * m[5] - m[3] * m[8]) * r;
-    inv[4] = (m[0] * m[8] - m[6] * m[2]) * r;
-    inv[5] = (m[3] * m[2] - m[0] * m[5]) * r;
-    inv[6] = (m[3] * m[7] - m[6] * m[4]) * r;
-    inv[7] = (m[6] * m[1] - m[0] * m[7]) * r;
-    inv[8] = (m[0] * m[4] - m[3] * m[1]) * r;
-    return det;
-}
 
 static sinew_result check_desc(const sinew_lattice_desc *d, uint32_t count[3], uint32_t order[3],
                                double axes[3][3], double extents[3])
@@ -185,7 +165,7 @@ void sn_lat_use_kernels(sinew_lattice *lat, sn_lat_kernels which)
 
 double sn_lat_finish_frame(sinew_lattice *lat)
 {
-    lat->frame_det = invert3(lat->frame, lat->inverse);
+    lat->frame_det = sn_inverse3(lat->frame, lat->inverse);
     return lat->frame_det;
 }
 

@@ -9,17 +9,21 @@
 #include <math.h>
 #include <string.h>
 
+#include <cglm/cglm.h>
+
 #include "skin/skin_internal.h"
 
-SN_SKIN_INLINE float sn_dot3(const float a[3], const float b[3])
+/* Float vector products from cglm. Its vec3 functions take non-const
+ * pointers but never write their inputs; vec3 has no alignment rule, so
+ * palette and caller floats are passed as they are. */
+SN_SKIN_INLINE float sn_dot3f(const float a[3], const float b[3])
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    return glm_vec3_dot((float *)a, (float *)b);
 }
 
-SN_SKIN_INLINE void sn_cross3(const float a[3], const float b[3], float out[3])
+SN_SKIN_INLINE void sn_cross3f(const float a[3], const float b[3], float out[3])
 {
-    float r[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-    memcpy(out, r, sizeof r);
+    glm_vec3_cross((float *)a, (float *)b, out);
 }
 
 /* out = A x for column-major 3x3 A given as three columns of stride cs. */
@@ -32,10 +36,10 @@ SN_SKIN_INLINE void sn_apply3(const float *a, int cs, const float x[3], float ou
 SN_SKIN_INLINE float sn_cofactor_apply3(const float *a, int cs, const float n[3], float out[3])
 {
     float x12[3], x20[3], x01[3];
-    sn_cross3(a + cs, a + 2 * cs, x12);
-    sn_cross3(a + 2 * cs, a, x20);
-    sn_cross3(a, a + cs, x01);
-    float det = sn_dot3(a, x12);
+    sn_cross3f(a + cs, a + 2 * cs, x12);
+    sn_cross3f(a + 2 * cs, a, x20);
+    sn_cross3f(a, a + cs, x01);
+    float det = sn_dot3f(a, x12);
     float sign = det < 0.0f ? -1.0f : 1.0f;
     for (int i = 0; i < 3; ++i) out[i] = sign * (n[0] * x12[i] + n[1] * x20[i] + n[2] * x01[i]);
     return det;
@@ -45,15 +49,15 @@ SN_SKIN_INLINE float sn_cofactor_apply3(const float *a, int cs, const float n[3]
 SN_SKIN_INLINE void sn_rotate(const float q[4], const float x[3], float out[3])
 {
     float c[3], t[3];
-    sn_cross3(q, x, c);
+    sn_cross3f(q, x, c);
     for (int i = 0; i < 3; ++i) c[i] += q[3] * x[i];
-    sn_cross3(q, c, t);
+    sn_cross3f(q, c, t);
     for (int i = 0; i < 3; ++i) out[i] = x[i] + 2.0f * t[i];
 }
 
 SN_SKIN_INLINE bool sn_normalize3(float v[3])
 {
-    float d2 = sn_dot3(v, v);
+    float d2 = sn_dot3f(v, v);
     if (!(d2 > SN_SKIN_TINY)) return false;
     float s = 1.0f / sqrtf(d2);
     for (int i = 0; i < 3; ++i) v[i] *= s;
@@ -113,12 +117,12 @@ static void sn_dq_vertex(const sn_skin_group *g, size_t i, const float *palette,
     if (linear) sn_lbs_matrix(g, i, palette, format, m);
     /* Determinants of the stretch and the linear blend: tangent handedness. */
     float x12[3];
-    sn_cross3(b.s + 3, b.s + 6, x12);
-    const float det_s = sn_dot3(b.s, x12);
+    sn_cross3f(b.s + 3, b.s + 6, x12);
+    const float det_s = sn_dot3f(b.s, x12);
     float det_m = 1.0f;
     if (linear) {
-        sn_cross3(m + 4, m + 8, x12);
-        det_m = sn_dot3(m, x12);
+        sn_cross3f(m + 4, m + 8, x12);
+        det_m = sn_dot3f(m, x12);
     }
 
     if (io->mask & SN_SKIN_P) {
@@ -128,7 +132,7 @@ static void sn_dq_vertex(const sn_skin_group *g, size_t i, const float *palette,
         sn_apply3(b.s, 3, p, ps);
         sn_rotate(b.q, ps, r);
         /* translation 2 (w_q d_v - w_d q_v + q_v x d_v) */
-        sn_cross3(b.q, b.d, t);
+        sn_cross3f(b.q, b.d, t);
         float res[3];
         for (int c = 0; c < 3; ++c) res[c] = r[c] + 2.0f * (b.q[3] * b.d[c] - b.d[3] * b.q[c] + t[c]);
         if (linear) {

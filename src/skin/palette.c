@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/small_math.h"
 #include "skin/skin_internal.h"
 
 /* Relative tolerance on A^T A = s^2 I for a joint to count as rigid. Float
@@ -14,30 +15,6 @@
 
 /* Affine row tolerance for world matrices (composed in float). */
 #define SN_SKIN_AFFINE_TOLERANCE 1e-5f
-
-static double sn_det3(const double a[9])
-{
-    /* a column-major: a[3 * c + r] */
-    return a[0] * (a[4] * a[8] - a[7] * a[5]) - a[3] * (a[1] * a[8] - a[7] * a[2]) +
-           a[6] * (a[1] * a[5] - a[4] * a[2]);
-}
-
-/* Inverse transpose of a column-major 3x3 (cofactor / det). */
-static void sn_inverse_transpose3(const double a[9], double det, double out[9])
-{
-    const double *c0 = a, *c1 = a + 3, *c2 = a + 6;
-    double inv = 1.0 / det;
-    /* Columns of A^-T are (c1 x c2, c2 x c0, c0 x c1) / det. */
-    out[0] = (c1[1] * c2[2] - c1[2] * c2[1]) * inv;
-    out[1] = (c1[2] * c2[0] - c1[0] * c2[2]) * inv;
-    out[2] = (c1[0] * c2[1] - c1[1] * c2[0]) * inv;
-    out[3] = (c2[1] * c0[2] - c2[2] * c0[1]) * inv;
-    out[4] = (c2[2] * c0[0] - c2[0] * c0[2]) * inv;
-    out[5] = (c2[0] * c0[1] - c2[1] * c0[0]) * inv;
-    out[6] = (c0[1] * c1[2] - c0[2] * c1[1]) * inv;
-    out[7] = (c0[2] * c1[0] - c0[0] * c1[2]) * inv;
-    out[8] = (c0[0] * c1[1] - c0[1] * c1[0]) * inv;
-}
 
 static double sn_frobenius3(const double a[9])
 {
@@ -78,40 +55,14 @@ static void sn_skin_rotation_of(const double a[9], double r[9])
     memcpy(r, x, sizeof x);
 }
 
-/* Unit quaternion (x, y, z, w), w >= 0, of a proper rotation (Shepperd). */
+/* Unit quaternion (x, y, z, w), w >= 0, of a proper rotation stored by
+ * columns (r[3 * col + row]). */
 static void sn_skin_quaternion_of(const double r[9], double q[4])
 {
-    /* r[3 * c + row] */
-    double m00 = r[0], m11 = r[4], m22 = r[8];
-    double trace = m00 + m11 + m22;
-    if (trace > 0.0) {
-        double s = 2.0 * sqrt(1.0 + trace);
-        q[3] = 0.25 * s;
-        q[0] = (r[5] - r[7]) / s;  /* m21 - m12 */
-        q[1] = (r[6] - r[2]) / s;  /* m02 - m20 */
-        q[2] = (r[1] - r[3]) / s;  /* m10 - m01 */
-    } else if (m00 > m11 && m00 > m22) {
-        double s = 2.0 * sqrt(1.0 + m00 - m11 - m22);
-        q[3] = (r[5] - r[7]) / s;
-        q[0] = 0.25 * s;
-        q[1] = (r[3] + r[1]) / s;
-        q[2] = (r[6] + r[2]) / s;
-    } else if (m11 > m22) {
-        double s = 2.0 * sqrt(1.0 + m11 - m00 - m22);
-        q[3] = (r[6] - r[2]) / s;
-        q[0] = (r[3] + r[1]) / s;
-        q[1] = 0.25 * s;
-        q[2] = (r[7] + r[5]) / s;
-    } else {
-        double s = 2.0 * sqrt(1.0 + m22 - m00 - m11);
-        q[3] = (r[1] - r[3]) / s;
-        q[0] = (r[6] + r[2]) / s;
-        q[1] = (r[7] + r[5]) / s;
-        q[2] = 0.25 * s;
-    }
-    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    double sign = q[3] < 0.0 ? -1.0 : 1.0;
-    for (int i = 0; i < 4; ++i) q[i] *= sign / n;
+    const double rows[9] = {r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]};
+    sn_quat_of_rotation(rows, q);
+    if (q[3] < 0.0)
+        for (int i = 0; i < 4; ++i) q[i] = -q[i];
 }
 
 static bool sn_skin_is_rigid(const double a[9])
@@ -148,14 +99,11 @@ static void sn_skin_record(const float *w, const float *ib, size_t record_floats
     double rot[9], q[4];
     sn_skin_rotation_of(a, rot);
     sn_skin_quaternion_of(rot, q);
-    const double t[3] = {m[12], m[13], m[14]};
     /* dual = 0.5 * (t, 0) * q */
-    double d[4] = {
-        0.5 * (t[0] * q[3] + t[1] * q[2] - t[2] * q[1]),
-        0.5 * (t[1] * q[3] + t[2] * q[0] - t[0] * q[2]),
-        0.5 * (t[2] * q[3] + t[0] * q[1] - t[1] * q[0]),
-        -0.5 * (t[0] * q[0] + t[1] * q[1] + t[2] * q[2]),
-    };
+    const double t_quat[4] = {m[12], m[13], m[14], 0.0};
+    double d[4];
+    sn_quat_mul(t_quat, q, d);
+    for (int i = 0; i < 4; ++i) d[i] *= 0.5;
     for (int i = 0; i < 4; ++i) {
         out[SN_SKIN_DQ_ROTATION + i] = (float)q[i];
         out[SN_SKIN_DQ_DUAL + i] = (float)d[i];

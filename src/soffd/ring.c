@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "soffd/soffd_internal.h"
+#include "core/small_math.h"
 
 /* Flatness below which the normal joins the fit: det(G) / (trace(G) / 3)^3,
  * which is 1 for an isotropic ring and 0 for a flat one. 0.1 corresponds to
@@ -26,25 +27,6 @@ void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring)
     sn_free(env, ring->fan_area);
     sn_free(env, ring->identity_weight);
     memset(ring, 0, sizeof *ring);
-}
-
-static double det3(const double m[9])
-{
-    return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
-           m[2] * (m[3] * m[7] - m[4] * m[6]);
-}
-
-static void inverse3(const double m[9], double det, double out[9])
-{
-    out[0] = (m[4] * m[8] - m[5] * m[7]) / det;
-    out[1] = (m[2] * m[7] - m[1] * m[8]) / det;
-    out[2] = (m[1] * m[5] - m[2] * m[4]) / det;
-    out[3] = (m[5] * m[6] - m[3] * m[8]) / det;
-    out[4] = (m[0] * m[8] - m[2] * m[6]) / det;
-    out[5] = (m[2] * m[3] - m[0] * m[5]) / det;
-    out[6] = (m[3] * m[7] - m[4] * m[6]) / det;
-    out[7] = (m[1] * m[6] - m[0] * m[7]) / det;
-    out[8] = (m[0] * m[4] - m[1] * m[3]) / det;
 }
 
 /* Normal equations of one vertex from its ring in h->reference. */
@@ -74,7 +56,7 @@ static void vertex_fit(const sinew_soffd *h, sn_soffd_ring *ring, size_t v)
     double trace = g[0] + g[4] + g[8];
     double mu = 0;
     if (trace > 0) {
-        double flat = det3(g) / pow(trace / 3.0, 3.0);
+        double flat = sn_det3(g) / pow(trace / 3.0, 3.0);
         if (flat < FLAT_RING) mu = trace * (1.0 - flat / FLAT_RING);
     }
     double *unit = &ring->normal[3 * v];
@@ -91,16 +73,16 @@ static void vertex_fit(const sinew_soffd *h, sn_soffd_ring *ring, size_t v)
         identity = trace > 0 ? trace : 1.0;
     }
     for (int k = 0; k < 3; ++k) g[4 * k] += identity;
-    double det = det3(g), scale = g[0] + g[4] + g[8];
+    double det = sn_det3(g), scale = g[0] + g[4] + g[8];
     if (!(fabs(det) > 1e-14 * scale * scale * scale)) {
         /* Still singular (a ring along a single line): lean towards the identity too. */
         double lift = scale * 1e-3;
         for (int k = 0; k < 3; ++k) g[4 * k] += lift;
         identity += lift;
-        det = det3(g);
+        det = sn_det3(g);
     }
     const double *gi = &ring->inverse[9 * v];
-    inverse3(g, det, &ring->inverse[9 * v]);
+    sn_inverse3(g, &ring->inverse[9 * v]);
     ring->normal_weight[v] = mu;
     ring->fan_area[v] = area;
     ring->identity_weight[v] = identity;

@@ -7,6 +7,7 @@
 
 #include "lattice/lattice_defaults.h"
 #include "lattice/placement/placement_internal.h"
+#include "core/small_math.h"
 
 /* Samples per control point of a B-spline path: dense enough that the
  * polyline's normals turn smoothly and its length is that of the curve to
@@ -94,21 +95,6 @@ sinew_result sn_place_check_scalar(const sinew_placement_scalar *f, const char *
     return SINEW_OK;
 }
 
-static void cross(const double a[3], const double b[3], double out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double normalize(double v[3])
-{
-    double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (len > 0.0)
-        for (int c = 0; c < 3; ++c) v[c] /= len;
-    return len;
-}
-
 sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const sinew_placement_desc *desc,
                                  const double view[3])
 {
@@ -189,13 +175,13 @@ sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const s
         for (size_t s = (i > 0 ? i - 1 : 0); s <= i && s + 1 < n; ++s) {
             double t[3], nn[3];
             for (int c = 0; c < 3; ++c) t[c] = path->pos[3 * (s + 1) + c] - path->pos[3 * s + c];
-            double len = normalize(t);
+            double len = sn_normalize3(t);
             if (s == i && i + 1 < n) path->arc[i + 1] = path->arc[i] + len;
-            cross(t, view, nn);
-            normalize(nn);
+            sn_cross3(t, view, nn);
+            sn_normalize3(nn);
             for (int c = 0; c < 3; ++c) acc[c] += nn[c];
         }
-        if (!(normalize(acc) > 1e-9)) {
+        if (!(sn_normalize3(acc) > 1e-9)) {
             /* A full reversal: keep the incoming segment's normal. The first
              * point has none, and a segment may have no normal at all (too
              * short for its coordinates' rounding): then there is no path. */
@@ -203,10 +189,10 @@ sinew_result sn_place_path_build(sn_place_path *path, const sn_env *env, const s
             if (i > 0) {
                 double t[3];
                 for (int c = 0; c < 3; ++c) t[c] = path->pos[3 * i + c] - path->pos[3 * (i - 1) + c];
-                normalize(t);
-                cross(t, view, nn);
+                sn_normalize3(t);
+                sn_cross3(t, view, nn);
             }
-            if (!(normalize(nn) > 1e-9)) {
+            if (!(sn_normalize3(nn) > 1e-9)) {
                 sn_place_path_free(path, env);
                 return sn_fail(SINEW_ERROR_DEGENERATE,
                                "the path has no direction across the view at path point %zu (of %zu after "
@@ -251,7 +237,7 @@ void sn_place_path_eval(const sn_place_path *path, double s, double pos[3], doub
         pos[c] = (1.0 - t) * path->pos[3 * lo + c] + t * path->pos[3 * hi + c];
         normal[c] = (1.0 - t) * path->normal[3 * lo + c] + t * path->normal[3 * hi + c];
     }
-    if (!(normalize(normal) > 0.0)) memcpy(normal, &path->normal[3 * lo], 3 * sizeof(double));
+    if (!(sn_normalize3(normal) > 0.0)) memcpy(normal, &path->normal[3 * lo], 3 * sizeof(double));
 }
 
 double sn_place_invert(const double *y, size_t n, double target)

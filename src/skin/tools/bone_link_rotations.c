@@ -6,33 +6,18 @@
 
 #include "sinew/skin_tools.h"
 #include "core/internal.h"
+#include "core/small_math.h"
 
-/* Quaternions in double as (x, y, z, w). */
-typedef struct quat {
-    double x, y, z, w;
-} quat;
-
-static quat quat_mul(quat a, quat b)
+/* u^(1/n) of a unit quaternion (x, y, z, w) with w >= 0: the same axis, 1/n of the angle. */
+static void quat_root(const double u[4], double n, double out[4])
 {
-    quat r = {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-              a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-    return r;
-}
-
-static quat quat_conj(quat a)
-{
-    quat r = {-a.x, -a.y, -a.z, a.w};
-    return r;
-}
-
-/* u^(1/n) of a unit quaternion with w >= 0: the same axis, 1/n of the angle. */
-static quat quat_root(quat u, double n)
-{
-    double s = sqrt(u.x * u.x + u.y * u.y + u.z * u.z);
-    if (s == 0.0) return (quat){0, 0, 0, 1};
-    double half = atan2(s, u.w) / n, k = sin(half) / s;
-    quat r = {u.x * k, u.y * k, u.z * k, cos(half)};
-    return r;
+    double s = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    if (s == 0.0) {
+        out[0] = 0.0, out[1] = 0.0, out[2] = 0.0, out[3] = 1.0;
+        return;
+    }
+    double half = atan2(s, u[3]) / n, k = sin(half) / s;
+    out[0] = u[0] * k, out[1] = u[1] * k, out[2] = u[2] * k, out[3] = cos(half);
 }
 
 static int misaligned(const void *p)
@@ -61,45 +46,53 @@ sinew_result sinew_skin_link_rotations(const float *rotation, const float *bone_
         if (!isfinite(bone_axis[i]))
             return sn_fail(SINEW_ERROR_NON_FINITE, "link rotations: bone_axis %c is not finite (%g)", "xyz"[i],
                            (double)bone_axis[i]);
-    quat q = {rotation[0], rotation[1], rotation[2], rotation[3]};
+    double q[4] = {rotation[0], rotation[1], rotation[2], rotation[3]};
     /* Scaled by the largest component first, so lengths near the float range's
      * ends neither overflow nor vanish when squared. */
-    double big = fmax(fmax(fabs(q.x), fabs(q.y)), fmax(fabs(q.z), fabs(q.w)));
+    double big = fmax(fmax(fabs(q[0]), fabs(q[1])), fmax(fabs(q[2]), fabs(q[3])));
     if (big == 0.0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "link rotations: rotation is the zero quaternion");
-    q.x /= big, q.y /= big, q.z /= big, q.w /= big;
-    double len = sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    for (int i = 0; i < 4; ++i) q[i] /= big;
+    double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     /* The short way: q and -q are the same rotation; w >= 0 takes it by at
      * most half a turn, so the links' shares are the smallest. */
-    if (q.w < 0.0) len = -len;
-    q.x /= len, q.y /= len, q.z /= len, q.w /= len;
+    if (q[3] < 0.0) len = -len;
+    for (int i = 0; i < 4; ++i) q[i] /= len;
 
     double a[3] = {bone_axis[0], bone_axis[1], bone_axis[2]};
     double abig = fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2])));
     if (abig == 0.0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "link rotations: bone_axis is (0, 0, 0)");
     for (int i = 0; i < 3; ++i) a[i] /= abig;
-    double alen = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    double alen = sqrt(sn_dot3(a, a));
     for (int i = 0; i < 3; ++i) a[i] /= alen;
 
     /* Swing-twist: the twist keeps the rotation's component along the axis;
      * a half turn about a perpendicular axis has none and no twist. */
-    double along = q.x * a[0] + q.y * a[1] + q.z * a[2];
-    double tlen = sqrt(along * along + q.w * q.w);
-    quat twist = {0, 0, 0, 1};
-    if (tlen > 1e-12) twist = (quat){along * a[0] / tlen, along * a[1] / tlen, along * a[2] / tlen, q.w / tlen};
-    quat swing = quat_mul(q, quat_conj(twist));
-    if (swing.w < 0.0) swing = (quat){-swing.x, -swing.y, -swing.z, -swing.w};
+    double along = sn_dot3(q, a);
+    double tlen = sqrt(along * along + q[3] * q[3]);
+    double twist[4] = {0, 0, 0, 1}, swing[4], inverse[4];
+    if (tlen > 1e-12)
+        for (int i = 0; i < 4; ++i) twist[i] = i < 3 ? along * a[i] / tlen : q[3] / tlen;
+    sn_quat_conj(twist, inverse);
+    sn_quat_mul(q, inverse, swing);
+    if (swing[3] < 0.0)
+        for (int i = 0; i < 4; ++i) swing[i] = -swing[i];
 
     const double n = (double)link_count;
-    quat s = quat_root(swing, n), t = quat_root(twist, n), before = {0, 0, 0, 1};
+    double s[4], t[4], before[4] = {0, 0, 0, 1};
+    quat_root(swing, n, s);
+    quat_root(twist, n, t);
     /* Link k's cumulative rotation is s^k t^k, so its own is
      * t^-(k-1) s t^k: a swing of s's angle (s turned about the axis) then t. */
     for (size_t k = 0; k < link_count; ++k) {
-        quat after = quat_mul(before, t);
-        quat r = quat_mul(quat_mul(quat_conj(before), s), after);
-        double rl = sqrt(r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w);
+        double after[4], r[4];
+        sn_quat_mul(before, t, after);
+        sn_quat_conj(before, r);
+        sn_quat_mul(r, s, r);
+        sn_quat_mul(r, after, r);
+        double rl = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
         float *o = link_rotations + 4 * k;
-        o[0] = (float)(r.x / rl), o[1] = (float)(r.y / rl), o[2] = (float)(r.z / rl), o[3] = (float)(r.w / rl);
-        before = after;
+        for (int i = 0; i < 4; ++i) o[i] = (float)(r[i] / rl);
+        memcpy(before, after, sizeof before);
     }
     return SINEW_OK;
 }

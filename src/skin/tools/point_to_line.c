@@ -8,6 +8,7 @@
 
 #include "sinew/skin_tools.h"
 #include "skin/tools/influence_rows.h"
+#include "core/small_math.h"
 #include "skin/tools/unbound_report.h"
 
 static const char *const STAGE = "skin: point-to-line bind";
@@ -24,22 +25,17 @@ typedef struct line_bone {
     double normal[3], band;
 } line_bone;
 
-static double dot3(const double a[3], const double b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 /* Signed distance of p to bone b's head plane, positive on b's side. */
 static double plane_side(const line_bone *b, const float p[3])
 {
     double d[3] = {(double)p[0] - b->head[0], (double)p[1] - b->head[1], (double)p[2] - b->head[2]};
-    return dot3(d, b->normal);
+    return sn_dot3(d, b->normal);
 }
 
 static double segment_distance(const line_bone *b, const float p[3])
 {
     double d[3] = {(double)p[0] - b->head[0], (double)p[1] - b->head[1], (double)p[2] - b->head[2]};
-    double t = dot3(d, b->dir);
+    double t = sn_dot3(d, b->dir);
     if (t < 0.0) t = 0.0;
     if (t > b->length) t = b->length;
     double e2 = 0.0;
