@@ -28,7 +28,7 @@ typedef struct rig {
 
 /* n vertices of k slots over `joints` joints: 1..k nonzero influences per
  * vertex, some listed twice, some all zero (bound to joint 0), sums near 1 so
- * renormalize matters. */
+ * renormalise matters. */
 static void rig_init(rig *r, size_t n, size_t k, size_t joints, uint64_t seed)
 {
     support_rng rng;
@@ -85,7 +85,7 @@ static sinew_skin_desc rig_desc(const rig *r, sinew_skin_storage storage, sinew_
     d.joints = r->joint;
     d.weights = r->weight;
     d.inverse_bind = r->inverse_bind;
-    d.renormalize = 1;
+    d.renormalise = 1;
     d.unweighted = SINEW_SKIN_UNWEIGHTED_BIND;
     d.storage = storage;
     d.blend = blend;

@@ -98,7 +98,7 @@ static void skin_is_thread_safe(void **state)
             d.influence_count = SKIN_SLOTS;
             d.joints = joints;
             d.weights = weights;
-            d.renormalize = 1;
+            d.renormalise = 1;
             d.blend = blends[b];
             d.kernel = kernels[k];
             sinew_skin *skin = NULL;
