@@ -66,7 +66,7 @@ static int write_cage(const char *path, const sinew_lattice *lat, int rest)
     sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     if (rest) sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
-    else sinew_lattice_get_points(lat, p, 0, 0, info.point_count);
+    else sinew_lattice_points(lat, p, 0, 0, info.point_count);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(p);

@@ -221,7 +221,7 @@ typedef struct sinew_saved_info {
  * INVALID_ARGUMENT (NULL), INVALID_DATA (not sinew data, truncated, corrupted,
  * a float that is not finite: the message says which), UNSUPPORTED (a format version newer than
  * SINEW_FORMAT_VERSION; info is still filled). Thread-safe. */
-SINEW_API sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info);
+SINEW_API sinew_result sinew_saved_get_info(const void *data, size_t size, sinew_saved_info *info);
 
 /* English name of a kind ("skin", "lattice binding"); "unknown kind" for
  * other values. Static storage; thread-safe. */

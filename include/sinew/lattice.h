@@ -109,10 +109,10 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
 SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t stride,
                                                  size_t first, size_t count);
 /* Writes the current world positions (rest + displacement), same rules. */
-SINEW_API sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_points(const sinew_lattice *lattice, float *out, size_t stride,
                                                 size_t first, size_t count);
 /* Writes the current displacements from the rest positions, same rules. */
-SINEW_API sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_displacements(const sinew_lattice *lattice, float *out, size_t stride,
                                                        size_t first, size_t count);
 /* Moves control points [first, first + count) to arbitrary world positions
  * (a lattice fitted over terrain, say): point i to positions element i.

@@ -118,7 +118,7 @@ SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t
  * but INVALID_ARGUMENT (NULL soffd or count). faces NULL asks only for the
  * count; a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with nothing
  * else written. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
+SINEW_API sinew_result sinew_soffd_skipped_faces(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
                                                size_t *count);
 
 /* Registers skin points (replacing any earlier registration and edits):
@@ -166,7 +166,7 @@ SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, s
  * SINEW_ERROR_BUFFER_TOO_SMALL (capacity < |C_P|: nothing else written).
  * Also returns INVALID_ARGUMENT (NULL count, weights without elements),
  * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
+SINEW_API sinew_result sinew_soffd_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
                                                     float *weights, size_t capacity, size_t *count);
 
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are

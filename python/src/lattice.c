@@ -142,13 +142,13 @@ static PyObject *py_lattice_rest_points(PyObject *self, PyObject *args, PyObject
 static PyObject *py_lattice_get_points(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    return get_points_with(args, kwargs, sinew_lattice_get_points);
+    return get_points_with(args, kwargs, sinew_lattice_points);
 }
 
 static PyObject *py_lattice_get_displacements(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    return get_points_with(args, kwargs, sinew_lattice_get_displacements);
+    return get_points_with(args, kwargs, sinew_lattice_displacements);
 }
 
 typedef sinew_result (*point_setter)(sinew_lattice *, const sinew_points *, size_t, size_t);

@@ -272,7 +272,7 @@ sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
+sinew_result sinew_soffd_skipped_faces(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");

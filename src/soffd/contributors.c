@@ -37,7 +37,7 @@ sinew_result sinew_soffd_contributor_count(const sinew_soffd *h, size_t point, s
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
+sinew_result sinew_soffd_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
                                           size_t capacity, size_t *count)
 {
     sn_clear_error();

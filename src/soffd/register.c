@@ -317,7 +317,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         if (g.failed) goto oom;
 
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
-         * sinew_soffd_get_contributors sorts what it hands out. */
+         * sinew_soffd_contributors sorts what it hands out. */
         size_t need;
         if (!sn_add_size(reg.entry_count, g.count, &need)) {
             r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "soffd registration entries overflow at skin point %zu", i);

@@ -78,7 +78,7 @@ static int teardown(void **state)
 static uint64_t fingerprint(void)
 {
     float d[CONTROL_POINTS * 3];
-    if (sinew_lattice_get_displacements(fx.lattice, d, 0, 0, CONTROL_POINTS) != SINEW_OK) return 0;
+    if (sinew_lattice_displacements(fx.lattice, d, 0, 0, CONTROL_POINTS) != SINEW_OK) return 0;
     return contract_hash(CONTRACT_HASH_SEED, d, sizeof d);
 }
 
@@ -327,8 +327,8 @@ static const sinew_lattice_desc *default_desc(void)
     X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     /* control points */ \
     GETTER_CASES(X, sinew_lattice_rest_points, rest_points) \
-    GETTER_CASES(X, sinew_lattice_get_points, get_points) \
-    GETTER_CASES(X, sinew_lattice_get_displacements, get_displacements) \
+    GETTER_CASES(X, sinew_lattice_points, get_points) \
+    GETTER_CASES(X, sinew_lattice_displacements, get_displacements) \
     SETTER_CASES(X, sinew_lattice_set_points, set_points, "control point") \
     SETTER_CASES(X, sinew_lattice_set_displacements, set_displacements, "displacement") \
     X(set_points_at_rest_ok, OK, NULL, { return set_points_at_rest(); }) \

@@ -87,7 +87,7 @@ static uint64_t fingerprint(void)
         float weights[ELEMENTS];
         size_t n = 0;
         sinew_soffd_contributor_count(fx.registered, p, &n);
-        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
+        sinew_soffd_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
         h = contract_hash(h, elements, n * sizeof *elements);
         h = contract_hash(h, weights, n * sizeof *weights);
     }
@@ -198,7 +198,7 @@ static sinew_result set_same_contributors(void)
     uint32_t elements[ELEMENTS];
     size_t n = 0;
     if (sinew_soffd_contributor_count(fx.registered, 1, &n) ||
-        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
+        sinew_soffd_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
         return SINEW_ERROR_PLAIN;
     return set_contributors(1, elements, n);
 }
@@ -394,13 +394,13 @@ static size_t contributors_of_point_0(void)
     X(element_face_size_max, INDEX_OUT_OF_RANGE, "element", \
       { return sinew_soffd_element_face(fx.registered, SIZE_MAX, OUT_U32); }) \
     X(element_face_ok, OK, NULL, { return sinew_soffd_element_face(fx.registered, 3, OUT_U32); }) \
-    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4, &count_out); }) \
-    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 4, NULL); }) \
-    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_get_skipped(fx.skipping, NULL, 0, &count_out), 1); }) \
+    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_skipped_faces(NULL, OUT_U32, 4, &count_out); }) \
+    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 4, NULL); }) \
+    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_skipped_faces(fx.skipping, NULL, 0, &count_out), 1); }) \
     X(get_skipped_capacity_short, BUFFER_TOO_SMALL, "capacity", \
-      { return expect_count(sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
-    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1, &count_out); }) \
-    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0, &count_out); }) \
+      { return expect_count(sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
+    X(get_skipped_ok, OK, NULL, { return sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 1, &count_out); }) \
+    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_skipped_faces(fx.registered, NULL, 0, &count_out); }) \
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
       { sinew_points p = skin_points(); return sinew_soffd_register(NULL, NULL, &p, NULL); }) \
@@ -454,23 +454,23 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_contributor_count(fx.unregistered, 0, OUT_SIZE); }) \
     X(contributor_count_ok, OK, NULL, { return sinew_soffd_contributor_count(fx.registered, 3, OUT_SIZE); }) \
     X(get_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_elements, INVALID_ARGUMENT, "elements", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_count, INVALID_ARGUMENT, "count", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
     X(get_contributors_capacity_short, BUFFER_TOO_SMALL, "capacity", \
       { size_t want = contributors_of_point_0(); \
-        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
+        return expect_count(sinew_soffd_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
     X(get_contributors_query_ok, OK, NULL, \
       { size_t want = contributors_of_point_0(); \
-        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
+        return expect_count(sinew_soffd_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
     X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
-      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_ok, OK, NULL, \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
     X(set_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
       { return sinew_soffd_set_contributors(NULL, 0, faces, 1); }) \
     X(set_contributors_null_elements, INVALID_ARGUMENT, "elements", { return set_contributors(0, NULL, 2); }) \

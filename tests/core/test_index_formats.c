@@ -330,7 +330,7 @@ static void placement_scene_formats_match_u32(void **state)
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     float ref[6 * 3 * 4 * 4], got[6 * 3 * 4 * 4];
     size_t n = 6 * 4 * 4;
-    assert_int_equal(sinew_lattice_get_points(sinew_placement_lattice(p), ref, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(sinew_placement_lattice(p), ref, 0, 0, n), SINEW_OK);
     sinew_placement_destroy(p);
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(floor_triangles, 2, 3, formats[i]);
@@ -338,7 +338,7 @@ static void placement_scene_formats_match_u32(void **state)
         d.scene.index_type = formats[i].type;
         d.scene.index_stride = formats[i].stride;
         assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
-        assert_int_equal(sinew_lattice_get_points(sinew_placement_lattice(p), got, 0, 0, n), SINEW_OK);
+        assert_int_equal(sinew_lattice_points(sinew_placement_lattice(p), got, 0, 0, n), SINEW_OK);
         assert_memory_equal(got, ref, sizeof ref);
         sinew_placement_destroy(p);
         free(idx);

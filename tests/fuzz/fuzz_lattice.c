@@ -64,11 +64,11 @@ static void control_points(fz_reader *r, sinew_lattice *lattice, size_t point_co
         size_t bytes = fz_span(span, stride, 12);
         float *out = fz_alloc(bytes);
         fz_call_begin(&c, which == 0 ? "sinew_lattice_rest_points"
-                          : which == 1 ? "sinew_lattice_get_points" : "sinew_lattice_get_displacements");
+                          : which == 1 ? "sinew_lattice_points" : "sinew_lattice_displacements");
         fz_call_out(&c, out, bytes, true);
         res = which == 0 ? sinew_lattice_rest_points(lattice, out, stride, f, n)
-            : which == 1 ? sinew_lattice_get_points(lattice, out, stride, f, n)
-                         : sinew_lattice_get_displacements(lattice, out, stride, f, n);
+            : which == 1 ? sinew_lattice_points(lattice, out, stride, f, n)
+                         : sinew_lattice_displacements(lattice, out, stride, f, n);
         fz_call_end(&c, res, fz_moderate(r));
     }
 }

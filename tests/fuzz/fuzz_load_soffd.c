@@ -64,9 +64,9 @@ static void check_queries(const sinew_soffd *h, const sinew_soffd_info *info)
     float *weights = fz_alloc((info->max_set_size + 1) * sizeof(float));
     for (size_t p = 0; p < info->point_count && p < 64; ++p) {
         float mass;
-        fz_require(sinew_soffd_get_contributors(h, p, elements, weights, info->max_set_size, &(size_t){0}) == SINEW_OK &&
+        fz_require(sinew_soffd_contributors(h, p, elements, weights, info->max_set_size, &(size_t){0}) == SINEW_OK &&
                        sinew_soffd_dropped_mass(h, p, &mass) == SINEW_OK && mass >= 0 && mass <= 1,
-                   "sinew_soffd_get_contributors", "failed on loaded point %zu: %s", p, sinew_last_error());
+                   "sinew_soffd_contributors", "failed on loaded point %zu: %s", p, sinew_last_error());
     }
 }
 

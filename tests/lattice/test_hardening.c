@@ -149,7 +149,7 @@ static void overflowing_counts(void **state)
     sinew_points three = {v, 3, 0};
     expect(sinew_lattice_deform(lat, &three, NULL, out, top_bit, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW,
            "point output");
-    expect(sinew_lattice_get_points(lat, out, top_bit, 0, 3), SINEW_ERROR_SIZE_OVERFLOW, "control point output");
+    expect(sinew_lattice_points(lat, out, top_bit, 0, 3), SINEW_ERROR_SIZE_OVERFLOW, "control point output");
     for (int i = 0; i < 9; ++i) assert_true(out[i] == 7.0f);
     sinew_lattice_destroy(lat);
 
@@ -199,9 +199,9 @@ static void misaligned_lattice_pointers(void **state)
     sinew_points pv = {pts, 2, 0}, nv = {nrm, 2, 0};
 
     expect(sinew_lattice_rest_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "output pointer");
-    expect(sinew_lattice_get_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "control point output pointer");
-    expect(sinew_lattice_get_displacements(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
-    expect(sinew_lattice_get_displacements(lat, buf, 14, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 14");
+    expect(sinew_lattice_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "control point output pointer");
+    expect(sinew_lattice_displacements(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
+    expect(sinew_lattice_displacements(lat, buf, 14, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 14");
     expect(sinew_lattice_parameters(lat, &pv, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "parameter output pointer");
     expect(sinew_lattice_evaluate(lat, &pv, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "position output pointer");
@@ -457,7 +457,7 @@ static void finite_inputs_finite_outputs(void **state)
     sinew_points pv = {push, 64, 0};
     expect(sinew_lattice_set_displacements(lat, &pv, 63, 1), SINEW_ERROR_NON_FINITE, "control point 63");
     float all[64 * 3];
-    assert_int_equal(sinew_lattice_get_points(lat, all, 0, 0, 64), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(lat, all, 0, 0, 64), SINEW_OK);
     assert_true(all_finite(all, 64 * 3));
     sinew_lattice_destroy(lat);
 

@@ -392,7 +392,7 @@ static void save_contract(void **state)
     assert_int_equal(buf[size], 0xab);  /* nothing past the data */
     sinew_saved_info info;
     SINEW_INIT(&info);
-    assert_int_equal(sinew_saved_info_get(buf, size, &info), SINEW_OK);
+    assert_int_equal(sinew_saved_get_info(buf, size, &info), SINEW_OK);
     assert_int_equal(info.kind, SINEW_KIND_SKIN);
     assert_int_equal(info.size, size);
     free(buf);

@@ -344,7 +344,7 @@ static void registration_equals_brute_force(void **state)
             assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
             if (near_cut) continue;
             assert_int_equal(n, count);
-            assert_int_equal(sinew_soffd_get_contributors(h, i, elements, weights, c.nt, &(size_t){0}), SINEW_OK);
+            assert_int_equal(sinew_soffd_contributors(h, i, elements, weights, c.nt, &(size_t){0}), SINEW_OK);
             size_t j = 0;
             for (size_t t = 0; t < c.nt; ++t) {
                 if (w[t] < eps[e] * wmax) continue;
@@ -394,7 +394,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
             bf_load(&c.pos[3 * c.tris[3 * t + 2]], cc);
             d2[t] = bf_triangle_dist2(p, a, b, cc);
         }
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 64, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 64, &(size_t){0}), SINEW_OK);
         double worst_kept = 0;
         for (int j = 0; j < 5; ++j) worst_kept = fmax(worst_kept, d2[el[j]]);
         size_t closer = 0;
@@ -407,7 +407,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
         assert_int_equal(n, 1);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 1, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 1, &(size_t){0}), SINEW_OK);
         assert_float_equal(wt[0], 1, 1e-7);
     }
     /* Max distance (in L): far points keep no element and stay at rest. */
@@ -463,16 +463,16 @@ static void contributing_sets_can_be_edited(void **state)
     assert_true(n > 2);
     size_t listed = 0;
     el[0] = 12345;
-    assert_int_equal(sinew_soffd_get_contributors(h, 0, el, wt, n - 1, &listed), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(sinew_soffd_contributors(h, 0, el, wt, n - 1, &listed), SINEW_ERROR_BUFFER_TOO_SMALL);
     assert_int_equal(listed, n);          /* the needed count, and nothing else */
     assert_int_equal(el[0], 12345);
     listed = 0;
-    assert_int_equal(sinew_soffd_get_contributors(h, 0, NULL, NULL, 0, &listed), SINEW_OK);   /* query */
+    assert_int_equal(sinew_soffd_contributors(h, 0, NULL, NULL, 0, &listed), SINEW_OK);   /* query */
     assert_int_equal(listed, n);
     /* Replace point 5's set with three elements: weights are the paper's over the new set. */
     const uint32_t chosen[3] = {40, 3, 17};
     assert_int_equal(sinew_soffd_set_contributors(h, 5, chosen, 3), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_contributors(h, 5, el, wt, 3, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_contributors(h, 5, el, wt, 3, &(size_t){0}), SINEW_OK);
     brute_elements(&c, now, info.length_scale, info.local, &skin[15], w, pk);
     const uint32_t sorted[3] = {3, 17, 40};
     double total = w[3] + w[17] + w[40], want[3] = {0, 0, 0};
@@ -526,7 +526,7 @@ static void contributing_sets_can_be_edited(void **state)
     assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
     for (size_t i = 0; i < N; ++i) {
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 128, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 128, &(size_t){0}), SINEW_OK);
         if (i == victim) continue;
         brute_elements(&c, now, info.length_scale, info.local, &skin[3 * i], w, pk);
         double wmax = 0, tot = 0, want_i[3] = {0, 0, 0};
@@ -735,13 +735,13 @@ static void validation_names_the_element(void **state)
     assert_int_equal(info.element_count, 2);
     uint32_t skipped_face = 99;
     size_t skipped_count = 0;
-    assert_int_equal(sinew_soffd_get_skipped(h, NULL, 0, &skipped_count), SINEW_OK);   /* query */
+    assert_int_equal(sinew_soffd_skipped_faces(h, NULL, 0, &skipped_count), SINEW_OK);   /* query */
     assert_int_equal(skipped_count, 1);
     skipped_count = 0;
-    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 0, &skipped_count), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(sinew_soffd_skipped_faces(h, &skipped_face, 0, &skipped_count), SINEW_ERROR_BUFFER_TOO_SMALL);
     assert_int_equal(skipped_count, 1);
     assert_int_equal(skipped_face, 99);   /* nothing else written */
-    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 1, &skipped_count), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(h, &skipped_face, 1, &skipped_count), SINEW_OK);
     assert_int_equal(skipped_face, 2);
     /* Every triangle degenerate. */
     sinew_soffd *h2 = sentinel;

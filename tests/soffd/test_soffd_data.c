@@ -206,7 +206,7 @@ static void dropped_mass_is_tight(void **state)
     for (size_t i = 0; i < N; ++i) {
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, e, NULL, d.triangle_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, e, NULL, d.triangle_count, &(size_t){0}), SINEW_OK);
         for (size_t j = 0; j < n; ++j) kept[e[j]] = 1;
         double p[3], total = 0, cut = 0;
         bf_load(&skin[3 * i], p);

@@ -90,7 +90,7 @@ static void assert_weights_sum_to_one(const sinew_soffd *h, size_t points)
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
         assert_true(n >= 1 && n <= 8);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, e, w, 8, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, e, w, 8, &(size_t){0}), SINEW_OK);
         double sum = 0;
         for (size_t j = 0; j < n; ++j) {
             assert_true(isfinite(w[j]) && w[j] >= 0);
@@ -266,7 +266,7 @@ static void reference_basic(const sinew_soffd *h, const float *rest, const float
 {
     size_t n;
     assert_int_equal(sinew_soffd_contributor_count(h, point, &n), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_contributors(h, point, e, w, cap, &(size_t){0}), SINEW_OK);
     double acc[3] = {0, 0, 0}, total = 0, pd[3];
     bf_load(p, pd);
     for (size_t j = 0; j < n; ++j) {

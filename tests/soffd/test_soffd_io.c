@@ -95,8 +95,8 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
     }
     uint32_t sa[8], sb[8];
     assert_true(ia.skipped_triangles <= 8);
-    assert_int_equal(sinew_soffd_get_skipped(a, sa, 8, &(size_t){0}), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_skipped(b, sb, 8, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(a, sa, 8, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(b, sb, 8, &(size_t){0}), SINEW_OK);
     assert_memory_equal(sa, sb, ia.skipped_triangles * sizeof *sa);
     uint32_t *ea = malloc(ia.element_count * sizeof *ea), *eb = malloc(ia.element_count * sizeof *eb);
     float *wa = malloc(ia.element_count * sizeof *wa), *wb = malloc(ia.element_count * sizeof *wb);
@@ -106,8 +106,8 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
         assert_int_equal(sinew_soffd_contributor_count(a, p, &na), SINEW_OK);
         assert_int_equal(sinew_soffd_contributor_count(b, p, &nb), SINEW_OK);
         assert_int_equal(na, nb);
-        assert_int_equal(sinew_soffd_get_contributors(a, p, ea, wa, ia.element_count, &(size_t){0}), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(b, p, eb, wb, ia.element_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(a, p, ea, wa, ia.element_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(b, p, eb, wb, ia.element_count, &(size_t){0}), SINEW_OK);
         assert_memory_equal(ea, eb, na * sizeof *ea);
         assert_memory_equal(wa, wb, na * sizeof *wa);
         assert_int_equal(sinew_soffd_dropped_mass(a, p, &ma), SINEW_OK);

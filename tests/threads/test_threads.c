@@ -256,8 +256,8 @@ static sinew_result lattice_deform_bound_job(const pose_job *job, unsigned char 
         return getter(f->lattice, F(out), 0, first, count); \
     }
 LATTICE_GETTER_JOB(lattice_rest_points_job, sinew_lattice_rest_points)
-LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_get_points)
-LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_get_displacements)
+LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_points)
+LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_displacements)
 
 static void lattice_is_thread_safe(void **state)
 {

@@ -205,7 +205,7 @@ int main(void)
         size_t n;
         sinew_soffd_contributor_count(h, i, &n);
         size_t at = nv.offsets[i];
-        sinew_soffd_get_contributors(h, i, &nv.element[at], &nv.u[at], n, &n);
+        sinew_soffd_contributors(h, i, &nv.element[at], &nv.u[at], n, &n);
         double p[3];
         bf_load(&s.skin[3 * i], p);
         for (size_t j = at; j < at + n; ++j) {
