@@ -143,12 +143,12 @@ int main(int argc, char **argv)
     sinew_lattice_deform(lat, &pv, NULL, plain, 0, NULL, 0, 0, nv);
 
     /* Refined to 0.2% of the length. */
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 2e-3 * LENGTH;
     sinew_trimesh tm = {{v, nv, 0}, t, nt, SINEW_INDEX_U32, 0};
     sinew_lattice_refinement *ref = NULL;
-    if (sinew_lattice_refine(NULL, lat, &tm, &rd, &ref) != SINEW_OK) {
+    if (sinew_lattice_refinement_create(NULL, lat, &tm, &rd, &ref) != SINEW_OK) {
         fprintf(stderr, "refine: %s\n", sinew_last_error());
         return 1;
     }

@@ -292,7 +292,7 @@ typedef enum sinew_lattice_split {
     SINEW_LATTICE_SPLIT_MIDPOINT = 1
 } sinew_lattice_split;
 
-typedef struct sinew_lattice_refine_desc {
+typedef struct sinew_lattice_refinement_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Largest allowed deviation of a deformed edge from its chord, world units,
      * > 0 (required). */
@@ -302,7 +302,7 @@ typedef struct sinew_lattice_refine_desc {
     /* Most output triangles; 0 = 64 x input triangles + 1,000,000. Exceeding
      * it fails with SINEW_ERROR_BUDGET_EXCEEDED. */
     size_t max_triangles;
-} sinew_lattice_refine_desc;
+} sinew_lattice_refinement_desc;
 
 typedef struct sinew_lattice_refinement sinew_lattice_refinement;
 
@@ -335,8 +335,8 @@ typedef struct sinew_lattice_refined_mesh {
  * callback), SINEW_ERROR_OUT_OF_MEMORY. Degenerate triangles are kept as they
  * are. ctx: allocator and progress, NULL = defaults. Thread-safe with other
  * const calls on the lattice. */
-SINEW_API sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice,
-                                            const sinew_trimesh *mesh, const sinew_lattice_refine_desc *desc,
+SINEW_API sinew_result sinew_lattice_refinement_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                            const sinew_trimesh *mesh, const sinew_lattice_refinement_desc *desc,
                                             sinew_lattice_refinement **out);
 /* Fills *mesh with views of the refinement's arrays. Returns
  * SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe. */

@@ -25,7 +25,7 @@ typedef struct edge_entry {
 typedef struct refiner {
     const sinew_lattice *lat;
     const sn_env *env;
-    sinew_lattice_refine_desc desc;
+    sinew_lattice_refinement_desc desc;
     /* vertices */
     float *rest, *def;
     uint32_t *parents;
@@ -316,7 +316,7 @@ static void refiner_free(refiner *r)
 }
 
 static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_trimesh *mesh,
-                                       const sinew_lattice_refine_desc *desc)
+                                       const sinew_lattice_refinement_desc *desc)
 {
     if (!lat || !mesh || !desc)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lat ? "lattice" : !mesh ? "mesh" : "desc");
@@ -348,15 +348,15 @@ static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_tri
                                mesh->positions.count, "triangle");
 }
 
-sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
-                                  const sinew_lattice_refine_desc *caller_desc, sinew_lattice_refinement **out)
+sinew_result sinew_lattice_refinement_create(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
+                                  const sinew_lattice_refinement_desc *caller_desc, sinew_lattice_refinement **out)
 {
     sn_clear_error();
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    sinew_lattice_refine_desc local;
+    sinew_lattice_refinement_desc local;
     sinew_result res = sn_read_struct(&local, sizeof local, caller_desc, "desc");
     if (res != SINEW_OK) return res;
-    const sinew_lattice_refine_desc *desc = &local;
+    const sinew_lattice_refinement_desc *desc = &local;
     res = check_refine_input(lattice, mesh, desc);
     if (res != SINEW_OK) return res;
     sn_env env;

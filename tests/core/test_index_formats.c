@@ -286,10 +286,10 @@ static void lattice_refine_formats_match_u32(void **state)
     for (size_t i = 0; i < li.point_count; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bv = {bend, li.point_count, 0};
     assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
-    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.02, 0, 0, 0};
+    sinew_lattice_refinement_desc rd = {sizeof(sinew_lattice_refinement_desc), 0.02, 0, 0, 0};
     sinew_trimesh m = cube_mesh(cube_tris, (format){SINEW_INDEX_U32, 0});
     sinew_lattice_refinement *ref = NULL, *got = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh rm, gm;
     SINEW_INIT(&rm);
     SINEW_INIT(&gm);
@@ -298,7 +298,7 @@ static void lattice_refine_formats_match_u32(void **state)
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(cube_tris, 12, 3, formats[i]);
         m = cube_mesh(idx, formats[i]);
-        assert_int_equal(sinew_lattice_refine(NULL, lat, &m, &rd, &got), SINEW_OK);
+        assert_int_equal(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &got), SINEW_OK);
         sinew_lattice_refinement_mesh(got, &gm);
         assert_int_equal(gm.triangle_count, rm.triangle_count);
         assert_int_equal(gm.vertex_count, rm.vertex_count);

@@ -120,17 +120,17 @@ static void overflowing_counts(void **state)
     sinew_lattice *lat = unit_lattice(4, 5);
     float v[9] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f};
     uint32_t idx[3] = {0, 1, 2};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 1e-3;
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)(uintptr_t)1;
     /* SIZE_MAX / 3 triangles: SIZE_MAX indices fit size_t, their bytes do not. */
     sinew_trimesh m = {{v, 3, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "3 indices overflow");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "3 indices overflow");
     m.triangle_count = SIZE_MAX / 12 + 1;
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
     m = (sinew_trimesh){{v, 3, top_bit}, idx, 1, SINEW_INDEX_U32, 0};
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "mesh vertex");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "mesh vertex");
     assert_true(ref == (sinew_lattice_refinement *)(uintptr_t)1);
 
     /* Points views spanning more than the address space. */
@@ -516,11 +516,11 @@ static void finite_inputs_finite_outputs(void **state)
     const float far_triangle[9] = {0.5f, 0.5f, 0.5f, -1e30f, 0.5f, 0.5f, 0.6f, 0.7f, 0.5f};
     const uint32_t corners[3] = {0, 1, 2};
     sinew_trimesh tm = {{far_triangle, 3, 0}, corners, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.1;
     sinew_lattice_refinement *ref = NULL;
-    expect(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
+    expect(sinew_lattice_refinement_create(NULL, lat, &tm, &rd, &ref), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
     assert_null(ref);
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;

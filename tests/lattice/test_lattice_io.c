@@ -327,11 +327,11 @@ static sinew_lattice_refinement *make_refinement(const sinew_lattice *l)
             memcpy(tri + 6 * t++, quad, sizeof quad);
         }
     sinew_trimesh mesh = {{pos, (G + 1) * (G + 1), 0}, tri, 2 * G * G, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.01;
     sinew_lattice_refinement *r = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, l, &mesh, &rd, &r), SINEW_OK);
     return r;
 }
 
@@ -641,11 +641,11 @@ static void corruption_sweeps(void **state)
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.2;
     sinew_lattice_refinement *r = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, l, &mesh, &rd, &r), SINEW_OK);
     saved s[3] = {save_lattice(l), save_binding(b), save_refinement(r)};
     support_load_fn loads[3] = {sweep_lattice, sweep_binding, sweep_refinement};
     for (int k = 0; k < 3; ++k) {
@@ -737,11 +737,11 @@ static golden_set golden_build(void)
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.05;
     g.refinement = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, g.lattice, &mesh, &rd, &g.refinement), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, g.lattice, &mesh, &rd, &g.refinement), SINEW_OK);
     return g;
 }
 
