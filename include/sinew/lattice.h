@@ -103,16 +103,16 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
  * calls; setters modify the lattice and need external locking. */
 
 /* Writes the rest (Greville) positions of control points [first, first+count).
- * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad stride,
+ * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad out_stride,
  * SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past the last point,
- * SINEW_ERROR_SIZE_OVERFLOW when count elements at stride overflow size_t. */
-SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t stride,
+ * SINEW_ERROR_SIZE_OVERFLOW when count elements at out_stride overflow size_t. */
+SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                  size_t first, size_t count);
 /* Writes the current world positions (rest + displacement), same rules. */
-SINEW_API sinew_result sinew_lattice_points(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_points(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                 size_t first, size_t count);
 /* Writes the current displacements from the rest positions, same rules. */
-SINEW_API sinew_result sinew_lattice_displacements(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_displacements(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                        size_t first, size_t count);
 /* Moves control points [first, first + count) to arbitrary world positions
  * (a lattice fitted over terrain, say): point i to positions element i.
@@ -152,13 +152,13 @@ SINEW_API sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, co
                                                 float *out, size_t out_stride, size_t first, size_t count);
 
 /* Evaluates F at parameter points (u, v, w) (the outside policy applies past
- * [0, 1]). positions: 3 floats per point (NULL = skip), stride 0 = packed.
- * jacobians: dF/d(u, v, w) as a column-major 3x3 (9 floats: dF/du, dF/dv,
+ * [0, 1]). out_positions: 3 floats per point (NULL = skip), stride 0 = packed.
+ * out_jacobians: dF/d(u, v, w) as a column-major 3x3 (9 floats: dF/du, dF/dv,
  * dF/dw), NULL = skip, stride 0 = 9 packed floats. At least one output must be
  * given. */
 SINEW_API sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_points *params,
-                                              float *positions, size_t position_stride, float *jacobians,
-                                              size_t jacobian_stride, size_t first, size_t count);
+                                              float *out_positions, size_t out_position_stride, float *out_jacobians,
+                                              size_t out_jacobian_stride, size_t first, size_t count);
 
 /* Deforms world points in one shot. normals: optional world normals of the
  * points (NULL = none); they are mapped by the inverse-transpose of the
@@ -166,7 +166,7 @@ SINEW_API sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, cons
  * out unchanged). out_normals is needed exactly when normals is given.
  * out_points and out_normals may alias the inputs when strides match. */
 SINEW_API sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_points *points,
-                                            const sinew_points *normals, float *out_points, size_t out_stride,
+                                            const sinew_points *normals, float *out_points, size_t out_point_stride,
                                             float *out_normals, size_t out_normal_stride, size_t first,
                                             size_t count);
 
@@ -221,7 +221,7 @@ SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_bindin
                                                       sinew_lattice_binding_info *info);
 
 /* Deforms bound points [first, first + count) through the lattice's current
- * control points: writes point i at byte offset i * out_stride (0 = packed)
+ * control points: writes point i at byte offset i * out_point_stride (0 = packed)
  * and, when out_normals is not NULL (the binding must hold normals), its
  * normal likewise. Returns SINEW_ERROR_MISMATCH when the lattice's structure
  * differs from the bound one, SINEW_ERROR_INVALID_STATE when normals are asked
@@ -233,7 +233,7 @@ SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_bindin
  * Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding,
                                                     const sinew_lattice *lattice, float *out_points,
-                                                    size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                                    size_t out_point_stride, float *out_normals, size_t out_normal_stride,
                                                     size_t first, size_t count);
 
 /* ---- Fold-over check -----------------------------------------------------

@@ -176,18 +176,18 @@ SINEW_API const sinew_lattice *sinew_placement_lattice(const sinew_placement *pl
 /* Writes the directions along which each contact control point moves (its
  * degree of freedom, unit vectors: up for F1, the contact surface's normal at
  * build time for F2) for columns [first, first + count), column (i, j) at index
- * i + count_u * j, element at byte offset index * stride (0 = packed), as
+ * i + count_u * j, element at byte offset index * out_stride (0 = packed), as
  * every range call does, so jobs can share whole buffers.
- * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad stride, out not 4-byte
+ * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad out_stride, out not 4-byte
  * aligned), SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_SIZE_OVERFLOW (count
- * elements at stride overflow size_t). Thread-safe with other const calls. */
-SINEW_API sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride,
+ * elements at out_stride overflow size_t). Thread-safe with other const calls. */
+SINEW_API sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t out_stride,
                                                   size_t first, size_t count);
 
 /* Writes, for the same columns, the signed distance of each contact control
  * point from its ray hit along its direction (0 right after building; > 0 above
- * the scene). Returns as sinew_placement_directions; stride 0 = 1 float. */
-SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out, size_t stride,
+ * the scene). Returns as sinew_placement_directions; out_stride 0 = 1 float. */
+SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out, size_t out_stride,
                                              size_t first, size_t count);
 
 /* ---- Mass-spring relaxation of the contact layer (§3.2) ------------------ */

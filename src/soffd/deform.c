@@ -49,7 +49,7 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
     if ((uintptr_t)out % sizeof(float) != 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out pointer %p is not aligned to 4 bytes", (const void *)out);
-    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
                        first, count, h->reg.point_count);

@@ -8,7 +8,7 @@
 #define ELEMENTS 4
 #define POINTS 4
 
-/* A tetrahedron's surface as the driver, skin points inside and around it. */
+/* A tetrahedron's surface as the driver, points inside and around it. */
 static const float driver[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
 static const uint32_t faces[ELEMENTS * 3] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
 static const uint32_t faces_out_of_range[ELEMENTS * 3] = {0, 2, 1, 0, 1, 4, 0, 3, 2, 1, 2, 3};
@@ -413,7 +413,7 @@ static size_t contributors_of_point_0(void)
       { return register_points((sinew_points){skin, 2, 8}, NULL); }) \
     X(register_count_size_max_8, SIZE_OVERFLOW, "skin", \
       { return register_points((sinew_points){skin, SIZE_MAX / 8, 0}, NULL); }) \
-    X(register_point_nan, NON_FINITE, "skin point 2", { return register_with_point(2, NAN); }) \
+    X(register_point_nan, NON_FINITE, "point 2", { return register_with_point(2, NAN); }) \
     X(register_threshold_one, INVALID_ARGUMENT, "weight_threshold", { return register_policy(1, 0); }) \
     X(register_threshold_negative, INVALID_ARGUMENT, "weight_threshold", { return register_policy(-0.1f, 0); }) \
     X(register_threshold_nan, INVALID_ARGUMENT, "weight_threshold", { return register_policy(NAN, 0); }) \
@@ -437,9 +437,9 @@ static size_t contributors_of_point_0(void)
     /* contributing sets */ \
     X(dropped_mass_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_dropped_mass(NULL, 0, OUT_F); }) \
     X(dropped_mass_null_mass, INVALID_ARGUMENT, "mass", { return sinew_soffd_dropped_mass(fx.registered, 0, NULL); }) \
-    X(dropped_mass_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(dropped_mass_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return sinew_soffd_dropped_mass(fx.registered, POINTS, OUT_F); }) \
-    X(dropped_mass_point_size_max, INDEX_OUT_OF_RANGE, "skin point", \
+    X(dropped_mass_point_size_max, INDEX_OUT_OF_RANGE, "point", \
       { return sinew_soffd_dropped_mass(fx.registered, SIZE_MAX, OUT_F); }) \
     X(dropped_mass_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_dropped_mass(fx.unregistered, 0, OUT_F); }) \
@@ -448,7 +448,7 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_contributor_count(NULL, 0, OUT_SIZE); }) \
     X(contributor_count_null_count, INVALID_ARGUMENT, "count", \
       { return sinew_soffd_contributor_count(fx.registered, 0, NULL); }) \
-    X(contributor_count_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(contributor_count_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return sinew_soffd_contributor_count(fx.registered, POINTS, OUT_SIZE); }) \
     X(contributor_count_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_contributor_count(fx.unregistered, 0, OUT_SIZE); }) \
@@ -465,7 +465,7 @@ static size_t contributors_of_point_0(void)
     X(get_contributors_query_ok, OK, NULL, \
       { size_t want = contributors_of_point_0(); \
         return expect_count(sinew_soffd_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
-    X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return sinew_soffd_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
@@ -478,7 +478,7 @@ static size_t contributors_of_point_0(void)
       { return set_contributors(0, set_past_end, 2); }) \
     X(set_contributors_element_twice, INVALID_ARGUMENT, "element 2", \
       { return set_contributors(0, set_with_a_repeat, 3); }) \
-    X(set_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(set_contributors_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return set_contributors(POINTS, set_past_end, 1); }) \
     X(set_contributors_count_size_max, SIZE_OVERFLOW, "elements", \
       { return set_contributors(0, faces, SIZE_MAX); }) \
@@ -492,7 +492,7 @@ static size_t contributors_of_point_0(void)
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
-    X(exclude_every_element, INVALID_WEIGHTS, "skin point 0", { return exclude(0, POINTS, exclude_all); }) \
+    X(exclude_every_element, INVALID_WEIGHTS, "point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \

@@ -1,5 +1,5 @@
 /* Test fixtures for the soffd suites: a welded cube cage of quads or
- * triangles, random skin points, smooth driver deformations, and a
+ * triangles, random points, smooth driver deformations, and a
  * library-side deform helper. */
 #ifndef SINEW_TEST_SOFFD_FIXTURES_H
 #define SINEW_TEST_SOFFD_FIXTURES_H

@@ -518,7 +518,7 @@ static void contributing_sets_can_be_edited(void **state)
     sinew_soffd_get_info(h, &info);
     size_t entries = info.contribution_count;
     assert_int_equal(sinew_soffd_exclude_elements(h, right, 0, N), SINEW_ERROR_INVALID_WEIGHTS);
-    assert_non_null(strstr(sinew_last_error(), "skin point 7"));
+    assert_non_null(strstr(sinew_last_error(), "point 7"));
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.contribution_count, entries);
     assert_int_equal(sinew_soffd_set_contributors(h, victim, NULL, 0), SINEW_OK);
@@ -775,7 +775,7 @@ static void validation_names_the_element(void **state)
     for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
     skin[5] = INFINITY;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_NON_FINITE);
-    assert_string_equal(sinew_last_error(), "skin point 1 has a non-finite coordinate z (inf)");
+    assert_string_equal(sinew_last_error(), "point 1 has a non-finite coordinate z (inf)");
     skin[5] = -0.3f;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {pos, 4, 0};
@@ -807,7 +807,7 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_set_reference(NULL, h, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    /* Zero skin points is a valid registration. */
+    /* Zero points is a valid registration. */
     s.count = 0;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);

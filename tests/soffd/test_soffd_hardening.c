@@ -54,9 +54,9 @@ static void huge_counts_fail_before_reading(void **state)
     /* A set longer than the element count is read no further than needed. */
     const uint32_t one = 0;
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    assert_non_null(strstr(sinew_last_error(), "point 1"));
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    assert_non_null(strstr(sinew_last_error(), "point 1"));
     /* An output stride whose last point lies past the address space. */
     float frames[16], out[9];
     sinew_points d = {tri_pos, 3, 0};
@@ -167,19 +167,19 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
-    /* Skin points far beyond 2^60: named, and the earlier registration kept. */
+    /* Ppoints far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     const float far[] = {0, 0, 0, 1e38f, 0, 0};
     s = (sinew_points){far, 2, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
+    assert_non_null(strstr(sinew_last_error(), "point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 0"));
+    assert_non_null(strstr(sinew_last_error(), "point 0"));
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -231,7 +231,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1 lies"));
+    assert_non_null(strstr(sinew_last_error(), "point 1 lies"));
     s.count = 1;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);

@@ -327,11 +327,11 @@ static void content_errors_are_named(void **state)
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "driver face 1 made no triangle");
     FRESH();
     support_le_put(section(buf, "SFEN"), 12, 4);
-    expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin point 0 entry 0 is element 12, but there are only 12");
+    expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "point 0 entry 0 is element 12, but there are only 12");
     FRESH();
     support_le_put(section(buf, "SFEN") + 4 * (support_le_get(section(buf, "SFOF") + 8 * 2, 8) + 1),
            support_le_get(section(buf, "SFEN") + 4 * support_le_get(section(buf, "SFOF") + 8 * 2, 8), 4), 4);
-    expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "is listed twice in the set of skin point 2");
+    expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "is listed twice in the set of point 2");
     FRESH();
     {
         /* The first weight below 1/2 grows by 1/4: still in [0, 1], the sum is not. */
@@ -341,21 +341,21 @@ static void content_errors_are_named(void **state)
         while (support_le_get(section(buf, "SFOF") + 8 * (point + 1), 8) <= entry) ++point;
         put_f32(section(buf, "SFCO") + 16 * entry + 12, u + 0.25f);
         char words[64];
-        snprintf(words, sizeof words, "the weights of skin point %zu sum to", point);
+        snprintf(words, sizeof words, "the weights of point %zu sum to", point);
         expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, words);
     }
     FRESH();
     put_f32(section(buf, "SFCO"), 1e30f);
-    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "skin point 0 has local coordinate 1e+30");
+    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "point 0 has local coordinate 1e+30");
     FRESH();
     put_f32(section(buf, "SFBA"), -0.5f);
-    expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, "skin point 0 has barycentric weight -0.5");
+    expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, "point 0 has barycentric weight -0.5");
     FRESH();
     put_f32(section(buf, "SFRP") + 4 * 3, -3e18f);
-    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: skin point 1 has coordinate x");
+    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: point 1 has coordinate x");
     FRESH();
     support_le_put(section(buf, "SFOF") + 8, 1000, 8);
-    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "skin point 0 has set offsets 0 to 1000");
+    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "point 0 has set offsets 0 to 1000");
     FRESH();
     put_f32(section(buf, "SFDR"), 1.5f);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "dropped mass 1.5");

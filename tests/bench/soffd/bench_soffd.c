@@ -152,7 +152,7 @@ int main(void)
     sinew_soffd_get_info(h, &info);
     sample_skin(&s, info.length_scale);
     sinew_points skin = {s.skin, s.ns, 0};
-    printf("# driver %s: %zu vertices, %zu elements; %zu skin points; L = %g, local = %g\n", driver_name, s.nv,
+    printf("# driver %s: %zu vertices, %zu elements; %zu points; L = %g, local = %g\n", driver_name, s.nv,
            info.element_count, s.ns, (double)info.length_scale, (double)info.local);
 
     /* Registration at eps = 1e-3: best of three, against one brute-force pass
