@@ -288,7 +288,7 @@ SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew
  * to sum to one; unused slots have joint 0 and weight 0. points NULL = domain
  * vertices. influence_count in 1 .. 64. Same rules as
  * sinew_bbw_point_weights. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, uint32_t influence_count,
+SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t influence_count,
                                        uint32_t *out_joints, float *out_weights, size_t first, size_t count);
 
 /* ---- Save and load (core.h "Saved data", docs/bbw.md) ---- */

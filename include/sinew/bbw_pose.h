@@ -67,14 +67,14 @@ typedef struct sinew_bbw_pose_desc {
     /* Or sparse, the skinning layout (sinew_bbw_top_k, sinew_skin_desc):
      * influence_count slots per vertex, packed: handle influence_handles[v *
      * k + s] with weight influence_weights[v * k + s]. */
-    uint32_t influence_count;
+    size_t influence_count;
     const uint32_t *influence_handles;
     const float *influence_weights;
     /* ---- options ---- */
     /* Rotation clusters: elements grouped by k-means on their weights, one
      * rotation each. 0 = min(elements, max(16, 5 * handle_count)); at least
      * the element count gives one rotation per element (no clustering). */
-    uint32_t cluster_count;
+    size_t cluster_count;
     sinew_bbw_pose_transform transform;  /* 0 = SINEW_BBW_POSE_AFFINE */
 } sinew_bbw_pose_desc;
 

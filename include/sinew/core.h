@@ -212,7 +212,7 @@ typedef struct sinew_saved_info {
     sinew_kind kind;
     uint32_t format_version;   /* of the data */
     uint32_t library_version;  /* SINEW_VERSION_NUMBER of the library that wrote it */
-    uint32_t section_count;
+    size_t section_count;
     uint64_t size;             /* bytes of the saved data (may be less than the buffer given) */
 } sinew_saved_info;
 
