@@ -191,17 +191,25 @@ SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const ui
 
 /* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
  * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,
- * e3 = unit normal, origin A). frames: 16 * element_count floats. A deformed
+ * e3 = unit normal, origin A). frames: frame_floats floats, which must be
+ * sinew_soffd_element_frames_size(soffd) (16 * element_count). A deformed
  * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
- * (vertex count differs from the bind, both named), NON_FINITE (names the
+ * (vertex count differs from the bind, both named; frame_floats is not the
+ * size needed, which the message names), NON_FINITE (names the
  * vertex), OUTSIDE_DOMAIN (a coordinate beyond 2^60, names the vertex; frames
  * untouched), INVALID_ARGUMENT (NULL, bad stride, frames not 4-byte aligned).
  * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
-                                                  float *frames);
+                                                  float *frames, size_t frame_floats);
+
+/* Floats in the element frames of sinew_soffd_element_frames and
+ * sinew_soffd_deform: 16 per element (0 for NULL). Thread-safe. */
+SINEW_API size_t sinew_soffd_element_frames_size(const sinew_soffd *soffd);
 
 /* Pose step 2 (basic algorithm): P_def = sum_k u_k Q_k^D P_k^R for registered
- * points [first, first + count). frames: from sinew_soffd_element_frames.
+ * points [first, first + count). frames: from sinew_soffd_element_frames;
+ * frame_floats must be sinew_soffd_element_frames_size(soffd) (else MISMATCH
+ * naming the size needed).
  * out_points: point i goes to (char *)out_points + i * out_point_stride (out_point_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
  * rest.
@@ -225,7 +233,8 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * INVALID_STATE; outputs untouched on failure. Finite outputs for every
  * accepted input. No allocation; const; safe from many threads at once on
  * disjoint or equal ranges of different buffers. */
-SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, const sinew_points *normals,
+SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, size_t frame_floats,
+                                          const sinew_points *normals,
                                           float *out_points, size_t out_point_stride, float *out_normals, size_t out_normal_stride,
                                           size_t first, size_t count);
 
@@ -240,19 +249,25 @@ SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float 
  * rotations, uniform scaling and translations only; at vertices whose
  * triangles' normals cancel, or that no element uses, it leans towards the
  * identity. The identity for an unmoved one-ring, bit for bit (docs/soffd.md).
- * frames: 16 * vertex_count floats. Callers with better
+ * frames: frame_floats floats, which must be sinew_soffd_vertex_frames_size(soffd)
+ * (16 * vertex_count; else MISMATCH naming the size needed). Callers with better
  * frames (the blended skinning matrix of each driver vertex) pass those to
  * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames,
  * and OUTSIDE_DOMAIN (names the vertex; frames untouched) when a map would
  * stretch beyond 2^62 or translate beyond 2^126.
  * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
-                                                 float *frames);
+                                                 float *frames, size_t frame_floats);
+
+/* Floats in the vertex frames of sinew_soffd_vertex_frames and
+ * sinew_soffd_deform_extended: 16 per driver vertex (0 for NULL). Thread-safe. */
+SINEW_API size_t sinew_soffd_vertex_frames_size(const sinew_soffd *soffd);
 
 /* Pose step 2 (extended algorithm): P_def = sum_k u_k sum_{j in k} beta_j M_j P,
  * with beta the barycentric coordinates of P's closest point on element k and
  * M_j the affine map of driver vertex j (column-major 4x4, 16 floats per
- * vertex; bottom row ignored), so every affine map of the driver is
+ * vertex; bottom row ignored; vertex_frame_floats must be
+ * sinew_soffd_vertex_frames_size(soffd), else MISMATCH), so every affine map of the driver is
  * reproduced exactly when every M_j is that map. out_points, out_point_stride, first, count
  * as sinew_soffd_deform; so are normals and out_normals, mapped here by the
  * inverse transpose of J = sum_k u_k sum_j beta_j A_j (A_j the linear part of
@@ -260,7 +275,7 @@ SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const
  * fail with OUTSIDE_DOMAIN naming the vertex (checked in O(vertex_count)).
  * Other results as sinew_soffd_deform. No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
-                                                   const sinew_points *normals, float *out_points, size_t out_point_stride,
+                                                   size_t vertex_frame_floats, const sinew_points *normals, float *out_points, size_t out_point_stride,
                                                    float *out_normals, size_t out_normal_stride, size_t first,
                                                    size_t count);
 
@@ -287,8 +302,8 @@ SINEW_API sinew_result sinew_soffd_save(const sinew_soffd *soffd, void *buffer, 
  * CANCELLED. Messages start with "soffd data:" and name the element, vertex
  * or point. *out is untouched on failure. Deforming the loaded handle
  * gives the same bits as deforming the one that was saved.
- * ctx: NULL = defaults; progress of this call, and the allocator the handle
- * keeps, as create takes them. data: read during the call only. Thread-safe. */
+ * ctx: NULL = defaults; progress of this call only (the loaded handle never
+ * keeps the callback), and the allocator the handle keeps, as create takes them. data: read during the call only. Thread-safe. */
 SINEW_API sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size, sinew_soffd **out);
 
 #ifdef __cplusplus

@@ -331,7 +331,10 @@ static PyObject *frames(PyObject *args, PyObject *kwargs, int per_vertex)
     sinew_points view = sn_py_points(&driver);
     sinew_result r;
     Py_BEGIN_ALLOW_THREADS
-    r = per_vertex ? sinew_soffd_vertex_frames(soffd, &view, out.data) : sinew_soffd_element_frames(soffd, &view, out.data);
+    /* The buffer's own float count: the library checks it against the handle. */
+    size_t out_floats = out.rows * out.cols;
+    r = per_vertex ? sinew_soffd_vertex_frames(soffd, &view, out.data, out_floats)
+                   : sinew_soffd_element_frames(soffd, &view, out.data, out_floats);
     Py_END_ALLOW_THREADS
     if (r != SINEW_OK) {
         sn_py_raise(r);
@@ -409,10 +412,12 @@ static PyObject *deform(PyObject *args, PyObject *kwargs, int extended)
     sinew_result r;
     Py_BEGIN_ALLOW_THREADS
     if (extended)
-        r = sinew_soffd_deform_extended(soffd, frames.data, normals.data ? &normal_view : NULL, out.data, out.stride,
+        r = sinew_soffd_deform_extended(soffd, frames.data, frames.rows * frames.cols, normals.data ? &normal_view : NULL,
+                                        out.data, out.stride,
                                         out_normals.data, out_normals.stride, first, count);
     else
-        r = sinew_soffd_deform(soffd, frames.data, normals.data ? &normal_view : NULL, out.data, out.stride,
+        r = sinew_soffd_deform(soffd, frames.data, frames.rows * frames.cols, normals.data ? &normal_view : NULL,
+                               out.data, out.stride,
                                out_normals.data, out_normals.stride, first, count);
     Py_END_ALLOW_THREADS
     if (r != SINEW_OK) {

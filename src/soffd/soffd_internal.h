@@ -192,10 +192,13 @@ void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
 void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
- * finite) and a deform call's output and point range. */
-sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames);
-sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
-                                  size_t first, size_t count);
+ * finite), a frames buffer's size (16 floats per element, or per driver vertex
+ * when per_vertex) and a deform call's output and point range. */
+sinew_result sn_soffd_check_frames(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex);
+sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames,
+                                   size_t frame_floats, bool per_vertex);
+sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex,
+                                  const float *out, size_t out_stride, size_t first, size_t count);
 
 /* Normals (normals.c). The reference frames' inverses, built from
  * h->reference and h->reference_normal (the field must be empty; the caller

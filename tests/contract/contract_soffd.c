@@ -58,8 +58,8 @@ static int setup(void **state)
         return -1;
     fx.element_frames = element_frames;
     fx.vertex_frames = vertex_frames;
-    if (sinew_soffd_element_frames(fx.registered, &now, element_frames) ||
-        sinew_soffd_vertex_frames(fx.registered, &now, vertex_frames))
+    if (sinew_soffd_element_frames(fx.registered, &now, element_frames, sinew_soffd_element_frames_size(fx.registered)) ||
+        sinew_soffd_vertex_frames(fx.registered, &now, vertex_frames, sinew_soffd_vertex_frames_size(fx.registered)))
         return -1;
     return 0;
 }
@@ -218,6 +218,31 @@ static const uint8_t exclude_all[ELEMENTS] = {1, 1, 1, 1};
 /* ---- pose calls ------------------------------------------------------------------------- */
 
 typedef sinew_result (*frames_fn)(const sinew_soffd *, const sinew_points *, float *);
+/* The frame calls given the size their handle needs (0 for NULL), for the cases about other arguments. */
+static sinew_result sized_element_frames(const sinew_soffd *h, const sinew_points *now, float *out)
+{
+    return sinew_soffd_element_frames(h, now, out, sinew_soffd_element_frames_size(h));
+}
+static sinew_result sized_vertex_frames(const sinew_soffd *h, const sinew_points *now, float *out)
+{
+    return sinew_soffd_vertex_frames(h, now, out, sinew_soffd_vertex_frames_size(h));
+}
+/* A frame call or a deform given `delta` floats more than its handle's frames hold. */
+static sinew_result frames_off_by(int extended, ptrdiff_t delta)
+{
+    sinew_points now = driver_now();
+    size_t need = extended ? sinew_soffd_vertex_frames_size(fx.registered) : sinew_soffd_element_frames_size(fx.registered);
+    size_t floats = (size_t)((ptrdiff_t)need + delta);
+    return extended ? sinew_soffd_vertex_frames(fx.registered, &now, OUT_F, floats)
+                    : sinew_soffd_element_frames(fx.registered, &now, OUT_F, floats);
+}
+static sinew_result deform_frames_off_by(int extended, ptrdiff_t delta, size_t count)
+{
+    size_t need = extended ? sinew_soffd_vertex_frames_size(fx.registered) : sinew_soffd_element_frames_size(fx.registered);
+    size_t floats = (size_t)((ptrdiff_t)need + delta);
+    return extended ? sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, floats, NULL, OUT_F, 0, NULL, 0, 0, count)
+                    : sinew_soffd_deform(fx.registered, fx.element_frames, floats, NULL, OUT_F, 0, NULL, 0, 0, count);
+}
 static sinew_result frames_of(frames_fn fn, sinew_points now)
 {
     return fn(fx.registered, &now, OUT_F);
@@ -231,23 +256,23 @@ static sinew_result frames_with_vertex(frames_fn fn, size_t vertex, float value)
 }
 static sinew_result deform(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform(fx.registered, fx.element_frames, NULL, OUT_F, stride, NULL, 0, first, count);
+    return sinew_soffd_deform(fx.registered, fx.element_frames, sinew_soffd_element_frames_size(fx.registered), NULL, OUT_F, stride, NULL, 0, first, count);
 }
 static sinew_result deform_extended(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, NULL, OUT_F, stride, NULL, 0, first, count);
+    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, sinew_soffd_vertex_frames_size(fx.registered), NULL, OUT_F, stride, NULL, 0, first, count);
 }
 
 /* The deform calls with positions only, for the position cases. */
 static sinew_result basic_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
                                     size_t first, size_t count)
 {
-    return sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, first, count);
+    return sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, stride, NULL, 0, first, count);
 }
 static sinew_result extended_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
                                        size_t first, size_t count)
 {
-    return sinew_soffd_deform_extended(h, frames, NULL, out, stride, NULL, 0, first, count);
+    return sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, stride, NULL, 0, first, count);
 }
 
 /* Normals of the registered points; one with a NaN at point 2. */
@@ -255,6 +280,20 @@ static const float skin_normals[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, 0, 0, 0.6f, 
 static const float skin_normals_nan[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, NAN, 0, 0.6f, 0.8f, 0};
 typedef sinew_result (*deform_fn)(const sinew_soffd *, const float *, const sinew_points *, float *, size_t, float *,
                                   size_t, size_t, size_t);
+/* The deform calls given the frame size their handle needs, for the normal cases. */
+static sinew_result sized_deform(const sinew_soffd *h, const float *frames, const sinew_points *normals, float *out,
+                                 size_t stride, float *out_normals, size_t nstride, size_t first, size_t count)
+{
+    return sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), normals, out, stride, out_normals, nstride,
+                              first, count);
+}
+static sinew_result sized_deform_extended(const sinew_soffd *h, const float *frames, const sinew_points *normals,
+                                          float *out, size_t stride, float *out_normals, size_t nstride, size_t first,
+                                          size_t count)
+{
+    return sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), normals, out, stride, out_normals,
+                                       nstride, first, count);
+}
 /* Deforms points [first, first + count) with `normals` (count, stride, data
  * as given) into OUT_F and OUT2_F at normal stride nstride. */
 static sinew_result with_normals(deform_fn fn, const float *frames, const float *data, size_t n, size_t in_stride,
@@ -404,14 +443,14 @@ static size_t contributors_of_point_0(void)
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
       { sinew_points p = skin_points(); return sinew_soffd_register(NULL, NULL, &p, NULL); }) \
-    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
-    X(register_null_skin_data, INVALID_ARGUMENT, "skin", \
+    X(register_null_points, INVALID_ARGUMENT, "point", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
+    X(register_null_points_data, INVALID_ARGUMENT, "point", \
       { return register_points((sinew_points){NULL, POINTS, 0}, NULL); }) \
     X(register_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
       { return register_points((sinew_points){skin, 2, 17}, NULL); }) \
     X(register_stride_too_small, INVALID_ARGUMENT, "stride", \
       { return register_points((sinew_points){skin, 2, 8}, NULL); }) \
-    X(register_count_size_max_8, SIZE_OVERFLOW, "skin", \
+    X(register_count_size_max_8, SIZE_OVERFLOW, "point", \
       { return register_points((sinew_points){skin, SIZE_MAX / 8, 0}, NULL); }) \
     X(register_point_nan, NON_FINITE, "point 2", { return register_with_point(2, NAN); }) \
     X(register_threshold_one, INVALID_ARGUMENT, "weight_threshold", { return register_policy(1, 0); }) \
@@ -497,12 +536,26 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
     /* pose */ \
-    FRAMES_CASES(X, sinew_soffd_element_frames, element_frames) \
-    FRAMES_CASES(X, sinew_soffd_vertex_frames, vertex_frames) \
+    FRAMES_CASES(X, sized_element_frames, element_frames) \
+    FRAMES_CASES(X, sized_vertex_frames, vertex_frames) \
+    X(element_frames_one_float_short, MISMATCH, "hold 63 floats, but the 4 elements need 64", \
+      { return frames_off_by(0, -1); }) \
+    X(element_frames_one_frame_long, MISMATCH, "need 64", { return frames_off_by(0, 16); }) \
+    X(element_frames_size_zero, MISMATCH, "need 64", { return frames_off_by(0, -64); }) \
+    X(vertex_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 driver vertices need 64", \
+      { return frames_off_by(1, -16); }) \
+    X(vertex_frames_one_float_long, MISMATCH, "need 64", { return frames_off_by(1, 1); }) \
     DEFORM_CASES(X, basic_positions, fx.element_frames, deform) \
     DEFORM_CASES(X, extended_positions, fx.vertex_frames, deform_extended) \
-    NORMAL_CASES(X, sinew_soffd_deform, fx.element_frames, deform) \
-    NORMAL_CASES(X, sinew_soffd_deform_extended, fx.vertex_frames, deform_extended)
+    X(deform_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 elements need 64", \
+      { return deform_frames_off_by(0, -16, POINTS); }) \
+    X(deform_frames_one_float_long, MISMATCH, "need 64", { return deform_frames_off_by(0, 1, POINTS); }) \
+    X(deform_frames_short_empty_range, MISMATCH, "need 64", { return deform_frames_off_by(0, -1, 0); }) \
+    X(deform_extended_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 driver vertices need 64", \
+      { return deform_frames_off_by(1, -16, POINTS); }) \
+    X(deform_extended_frames_one_float_long, MISMATCH, "need 64", { return deform_frames_off_by(1, 1, POINTS); }) \
+    NORMAL_CASES(X, sized_deform, fx.element_frames, deform) \
+    NORMAL_CASES(X, sized_deform_extended, fx.vertex_frames, deform_extended)
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};

@@ -78,7 +78,7 @@ static void soffd_frames(const sinew_polymesh *driver, float *frames, size_t *el
     float moved[8 * 3];
     for (int i = 0; i < 24; ++i) moved[i] = cube[i] * (1.0f + 0.1f * (float)(i % 3)) + 0.05f * (float)i;
     sinew_points now = {moved, 8, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &now, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &now, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 

@@ -95,8 +95,8 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     fz_call c;
     fz_call_begin(&c, extended ? "sinew_soffd_vertex_frames" : "sinew_soffd_element_frames");
     fz_call_out(&c, frames, 16 * frame_count * sizeof *frames, true);
-    sinew_result res = extended ? sinew_soffd_vertex_frames(soffd, &now, frames)
-                                : sinew_soffd_element_frames(soffd, &now, frames);
+    sinew_result res = extended ? sinew_soffd_vertex_frames(soffd, &now, frames, sinew_soffd_vertex_frames_size(soffd))
+                                : sinew_soffd_element_frames(soffd, &now, frames, sinew_soffd_element_frames_size(soffd));
     if (fz_call_end(&c, res, fz_finite(r)) != SINEW_OK) return;
 
     size_t stride = fz_stride(r, 12);
@@ -120,8 +120,8 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     fz_call_out(&c, out, bytes, true);
     fz_call_out(&c, out_normals, nbytes, true);
     res = extended
-              ? sinew_soffd_deform_extended(soffd, frames, normals, out, stride, out_normals, nstride, first, count)
-              : sinew_soffd_deform(soffd, frames, normals, out, stride, out_normals, nstride, first, count);
+              ? sinew_soffd_deform_extended(soffd, frames, sinew_soffd_vertex_frames_size(soffd), normals, out, stride, out_normals, nstride, first, count)
+              : sinew_soffd_deform(soffd, frames, sinew_soffd_element_frames_size(soffd), normals, out, stride, out_normals, nstride, first, count);
     fz_call_end(&c, res, fz_moderate(r));
 }
 

@@ -220,7 +220,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         register_points(h, skin, N_SKIN, NULL);
         float *frames = malloc(16 * fine.nv * sizeof(float));
         for (size_t v = 0; v < fine.nv; ++v) memcpy(&frames[16 * v], m, sizeof m);
-        assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
         assert_true(max_diff(out, want, N_SKIN) <= 1e-5 * size);
         /* Estimated frames on flat rings still give the rigid and uniform-scale part exactly. */
         if (trial == 2) {
@@ -605,8 +605,8 @@ static void *run_job(void *arg)
 {
     job *j = (job *)arg;
     for (int rep = 0; rep < 20; ++rep)
-        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
-                                : sinew_soffd_deform(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
+        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, sinew_soffd_vertex_frames_size(j->h), NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
+                                : sinew_soffd_deform(j->h, j->frames, sinew_soffd_element_frames_size(j->h), NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
     return NULL;
 }
 
@@ -624,13 +624,13 @@ static void deform_is_safe_from_many_threads(void **state)
     sinew_soffd_get_info(h, &info);
     float *ef = malloc(16 * info.element_count * sizeof(float)), *vf = malloc(16 * c.nv * sizeof(float));
     sinew_points d = {now, c.nv, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     float *packed = malloc(3 * N * sizeof(float)), *strided = malloc(4 * N * sizeof(float));
     for (int ext = 0; ext < 2; ++ext) {
         const float *frames = ext ? vf : ef;
-        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
-        else assert_int_equal(sinew_soffd_deform(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        else assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
         for (size_t i = 0; i < 4 * N; ++i) strided[i] = -1234.5f;
         pthread_t th[4];
         job jobs[4];
@@ -762,7 +762,7 @@ static void validation_names_the_element(void **state)
     float skin[] = {0.2f, 0.2f, 0.5f, 0.7f, 0.7f, -0.3f};
     sinew_points s = {skin, 2, 0};
     float frames[16 * 2], vframes[16 * 5], out[6];
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(NULL, h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -779,30 +779,30 @@ static void validation_names_the_element(void **state)
     skin[5] = -0.3f;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {pos, 4, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_MISMATCH);
     assert_string_equal(sinew_last_error(), "the driver has 4 vertices now, but 5 were bound");
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_ERROR_MISMATCH);
     d.count = 5;
     pos[14] = NAN;
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "driver vertex 4 has a non-finite coordinate z (nan)");
     pos[14] = 0;
-    assert_int_equal(sinew_soffd_element_frames(h, &d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_element_frames(NULL, &d, frames), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, NULL, sinew_soffd_element_frames_size(h)), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_element_frames(NULL, &d, frames, sinew_soffd_element_frames_size(NULL)), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     memset(out, 0x7f, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, NULL, NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, NULL, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     for (size_t i = 0; i < 6; ++i) assert_int_equal(((uint32_t *)out)[i], 0x7f7f7f7fu); /* untouched */
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
     for (int i = 0; i < 6; ++i) assert_float_equal(out[i], skin[i], 1e-6);
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
@@ -810,7 +810,7 @@ static void validation_names_the_element(void **state)
     /* Zero points is a valid registration. */
     s.count = 0;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 

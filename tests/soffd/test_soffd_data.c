@@ -342,7 +342,7 @@ static void vertex_maps_on_real_meshes(void **state)
                     now[3 * v + r] = (float)(a[3 * r] * p[0] + a[3 * r + 1] * p[1] + a[3 * r + 2] * p[2] + a[9 + r]);
                 }
             sinew_points cur = {now, d.vertex_count, 0};
-            assert_int_equal(sinew_soffd_vertex_frames(h, &cur, vf), SINEW_OK);
+            assert_int_equal(sinew_soffd_vertex_frames(h, &cur, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
             size_t spanning = 0, flat = 0, no_normal = 0;
             double worst_spanning = 0, worst_flat = 0;
             for (size_t v = 0; v < d.vertex_count; ++v) {

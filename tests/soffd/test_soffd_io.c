@@ -132,9 +132,9 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
         sinew_points nv = {normals, ia.point_count, 0};
         float *frames = malloc(16 * ia.element_count * sizeof(float));
         sinew_points dn = {now, d->nv, 0};
-        assert_int_equal(sinew_soffd_element_frames(a, &dn, frames), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(a, frames, &nv, oa, 0, na, 0, 0, ia.point_count), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(b, frames, &nv, ob, 0, nb, 0, 0, ia.point_count), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(a, &dn, frames, sinew_soffd_element_frames_size(a)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(a, frames, sinew_soffd_element_frames_size(a), &nv, oa, 0, na, 0, 0, ia.point_count), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(b, frames, sinew_soffd_element_frames_size(b), &nv, ob, 0, nb, 0, 0, ia.point_count), SINEW_OK);
         assert_memory_equal(na, nb, 3 * ia.point_count * sizeof(float));
         free(frames), free(normals), free(na), free(nb);
         free(oa), free(ob), free(now);
