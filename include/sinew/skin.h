@@ -185,7 +185,7 @@ typedef struct sinew_skin_info {
     size_t max_nonzero_influences; /* most nonzero influences of any vertex after merging */
     size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
     size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
-    size_t renormalized_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
+    size_t renormalised_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
     size_t palette_floats;        /* size of the palette buffer, in floats */
     size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */

@@ -115,7 +115,7 @@ static PyObject *py_skin_info(PyObject *self, PyObject *arg)
         sn_py_dict_steal(d, "max_nonzero_influences", PyLong_FromSize_t(info.max_nonzero_influences)) < 0 ||
         sn_py_dict_steal(d, "single_joint_vertices", PyLong_FromSize_t(info.single_joint_vertices)) < 0 ||
         sn_py_dict_steal(d, "merged_duplicates", PyLong_FromSize_t(info.merged_duplicates)) < 0 ||
-        sn_py_dict_steal(d, "renormalized_vertices", PyLong_FromSize_t(info.renormalized_vertices)) < 0 ||
+        sn_py_dict_steal(d, "renormalised_vertices", PyLong_FromSize_t(info.renormalised_vertices)) < 0 ||
         sn_py_dict_steal(d, "unweighted_vertices", PyLong_FromSize_t(info.unweighted_vertices)) < 0 ||
         sn_py_dict_steal(d, "palette_floats", PyLong_FromSize_t(info.palette_floats)) < 0 ||
         sn_py_dict_steal(d, "palette_joint_floats", PyLong_FromSize_t(info.palette_joint_floats)) < 0 ||

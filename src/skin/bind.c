@@ -297,7 +297,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     skin->kernel_requested = desc->kernel;
     skin->record_floats = desc->blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
     skin->merged_duplicates = merged;
-    skin->renormalized_vertices = renormalised;
+    skin->renormalised_vertices = renormalised;
     skin->unweighted_vertices = unweighted;
 
     sn_skin_use_kernels(skin);

@@ -361,7 +361,7 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     skin->kernel_requested = s.kernel;
     skin->record_floats = s.blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
     skin->merged_duplicates = s.merged;
-    skin->renormalized_vertices = s.renormalised;
+    skin->renormalised_vertices = s.renormalised;
     skin->unweighted_vertices = s.unweighted;
     res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
     if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);

@@ -213,7 +213,7 @@ static void renormalisation_and_tolerance(void **state)
     sinew_skin_info info;
     SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
-    assert_int_equal(info.renormalized_vertices, 2);
+    assert_int_equal(info.renormalised_vertices, 2);
     sinew_skin_destroy(skin);
     /* A tighter tolerance rejects vertex 1. */
     d.renormalise = 0;
