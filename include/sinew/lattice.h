@@ -326,6 +326,17 @@ typedef struct sinew_lattice_refined_mesh {
     size_t memory_bytes;            /* every byte the refinement holds */
 } sinew_lattice_refined_mesh;
 
+/* The figures of a refinement (the same as its refined mesh reports). */
+typedef struct sinew_lattice_refinement_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    size_t vertex_count;
+    size_t input_vertex_count;
+    size_t triangle_count;
+    size_t rounds;                  /* split rounds made */
+    double max_error;               /* largest final edge error by the chosen test */
+    size_t memory_bytes;            /* every byte the refinement holds */
+} sinew_lattice_refinement_info;
+
 /* Refines a triangle mesh in the lattice's domain until every edge passes the
  * chosen test at desc->tolerance; triangles beside a split edge are split as
  * well, so the output is conforming. Returns SINEW_ERROR_INVALID_ARGUMENT
@@ -342,6 +353,11 @@ SINEW_API sinew_result sinew_lattice_refinement_create(sinew_context *ctx, const
  * SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe. */
 SINEW_API sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refinement,
                                                      sinew_lattice_refined_mesh *mesh);
+/* Fills *info with the refinement's figures. Returns
+ * SINEW_ERROR_INVALID_ARGUMENT on NULL (or an info without SINEW_INIT); leaves
+ * the thread's message as it was. Thread-safe. */
+SINEW_API sinew_result sinew_lattice_refinement_get_info(const sinew_lattice_refinement *refinement,
+                                                         sinew_lattice_refinement_info *info);
 /* Destroys a refinement (NULL is fine); its mesh views die with it. Not
  * thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_refinement_destroy(sinew_lattice_refinement *refinement);

@@ -453,6 +453,19 @@ sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refin
     return SINEW_OK;
 }
 
+sinew_result sinew_lattice_refinement_get_info(const sinew_lattice_refinement *refinement,
+                                               sinew_lattice_refinement_info *info)
+{
+    /* Leaves the thread's message alone (api.md: *_get_info). */
+    if (!refinement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "refinement is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    const sinew_lattice_refined_mesh *m = &refinement->mesh;
+    sinew_lattice_refinement_info i = {sizeof i, m->vertex_count, m->input_vertex_count, m->triangle_count,
+                                       m->rounds, m->max_error, m->memory_bytes};
+    sn_write_struct(info, &i, sizeof i);
+    return SINEW_OK;
+}
+
 void sinew_lattice_refinement_destroy(sinew_lattice_refinement *refinement)
 {
     if (!refinement) return;

@@ -447,6 +447,12 @@ static const sinew_lattice_desc *default_desc(void)
       { return sinew_lattice_refinement_mesh(NULL, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_mesh_null_mesh, INVALID_ARGUMENT, "mesh", { return sinew_lattice_refinement_mesh(fx.refinement, NULL); }) \
     X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
+    X(refinement_get_info_null_refinement, INVALID_ARGUMENT, "refinement", \
+      { return sinew_lattice_refinement_get_info(NULL, OUT_STRUCT(sinew_lattice_refinement_info, 256)); }) \
+    X(refinement_get_info_null_info, INVALID_ARGUMENT, "info", \
+      { return sinew_lattice_refinement_get_info(fx.refinement, NULL); }) \
+    X(refinement_get_info_ok, OK, NULL, \
+      { return sinew_lattice_refinement_get_info(fx.refinement, OUT_STRUCT(sinew_lattice_refinement_info, 256)); }) \
     X(refinement_destroy_null, PLAIN, NULL, { sinew_lattice_refinement_destroy(NULL); return SINEW_OK; }) \
     /* segment bound */ \
     X(segment_null_lattice, INVALID_ARGUMENT, "lattice", \

@@ -337,6 +337,17 @@ static void refine_meets_tolerance_and_conforms(void **state)
             assert_true(m.triangle_count > 2 * tm.triangle_count);
             assert_true(m.rounds > 0);
             assert_true(m.max_error <= rd.tolerance);
+            /* The info reports the figures of the mesh it describes. */
+            sinew_lattice_refinement_info info;
+            SINEW_INIT(&info);
+            assert_int_equal(sinew_lattice_refinement_get_info(ref, &info), SINEW_OK);
+            assert_int_equal(info.vertex_count, m.vertex_count);
+            assert_int_equal(info.input_vertex_count, tm.positions.count);
+            assert_int_equal(info.triangle_count, m.triangle_count);
+            assert_int_equal(info.rounds, m.rounds);
+            assert_true(info.max_error == m.max_error);
+            assert_true(info.memory_bytes > m.vertex_count * 6 * sizeof(float));
+            assert_int_equal(info.memory_bytes, m.memory_bytes);
             refine_check rc = check_refinement(lat, &sphere, &m, 24);
             assert_int_equal(rc.bad_edges, 0);
             if (o == 3)
