@@ -252,6 +252,8 @@ def self_test(headers):
          'output name'),
         ('lone output name', 'placement.h', 'float *out, size_t out_stride,\n                                             size_t first, size_t count);',
          'float *out, size_t stride,\n                                             size_t first, size_t count);', 'output name'),
+        ('defaults', 'bbw.h', 'SINEW_API sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc *resolved);',
+         'SINEW_API sinew_bbw_desc sinew_bbw_desc_defaults(const sinew_bbw_desc *desc);', 'defaults:'),
         ('buffer size', 'soffd.h', 'float *frames, size_t frame_floats);', 'float *frames);', 'buffer size'),
     ]
     failures = 0

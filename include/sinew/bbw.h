@@ -84,6 +84,15 @@ typedef struct sinew_bbw_desc {
     uint32_t point_placement;
 } sinew_bbw_desc;
 
+/* The defaults sinew_bbw_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (grid_resolution,
+ * handle_tolerance), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc *resolved);
+
 /* sinew_bbw_desc.volume_flags. */
 #define SINEW_BBW_VOLUME_UNIFORM 1u  /* no added handle cells, no refinement */
 
@@ -162,6 +171,17 @@ typedef struct sinew_bbw_solve_desc {
      * depend on it. */
     uint32_t coarse_levels;
 } sinew_bbw_solve_desc;
+
+/* The defaults sinew_bbw_solve uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (tolerance,
+ * max_iterations, penalty; shape_strength when a shape_mask is given;
+ * coarse_levels 0 is a mode, automatic, and stays 0), so
+ * solving with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_bbw_solve_desc_defaults(const sinew_bbw_solve_desc *desc,
+                                                    sinew_bbw_solve_desc *resolved);
 
 /* sinew_bbw_solve_desc.coarse_levels: always start on the volume itself. */
 #define SINEW_BBW_COARSE_NONE 0xFFFFFFFFu

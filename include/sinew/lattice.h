@@ -58,6 +58,15 @@ typedef struct sinew_lattice_desc {
     sinew_lattice_outside outside;
 } sinew_lattice_desc;
 
+/* The defaults sinew_lattice_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (order 4,
+ * count = order, unit axes and extents when all are zero), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_lattice_desc_defaults(const sinew_lattice_desc *desc, sinew_lattice_desc *resolved);
+
 typedef struct sinew_lattice sinew_lattice;
 
 /* Description of an existing lattice (what sinew_lattice_info fills). */

@@ -129,6 +129,16 @@ typedef struct sinew_placement_desc {
     sinew_trimesh scene;
 } sinew_placement_desc;
 
+/* The defaults sinew_placement_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (path_order,
+ * view, count, order, oversample), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_placement_desc_defaults(const sinew_placement_desc *desc,
+                                                    sinew_placement_desc *resolved);
+
 typedef struct sinew_placement sinew_placement;
 
 /* What sinew_placement_get_info reports. */
@@ -211,6 +221,17 @@ typedef struct sinew_placement_relax_desc {
     /* Most integration steps; 0 = 20000. */
     uint32_t max_steps;
 } sinew_placement_relax_desc;
+
+/* The defaults sinew_placement_relax uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (stiffness,
+ * mass, damping = sqrt(stiffness / mass) as a float, angle_degrees,
+ * neighbourhood, max_steps), so
+ * relaxing with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_placement_relax_desc_defaults(const sinew_placement_relax_desc *desc,
+                                                          sinew_placement_relax_desc *resolved);
 
 typedef struct sinew_placement_relax_report {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */

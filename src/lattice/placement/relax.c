@@ -121,19 +121,19 @@ sinew_result sinew_placement_relax(sinew_context *ctx, sinew_placement *placemen
     r = check_relax(&d);
     if (r) return r;
     sinew_placement *p = placement;
-    const double kappa = (d.stiffness > 0.0f ? d.stiffness : SN_PLACE_DEFAULT_STIFFNESS) /
-                         (d.mass > 0.0f ? d.mass : SN_PLACE_DEFAULT_MASS);
+    sn_place_relax_resolve(&d);   /* the values sinew_placement_relax_desc_defaults reports */
+    const double kappa = (double)d.stiffness / d.mass;
     if (!isfinite(kappa) || !(kappa > 0.0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax stiffness / mass is %g; it must be finite and > 0", kappa);
     /* Four springs per mass: the stiffness matrix's eigenvalues lie below
      * 8 k / M (Gershgorin), so symplectic Euler is stable for dt < 2 / sqrt(8k/M);
      * half that keeps a margin for the damping term. */
     const double dt = 1.0 / sqrt(8.0 * kappa);
-    const double damping = d.damping > 0.0f ? (double)d.damping : sqrt(kappa);
-    const double angle = d.angle_degrees > 0.0f ? d.angle_degrees : SN_PLACE_DEFAULT_ANGLE_DEGREES;
+    const double damping = d.damping;
+    const double angle = d.angle_degrees;
     const double cos_limit = cos(angle * 3.14159265358979323846 / 180.0);
-    const uint32_t rings = d.neighbourhood ? d.neighbourhood : SN_PLACE_DEFAULT_NEIGHBOURHOOD;
-    const uint32_t max_steps = d.max_steps ? d.max_steps : SN_PLACE_DEFAULT_MAX_STEPS;
+    const uint32_t rings = d.neighbourhood;
+    const uint32_t max_steps = d.max_steps;
     const uint32_t cu = p->count[0], cv = p->count[1];
     const size_t columns = (size_t)cu * cv;
 
