@@ -30,6 +30,7 @@
 usage: check_api.py [INCLUDE_DIR]     check the headers (default: include/)
        check_api.py --self-test [DIR] also prove each rule catches a planted violation
 Exit status 0 when every check passes; the violations are printed otherwise."""
+import functools
 import os
 import re
 import sys
@@ -41,10 +42,12 @@ MODULES = ('skin', 'soffd', 'lattice', 'placement', 'bbw')
 GROWING = re.compile(r'^sinew_\w+_(desc|info|report)$|^sinew_lattice_refined_mesh$')
 
 
+@functools.lru_cache(maxsize=None)
 def strip_comments(text):
     return re.sub(r'/\*.*?\*/', lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text, flags=re.S)
 
 
+@functools.lru_cache(maxsize=None)
 def functions(text):
     """(name, parameter list, comment above or None) of each SINEW_API declaration."""
     code = strip_comments(text)
@@ -55,14 +58,8 @@ def functions(text):
         comment = None
         if before.endswith('*/'):
             comment = before[before.rfind('/*'):]
-        out.append((m.group(1), params, comment))
-    return out
-
-
-def returns(text, fn):
-    """The return type of public function fn."""
-    m = re.search(r'^SINEW_API\s+([^;(]*?)\b' + fn + r'\s*\(', strip_comments(text), re.M)
-    return ' '.join(m.group(1).split()) if m else ''
+        out.append((m.group(1), tuple(params), comment))
+    return tuple(out)
 
 
 def param_name(p):
@@ -81,8 +78,10 @@ def check_vocabulary(headers):
     for name, text in sorted(headers.items()):
         if name not in MODULE_OF:
             continue
+        rets = {m.group(2): ' '.join(m.group(1).split())
+                for m in re.finditer(r'^SINEW_API\s+([^;(]*?)\b(\w+)\s*\(', strip_comments(text), re.M)}
         for fn, params, comment in functions(text):
-            fns[fn] = (name, params, comment, returns(text, fn))
+            fns[fn] = (name, params, comment, rets.get(fn, ''))
     handles = set()
     for name, text in sorted(headers.items()):
         if name not in MODULE_OF:
@@ -97,7 +96,8 @@ def check_vocabulary(headers):
                 if m and m.group(1).strip() != 'size_t':
                     bad.append('%s: count type: field %s is %s, not size_t' % (name, m.group(2), m.group(1).strip()))
         # spelling (identifiers only)
-        for ident in sorted(set(re.findall(r'\b\w*(?<![sS])[iI][zZ](?:e|ed|es|ing|ation|ER|E|ED|ES|ING|ATION)\w*', code))):
+        ize = re.compile(r'(?<![sS])[iI][zZ](?:e|ed|es|ing|ation|E|ED|ES|ING|ATION)(?![a-z])')
+        for ident in sorted(i for i in set(re.findall(r'\w+', code)) if ize.search(i)):
             bad.append('%s: spelling: %s uses -ize; the API spells it -ise' % (name, ident))
     for fn, (name, params, comment, ret) in sorted(fns.items()):
         pnames = [param_name(p) for p in params]
@@ -161,7 +161,7 @@ def check_vocabulary(headers):
         # defaults
         if fn.endswith('_defaults'):
             desc = fn[:-len('_defaults')]
-            if params != ['const %s *desc' % desc, '%s *resolved' % desc] or ret != 'sinew_result':
+            if list(params) != ['const %s *desc' % desc, '%s *resolved' % desc] or ret != 'sinew_result':
                 bad.append('%s: defaults: %s is not sinew_result %s(const %s *desc, %s *resolved)'
                            % (name, fn, fn, desc, desc))
     for h in sorted(handles):
@@ -205,7 +205,7 @@ def check(headers):
                 bad.append('%s: %s has no comment above it' % (name, fn))
             pnames = [re.findall(r'(\w+)\s*$', p)[0] if re.findall(r'(\w+)\s*$', p) else '' for p in params]
             if 'first' in pnames and 'count' in pnames:
-                if params[-2:] != ['size_t first', 'size_t count']:
+                if list(params[-2:]) != ['size_t first', 'size_t count']:
                     bad.append('%s: range call %s does not end with size_t first, size_t count' % (name, fn))
                 packed = comment is not None and 'packed' in comment
                 for i, p in enumerate(params):
