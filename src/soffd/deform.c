@@ -19,7 +19,7 @@ size_t sinew_soffd_vertex_frames_size(const sinew_soffd *h)
 
 /* A frames buffer holds 16 floats per element (per driver vertex for the
  * extended algorithm): any other size is refused before it is read or written. */
-sinew_result sn_soffd_check_frames(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex)
+static sinew_result check_frames(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex)
 {
     if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
     if ((uintptr_t)frames % sizeof(float) != 0)
@@ -39,7 +39,7 @@ sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *dri
                                    size_t frame_floats, bool per_vertex)
 {
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
-    sinew_result r = sn_soffd_check_frames(h, frames, frame_floats, per_vertex);
+    sinew_result r = check_frames(h, frames, frame_floats, per_vertex);
     if (r != SINEW_OK) return r;
     r = sn_check_points(driver_now, "driver vertex");
     if (r == SINEW_OK) r = sn_soffd_check_domain(driver_now, "driver vertex");
@@ -77,7 +77,7 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, siz
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
     if ((uintptr_t)out % sizeof(float) != 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out pointer %p is not aligned to 4 bytes", (const void *)out);
-    sinew_result r = sn_soffd_check_frames(h, frames, frame_floats, per_vertex);
+    sinew_result r = check_frames(h, frames, frame_floats, per_vertex);
     if (r != SINEW_OK) return r;
     if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (first > h->reg.point_count || count > h->reg.point_count - first)

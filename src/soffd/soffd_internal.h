@@ -192,9 +192,8 @@ void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
 void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
- * finite), a frames buffer's size (16 floats per element, or per driver vertex
- * when per_vertex) and a deform call's output and point range. */
-sinew_result sn_soffd_check_frames(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex);
+ * finite) and a deform call's output and point range, each with the frames
+ * buffer's size (16 floats per element, or per driver vertex when per_vertex). */
 sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames,
                                    size_t frame_floats, bool per_vertex);
 sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex,
