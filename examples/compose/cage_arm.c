@@ -212,8 +212,8 @@ int main(int argc, char **argv)
         sinew_points cage_now = {cage_posed, cage.vertex_count, 0};
         r = sinew_skin_palette(skin, world, 2, palette, sinew_skin_palette_size(skin));
         if (r == SINEW_OK) r = sinew_skin_deform(skin, palette, sinew_skin_palette_size(skin), &in, &out, 0, cage.vertex_count);
-        if (r == SINEW_OK) r = sinew_soffd_element_frames(soffd, &cage_now, element_frames);
-        if (r == SINEW_OK) r = sinew_soffd_deform(soffd, element_frames, NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
+        if (r == SINEW_OK) r = sinew_soffd_element_frames(soffd, &cage_now, element_frames, sinew_soffd_element_frames_size(soffd));
+        if (r == SINEW_OK) r = sinew_soffd_deform(soffd, element_frames, sinew_soffd_element_frames_size(soffd), NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
         t_pose += support_now() - t0;
         if (r != SINEW_OK) return fail("pose", r);
 
@@ -228,7 +228,7 @@ int main(int argc, char **argv)
          * its frame, so the arm follows the cage's affine motion exactly. */
         r = sinew_skin_vertex_matrices(skin, palette, sinew_skin_palette_size(skin), vertex_frames, 0, 0,
                                        cage.vertex_count);
-        if (r == SINEW_OK) r = sinew_soffd_deform_extended(soffd, vertex_frames, NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
+        if (r == SINEW_OK) r = sinew_soffd_deform_extended(soffd, vertex_frames, sinew_soffd_vertex_frames_size(soffd), NULL, arm_posed, 0, NULL, 0, 0, arm.vertex_count);
         if (r != SINEW_OK) return fail("extended deform", r);
         snprintf(path, sizeof path, "%s/arm_ext_%02d.obj", dir, f);
         if (!support_write_obj(path, arm_posed, arm.vertex_count, 0, arm_tris, arm_tri_count)) status = 1;

@@ -112,6 +112,6 @@ sinew_skin_desc character_skin_desc(const character *c, const character_part *pa
                                                                    : SINEW_SKIN_WEIGHT_UNORM8;
     d.weight_stride = weights->stride;
     d.inverse_bind = c->skin->inverse_bind;
-    d.renormalize = 1;
+    d.renormalise = 1;
     return d;
 }

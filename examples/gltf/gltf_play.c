@@ -107,7 +107,7 @@ static bool player_bind(player *p)
     SINEW_INIT(&info);
     if (!check(sinew_skin_get_info(p->skins[0], &info), "sinew_skin_get_info")) return false;
     printf("bind: %zu part(s) in %.3f ms; part 0: %zu vertices, at most %zu influences, %zu renormalised, %zu bytes\n",
-           parts, bind_ms, info.vertex_count, info.max_nonzero_influences, info.renormalized_vertices, info.memory_bytes);
+           parts, bind_ms, info.vertex_count, info.max_nonzero_influences, info.renormalised_vertices, info.memory_bytes);
     /* Every part shares the glTF skin (same joints, same inverse binds, same
      * blend), so one palette serves them all. */
     p->palette_floats = sinew_skin_palette_size(p->skins[0]);

@@ -66,7 +66,7 @@ static int write_cage(const char *path, const sinew_lattice *lat, int rest)
     sinew_lattice_get_info(lat, &info);
     float *p = malloc(info.point_count * 3 * sizeof(float));
     if (rest) sinew_lattice_rest_points(lat, p, 0, 0, info.point_count);
-    else sinew_lattice_get_points(lat, p, 0, 0, info.point_count);
+    else sinew_lattice_points(lat, p, 0, 0, info.point_count);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(p);
@@ -143,12 +143,12 @@ int main(int argc, char **argv)
     sinew_lattice_deform(lat, &pv, NULL, plain, 0, NULL, 0, 0, nv);
 
     /* Refined to 0.2% of the length. */
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 2e-3 * LENGTH;
     sinew_trimesh tm = {{v, nv, 0}, t, nt, SINEW_INDEX_U32, 0};
     sinew_lattice_refinement *ref = NULL;
-    if (sinew_lattice_refine(NULL, lat, &tm, &rd, &ref) != SINEW_OK) {
+    if (sinew_lattice_refinement_create(NULL, lat, &tm, &rd, &ref) != SINEW_OK) {
         fprintf(stderr, "refine: %s\n", sinew_last_error());
         return 1;
     }

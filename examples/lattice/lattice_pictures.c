@@ -62,7 +62,7 @@ bool lattice_pictures(const char *dir, const sinew_lattice *lattice, const float
               render_canvas_create(&c, 264, 280, 3, 1, 3);
     if (ok) {
         sinew_lattice_rest_points(lattice, net_rest, 0, 0, info.point_count);
-        sinew_lattice_get_points(lattice, net_bent, 0, 0, info.point_count);
+        sinew_lattice_points(lattice, net_bent, 0, 0, info.point_count);
         split_edges(refined_edges, refined_count, refined->input_vertex_count, old_edges, &old_count, new_edges, &new_count);
     }
     for (int panel = 0; panel < 3 && ok; ++panel) {

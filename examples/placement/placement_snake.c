@@ -159,7 +159,7 @@ static bool write_lattice(const char *path, const sinew_lattice *lat)
     if (sinew_lattice_get_info(lat, &info)) return false;
     float *pts = malloc(info.point_count * 3 * sizeof(float));
     if (!pts) return false;
-    sinew_lattice_get_points(lat, pts, 0, 0, info.point_count);
+    sinew_lattice_points(lat, pts, 0, 0, info.point_count);
     FILE *f = fopen(path, "w");
     if (!f) {
         free(pts);
@@ -317,7 +317,7 @@ static int run_scene(const char *dir, const char *name, const mesh *scene, const
          * contact layer up to the middle row, then keep that row. */
         size_t row = (size_t)cu * mid;
         float *layer = malloc((row + (size_t)view->contact_count) * 3 * sizeof(float));
-        if (layer && sinew_lattice_get_points(lat, layer, 0, row, (size_t)view->contact_count) == SINEW_OK)
+        if (layer && sinew_lattice_points(lat, layer, 0, row, (size_t)view->contact_count) == SINEW_OK)
             memcpy(view->contact[pass], layer + 3 * row, (size_t)view->contact_count * 3 * sizeof(float));
         free(layer);
         view->snake[pass] = out;

@@ -163,8 +163,8 @@ int main(int argc, char **argv)
     bend(cage.pos, cage_now, cage.nv, lo, hi);
     sinew_points now = {cage_now, cage.nv, 0};
     double t3 = support_now();
-    sinew_result r = sinew_soffd_element_frames(h, &now, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, NULL, mesh_now, 0, NULL, 0, 0, mesh.nv);
+    sinew_result r = sinew_soffd_element_frames(h, &now, frames, sinew_soffd_element_frames_size(h));
+    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, mesh_now, 0, NULL, 0, 0, mesh.nv);
     double t4 = support_now();
     if (r != SINEW_OK) {
         fprintf(stderr, "deform: %s\n", sinew_last_error());

@@ -84,6 +84,15 @@ typedef struct sinew_bbw_desc {
     uint32_t point_placement;
 } sinew_bbw_desc;
 
+/* The defaults sinew_bbw_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (grid_resolution,
+ * handle_tolerance), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc *resolved);
+
 /* sinew_bbw_desc.volume_flags. */
 #define SINEW_BBW_VOLUME_UNIFORM 1u  /* no added handle cells, no refinement */
 
@@ -162,6 +171,17 @@ typedef struct sinew_bbw_solve_desc {
      * depend on it. */
     uint32_t coarse_levels;
 } sinew_bbw_solve_desc;
+
+/* The defaults sinew_bbw_solve uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (tolerance,
+ * max_iterations, penalty; shape_strength when a shape_mask is given;
+ * coarse_levels 0 is a mode, automatic, and stays 0), so
+ * solving with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_bbw_solve_desc_defaults(const sinew_bbw_solve_desc *desc,
+                                                    sinew_bbw_solve_desc *resolved);
 
 /* sinew_bbw_solve_desc.coarse_levels: always start on the volume itself. */
 #define SINEW_BBW_COARSE_NONE 0xFFFFFFFFu
@@ -250,13 +270,13 @@ SINEW_API sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *bbw, const
 SINEW_API sinew_result sinew_bbw_get_info(const sinew_bbw *bbw, sinew_bbw_info *info);
 
 /* Domain vertex positions (3 floats each; z = 0 in 2D) for [first, first+count)
- * into out, vertex i at byte offset i * stride (0 = packed): lets callers
+ * into out, vertex i at byte offset i * out_stride (0 = packed): lets callers
  * draw the automatic volume.
- * INVALID_ARGUMENT on NULL, a bad stride (0 or a multiple of 4 that is at
+ * INVALID_ARGUMENT on NULL, a bad out_stride (0 or a multiple of 4 that is at
  * least 12) or an out not aligned to 4 bytes, INDEX_OUT_OF_RANGE on a bad
- * range, SIZE_OVERFLOW when count vertices at stride overflow size_t.
+ * range, SIZE_OVERFLOW when count vertices at out_stride overflow size_t.
  * Thread-safe. */
-SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t stride, size_t first,
+SINEW_API sinew_result sinew_bbw_domain_vertices(const sinew_bbw *bbw, float *out, size_t out_stride, size_t first,
                                                  size_t count);
 
 /* Domain elements (3 or 4 indices each, packed: element i at out[i * per]
@@ -283,13 +303,13 @@ SINEW_API sinew_result sinew_bbw_point_weights(const sinew_bbw *bbw, const sinew
                                                size_t first, size_t count);
 
 /* Top-k influences per point in the skinning layout (k = influence_count
- * slots, packed): joints[i * k + s] (handle index) and weights[i * k + s] for
+ * slots, packed): out_joints[i * k + s] (handle index) and out_weights[i * k + s] for
  * point i in [first, first + count), sorted by decreasing weight, renormalised
  * to sum to one; unused slots have joint 0 and weight 0. points NULL = domain
  * vertices. influence_count in 1 .. 64. Same rules as
  * sinew_bbw_point_weights. Never allocates; thread-safe. */
-SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, uint32_t influence_count,
-                                       uint32_t *joints, float *weights, size_t first, size_t count);
+SINEW_API sinew_result sinew_bbw_top_k(const sinew_bbw *bbw, const sinew_points *points, size_t influence_count,
+                                       uint32_t *out_joints, float *out_weights, size_t first, size_t count);
 
 /* ---- Save and load (core.h "Saved data", docs/bbw.md) ---- */
 

@@ -67,14 +67,14 @@ typedef struct sinew_bbw_pose_desc {
     /* Or sparse, the skinning layout (sinew_bbw_top_k, sinew_skin_desc):
      * influence_count slots per vertex, packed: handle influence_handles[v *
      * k + s] with weight influence_weights[v * k + s]. */
-    uint32_t influence_count;
+    size_t influence_count;
     const uint32_t *influence_handles;
     const float *influence_weights;
     /* ---- options ---- */
     /* Rotation clusters: elements grouped by k-means on their weights, one
      * rotation each. 0 = min(elements, max(16, 5 * handle_count)); at least
      * the element count gives one rotation per element (no clustering). */
-    uint32_t cluster_count;
+    size_t cluster_count;
     sinew_bbw_pose_transform transform;  /* 0 = SINEW_BBW_POSE_AFFINE */
 } sinew_bbw_pose_desc;
 
@@ -139,12 +139,12 @@ SINEW_API sinew_result sinew_bbw_pose_create(sinew_context *ctx, const sinew_bbw
                                              sinew_bbw_pose **out);
 
 /* The same from a solved sinew_bbw: its domain and its weights, handles
- * numbered as in bbw.h. options may be NULL (defaults); its domain and weight
+ * numbered as in bbw.h. desc may be NULL (defaults); its domain and weight
  * fields must be empty (INVALID_ARGUMENT). INVALID_STATE before the bbw is
  * solved; otherwise create's codes. Allocates (a copy of the weights while
  * building). Thread-safe for distinct outputs. */
 SINEW_API sinew_result sinew_bbw_pose_create_from_bbw(sinew_context *ctx, const sinew_bbw *bbw,
-                                                      const sinew_bbw_pose_desc *options, sinew_bbw_pose **out);
+                                                      const sinew_bbw_pose_desc *desc, sinew_bbw_pose **out);
 
 /* Destroys a handle (NULL is fine). */
 SINEW_API void sinew_bbw_pose_destroy(sinew_bbw_pose *pose);

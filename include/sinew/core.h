@@ -213,7 +213,7 @@ typedef struct sinew_saved_info {
     sinew_kind kind;
     uint32_t format_version;   /* of the data */
     uint32_t library_version;  /* SINEW_VERSION_NUMBER of the library that wrote it */
-    uint32_t section_count;
+    size_t section_count;
     uint64_t size;             /* bytes of the saved data (may be less than the buffer given) */
 } sinew_saved_info;
 
@@ -222,7 +222,7 @@ typedef struct sinew_saved_info {
  * INVALID_ARGUMENT (NULL), INVALID_DATA (not sinew data, truncated, corrupted,
  * a float that is not finite: the message says which), UNSUPPORTED (a format version newer than
  * SINEW_FORMAT_VERSION; info is still filled). Thread-safe. */
-SINEW_API sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info);
+SINEW_API sinew_result sinew_saved_get_info(const void *data, size_t size, sinew_saved_info *info);
 
 /* English name of a kind ("skin", "lattice binding"); "unknown kind" for
  * other values. Static storage; thread-safe. */

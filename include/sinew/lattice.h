@@ -58,6 +58,15 @@ typedef struct sinew_lattice_desc {
     sinew_lattice_outside outside;
 } sinew_lattice_desc;
 
+/* The defaults sinew_lattice_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (order 4,
+ * count = order, unit axes and extents when all are zero), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_lattice_desc_defaults(const sinew_lattice_desc *desc, sinew_lattice_desc *resolved);
+
 typedef struct sinew_lattice sinew_lattice;
 
 /* Description of an existing lattice (what sinew_lattice_info fills). */
@@ -103,16 +112,16 @@ SINEW_API sinew_result sinew_lattice_get_info(const sinew_lattice *lattice, sine
  * calls; setters modify the lattice and need external locking. */
 
 /* Writes the rest (Greville) positions of control points [first, first+count).
- * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad stride,
+ * Returns SINEW_ERROR_INVALID_ARGUMENT for NULL/bad out_stride,
  * SINEW_ERROR_INDEX_OUT_OF_RANGE for a range past the last point,
- * SINEW_ERROR_SIZE_OVERFLOW when count elements at stride overflow size_t. */
-SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t stride,
+ * SINEW_ERROR_SIZE_OVERFLOW when count elements at out_stride overflow size_t. */
+SINEW_API sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                  size_t first, size_t count);
 /* Writes the current world positions (rest + displacement), same rules. */
-SINEW_API sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_points(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                 size_t first, size_t count);
 /* Writes the current displacements from the rest positions, same rules. */
-SINEW_API sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
+SINEW_API sinew_result sinew_lattice_displacements(const sinew_lattice *lattice, float *out, size_t out_stride,
                                                        size_t first, size_t count);
 /* Moves control points [first, first + count) to arbitrary world positions
  * (a lattice fitted over terrain, say): point i to positions element i.
@@ -152,13 +161,13 @@ SINEW_API sinew_result sinew_lattice_parameters(const sinew_lattice *lattice, co
                                                 float *out, size_t out_stride, size_t first, size_t count);
 
 /* Evaluates F at parameter points (u, v, w) (the outside policy applies past
- * [0, 1]). positions: 3 floats per point (NULL = skip), stride 0 = packed.
- * jacobians: dF/d(u, v, w) as a column-major 3x3 (9 floats: dF/du, dF/dv,
+ * [0, 1]). out_positions: 3 floats per point (NULL = skip), stride 0 = packed.
+ * out_jacobians: dF/d(u, v, w) as a column-major 3x3 (9 floats: dF/du, dF/dv,
  * dF/dw), NULL = skip, stride 0 = 9 packed floats. At least one output must be
  * given. */
 SINEW_API sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, const sinew_points *params,
-                                              float *positions, size_t position_stride, float *jacobians,
-                                              size_t jacobian_stride, size_t first, size_t count);
+                                              float *out_positions, size_t out_position_stride, float *out_jacobians,
+                                              size_t out_jacobian_stride, size_t first, size_t count);
 
 /* Deforms world points in one shot. normals: optional world normals of the
  * points (NULL = none); they are mapped by the inverse-transpose of the
@@ -166,7 +175,7 @@ SINEW_API sinew_result sinew_lattice_evaluate(const sinew_lattice *lattice, cons
  * out unchanged). out_normals is needed exactly when normals is given.
  * out_points and out_normals may alias the inputs when strides match. */
 SINEW_API sinew_result sinew_lattice_deform(const sinew_lattice *lattice, const sinew_points *points,
-                                            const sinew_points *normals, float *out_points, size_t out_stride,
+                                            const sinew_points *normals, float *out_points, size_t out_point_stride,
                                             float *out_normals, size_t out_normal_stride, size_t first,
                                             size_t count);
 
@@ -221,7 +230,7 @@ SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_bindin
                                                       sinew_lattice_binding_info *info);
 
 /* Deforms bound points [first, first + count) through the lattice's current
- * control points: writes point i at byte offset i * out_stride (0 = packed)
+ * control points: writes point i at byte offset i * out_point_stride (0 = packed)
  * and, when out_normals is not NULL (the binding must hold normals), its
  * normal likewise. Returns SINEW_ERROR_MISMATCH when the lattice's structure
  * differs from the bound one, SINEW_ERROR_INVALID_STATE when normals are asked
@@ -233,7 +242,7 @@ SINEW_API sinew_result sinew_lattice_binding_get_info(const sinew_lattice_bindin
  * Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_lattice_binding_deform(const sinew_lattice_binding *binding,
                                                     const sinew_lattice *lattice, float *out_points,
-                                                    size_t out_stride, float *out_normals, size_t out_normal_stride,
+                                                    size_t out_point_stride, float *out_normals, size_t out_normal_stride,
                                                     size_t first, size_t count);
 
 /* ---- Fold-over check -----------------------------------------------------
@@ -292,7 +301,7 @@ typedef enum sinew_lattice_split {
     SINEW_LATTICE_SPLIT_MIDPOINT = 1
 } sinew_lattice_split;
 
-typedef struct sinew_lattice_refine_desc {
+typedef struct sinew_lattice_refinement_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Largest allowed deviation of a deformed edge from its chord, world units,
      * > 0 (required). */
@@ -302,7 +311,7 @@ typedef struct sinew_lattice_refine_desc {
     /* Most output triangles; 0 = 64 x input triangles + 1,000,000. Exceeding
      * it fails with SINEW_ERROR_BUDGET_EXCEEDED. */
     size_t max_triangles;
-} sinew_lattice_refine_desc;
+} sinew_lattice_refinement_desc;
 
 typedef struct sinew_lattice_refinement sinew_lattice_refinement;
 
@@ -326,6 +335,17 @@ typedef struct sinew_lattice_refined_mesh {
     size_t memory_bytes;            /* every byte the refinement holds */
 } sinew_lattice_refined_mesh;
 
+/* The figures of a refinement (the same as its refined mesh reports). */
+typedef struct sinew_lattice_refinement_info {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    size_t vertex_count;
+    size_t input_vertex_count;
+    size_t triangle_count;
+    size_t rounds;                  /* split rounds made */
+    double max_error;               /* largest final edge error by the chosen test */
+    size_t memory_bytes;            /* every byte the refinement holds */
+} sinew_lattice_refinement_info;
+
 /* Refines a triangle mesh in the lattice's domain until every edge passes the
  * chosen test at desc->tolerance; triangles beside a split edge are split as
  * well, so the output is conforming. Returns SINEW_ERROR_INVALID_ARGUMENT
@@ -335,13 +355,18 @@ typedef struct sinew_lattice_refined_mesh {
  * callback), SINEW_ERROR_OUT_OF_MEMORY. Degenerate triangles are kept as they
  * are. ctx: allocator and progress, NULL = defaults. Thread-safe with other
  * const calls on the lattice. */
-SINEW_API sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice,
-                                            const sinew_trimesh *mesh, const sinew_lattice_refine_desc *desc,
+SINEW_API sinew_result sinew_lattice_refinement_create(sinew_context *ctx, const sinew_lattice *lattice,
+                                            const sinew_trimesh *mesh, const sinew_lattice_refinement_desc *desc,
                                             sinew_lattice_refinement **out);
 /* Fills *mesh with views of the refinement's arrays. Returns
  * SINEW_ERROR_INVALID_ARGUMENT on NULL. Thread-safe. */
 SINEW_API sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refinement,
                                                      sinew_lattice_refined_mesh *mesh);
+/* Fills *info with the refinement's figures. Returns
+ * SINEW_ERROR_INVALID_ARGUMENT on NULL (or an info without SINEW_INIT); leaves
+ * the thread's message as it was. Thread-safe. */
+SINEW_API sinew_result sinew_lattice_refinement_get_info(const sinew_lattice_refinement *refinement,
+                                                         sinew_lattice_refinement_info *info);
 /* Destroys a refinement (NULL is fine); its mesh views die with it. Not
  * thread-safe with other calls on it. */
 SINEW_API void sinew_lattice_refinement_destroy(sinew_lattice_refinement *refinement);

@@ -129,6 +129,16 @@ typedef struct sinew_placement_desc {
     sinew_trimesh scene;
 } sinew_placement_desc;
 
+/* The defaults sinew_placement_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (path_order,
+ * view, count, order, oversample), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_placement_desc_defaults(const sinew_placement_desc *desc,
+                                                    sinew_placement_desc *resolved);
+
 typedef struct sinew_placement sinew_placement;
 
 /* What sinew_placement_get_info reports. */
@@ -176,18 +186,18 @@ SINEW_API const sinew_lattice *sinew_placement_lattice(const sinew_placement *pl
 /* Writes the directions along which each contact control point moves (its
  * degree of freedom, unit vectors: up for F1, the contact surface's normal at
  * build time for F2) for columns [first, first + count), column (i, j) at index
- * i + count_u * j, element at byte offset index * stride (0 = packed), as
+ * i + count_u * j, element at byte offset index * out_stride (0 = packed), as
  * every range call does, so jobs can share whole buffers.
- * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad stride, out not 4-byte
+ * Returns SINEW_ERROR_INVALID_ARGUMENT (NULL, bad out_stride, out not 4-byte
  * aligned), SINEW_ERROR_INDEX_OUT_OF_RANGE, SINEW_ERROR_SIZE_OVERFLOW (count
- * elements at stride overflow size_t). Thread-safe with other const calls. */
-SINEW_API sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t stride,
+ * elements at out_stride overflow size_t). Thread-safe with other const calls. */
+SINEW_API sinew_result sinew_placement_directions(const sinew_placement *placement, float *out, size_t out_stride,
                                                   size_t first, size_t count);
 
 /* Writes, for the same columns, the signed distance of each contact control
  * point from its ray hit along its direction (0 right after building; > 0 above
- * the scene). Returns as sinew_placement_directions; stride 0 = 1 float. */
-SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out, size_t stride,
+ * the scene). Returns as sinew_placement_directions; out_stride 0 = 1 float. */
+SINEW_API sinew_result sinew_placement_lifts(const sinew_placement *placement, float *out, size_t out_stride,
                                              size_t first, size_t count);
 
 /* ---- Mass-spring relaxation of the contact layer (§3.2) ------------------ */
@@ -211,6 +221,17 @@ typedef struct sinew_placement_relax_desc {
     /* Most integration steps; 0 = 20000. */
     uint32_t max_steps;
 } sinew_placement_relax_desc;
+
+/* The defaults sinew_placement_relax uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (stiffness,
+ * mass, damping = sqrt(stiffness / mass) as a float, angle_degrees,
+ * neighbourhood, max_steps), so
+ * relaxing with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_placement_relax_desc_defaults(const sinew_placement_relax_desc *desc,
+                                                          sinew_placement_relax_desc *resolved);
 
 typedef struct sinew_placement_relax_report {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */

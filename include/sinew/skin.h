@@ -138,7 +138,7 @@ typedef struct sinew_skin_desc {
     /* Nonzero: weights of each vertex are scaled to sum to 1. Zero (default):
      * a vertex whose sum differs from 1 by more than weight_tolerance is
      * rejected; sums within the tolerance are scaled to exactly 1. */
-    int renormalize;
+    int renormalise;
     /* Absolute, on the sum. 0 = 1e-3 for float weights; for normalised
      * weights 0 = what rounding can give: glTF asks for raw sums of exactly
      * 255 (65535), but exporters round each weight to the nearest step, so
@@ -164,7 +164,7 @@ typedef struct sinew_skin sinew_skin;
  * pointer not aligned to its element size, a bad stride), NON_FINITE (a weight,
  * inverse bind element or blend factor), INVALID_WEIGHTS (negative weight,
  * all-zero vertex without the bind option, sum off by more than the tolerance
- * without renormalize, blend factor outside [0, 1]), INDEX_OUT_OF_RANGE (joint
+ * without renormalise, blend factor outside [0, 1]), INDEX_OUT_OF_RANGE (joint
  * index >= joint_count on a nonzero weight, unweighted_joint >= joint_count),
  * UNSUPPORTED (joint_count > 65536, vertex_count > 2^32 - 2, a kernel this build
  * or CPU lacks), OUT_OF_MEMORY / SIZE_OVERFLOW (also: arrays whose span
@@ -185,7 +185,7 @@ typedef struct sinew_skin_info {
     size_t max_nonzero_influences; /* most nonzero influences of any vertex after merging */
     size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
     size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
-    size_t renormalized_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
+    size_t renormalised_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
     size_t palette_floats;        /* size of the palette buffer, in floats */
     size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */

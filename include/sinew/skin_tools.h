@@ -65,7 +65,7 @@ typedef enum sinew_skin_capsule_scoring {
 typedef struct sinew_skin_capsule_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
-    uint32_t influence_count;
+    size_t influence_count;
     /* Width of the blend band outside each capsule, as a fraction of its radius:
      * a capsule's score is 1 inside it and falls smoothly (C1, smoothstep in the
      * distance) to 0 at distance radius * (1 + falloff) from the segment.
@@ -89,7 +89,7 @@ typedef struct sinew_skin_capsule_report {
     size_t unbound_count;       /* out: how many vertices no capsule reached (may exceed capacity) */
 } sinew_skin_capsule_report;
 
-/* Containment binding (the skinning chapter's binding section, after Weber):
+/* Containment binding (after Weber; docs/skin-binding.md):
  * each vertex scores every capsule by its distance to the bone segment relative
  * to the capsule radius; the k best-scoring joints are kept and their scores
  * normalised into weights. A vertex on a bone's axis with no other capsule
@@ -235,7 +235,7 @@ typedef struct sinew_skin_line_bone {
 typedef struct sinew_skin_line_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
-    uint32_t influence_count;
+    size_t influence_count;
     /* Half-width of the blend band on each side of a joint plane, as a fraction
      * of the shorter of the two bones meeting there. In (0, 1]; 0 = 0.2. */
     float blend;
@@ -254,8 +254,8 @@ typedef struct sinew_skin_line_report {
     size_t unbound_count;       /* out: vertices beyond max_distance of their bone (may exceed capacity) */
 } sinew_skin_line_report;
 
-/* Point-to-line binding (the skinning chapter's binding section, after Sun et
- * al.): every joint between a bone and its parent gets the plane through the
+/* Point-to-line binding (after Sun et al.; docs/skin-binding.md):
+ * every joint between a bone and its parent gets the plane through the
  * bone's head that bisects the two bone directions (normal = the sum of their
  * unit directions). A bone's subspace is the side of its head plane away from
  * its parent, intersected with the parent side of each child's plane. A vertex
@@ -303,7 +303,7 @@ SINEW_API sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, cons
 typedef struct sinew_skin_example_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Slots per vertex of the output, k >= 1. 0 = 4. */
-    uint32_t influence_count;
+    size_t influence_count;
     /* Candidate joints per vertex: candidate_count slots per vertex, vertex-major
      * in candidate_joints (duplicates count once). NULL (count 0) = every joint
      * is a candidate for every vertex. */
@@ -391,7 +391,7 @@ typedef struct sinew_skin_links_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Links the joint becomes, 1 .. SINEW_SKIN_MAX_LINKS (1 changes nothing).
      * 0 = derived: ceil(range_of_motion / max_link_angle). */
-    uint32_t link_count;
+    size_t link_count;
     /* Largest rotation one link may take, radians, in (0, pi]. 0 = 60 degrees. */
     float max_link_angle;
     /* The joint's range of motion (the difference between its limits), radians,
@@ -401,7 +401,7 @@ typedef struct sinew_skin_links_desc {
 
 typedef struct sinew_skin_links_report {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
-    uint32_t link_count;           /* out: links the joint became (joints added + 1) */
+    size_t link_count;           /* out: links the joint became (joints added + 1) */
     /* out: the bone's direction in the joint's rest frame (unit): towards its
      * first child (lowest index) at a distinct place, else away from its
      * parent; (0, 0, 0) when neither exists. The twist axis that
@@ -410,8 +410,8 @@ typedef struct sinew_skin_links_report {
     size_t vertices_redistributed; /* out: vertices whose weights moved onto links */
 } sinew_skin_links_report;
 
-/* Splits joint `joint` into n bone links (Weber; the skinning chapter's bone
- * links). With P the joint's parent, the chain is P -> link 1 -> ... ->
+/* Splits joint `joint` into n bone links (after Weber;
+ * docs/skin-binding.md). With P the joint's parent, the chain is P -> link 1 -> ... ->
  * link n-1 -> joint: links 1 .. n-1 are new joints appended after the old
  * ones (link k is joint joint_count + k - 1), the split joint keeps its index
  * and becomes link n, so existing joint indices, weights and animation stay

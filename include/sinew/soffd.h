@@ -1,10 +1,10 @@
 /*
  * sinew: surface-oriented free-form deformation (Singh & Kokkevis).
  *
- * A driver polygon mesh D deforms a set of skin points. Phases:
+ * A driver polygon mesh D deforms a set of points. Phases:
  *   create    sinew_soffd_create (the bind pose): D becomes the reference copy R (n-gons are
  *             triangulated; each triangle is one control element).
- *   register  sinew_soffd_register: for every skin point P, the closest point on
+ *   register  sinew_soffd_register: for every point P, the closest point on
  *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
  *             contributing set C_P (optionally pruned), normalised weights u_k,
  *             and P in each contributing element's frame (paper eq. 2).
@@ -47,8 +47,18 @@ typedef struct sinew_soffd_desc {
     int skip_degenerate;
 } sinew_soffd_desc;
 
+/* The defaults sinew_soffd_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
+ * all zero) with every zero field that has a default replaced by it (local;
+ * length_scale 0, the driver's mean edge length, depends on the driver and
+ * stays 0), so
+ * creating with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd_desc *resolved);
+
 /* Pruning policies for registration; combinable; SINEW_INIT it. All zero (or
- * a NULL policy) = the paper's exact formula: every element contributes. */
+ * a NULL desc) = the paper's exact formula: every element contributes. */
 typedef struct sinew_soffd_register_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
@@ -74,7 +84,7 @@ typedef struct sinew_soffd_info {
     size_t skipped_triangles;   /* zero-area triangles left out (skip_degenerate) */
     float local;                /* resolved `local` */
     float length_scale;         /* resolved L, world units */
-    size_t point_count;         /* registered skin points; 0 before sinew_soffd_register */
+    size_t point_count;         /* registered points; 0 before sinew_soffd_register */
     size_t contribution_count;  /* sum over points of |C_P| */
     size_t max_set_size;        /* largest |C_P| */
     size_t empty_points;        /* points with no contributing element (kept at rest) */
@@ -118,10 +128,10 @@ SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t
  * but INVALID_ARGUMENT (NULL soffd or count). faces NULL asks only for the
  * count; a capacity below it is SINEW_ERROR_BUFFER_TOO_SMALL with nothing
  * else written. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
+SINEW_API sinew_result sinew_soffd_skipped_faces(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
                                                size_t *count);
 
-/* Registers skin points (replacing any earlier registration and edits):
+/* Registers points (replacing any earlier registration and edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
  * ctx: this call's progress callback (NULL = none); memory comes from the
  * handle's allocator. Reports progress ("soffd: register") and stops with
@@ -130,13 +140,14 @@ SINEW_API sinew_result sinew_soffd_get_skipped(const sinew_soffd *soffd, uint32_
  * element sizes from a kept element; names the point), OUT_OF_MEMORY,
  * SIZE_OVERFLOW (exact registration needs points x elements entries),
  * CANCELLED. Weights are finite and sum to one for every accepted point.
- * skin: points (any stride), copied; count may be 0. policy: NULL = exact.
+ * points: the points to deform (any stride), copied; count may be 0. desc:
+ * NULL = exact.
  * Modifies the handle: not thread-safe with other calls on it. */
-SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *soffd, const sinew_points *skin,
-                                            const sinew_soffd_register_desc *policy);
+SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *soffd, const sinew_points *points,
+                                            const sinew_soffd_register_desc *desc);
 
 /* Re-registration: moves the reference surface R (same vertex count; the
- * triangulation is kept) and registers the same skin points again with the
+ * triangulation is kept) and registers the same points again with the
  * same policy, without rebuilding the handle. Edits to contributing sets are
  * reset. ctx: progress of the re-registration ("soffd: register"), NULL =
  * none. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
@@ -166,7 +177,7 @@ SINEW_API sinew_result sinew_soffd_contributor_count(const sinew_soffd *soffd, s
  * SINEW_ERROR_BUFFER_TOO_SMALL (capacity < |C_P|: nothing else written).
  * Also returns INVALID_ARGUMENT (NULL count, weights without elements),
  * INDEX_OUT_OF_RANGE, INVALID_STATE. Reads the handle only. */
-SINEW_API sinew_result sinew_soffd_get_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
+SINEW_API sinew_result sinew_soffd_contributors(const sinew_soffd *soffd, size_t point, uint32_t *elements,
                                                     float *weights, size_t capacity, size_t *count);
 
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are
@@ -190,31 +201,39 @@ SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const ui
 
 /* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
  * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,
- * e3 = unit normal, origin A). frames: 16 * element_count floats. A deformed
+ * e3 = unit normal, origin A). frames: frame_floats floats, which must be
+ * sinew_soffd_element_frames_size(soffd) (16 * element_count). A deformed
  * triangle of zero area keeps its reference normal as e3. Returns MISMATCH
- * (vertex count differs from the bind, both named), NON_FINITE (names the
+ * (vertex count differs from the bind, both named; frame_floats is not the
+ * size needed, which the message names), NON_FINITE (names the
  * vertex), OUTSIDE_DOMAIN (a coordinate beyond 2^60, names the vertex; frames
  * untouched), INVALID_ARGUMENT (NULL, bad stride, frames not 4-byte aligned).
  * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
-                                                  float *frames);
+                                                  float *frames, size_t frame_floats);
+
+/* Floats in the element frames of sinew_soffd_element_frames and
+ * sinew_soffd_deform: 16 per element (0 for NULL). Thread-safe. */
+SINEW_API size_t sinew_soffd_element_frames_size(const sinew_soffd *soffd);
 
 /* Pose step 2 (basic algorithm): P_def = sum_k u_k Q_k^D P_k^R for registered
- * points [first, first + count). frames: from sinew_soffd_element_frames.
- * out: point i goes to (char *)out + i * out_stride (out_stride bytes, 0 = 3
+ * points [first, first + count). frames: from sinew_soffd_element_frames;
+ * frame_floats must be sinew_soffd_element_frames_size(soffd) (else MISMATCH
+ * naming the size needed).
+ * out_points: point i goes to (char *)out_points + i * out_point_stride (out_point_stride bytes, 0 = 3
  * floats), so jobs share one buffer. Points with an empty set are written at
  * rest.
  * normals: optional (NULL = none), registered point i's rest normal at index
  * i (count = the registered points; need not be unit length); each is mapped
  * by the inverse transpose of the deformation's Jacobian
  * J = sum_k u_k L_k^D (L_k^R)^-1 (L the frames' linear parts [e1 e2 e3]),
- * renormalised, into out_normals (indexed like out, stride 0 = 3 floats); a
+ * renormalised, into out_normals (indexed like out_points, stride 0 = 3 floats); a
  * normal whose image vanishes is written as given, one of a point kept at
- * rest normalised. The weights' own gradients are left out (docs/soffd.md,
+ * rest normalised. The weights' own gradients are left out_points (docs/soffd.md,
  * "Normals"), so rigid and affine motions of the driver map normals exactly
  * and bends approximately. out_normals needs normals; both NULL = positions
  * only.
- * Returns INVALID_ARGUMENT (NULL, bad stride, frames, out or a normal stream
+ * Returns INVALID_ARGUMENT (NULL, bad stride, frames, out_points or a normal stream
  * not 4-byte aligned, a normal output without normals or normals without
  * one), MISMATCH (normals->count is not the registered point count),
  * NON_FINITE (a normal in the range, named), INDEX_OUT_OF_RANGE (range past
@@ -224,8 +243,9 @@ SINEW_API sinew_result sinew_soffd_element_frames(const sinew_soffd *soffd, cons
  * INVALID_STATE; outputs untouched on failure. Finite outputs for every
  * accepted input. No allocation; const; safe from many threads at once on
  * disjoint or equal ranges of different buffers. */
-SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, const sinew_points *normals,
-                                          float *out, size_t out_stride, float *out_normals, size_t out_normal_stride,
+SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float *frames, size_t frame_floats,
+                                          const sinew_points *normals,
+                                          float *out_points, size_t out_point_stride, float *out_normals, size_t out_normal_stride,
                                           size_t first, size_t count);
 
 /* Pose step 1 (extended algorithm, paper section 4.2): estimates one affine
@@ -239,27 +259,33 @@ SINEW_API sinew_result sinew_soffd_deform(const sinew_soffd *soffd, const float 
  * rotations, uniform scaling and translations only; at vertices whose
  * triangles' normals cancel, or that no element uses, it leans towards the
  * identity. The identity for an unmoved one-ring, bit for bit (docs/soffd.md).
- * frames: 16 * vertex_count floats. Callers with better
+ * frames: frame_floats floats, which must be sinew_soffd_vertex_frames_size(soffd)
+ * (16 * vertex_count; else MISMATCH naming the size needed). Callers with better
  * frames (the blended skinning matrix of each driver vertex) pass those to
  * sinew_soffd_deform_extended instead. Returns as sinew_soffd_element_frames,
  * and OUTSIDE_DOMAIN (names the vertex; frames untouched) when a map would
  * stretch beyond 2^62 or translate beyond 2^126.
  * No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_vertex_frames(const sinew_soffd *soffd, const sinew_points *driver_now,
-                                                 float *frames);
+                                                 float *frames, size_t frame_floats);
+
+/* Floats in the vertex frames of sinew_soffd_vertex_frames and
+ * sinew_soffd_deform_extended: 16 per driver vertex (0 for NULL). Thread-safe. */
+SINEW_API size_t sinew_soffd_vertex_frames_size(const sinew_soffd *soffd);
 
 /* Pose step 2 (extended algorithm): P_def = sum_k u_k sum_{j in k} beta_j M_j P,
  * with beta the barycentric coordinates of P's closest point on element k and
  * M_j the affine map of driver vertex j (column-major 4x4, 16 floats per
- * vertex; bottom row ignored), so every affine map of the driver is
- * reproduced exactly when every M_j is that map. out, out_stride, first, count
+ * vertex; bottom row ignored; vertex_frame_floats must be
+ * sinew_soffd_vertex_frames_size(soffd), else MISMATCH), so every affine map of the driver is
+ * reproduced exactly when every M_j is that map. out_points, out_point_stride, first, count
  * as sinew_soffd_deform; so are normals and out_normals, mapped here by the
  * inverse transpose of J = sum_k u_k sum_j beta_j A_j (A_j the linear part of
  * M_j). Maps with a linear entry beyond 2^62 or a translation beyond 2^126
  * fail with OUTSIDE_DOMAIN naming the vertex (checked in O(vertex_count)).
  * Other results as sinew_soffd_deform. No allocation; const; thread-safe. */
 SINEW_API sinew_result sinew_soffd_deform_extended(const sinew_soffd *soffd, const float *vertex_frames,
-                                                   const sinew_points *normals, float *out, size_t out_stride,
+                                                   size_t vertex_frame_floats, const sinew_points *normals, float *out_points, size_t out_point_stride,
                                                    float *out_normals, size_t out_normal_stride, size_t first,
                                                    size_t count);
 
@@ -284,10 +310,10 @@ SINEW_API sinew_result sinew_soffd_save(const sinew_soffd *soffd, void *buffer, 
  * the edits give for contents they refuse (INDEX_OUT_OF_RANGE, DEGENERATE,
  * OUTSIDE_DOMAIN, INVALID_WEIGHTS, ...), OUT_OF_MEMORY, SIZE_OVERFLOW,
  * CANCELLED. Messages start with "soffd data:" and name the element, vertex
- * or skin point. *out is untouched on failure. Deforming the loaded handle
+ * or point. *out is untouched on failure. Deforming the loaded handle
  * gives the same bits as deforming the one that was saved.
- * ctx: NULL = defaults; progress of this call, and the allocator the handle
- * keeps, as create takes them. data: read during the call only. Thread-safe. */
+ * ctx: NULL = defaults; progress of this call only (the loaded handle never
+ * keeps the callback), and the allocator the handle keeps, as create takes them. data: read during the call only. Thread-safe. */
 SINEW_API sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size, sinew_soffd **out);
 
 #ifdef __cplusplus

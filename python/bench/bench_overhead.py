@@ -23,7 +23,7 @@ def small_skin(vertices):
     joints = rng.integers(0, 4, (vertices, 4)).astype(np.uint16)
     weights = rng.random((vertices, 4)).astype(np.float32)
     weights /= weights.sum(axis=1, keepdims=True)
-    skin = sinew.Skin(joints, weights, joint_count=4, renormalize=True)
+    skin = sinew.Skin(joints, weights, joint_count=4, renormalise=True)
     world = np.stack([np.eye(4, dtype=np.float32)] * 4)
     world[:, :3, 3] = rng.standard_normal((4, 3))
     return skin, skin.palette(world), positions

@@ -27,13 +27,13 @@ class Skin(HandleObject):
     (with dq_blend, V factors), storage "float" | "compressed", normals
     "inverse_transpose" | "largest_weight" | "blended_matrix", kernel "auto" |
     "scalar" | "sse2" | "avx2", unweighted_joint (bind all-zero vertices to it
-    instead of failing), renormalize, weight_tolerance.
+    instead of failing), renormalise, weight_tolerance.
     progress: callable(stage, fraction) -> None/True to go on, False to cancel."""
 
     kind = Kind.SKIN
 
     def __init__(self, joints, weights, joint_count=None, *, inverse_bind=None, blend="linear", dq_blend=None,
-                 storage="float", normals="inverse_transpose", kernel="auto", renormalize=False,
+                 storage="float", normals="inverse_transpose", kernel="auto", renormalise=False,
                  weight_tolerance=0.0, unweighted_joint=None, progress=None):
         if joint_count is None:
             if inverse_bind is not None:
@@ -42,7 +42,7 @@ class Skin(HandleObject):
                 j = np.asarray(joints)
                 joint_count = int(j.max()) + 1 if j.size else 0
         self._handle = _sinew.skin_create(
-            joints, weights, int(joint_count), inverse_bind=inverse_bind, renormalize=bool(renormalize),
+            joints, weights, int(joint_count), inverse_bind=inverse_bind, renormalise=bool(renormalise),
             weight_tolerance=float(weight_tolerance),
             unweighted=UNWEIGHTED["reject" if unweighted_joint is None else "bind"],
             unweighted_joint=0 if unweighted_joint is None else int(unweighted_joint),

@@ -1,6 +1,6 @@
 """Surface-oriented free-form deformation (include/sinew/soffd.h, docs/soffd.md).
 
-A driver polygon mesh deforms registered skin points:
+A driver polygon mesh deforms registered points:
     soffd = sinew.Soffd(driver_positions, driver_faces)
     soffd.register(skin_points, weight_threshold=1e-3)
     posed = soffd.deform(soffd.element_frames(driver_now))
@@ -66,7 +66,7 @@ class Soffd(HandleObject):
 
     def register(self, points, *, weight_threshold=0.0, max_contributors=0, max_distance=0.0, exclusive=False,
                  progress=None):
-        """Registers skin points (P, 3), replacing any earlier registration and
+        """Registers points (P, 3), replacing any earlier registration and
         edits. Pruning: weight_threshold (relative; 1e-3 keeps 0.1 %),
         max_contributors, max_distance (in length scales), exclusive (one
         element per point). All zero = the paper's exact formula."""

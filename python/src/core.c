@@ -150,7 +150,7 @@ static PyObject *py_saved_info(PyObject *self, PyObject *arg)
     if (bytes_in(arg, "data", &view) < 0) return NULL;
     sinew_saved_info info;
     SINEW_INIT(&info);
-    sinew_result r = sinew_saved_info_get(view.buf, (size_t)view.len, &info);
+    sinew_result r = sinew_saved_get_info(view.buf, (size_t)view.len, &info);
     PyBuffer_Release(&view);
     if (r != SINEW_OK) return sn_py_raise(r);
     PyObject *dict = PyDict_New();
@@ -250,7 +250,7 @@ static PyObject *py_load(PyObject *self, PyObject *args, PyObject *kwargs)
         /* The header says what to load; its checks give the message for garbage. */
         sinew_saved_info info;
         SINEW_INIT(&info);
-        sinew_result r = sinew_saved_info_get(view.buf, (size_t)view.len, &info);
+        sinew_result r = sinew_saved_get_info(view.buf, (size_t)view.len, &info);
         if (r == SINEW_OK && !known_kind((long)info.kind))
             r = SINEW_ERROR_UNSUPPORTED;
         if (r != SINEW_OK) {

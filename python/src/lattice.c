@@ -142,13 +142,13 @@ static PyObject *py_lattice_rest_points(PyObject *self, PyObject *args, PyObject
 static PyObject *py_lattice_get_points(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    return get_points_with(args, kwargs, sinew_lattice_get_points);
+    return get_points_with(args, kwargs, sinew_lattice_points);
 }
 
 static PyObject *py_lattice_get_displacements(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    return get_points_with(args, kwargs, sinew_lattice_get_displacements);
+    return get_points_with(args, kwargs, sinew_lattice_displacements);
 }
 
 typedef sinew_result (*point_setter)(sinew_lattice *, const sinew_points *, size_t, size_t);
@@ -506,7 +506,7 @@ static PyObject *py_lattice_refine(PyObject *self, PyObject *args, PyObject *kwa
     static char *kwlist[] = {"lattice", "vertices", "triangles", "tolerance", "test", "split", "max_triangles",
                              "progress", NULL};
     PyObject *handle, *vertices_obj, *triangles_obj, *progress = Py_None;
-    sinew_lattice_refine_desc d;
+    sinew_lattice_refinement_desc d;
     SINEW_INIT(&d);
     int test = 0, split = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOd|O&O&O&O", kwlist, &handle, &vertices_obj, &triangles_obj,
@@ -527,7 +527,7 @@ static PyObject *py_lattice_refine(PyObject *self, PyObject *args, PyObject *kwa
                               triangles.stride};
         sinew_lattice_refinement *refinement = NULL;
         sn_py_release_gil(&call);
-        sinew_result r = sinew_lattice_refine(call.ctx, lattice, &mesh, &d, &refinement);
+        sinew_result r = sinew_lattice_refinement_create(call.ctx, lattice, &mesh, &d, &refinement);
         sn_py_acquire_gil(&call);
         if (sn_py_call_end(&call, r) == 0) result = sn_py_handle_new(SINEW_KIND_LATTICE_REFINEMENT, refinement);
     }

@@ -33,17 +33,17 @@ static int weights_in(PyObject *obj, size_t vertex_count, size_t influence_count
 static PyObject *py_skin_create(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
-    static char *keywords[] = {"joints", "weights", "joint_count", "inverse_bind", "renormalize", "weight_tolerance",
+    static char *keywords[] = {"joints", "weights", "joint_count", "inverse_bind", "renormalise", "weight_tolerance",
                                "unweighted", "unweighted_joint", "storage", "blend", "dq_blend", "normals", "kernel",
                                "progress", NULL};
     PyObject *joints_obj, *weights_obj, *inverse_bind_obj = Py_None, *dq_blend_obj = Py_None, *progress = Py_None;
     size_t joint_count;
-    int renormalize = 0, unweighted = 0, storage = 0, blend = 0, normals = 0, kernel = 0;
+    int renormalise = 0, unweighted = 0, storage = 0, blend = 0, normals = 0, kernel = 0;
     float weight_tolerance = 0.0f;
     uint32_t unweighted_joint = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO&|$OpfO&O&O&O&OO&O&O:skin_create", keywords, &joints_obj,
                                      &weights_obj, SN_PY_COUNT("joint_count", &joint_count), &inverse_bind_obj,
-                                     &renormalize, &weight_tolerance, SN_PY_ENUM("unweighted", &unweighted),
+                                     &renormalise, &weight_tolerance, SN_PY_ENUM("unweighted", &unweighted),
                                      SN_PY_U32("unweighted_joint", &unweighted_joint), SN_PY_ENUM("storage", &storage),
                                      SN_PY_ENUM("blend", &blend), &dq_blend_obj, SN_PY_ENUM("normals", &normals),
                                      SN_PY_ENUM("kernel", &kernel), &progress))
@@ -73,7 +73,7 @@ static PyObject *py_skin_create(PyObject *self, PyObject *args, PyObject *kwargs
     desc.weight_type = weight_type;
     desc.weight_stride = weights.stride;
     desc.inverse_bind = inverse_bind.data;
-    desc.renormalize = renormalize;
+    desc.renormalise = renormalise;
     desc.weight_tolerance = weight_tolerance;
     desc.unweighted = (sinew_skin_unweighted)unweighted;
     desc.unweighted_joint = unweighted_joint;
@@ -115,7 +115,7 @@ static PyObject *py_skin_info(PyObject *self, PyObject *arg)
         sn_py_dict_steal(d, "max_nonzero_influences", PyLong_FromSize_t(info.max_nonzero_influences)) < 0 ||
         sn_py_dict_steal(d, "single_joint_vertices", PyLong_FromSize_t(info.single_joint_vertices)) < 0 ||
         sn_py_dict_steal(d, "merged_duplicates", PyLong_FromSize_t(info.merged_duplicates)) < 0 ||
-        sn_py_dict_steal(d, "renormalized_vertices", PyLong_FromSize_t(info.renormalized_vertices)) < 0 ||
+        sn_py_dict_steal(d, "renormalised_vertices", PyLong_FromSize_t(info.renormalised_vertices)) < 0 ||
         sn_py_dict_steal(d, "unweighted_vertices", PyLong_FromSize_t(info.unweighted_vertices)) < 0 ||
         sn_py_dict_steal(d, "palette_floats", PyLong_FromSize_t(info.palette_floats)) < 0 ||
         sn_py_dict_steal(d, "palette_joint_floats", PyLong_FromSize_t(info.palette_joint_floats)) < 0 ||
@@ -438,7 +438,7 @@ done:
 
 static PyMethodDef skin_methods[] = {
     {"skin_create", FN(py_skin_create), KW,
-     "skin_create(joints, weights, joint_count, *, inverse_bind=None, renormalize=False, weight_tolerance=0, "
+     "skin_create(joints, weights, joint_count, *, inverse_bind=None, renormalise=False, weight_tolerance=0, "
      "unweighted=0, unweighted_joint=0, storage=0, blend=0, dq_blend=None, normals=0, kernel=0, progress=None) "
      "-> Handle (sinew_skin_create)."},
     {"skin_info", py_skin_info, METH_O, "skin_info(skin) -> dict (sinew_skin_get_info)."},

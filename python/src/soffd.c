@@ -121,11 +121,11 @@ static PyObject *py_soffd_skipped(PyObject *self, PyObject *arg)
     if (!soffd) return NULL;
     size_t count = 0;
     PyArrayObject *faces = NULL;
-    sinew_result r = sinew_soffd_get_skipped(soffd, NULL, 0, &count);
+    sinew_result r = sinew_soffd_skipped_faces(soffd, NULL, 0, &count);
     if (r == SINEW_OK) {
         npy_intp n = (npy_intp)count;
         faces = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
-        if (faces) r = sinew_soffd_get_skipped(soffd, PyArray_DATA(faces), count, &count);
+        if (faces) r = sinew_soffd_skipped_faces(soffd, PyArray_DATA(faces), count, &count);
     }
     if (r != SINEW_OK) {
         Py_CLEAR(faces);
@@ -234,7 +234,7 @@ static PyObject *py_soffd_contributors(PyObject *self, PyObject *args)
         elements = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
         weights = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_FLOAT32, 0);
         if (!elements || !weights) goto done;
-        r = sinew_soffd_get_contributors(soffd, point, PyArray_DATA(elements), PyArray_DATA(weights), count,
+        r = sinew_soffd_contributors(soffd, point, PyArray_DATA(elements), PyArray_DATA(weights), count,
                                          &count);
     }
     if (r != SINEW_OK) {
@@ -331,7 +331,10 @@ static PyObject *frames(PyObject *args, PyObject *kwargs, int per_vertex)
     sinew_points view = sn_py_points(&driver);
     sinew_result r;
     Py_BEGIN_ALLOW_THREADS
-    r = per_vertex ? sinew_soffd_vertex_frames(soffd, &view, out.data) : sinew_soffd_element_frames(soffd, &view, out.data);
+    /* The buffer's own float count: the library checks it against the handle. */
+    size_t out_floats = out.rows * out.cols;
+    r = per_vertex ? sinew_soffd_vertex_frames(soffd, &view, out.data, out_floats)
+                   : sinew_soffd_element_frames(soffd, &view, out.data, out_floats);
     Py_END_ALLOW_THREADS
     if (r != SINEW_OK) {
         sn_py_raise(r);
@@ -409,10 +412,12 @@ static PyObject *deform(PyObject *args, PyObject *kwargs, int extended)
     sinew_result r;
     Py_BEGIN_ALLOW_THREADS
     if (extended)
-        r = sinew_soffd_deform_extended(soffd, frames.data, normals.data ? &normal_view : NULL, out.data, out.stride,
+        r = sinew_soffd_deform_extended(soffd, frames.data, frames.rows * frames.cols, normals.data ? &normal_view : NULL,
+                                        out.data, out.stride,
                                         out_normals.data, out_normals.stride, first, count);
     else
-        r = sinew_soffd_deform(soffd, frames.data, normals.data ? &normal_view : NULL, out.data, out.stride,
+        r = sinew_soffd_deform(soffd, frames.data, frames.rows * frames.cols, normals.data ? &normal_view : NULL,
+                               out.data, out.stride,
                                out_normals.data, out_normals.stride, first, count);
     Py_END_ALLOW_THREADS
     if (r != SINEW_OK) {
@@ -454,7 +459,7 @@ static PyMethodDef soffd_methods[] = {
     {"soffd_info", py_soffd_info, METH_O, "soffd_info(soffd) -> dict (sinew_soffd_get_info)."},
     {"soffd_element_faces", py_soffd_element_faces, METH_O,
      "soffd_element_faces(soffd) -> uint32 array: face of each element (sinew_soffd_element_face)."},
-    {"soffd_skipped", py_soffd_skipped, METH_O, "soffd_skipped(soffd) -> uint32 array (sinew_soffd_get_skipped)."},
+    {"soffd_skipped", py_soffd_skipped, METH_O, "soffd_skipped(soffd) -> uint32 array (sinew_soffd_skipped_faces)."},
     {"soffd_register", FN(py_soffd_register), KW,
      "soffd_register(soffd, points, *, weight_threshold=0, max_contributors=0, max_distance=0, exclusive=False, "
      "progress=None) (sinew_soffd_register)."},
@@ -463,7 +468,7 @@ static PyMethodDef soffd_methods[] = {
     {"soffd_dropped_mass", py_soffd_dropped_mass, METH_VARARGS,
      "soffd_dropped_mass(soffd, point) -> float (sinew_soffd_dropped_mass)."},
     {"soffd_contributors", py_soffd_contributors, METH_VARARGS,
-     "soffd_contributors(soffd, point) -> (elements, weights) (sinew_soffd_get_contributors)."},
+     "soffd_contributors(soffd, point) -> (elements, weights) (sinew_soffd_contributors)."},
     {"soffd_set_contributors", py_soffd_set_contributors, METH_VARARGS,
      "soffd_set_contributors(soffd, point, elements) (sinew_soffd_set_contributors)."},
     {"soffd_exclude_elements", FN(py_soffd_exclude_elements), KW,

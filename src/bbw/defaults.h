@@ -9,7 +9,7 @@
  * surface's box. */
 #define SN_BBW_DEFAULT_GRID_RESOLUTION 32u
 /* sinew_bbw_desc.handle_tolerance, relative to the domain's diagonal. */
-#define SN_BBW_DEFAULT_HANDLE_TOLERANCE 1e-4
+#define SN_BBW_DEFAULT_HANDLE_TOLERANCE 1e-4f   /* a float, as the field is */
 /* sinew_bbw_solve_desc.tolerance: the certified bound asked of the weights. */
 #define SN_BBW_DEFAULT_TOLERANCE 1e-4
 /* sinew_bbw_solve_desc.max_iterations. */

@@ -249,20 +249,20 @@ sinew_result sinew_bbw_pose_get_info(const sinew_bbw_pose *p, sinew_bbw_pose_inf
 }
 
 sinew_result sinew_bbw_pose_create_from_bbw(sinew_context *ctx, const sinew_bbw *bbw,
-                                            const sinew_bbw_pose_desc *options, sinew_bbw_pose **out)
+                                            const sinew_bbw_pose_desc *desc, sinew_bbw_pose **out)
 {
     sn_clear_error();
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
     if (!bbw) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bbw is NULL");
-    sinew_bbw_pose_desc desc;
-    SINEW_INIT(&desc);
+    sinew_bbw_pose_desc d;
+    SINEW_INIT(&d);
     sinew_result r;
-    if (options) {
-        if ((r = sn_read_struct(&desc, sizeof desc, options, "options")) != SINEW_OK) return r;
-        if (desc.triangles || desc.tets || desc.handle_count || desc.weights || desc.influence_count ||
-            desc.influence_handles || desc.influence_weights)
+    if (desc) {
+        if ((r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
+        if (d.triangles || d.tets || d.handle_count || d.weights || d.influence_count ||
+            d.influence_handles || d.influence_weights)
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                           "options must leave the domain and weight fields empty: they come from the bbw");
+                           "desc must leave the domain and weight fields empty: they come from the bbw");
     }
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -289,11 +289,11 @@ sinew_result sinew_bbw_pose_create_from_bbw(sinew_context *ctx, const sinew_bbw 
     for (size_t v = 0; v < n && flat; ++v) flat = points[3 * v + 2] == 0.0f;
     sinew_trimesh tri = {{points, n, 0}, elements, ne, SINEW_INDEX_U32, 0};
     sinew_tetmesh tet = {{points, n, 0}, elements, ne, SINEW_INDEX_U32, 0};
-    if (flat) desc.triangles = &tri;
-    else desc.tets = &tet;
-    desc.handle_count = m;
-    desc.weights = weights;
-    r = sinew_bbw_pose_create(ctx, &desc, out);
+    if (flat) d.triangles = &tri;
+    else d.tets = &tet;
+    d.handle_count = m;
+    d.weights = weights;
+    r = sinew_bbw_pose_create(ctx, &d, out);
 done:
     sn_free(&env, points);
     sn_free(&env, elements);

@@ -10,6 +10,7 @@
 
 #include "bbw/certificate.h"
 #include "bbw/problem.h"
+#include "bbw/defaults.h"
 
 void sn_bbw_problem_free(solve_state *s)
 {
@@ -59,7 +60,7 @@ static sinew_result build_operator(solve_state *s, const sinew_bbw_solve_desc *d
         tq += sn_sparse_get(&s->q, (uint32_t)v, (uint32_t)v);
         tk += sn_sparse_get(&b->stiffness, (uint32_t)v, (uint32_t)v);
     }
-    double strength = d->shape_strength > 0 ? d->shape_strength : 1.0;
+    double strength = d->shape_strength > 0 ? d->shape_strength : SN_BBW_DEFAULT_SHAPE_STRENGTH;
     double alpha = tk > 0 ? strength * tq / tk : 0.0;
     r = sn_sparse_add(&b->env, &s->q, alpha, &masked, &sum);
     sn_sparse_free(&b->env, &masked);

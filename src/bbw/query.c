@@ -152,15 +152,15 @@ static void select_top(const sinew_bbw *b, const uint32_t *corners, const double
         for (uint32_t s = 0; s < used; ++s) weights[s] = (float)(weights[s] / sum);
 }
 
-sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, uint32_t influence_count,
+sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t influence_count,
                              uint32_t *joints, float *weights, size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
-    const uint32_t k = influence_count;
-    if (k < 1 || k > 64)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence_count = %u is outside 1 .. 64", k);
+    if (influence_count < 1 || influence_count > 64)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence_count = %zu is outside 1 .. 64", influence_count);
+    const uint32_t k = (uint32_t)influence_count;
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
     /* The range first (a wrapped range is out of range, not an overflowing

@@ -113,7 +113,7 @@ typedef struct sn_reader {
 sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what);
 
 /* sn_reader_open without the kind check (any known kind), for
- * sinew_saved_info_get. */
+ * sinew_saved_get_info. */
 sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, const char *what);
 
 /* Checks that the loader counted or copied every section, after it has read

@@ -4,7 +4,7 @@
 #include "io/bytes.h"
 #include "io/format.h"
 
-sinew_result sinew_saved_info_get(const void *data, size_t size, sinew_saved_info *info)
+sinew_result sinew_saved_get_info(const void *data, size_t size, sinew_saved_info *info)
 {
     sn_clear_error();
     sinew_result r = sn_check_struct_out(info, "info");

@@ -301,13 +301,13 @@ sinew_result sinew_lattice_rest_points(const sinew_lattice *lattice, float *out,
     return read_block(lattice, out, stride, first, count, BLOCK_REST);
 }
 
-sinew_result sinew_lattice_get_points(const sinew_lattice *lattice, float *out, size_t stride, size_t first,
+sinew_result sinew_lattice_points(const sinew_lattice *lattice, float *out, size_t stride, size_t first,
                                       size_t count)
 {
     return read_block(lattice, out, stride, first, count, BLOCK_POINTS);
 }
 
-sinew_result sinew_lattice_get_displacements(const sinew_lattice *lattice, float *out, size_t stride,
+sinew_result sinew_lattice_displacements(const sinew_lattice *lattice, float *out, size_t stride,
                                              size_t first, size_t count)
 {
     return read_block(lattice, out, stride, first, count, BLOCK_DISPLACEMENTS);

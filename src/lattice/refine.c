@@ -25,7 +25,7 @@ typedef struct edge_entry {
 typedef struct refiner {
     const sinew_lattice *lat;
     const sn_env *env;
-    sinew_lattice_refine_desc desc;
+    sinew_lattice_refinement_desc desc;
     /* vertices */
     float *rest, *def;
     uint32_t *parents;
@@ -316,7 +316,7 @@ static void refiner_free(refiner *r)
 }
 
 static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_trimesh *mesh,
-                                       const sinew_lattice_refine_desc *desc)
+                                       const sinew_lattice_refinement_desc *desc)
 {
     if (!lat || !mesh || !desc)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", !lat ? "lattice" : !mesh ? "mesh" : "desc");
@@ -348,15 +348,15 @@ static sinew_result check_refine_input(const sinew_lattice *lat, const sinew_tri
                                mesh->positions.count, "triangle");
 }
 
-sinew_result sinew_lattice_refine(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
-                                  const sinew_lattice_refine_desc *caller_desc, sinew_lattice_refinement **out)
+sinew_result sinew_lattice_refinement_create(sinew_context *ctx, const sinew_lattice *lattice, const sinew_trimesh *mesh,
+                                  const sinew_lattice_refinement_desc *caller_desc, sinew_lattice_refinement **out)
 {
     sn_clear_error();
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out is NULL");
-    sinew_lattice_refine_desc local;
+    sinew_lattice_refinement_desc local;
     sinew_result res = sn_read_struct(&local, sizeof local, caller_desc, "desc");
     if (res != SINEW_OK) return res;
-    const sinew_lattice_refine_desc *desc = &local;
+    const sinew_lattice_refinement_desc *desc = &local;
     res = check_refine_input(lattice, mesh, desc);
     if (res != SINEW_OK) return res;
     sn_env env;
@@ -450,6 +450,19 @@ sinew_result sinew_lattice_refinement_mesh(const sinew_lattice_refinement *refin
     if (!refinement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "refinement is NULL");
     if (sn_check_struct_out(mesh, "mesh") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sn_write_struct(mesh, &refinement->mesh, sizeof refinement->mesh);
+    return SINEW_OK;
+}
+
+sinew_result sinew_lattice_refinement_get_info(const sinew_lattice_refinement *refinement,
+                                               sinew_lattice_refinement_info *info)
+{
+    /* Leaves the thread's message alone (api.md: *_get_info). */
+    if (!refinement) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "refinement is NULL");
+    if (sn_check_struct_out(info, "info") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    const sinew_lattice_refined_mesh *m = &refinement->mesh;
+    sinew_lattice_refinement_info i = {sizeof i, m->vertex_count, m->input_vertex_count, m->triangle_count,
+                                       m->rounds, m->max_error, m->memory_bytes};
+    sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }
 

@@ -17,7 +17,7 @@ typedef struct sn_skin_slot {
 typedef struct sn_skin_clean {
     size_t count;       /* nonzero influences kept */
     size_t merged;      /* duplicate slots merged */
-    bool renormalized;  /* the sum was not 1 */
+    bool renormalised;  /* the sum was not 1 */
     bool unweighted;    /* bound to the fallback joint */
 } sn_skin_clean;
 
@@ -184,11 +184,11 @@ static sinew_result sn_skin_clean_vertex(const sinew_skin_desc *d, size_t v, sn_
         c->unweighted = true;
         return SINEW_OK;
     }
-    if (!d->renormalize) {
+    if (!d->renormalise) {
         sinew_result r = sn_skin_check_sum(d, v, sum, raw_sum, nonzero);
         if (r != SINEW_OK) return r;
     }
-    c->renormalized = fabs(sum - 1.0) > 1e-6;
+    c->renormalised = fabs(sum - 1.0) > 1e-6;
     /* Rounded to float here, as stored: the sort and the quantiser then see
      * exactly the weights the kernels will. */
     for (size_t i = 0; i < n; ++i) s[i].weight = sn_round_to_float(s[i].weight / sum);
@@ -240,7 +240,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     }
 
     /* Pass 1: validate every vertex and count vertices per influence count. */
-    size_t merged = 0, renormalized = 0, unweighted = 0, max_k = 0;
+    size_t merged = 0, renormalised = 0, unweighted = 0, max_k = 0;
     r = sn_progress(&env, "skin: validate", 0.0f);
     if (r != SINEW_OK) goto fail;
     for (size_t v = 0; v < desc->vertex_count; ++v) {
@@ -249,7 +249,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         if (r != SINEW_OK) goto fail;
         histogram[c.count] += 1;
         merged += c.merged;
-        renormalized += c.renormalized;
+        renormalised += c.renormalised;
         unweighted += c.unweighted;
         if (c.count > max_k) max_k = c.count;
         if ((v & 0xFFFF) == 0xFFFF) {
@@ -297,7 +297,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     skin->kernel_requested = desc->kernel;
     skin->record_floats = desc->blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
     skin->merged_duplicates = merged;
-    skin->renormalized_vertices = renormalized;
+    skin->renormalised_vertices = renormalised;
     skin->unweighted_vertices = unweighted;
 
     sn_skin_use_kernels(skin);

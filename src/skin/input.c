@@ -83,7 +83,7 @@ sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, u
         const float tolerance = d->weight_tolerance > 0.0f ? d->weight_tolerance : 1e-3f;
         if (fabs(sum - 1.0) > (double)tolerance)
             return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
-                           "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalize to scale them)", v,
+                           "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalise to scale them)", v,
                            sum, (double)tolerance);
         return SINEW_OK;
     }
@@ -94,7 +94,7 @@ sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, u
     if (2 * off > nonzero)
         return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
                        "vertex %zu weights sum to %llu/%llu, more than rounding of its %zu weights can give (at most "
-                       "%zu/2 steps off; set renormalize to scale them)", v, (unsigned long long)raw_sum,
+                       "%zu/2 steps off; set renormalise to scale them)", v, (unsigned long long)raw_sum,
                        (unsigned long long)full, nonzero, nonzero);
     return SINEW_OK;
 }

@@ -22,7 +22,7 @@ typedef struct sn_skin_saved {
     sinew_skin_blend blend;
     sinew_skin_normals normals;
     sinew_skin_kernel kernel;
-    size_t merged, renormalized, unweighted;
+    size_t merged, renormalised, unweighted;
     sn_skin_format format;
 } sn_skin_saved;
 
@@ -66,7 +66,7 @@ static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
                        (unsigned long long)k, (unsigned long long)k_limit);
     if (op[SN_SKIN_OP_RENORMALIZED] > v || op[SN_SKIN_OP_UNWEIGHTED] > v || op[SN_SKIN_OP_MERGED] > SIZE_MAX)
         return sn_fail(SINEW_ERROR_INVALID_DATA,
-                       WHAT ": %llu renormalized and %llu unweighted vertices (or %llu merged slots) out of %llu",
+                       WHAT ": %llu renormalised and %llu unweighted vertices (or %llu merged slots) out of %llu",
                        (unsigned long long)op[SN_SKIN_OP_RENORMALIZED], (unsigned long long)op[SN_SKIN_OP_UNWEIGHTED],
                        (unsigned long long)op[SN_SKIN_OP_MERGED], (unsigned long long)v);
     s->vertex_count = (size_t)v;
@@ -75,7 +75,7 @@ static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
     s->blend = (sinew_skin_blend)op[SN_SKIN_OP_BLEND];
     s->normals = (sinew_skin_normals)op[SN_SKIN_OP_NORMALS];
     s->merged = (size_t)op[SN_SKIN_OP_MERGED];
-    s->renormalized = (size_t)op[SN_SKIN_OP_RENORMALIZED];
+    s->renormalised = (size_t)op[SN_SKIN_OP_RENORMALIZED];
     s->unweighted = (size_t)op[SN_SKIN_OP_UNWEIGHTED];
     s->format = s->storage != SINEW_SKIN_STORAGE_COMPRESSED ? SN_SKIN_F32_J16
                 : s->joint_count <= 256                     ? SN_SKIN_U8_J8
@@ -361,7 +361,7 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     skin->kernel_requested = s.kernel;
     skin->record_floats = s.blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_RECORD_LINEAR : SN_SKIN_RECORD_DQ;
     skin->merged_duplicates = s.merged;
-    skin->renormalized_vertices = s.renormalized;
+    skin->renormalised_vertices = s.renormalised;
     skin->unweighted_vertices = s.unweighted;
     res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
     if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);

@@ -26,7 +26,7 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
     i.max_nonzero_influences = skin->max_influences;
     i.single_joint_vertices = skin->groups[0].count;
     i.merged_duplicates = skin->merged_duplicates;
-    i.renormalized_vertices = skin->renormalized_vertices;
+    i.renormalised_vertices = skin->renormalised_vertices;
     i.unweighted_vertices = skin->unweighted_vertices;
     i.palette_floats = sinew_skin_palette_size(skin);
     i.palette_joint_floats = skin->record_floats;

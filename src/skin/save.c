@@ -15,7 +15,7 @@ static void sn_skin_write_sections(sn_writer *w, const void *handle)
         [SN_SKIN_OP_NORMALS] = (uint64_t)skin->normals,
         [SN_SKIN_OP_KERNEL] = (uint64_t)skin->kernel_requested,
         [SN_SKIN_OP_MERGED] = skin->merged_duplicates,
-        [SN_SKIN_OP_RENORMALIZED] = skin->renormalized_vertices,
+        [SN_SKIN_OP_RENORMALIZED] = skin->renormalised_vertices,
         [SN_SKIN_OP_UNWEIGHTED] = skin->unweighted_vertices,
     };
     sn_write_section(w, SN_SKIN_TAG_OPTIONS, SN_IO_U64, options, SN_SKIN_OP_COUNT);

@@ -106,7 +106,7 @@ struct sinew_skin {
     void *block;                   /* one allocation behind every group array */
     size_t block_bytes;
     size_t merged_duplicates;
-    size_t renormalized_vertices;
+    size_t renormalised_vertices;
     size_t unweighted_vertices;
     sn_skin_kernel_fn kernels[SN_SKIN_CLASS_COUNT]; /* by min(k, 5) - 1 */
 };

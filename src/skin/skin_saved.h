@@ -4,7 +4,7 @@
  * back and checks it instead of binding again:
  *   SKOP u64[10]  vertex_count, joint_count, max_influences, storage, blend,
  *                 normals, requested kernel (AUTO or a forced set),
- *                 merged_duplicates, renormalized_vertices, unweighted_vertices
+ *                 merged_duplicates, renormalised_vertices, unweighted_vertices
  *   SKIB f32      16 per joint: the inverse bind matrices
  *   SKGC u64      max_influences counts: vertices with k = 1, 2, ... influences
  *   SKVX u32      vertex numbers of group 1, then group 2, ... (increasing in each)

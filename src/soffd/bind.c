@@ -5,9 +5,8 @@
 #include <string.h>
 
 #include "geom/polygon.h"
+#include "soffd/soffd_defaults.h"
 #include "soffd/soffd_internal.h"
-
-enum { DEFAULT_LOCAL = 8 };
 
 void sinew_soffd_destroy(sinew_soffd *h)
 {
@@ -157,7 +156,7 @@ sinew_result sinew_soffd_create(sinew_context *ctx, const sinew_polymesh *driver
     h->env = sn_env_kept(&env);
     h->vertex_count = driver->positions.count;
     h->face_count = driver->face_count;
-    h->local = options.local > 0 ? options.local : DEFAULT_LOCAL;
+    h->local = options.local > 0 ? options.local : SN_SOFFD_DEFAULT_LOCAL;
     h->reference = (float *)sn_alloc_array(&env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
     h->elements = (uint32_t *)sn_alloc_array(&env, tri_bound, 3 * sizeof(uint32_t), "soffd elements");
     h->element_face = (uint32_t *)sn_alloc_array(&env, tri_bound, sizeof(uint32_t), "soffd element faces");
@@ -272,7 +271,7 @@ sinew_result sinew_soffd_element_face(const sinew_soffd *h, size_t element, uint
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_skipped(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
+sinew_result sinew_soffd_skipped_faces(const sinew_soffd *h, uint32_t *faces, size_t capacity, size_t *count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");

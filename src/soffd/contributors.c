@@ -10,9 +10,9 @@
 static sinew_result check_point(const sinew_soffd *h, size_t point)
 {
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
-    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (point >= h->reg.point_count)
-        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin point %zu, but %zu are registered", point,
+        return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "point %zu, but %zu are registered", point,
                        h->reg.point_count);
     return SINEW_OK;
 }
@@ -37,7 +37,7 @@ sinew_result sinew_soffd_contributor_count(const sinew_soffd *h, size_t point, s
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
+sinew_result sinew_soffd_contributors(const sinew_soffd *h, size_t point, uint32_t *elements, float *weights,
                                           size_t capacity, size_t *count)
 {
     sn_clear_error();
@@ -50,7 +50,7 @@ sinew_result sinew_soffd_get_contributors(const sinew_soffd *h, size_t point, ui
     *count = n;
     if (!elements) return SINEW_OK;
     if (capacity < n)
-        return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "skin point %zu has %zu contributing elements, capacity is %zu",
+        return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "point %zu has %zu contributing elements, capacity is %zu",
                        point, n, capacity);
     for (size_t i = 0; i < n; ++i) {
         elements[i] = h->reg.element[s + i];
@@ -115,12 +115,12 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
     size_t bytes;
     if (!sn_mul_size(count, sizeof(uint32_t), &bytes))
-        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "a new set of %zu elements for skin point %zu overflows its array size",
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "a new set of %zu elements for point %zu overflows its array size",
                        count, point);
     /* More entries than elements means one repeats: say so before reading past the ones there are. */
     if (count > h->element_count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "the new set of skin point %zu lists %zu elements, but there are only %zu, so one repeats",
+                       "the new set of point %zu lists %zu elements, but there are only %zu, so one repeats",
                        point, count, h->element_count);
     for (size_t i = 0; i < count; ++i)
         if (elements[i] >= h->element_count)
@@ -138,7 +138,7 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
         if (items[i].element == items[i - 1].element) {
             uint32_t twice = items[i].element;
             sn_free(env, items);
-            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of skin point %zu",
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "element %u is listed twice in the new set of point %zu",
                            twice, point);
         }
     if ((r = sn_soffd_check_reach(h, point, p, items, count)) != SINEW_OK) {
@@ -196,7 +196,7 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *exclude
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
-    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (!excluded) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "excluded is NULL");
     sn_soffd_reg *reg = &h->reg;
     if (first > reg->point_count || count > reg->point_count - first)
@@ -207,7 +207,7 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *exclude
         size_t kept = 0, n = reg->offsets[i + 1] - reg->offsets[i];
         for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j) kept += !excluded[reg->element[j]];
         if (n > 0 && kept == 0)
-            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "skin point %zu would lose all %zu of its contributing elements",
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, "point %zu would lose all %zu of its contributing elements",
                            i, n);
         if (n > largest) largest = n;
     }

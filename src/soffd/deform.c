@@ -7,14 +7,41 @@
 
 #include "soffd/soffd_internal.h"
 
-/* Shared checks of the driver positions handed to a pose call. */
-sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames)
+size_t sinew_soffd_element_frames_size(const sinew_soffd *h)
 {
-    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    return h ? 16 * h->element_count : 0;
+}
+
+size_t sinew_soffd_vertex_frames_size(const sinew_soffd *h)
+{
+    return h ? 16 * h->vertex_count : 0;
+}
+
+/* A frames buffer holds 16 floats per element (per driver vertex for the
+ * extended algorithm): any other size is refused before it is read or written. */
+static sinew_result check_frames(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex)
+{
     if (!frames) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames is NULL");
     if ((uintptr_t)frames % sizeof(float) != 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
-    sinew_result r = sn_check_points(driver_now, "driver vertex");
+    size_t need = per_vertex ? sinew_soffd_vertex_frames_size(h) : sinew_soffd_element_frames_size(h);
+    if (frame_floats != need && per_vertex)
+        return sn_fail(SINEW_ERROR_MISMATCH, "vertex frames hold %zu floats, but the %zu driver vertices need %zu",
+                       frame_floats, h->vertex_count, need);
+    if (frame_floats != need)
+        return sn_fail(SINEW_ERROR_MISMATCH, "element frames hold %zu floats, but the %zu elements need %zu",
+                       frame_floats, h->element_count, need);
+    return SINEW_OK;
+}
+
+/* Shared checks of the driver positions handed to a pose call. */
+sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames,
+                                   size_t frame_floats, bool per_vertex)
+{
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    sinew_result r = check_frames(h, frames, frame_floats, per_vertex);
+    if (r != SINEW_OK) return r;
+    r = sn_check_points(driver_now, "driver vertex");
     if (r == SINEW_OK) r = sn_soffd_check_domain(driver_now, "driver vertex");
     if (r != SINEW_OK) return r;
     if (driver_now->count != h->vertex_count)
@@ -23,10 +50,11 @@ sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *dri
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
+sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames,
+                                        size_t frame_floats)
 {
     sn_clear_error();
-    sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
+    sinew_result r = sn_soffd_check_driver(h, driver_now, frames, frame_floats, false);
     if (r != SINEW_OK) return r;
     for (size_t k = 0; k < h->element_count; ++k) {
         const uint32_t *t = &h->elements[3 * k];
@@ -37,8 +65,8 @@ sinew_result sinew_soffd_element_frames(const sinew_soffd *h, const sinew_points
 }
 
 /* Shared checks of a deform call's output and range. */
-sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
-                                  size_t first, size_t count)
+sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex,
+                                  const float *out, size_t out_stride, size_t first, size_t count)
 {
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     if (!frames || !out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", frames ? "out" : "frames");
@@ -49,7 +77,9 @@ sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, con
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "frames pointer %p is not aligned to 4 bytes", (const void *)frames);
     if ((uintptr_t)out % sizeof(float) != 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "out pointer %p is not aligned to 4 bytes", (const void *)out);
-    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no skin points are registered yet");
+    sinew_result r = check_frames(h, frames, frame_floats, per_vertex);
+    if (r != SINEW_OK) return r;
+    if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (first > h->reg.point_count || count > h->reg.point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,
                        first, count, h->reg.point_count);
@@ -174,12 +204,12 @@ static sinew_result check_element_frames(const sinew_soffd *h, const float *fram
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, const sinew_points *normals, float *out,
-                                size_t out_stride, float *out_normals, size_t out_normal_stride, size_t first,
-                                size_t count)
+sinew_result sinew_soffd_deform(const sinew_soffd *h, const float *frames, size_t frame_floats,
+                                const sinew_points *normals, float *out, size_t out_stride, float *out_normals,
+                                size_t out_normal_stride, size_t first, size_t count)
 {
     sn_clear_error();
-    sinew_result r = sn_soffd_check_range(h, frames, out, out_stride, first, count);
+    sinew_result r = sn_soffd_check_range(h, frames, frame_floats, false, out, out_stride, first, count);
     if (r == SINEW_OK) r = sn_soffd_check_normals(h, normals, out_normals, out_normal_stride, first, count);
     if (r == SINEW_OK && count > 0) r = check_element_frames(h, frames);
     if (r != SINEW_OK) return r;

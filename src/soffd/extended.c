@@ -85,10 +85,11 @@ static bool vertex_frame(const sinew_soffd *h, const sinew_points *d, size_t v, 
     return true;
 }
 
-sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames)
+sinew_result sinew_soffd_vertex_frames(const sinew_soffd *h, const sinew_points *driver_now, float *frames,
+                                       size_t frame_floats)
 {
     sn_clear_error();
-    sinew_result r = sn_soffd_check_driver(h, driver_now, frames);
+    sinew_result r = sn_soffd_check_driver(h, driver_now, frames, frame_floats, true);
     if (r != SINEW_OK) return r;
     /* When the bind-time bound keeps every map's linear entries below 2^61
      * (half the domain's 2^62, so rounding cannot matter) for this driver's
@@ -196,12 +197,12 @@ static inline void merged_point(const float *frames, const uint32_t *vertex, con
 }
 #endif
 
-sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vertex_frames, const sinew_points *normals,
-                                         float *out, size_t out_stride, float *out_normals, size_t out_normal_stride,
-                                         size_t first, size_t count)
+sinew_result sinew_soffd_deform_extended(const sinew_soffd *h, const float *vertex_frames, size_t vertex_frame_floats,
+                                         const sinew_points *normals, float *out, size_t out_stride,
+                                         float *out_normals, size_t out_normal_stride, size_t first, size_t count)
 {
     sn_clear_error();
-    sinew_result r = sn_soffd_check_range(h, vertex_frames, out, out_stride, first, count);
+    sinew_result r = sn_soffd_check_range(h, vertex_frames, vertex_frame_floats, true, out, out_stride, first, count);
     if (r == SINEW_OK) r = sn_soffd_check_normals(h, normals, out_normals, out_normal_stride, first, count);
     if (r == SINEW_OK && count > 0) r = check_vertex_frames(h, vertex_frames);
     if (r != SINEW_OK) return r;

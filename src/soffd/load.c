@@ -152,33 +152,33 @@ static sinew_result sn_soffd_check_set(const sinew_soffd *h, size_t point, size_
         uint32_t e = reg->element[j];
         if (e >= h->element_count)
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
-                           WHAT ": skin point %zu entry %zu is element %u, but there are only %zu", point,
+                           WHAT ": point %zu entry %zu is element %u, but there are only %zu", point,
                            j - reg->offsets[point], e, h->element_count);
         if (mark[e] == point)
-            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": element %u is listed twice in the set of skin point %zu",
+            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": element %u is listed twice in the set of point %zu",
                            e, point);
         mark[e] = point;
         const float *c = &reg->coeff[4 * j], *b = &reg->bary[3 * j];
         const double u = c[3];
         if (!(u >= 0 && u <= 1))
-            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": skin point %zu has weight %g on element %u, outside "
+            return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": point %zu has weight %g on element %u, outside "
                            "[0, 1]", point, u, e);
         sum += u;
         const double reach = (u + SN_SOFFD_SUBNORMAL) * (1 + SN_SOFFD_ROUNDING);
         for (int k = 0; k < 3; ++k) {
             if (!(fabs((double)c[k]) <= reach * SN_SOFFD_MAX_LOCAL))
-                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, WHAT ": skin point %zu has local coordinate %g (weighted "
+                return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, WHAT ": point %zu has local coordinate %g (weighted "
                                "%g) in element %u, beyond the 2^62 that soffd keeps finite", point, (double)c[k], u, e);
             if (!(b[k] >= -reach * SN_SOFFD_ROUNDING && b[k] <= reach))
-                return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": skin point %zu has barycentric weight %g (weighted "
+                return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": point %zu has barycentric weight %g (weighted "
                                "%g) on element %u, outside [0, 1]", point, (double)b[k], u, e);
         }
     }
     if (reg->offsets[point] != reg->offsets[point + 1] && !(fabs(sum - 1) <= SN_SOFFD_SUM_TOLERANCE))
-        return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": the weights of skin point %zu sum to %.9g, not 1", point,
+        return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": the weights of point %zu sum to %.9g, not 1", point,
                        sum);
     if (!(reg->dropped[point] >= 0 && reg->dropped[point] <= 1))
-        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": skin point %zu has dropped mass %g outside [0, 1]", point,
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": point %zu has dropped mass %g outside [0, 1]", point,
                        (double)reg->dropped[point]);
     return SINEW_OK;
 }
@@ -228,14 +228,14 @@ static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, con
     }
     if (res != SINEW_OK) return res;
     const sinew_points rest = {reg->rest, s->points, 0};
-    if ((res = sn_soffd_check_domain(&rest, WHAT ": skin point")) != SINEW_OK) return res;
+    if ((res = sn_soffd_check_domain(&rest, WHAT ": point")) != SINEW_OK) return res;
     if (reg->offsets[0] != 0 || reg->offsets[s->points] != s->entries)
         return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": set offsets run from %zu to %zu, not from 0 to the %zu entries",
                        reg->offsets[0], reg->offsets[s->points], s->entries);
     for (size_t i = 0; i < s->points; ++i) {
         size_t n = reg->offsets[i + 1] - reg->offsets[i];
         if (reg->offsets[i + 1] < reg->offsets[i] || n > h->element_count)
-            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": skin point %zu has set offsets %zu to %zu", i,
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": point %zu has set offsets %zu to %zu", i,
                            reg->offsets[i], reg->offsets[i + 1]);
         if (n > reg->max_set) reg->max_set = n;
     }

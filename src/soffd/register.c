@@ -1,4 +1,4 @@
-/* Registration: per skin point, gather the contributing elements through the
+/* Registration: per point, gather the contributing elements through the
  * BVH over R, then store u_k-scaled local coordinates for the deform kernels.
  *
  * Pruning works on radii so the BVH can cut whole subtrees: the relative
@@ -177,7 +177,7 @@ static bool reserve_entries(const sn_env *env, sn_soffd_reg *reg, size_t *cap, s
     return true;
 }
 
-/* Local coordinates of skin point `point` (at p) in element e's frame, which
+/* Local coordinates of point `point` (at p) in element e's frame, which
  * must lie within the 2^62 edge lengths that keep the kernels finite. */
 static sinew_result local_coords_in_reach(const sinew_soffd *h, size_t point, const float p[3], uint32_t e,
                                           double xyz[3])
@@ -186,7 +186,7 @@ static sinew_result local_coords_in_reach(const sinew_soffd *h, size_t point, co
     for (int k = 0; k < 3; ++k)
         if (!(fabs(xyz[k]) <= SN_SOFFD_MAX_LOCAL))
             return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN,
-                           "skin point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
+                           "point %zu lies %g edge lengths from element %u, beyond the 2^62 that soffd keeps "
                            "finite", point, fabs(xyz[k]), e);
     return SINEW_OK;
 }
@@ -317,10 +317,10 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         if (g.failed) goto oom;
 
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
-         * sinew_soffd_get_contributors sorts what it hands out. */
+         * sinew_soffd_contributors sorts what it hands out. */
         size_t need;
         if (!sn_add_size(reg.entry_count, g.count, &need)) {
-            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "soffd registration entries overflow at skin point %zu", i);
+            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "soffd registration entries overflow at point %zu", i);
             goto fail;
         }
         if (!reserve_entries(env, &reg, &cap, need)) goto oom;
@@ -375,8 +375,8 @@ static void commit(sinew_soffd *h, sn_soffd_reg *reg)
     h->registered = 1;
 }
 
-sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *h, const sinew_points *skin,
-                                  const sinew_soffd_register_desc *policy)
+sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *h, const sinew_points *points,
+                                  const sinew_soffd_register_desc *desc)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
@@ -384,13 +384,13 @@ sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *h, const sine
     sn_env_for_call(&call, &h->env, ctx);
     sinew_soffd_register_desc p = {0};
     sinew_result r = SINEW_OK;
-    if (policy && (r = sn_read_struct(&p, sizeof p, policy, "policy")) != SINEW_OK) return r;
+    if (desc && (r = sn_read_struct(&p, sizeof p, desc, "desc")) != SINEW_OK) return r;
     r = check_policy(&p);
     if (r != SINEW_OK) return r;
-    if ((r = sn_check_points(skin, "skin point")) != SINEW_OK) return r;
-    if ((r = sn_soffd_check_domain(skin, "skin point")) != SINEW_OK) return r;
+    if ((r = sn_check_points(points, "point")) != SINEW_OK) return r;
+    if ((r = sn_soffd_check_domain(points, "point")) != SINEW_OK) return r;
     sn_soffd_reg reg;
-    if ((r = sn_soffd_register_points(h, &call, skin->data, skin->stride, skin->count, &p, &reg)) != SINEW_OK) return r;
+    if ((r = sn_soffd_register_points(h, &call, points->data, points->stride, points->count, &p, &reg)) != SINEW_OK) return r;
     commit(h, &reg);
     h->policy = p;
     return SINEW_OK;

@@ -30,7 +30,7 @@ typedef struct sn_soffd_ring {
 /* One registration: contributing sets in compressed rows. */
 typedef struct sn_soffd_reg {
     size_t point_count;
-    float *rest;          /* 3 per point: the registered skin point P */
+    float *rest;          /* 3 per point: the registered point P */
     size_t *offsets;      /* point_count + 1 */
     uint32_t *element;    /* per entry: the element k */
     float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
@@ -122,7 +122,7 @@ sinew_result sn_soffd_build_reference_data(sinew_soffd *h);
 sinew_result sn_soffd_ring_build(const sinew_soffd *h, sn_soffd_ring *ring);
 void sn_soffd_ring_free(const sn_env *env, sn_soffd_ring *ring);
 
-/* An element near a skin point, before it becomes an entry. */
+/* An element near a point, before it becomes an entry. */
 typedef struct sn_soffd_candidate {
     double weight;        /* scaled weight (sn_soffd_scaled_weight) */
     float dist2;
@@ -145,7 +145,7 @@ int sn_soffd_by_element(const void *a, const void *b);
 /* Fills the weights of n candidates (distances set), relative to the nearest of them. */
 void sn_soffd_weigh(const sinew_soffd *h, sn_soffd_candidate *items, size_t n);
 
-/* Writes the entries of skin point `point` (at p) from its kept candidates (in
+/* Writes the entries of point `point` (at p) from its kept candidates (in
  * the order given, weights filled), normalising the weights over them, and
  * the kept weight sum to *kept_weight (may be NULL). Fails with
  * OUTSIDE_DOMAIN naming the point and element when a local coordinate exceeds
@@ -192,10 +192,12 @@ void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
 void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 
 /* Checks shared by the pose calls: the current driver (count as bound,
- * finite) and a deform call's output and point range. */
-sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames);
-sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, const float *out, size_t out_stride,
-                                  size_t first, size_t count);
+ * finite) and a deform call's output and point range, each with the frames
+ * buffer's size (16 floats per element, or per driver vertex when per_vertex). */
+sinew_result sn_soffd_check_driver(const sinew_soffd *h, const sinew_points *driver_now, const float *frames,
+                                   size_t frame_floats, bool per_vertex);
+sinew_result sn_soffd_check_range(const sinew_soffd *h, const float *frames, size_t frame_floats, bool per_vertex,
+                                  const float *out, size_t out_stride, size_t first, size_t count);
 
 /* Normals (normals.c). The reference frames' inverses, built from
  * h->reference and h->reference_normal (the field must be empty; the caller

@@ -171,12 +171,12 @@ static void lattice_memory(void **state)
     const uint32_t tri[3] = {0, 1, 2};
     const float tri_pts[9] = {0.1f, 0.1f, 0.5f, 0.9f, 0.1f, 0.5f, 0.5f, 0.9f, 0.5f};
     sinew_trimesh mesh = {{tri_pts, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 1e-3;
     before = count;
     sinew_lattice_refinement *ref = NULL;
-    assert_int_equal(sinew_lattice_refine(ctx, lat, &mesh, &rd, &ref), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(ctx, lat, &mesh, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh m;
     SINEW_INIT(&m);
     assert_int_equal(sinew_lattice_refinement_mesh(ref, &m), SINEW_OK);

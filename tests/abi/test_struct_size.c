@@ -151,7 +151,7 @@ static void every_struct_reader_needs_init(void **state)
     memset(&capd, 0, sizeof capd);
     sinew_skin_smooth_desc smd;
     memset(&smd, 0, sizeof smd);
-    sinew_lattice_refine_desc refd;
+    sinew_lattice_refinement_desc refd;
     memset(&refd, 0, sizeof refd);
     sinew_lattice_binding_desc bind;
     memset(&bind, 0, sizeof bind);
@@ -193,7 +193,7 @@ static void every_struct_reader_needs_init(void **state)
     EXPECT_NEEDS_INIT(sinew_lattice_get_info(lat, &li));
     EXPECT_NEEDS_INIT(sinew_lattice_check_folds(NULL, lat, 0, NULL, 0, &fold));
     sinew_lattice_refinement *ref = NULL;
-    EXPECT_NEEDS_INIT(sinew_lattice_refine(NULL, lat, &mesh, &refd, &ref));
+    EXPECT_NEEDS_INIT(sinew_lattice_refinement_create(NULL, lat, &mesh, &refd, &ref));
     sinew_lattice_binding *binding = NULL;
     EXPECT_NEEDS_INIT(sinew_lattice_binding_create(NULL, lat, &bind, &binding));
     sinew_lattice_destroy(lat);

@@ -537,7 +537,7 @@ static uint32_t saved_version(const saved *s)
 {
     sinew_saved_info si;
     SINEW_INIT(&si);
-    assert_int_equal(sinew_saved_info_get(s->bytes, s->size, &si), SINEW_OK);
+    assert_int_equal(sinew_saved_get_info(s->bytes, s->size, &si), SINEW_OK);
     return si.format_version;
 }
 
@@ -625,7 +625,7 @@ static void test_golden(void **state)
     saved golden = read_file(path);
     sinew_saved_info si;
     SINEW_INIT(&si);
-    assert_int_equal(sinew_saved_info_get(golden.bytes, golden.size, &si), SINEW_OK);
+    assert_int_equal(sinew_saved_get_info(golden.bytes, golden.size, &si), SINEW_OK);
     assert_int_equal(si.kind, SINEW_KIND_BBW);
     assert_int_equal(si.format_version, 1);
     sinew_bbw *loaded = load_ok(&golden);

@@ -314,7 +314,7 @@ static sinew_result energy_not_affine(void)
     /* create from a bbw */ \
     X(from_bbw_null, INVALID_ARGUMENT, "bbw is NULL", { return from_bbw(NULL, 0); }) \
     X(from_bbw_unsolved, INVALID_STATE, "not solved", { return from_bbw(fx.unsolved, 0); }) \
-    X(from_bbw_options_with_domain, INVALID_ARGUMENT, "options", { return from_bbw(fx.bbw, 1); }) \
+    X(from_bbw_options_with_domain, INVALID_ARGUMENT, "desc must leave", { return from_bbw(fx.bbw, 1); }) \
     X(from_bbw_null_out, INVALID_ARGUMENT, "out", { return sinew_bbw_pose_create_from_bbw(NULL, fx.bbw, NULL, NULL); }) \
     X(from_bbw_ok, OK, NULL, { return from_bbw(fx.bbw, 0); }) \
     /* info and scratch size */ \

@@ -50,13 +50,13 @@ static int setup(void **state)
     for (size_t i = 0; i < CONTROL_POINTS; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bend_view = view(bend, CONTROL_POINTS, 0);
     sinew_trimesh mesh = {view(points, 3, 0), triangle, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.01, 0, 0, 0};
+    sinew_lattice_refinement_desc rd = {sizeof(sinew_lattice_refinement_desc), 0.01, 0, 0, 0};
     if (sinew_context_create(&cd, &fx.ctx) || sinew_lattice_create(NULL, &d, &fx.lattice) ||
         sinew_lattice_create(NULL, &d, &fx.bent) || sinew_lattice_create(NULL, &other, &fx.other) ||
         sinew_lattice_set_displacements(fx.bent, &bend_view, 0, bend_view.count) ||
         sinew_lattice_binding_create(NULL, fx.lattice, &with_normals, &fx.binding) ||
         sinew_lattice_binding_create(NULL, fx.lattice, &plain, &fx.plain_binding) ||
-        sinew_lattice_refine(NULL, fx.bent, &mesh, &rd, &fx.refinement))
+        sinew_lattice_refinement_create(NULL, fx.bent, &mesh, &rd, &fx.refinement))
         return -1;
     return 0;
 }
@@ -78,7 +78,7 @@ static int teardown(void **state)
 static uint64_t fingerprint(void)
 {
     float d[CONTROL_POINTS * 3];
-    if (sinew_lattice_get_displacements(fx.lattice, d, 0, 0, CONTROL_POINTS) != SINEW_OK) return 0;
+    if (sinew_lattice_displacements(fx.lattice, d, 0, 0, CONTROL_POINTS) != SINEW_OK) return 0;
     return contract_hash(CONTRACT_HASH_SEED, d, sizeof d);
 }
 
@@ -266,9 +266,9 @@ static sinew_result check_folds(uint32_t samples, uint8_t *flags, size_t flag_co
                                      OUT_STRUCT(sinew_lattice_fold_report, 16384));
 }
 static sinew_result refine(sinew_context *ctx, const sinew_lattice *lat, sinew_trimesh mesh,
-                           sinew_lattice_refine_desc d)
+                           sinew_lattice_refinement_desc d)
 {
-    sinew_result r = sinew_lattice_refine(ctx, lat, &mesh, &d, OUT_HANDLE(sinew_lattice_refinement));
+    sinew_result r = sinew_lattice_refinement_create(ctx, lat, &mesh, &d, OUT_HANDLE(sinew_lattice_refinement));
     if (r == SINEW_OK) sinew_lattice_refinement_destroy(*OUT_HANDLE(sinew_lattice_refinement));
     return r;
 }
@@ -276,9 +276,9 @@ static sinew_trimesh mesh_of(const float *positions, size_t vertices, const uint
 {
     return (sinew_trimesh){view(positions, vertices, 0), indices, triangles, SINEW_INDEX_U32, 0};
 }
-static sinew_lattice_refine_desc refine_desc(double tolerance, int test, int split, size_t max_triangles)
+static sinew_lattice_refinement_desc refine_desc(double tolerance, int test, int split, size_t max_triangles)
 {
-    return (sinew_lattice_refine_desc){sizeof(sinew_lattice_refine_desc), tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
+    return (sinew_lattice_refinement_desc){sizeof(sinew_lattice_refinement_desc), tolerance, (sinew_lattice_error_test)test, (sinew_lattice_split)split,
                                        max_triangles};
 }
 static sinew_result refine_cancelled(void)
@@ -327,8 +327,8 @@ static const sinew_lattice_desc *default_desc(void)
     X(get_info_ok, OK, NULL, { return sinew_lattice_get_info(fx.lattice, OUT_STRUCT(sinew_lattice_info, 256)); }) \
     /* control points */ \
     GETTER_CASES(X, sinew_lattice_rest_points, rest_points) \
-    GETTER_CASES(X, sinew_lattice_get_points, get_points) \
-    GETTER_CASES(X, sinew_lattice_get_displacements, get_displacements) \
+    GETTER_CASES(X, sinew_lattice_points, get_points) \
+    GETTER_CASES(X, sinew_lattice_displacements, get_displacements) \
     SETTER_CASES(X, sinew_lattice_set_points, set_points, "control point") \
     SETTER_CASES(X, sinew_lattice_set_displacements, set_displacements, "displacement") \
     X(set_points_at_rest_ok, OK, NULL, { return set_points_at_rest(); }) \
@@ -410,14 +410,14 @@ static const sinew_lattice_desc *default_desc(void)
     X(refine_null_lattice, INVALID_ARGUMENT, "lattice", \
       { return refine(NULL, NULL, mesh_of(points, 3, triangle, 1), refine_desc(0.01, 0, 0, 0)); }) \
     X(refine_null_mesh, INVALID_ARGUMENT, "mesh", \
-      { sinew_lattice_refine_desc d = refine_desc(0.01, 0, 0, 0); \
-        return sinew_lattice_refine(NULL, fx.bent, NULL, &d, OUT_HANDLE(sinew_lattice_refinement)); }) \
+      { sinew_lattice_refinement_desc d = refine_desc(0.01, 0, 0, 0); \
+        return sinew_lattice_refinement_create(NULL, fx.bent, NULL, &d, OUT_HANDLE(sinew_lattice_refinement)); }) \
     X(refine_null_desc, INVALID_ARGUMENT, "desc", \
       { sinew_trimesh m = mesh_of(points, 3, triangle, 1); \
-        return sinew_lattice_refine(NULL, fx.bent, &m, NULL, OUT_HANDLE(sinew_lattice_refinement)); }) \
+        return sinew_lattice_refinement_create(NULL, fx.bent, &m, NULL, OUT_HANDLE(sinew_lattice_refinement)); }) \
     X(refine_null_out, INVALID_ARGUMENT, "out", \
-      { sinew_trimesh m = mesh_of(points, 3, triangle, 1); sinew_lattice_refine_desc d = refine_desc(0.01, 0, 0, 0); \
-        return sinew_lattice_refine(NULL, fx.bent, &m, &d, NULL); }) \
+      { sinew_trimesh m = mesh_of(points, 3, triangle, 1); sinew_lattice_refinement_desc d = refine_desc(0.01, 0, 0, 0); \
+        return sinew_lattice_refinement_create(NULL, fx.bent, &m, &d, NULL); }) \
     X(refine_null_indices, INVALID_ARGUMENT, "indices", \
       { return refine(NULL, fx.bent, mesh_of(points, 3, NULL, 1), refine_desc(0.01, 0, 0, 0)); }) \
     X(refine_tolerance_zero, INVALID_ARGUMENT, "tolerance", \
@@ -447,6 +447,12 @@ static const sinew_lattice_desc *default_desc(void)
       { return sinew_lattice_refinement_mesh(NULL, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
     X(refinement_mesh_null_mesh, INVALID_ARGUMENT, "mesh", { return sinew_lattice_refinement_mesh(fx.refinement, NULL); }) \
     X(refinement_mesh_ok, OK, NULL, { return sinew_lattice_refinement_mesh(fx.refinement, OUT_STRUCT(sinew_lattice_refined_mesh, 256)); }) \
+    X(refinement_get_info_null_refinement, INVALID_ARGUMENT, "refinement", \
+      { return sinew_lattice_refinement_get_info(NULL, OUT_STRUCT(sinew_lattice_refinement_info, 256)); }) \
+    X(refinement_get_info_null_info, INVALID_ARGUMENT, "info", \
+      { return sinew_lattice_refinement_get_info(fx.refinement, NULL); }) \
+    X(refinement_get_info_ok, OK, NULL, \
+      { return sinew_lattice_refinement_get_info(fx.refinement, OUT_STRUCT(sinew_lattice_refinement_info, 256)); }) \
     X(refinement_destroy_null, PLAIN, NULL, { sinew_lattice_refinement_destroy(NULL); return SINEW_OK; }) \
     /* segment bound */ \
     X(segment_null_lattice, INVALID_ARGUMENT, "lattice", \

@@ -65,7 +65,7 @@ static uint64_t fingerprint(void)
 {
     float lifts[COLUMNS], points[6 * 4 * 4 * 3];
     if (sinew_placement_lifts(fx.placement, lifts, 0, 0, COLUMNS) ||
-        sinew_lattice_get_points(sinew_placement_lattice(fx.placement), points, 0, 0, 6 * 4 * 4))
+        sinew_lattice_points(sinew_placement_lattice(fx.placement), points, 0, 0, 6 * 4 * 4))
         return 0;
     return contract_hash(contract_hash(CONTRACT_HASH_SEED, lifts, sizeof lifts), points, sizeof points);
 }

@@ -138,7 +138,7 @@ EDIT(joint_out_of_range_on_zero_weight, j[0 * SLOTS + 1] = 1000)
 EDIT(unweighted_joint_out_of_range, w[2 * SLOTS] = 0; w[2 * SLOTS + 1] = 0;
      d->unweighted = SINEW_SKIN_UNWEIGHTED_BIND; d->unweighted_joint = JOINTS)
 EDIT(mixed_ok, d->blend = SINEW_SKIN_BLEND_MIXED)
-EDIT(compressed_renormalized_ok, d->storage = SINEW_SKIN_STORAGE_COMPRESSED; d->renormalize = 1;
+EDIT(compressed_renormalized_ok, d->storage = SINEW_SKIN_STORAGE_COMPRESSED; d->renormalise = 1;
      w[2 * SLOTS + 1] = 0.5f)
 
 /* Allocates `*budget` blocks, then refuses: the context gets its memory, the

@@ -8,7 +8,7 @@
 #define ELEMENTS 4
 #define POINTS 4
 
-/* A tetrahedron's surface as the driver, skin points inside and around it. */
+/* A tetrahedron's surface as the driver, points inside and around it. */
 static const float driver[DRIVER_VERTICES * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
 static const uint32_t faces[ELEMENTS * 3] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
 static const uint32_t faces_out_of_range[ELEMENTS * 3] = {0, 2, 1, 0, 1, 4, 0, 3, 2, 1, 2, 3};
@@ -58,8 +58,8 @@ static int setup(void **state)
         return -1;
     fx.element_frames = element_frames;
     fx.vertex_frames = vertex_frames;
-    if (sinew_soffd_element_frames(fx.registered, &now, element_frames) ||
-        sinew_soffd_vertex_frames(fx.registered, &now, vertex_frames))
+    if (sinew_soffd_element_frames(fx.registered, &now, element_frames, sinew_soffd_element_frames_size(fx.registered)) ||
+        sinew_soffd_vertex_frames(fx.registered, &now, vertex_frames, sinew_soffd_vertex_frames_size(fx.registered)))
         return -1;
     return 0;
 }
@@ -87,7 +87,7 @@ static uint64_t fingerprint(void)
         float weights[ELEMENTS];
         size_t n = 0;
         sinew_soffd_contributor_count(fx.registered, p, &n);
-        sinew_soffd_get_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
+        sinew_soffd_contributors(fx.registered, p, elements, weights, ELEMENTS, &n);
         h = contract_hash(h, elements, n * sizeof *elements);
         h = contract_hash(h, weights, n * sizeof *weights);
     }
@@ -198,7 +198,7 @@ static sinew_result set_same_contributors(void)
     uint32_t elements[ELEMENTS];
     size_t n = 0;
     if (sinew_soffd_contributor_count(fx.registered, 1, &n) ||
-        sinew_soffd_get_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
+        sinew_soffd_contributors(fx.registered, 1, elements, NULL, ELEMENTS, &n))
         return SINEW_ERROR_PLAIN;
     return set_contributors(1, elements, n);
 }
@@ -218,6 +218,31 @@ static const uint8_t exclude_all[ELEMENTS] = {1, 1, 1, 1};
 /* ---- pose calls ------------------------------------------------------------------------- */
 
 typedef sinew_result (*frames_fn)(const sinew_soffd *, const sinew_points *, float *);
+/* The frame calls given the size their handle needs (0 for NULL), for the cases about other arguments. */
+static sinew_result sized_element_frames(const sinew_soffd *h, const sinew_points *now, float *out)
+{
+    return sinew_soffd_element_frames(h, now, out, sinew_soffd_element_frames_size(h));
+}
+static sinew_result sized_vertex_frames(const sinew_soffd *h, const sinew_points *now, float *out)
+{
+    return sinew_soffd_vertex_frames(h, now, out, sinew_soffd_vertex_frames_size(h));
+}
+/* A frame call or a deform given `delta` floats more than its handle's frames hold. */
+static sinew_result frames_off_by(int extended, ptrdiff_t delta)
+{
+    sinew_points now = driver_now();
+    size_t need = extended ? sinew_soffd_vertex_frames_size(fx.registered) : sinew_soffd_element_frames_size(fx.registered);
+    size_t floats = (size_t)((ptrdiff_t)need + delta);
+    return extended ? sinew_soffd_vertex_frames(fx.registered, &now, OUT_F, floats)
+                    : sinew_soffd_element_frames(fx.registered, &now, OUT_F, floats);
+}
+static sinew_result deform_frames_off_by(int extended, ptrdiff_t delta, size_t count)
+{
+    size_t need = extended ? sinew_soffd_vertex_frames_size(fx.registered) : sinew_soffd_element_frames_size(fx.registered);
+    size_t floats = (size_t)((ptrdiff_t)need + delta);
+    return extended ? sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, floats, NULL, OUT_F, 0, NULL, 0, 0, count)
+                    : sinew_soffd_deform(fx.registered, fx.element_frames, floats, NULL, OUT_F, 0, NULL, 0, 0, count);
+}
 static sinew_result frames_of(frames_fn fn, sinew_points now)
 {
     return fn(fx.registered, &now, OUT_F);
@@ -231,23 +256,23 @@ static sinew_result frames_with_vertex(frames_fn fn, size_t vertex, float value)
 }
 static sinew_result deform(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform(fx.registered, fx.element_frames, NULL, OUT_F, stride, NULL, 0, first, count);
+    return sinew_soffd_deform(fx.registered, fx.element_frames, sinew_soffd_element_frames_size(fx.registered), NULL, OUT_F, stride, NULL, 0, first, count);
 }
 static sinew_result deform_extended(size_t stride, size_t first, size_t count)
 {
-    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, NULL, OUT_F, stride, NULL, 0, first, count);
+    return sinew_soffd_deform_extended(fx.registered, fx.vertex_frames, sinew_soffd_vertex_frames_size(fx.registered), NULL, OUT_F, stride, NULL, 0, first, count);
 }
 
 /* The deform calls with positions only, for the position cases. */
 static sinew_result basic_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
                                     size_t first, size_t count)
 {
-    return sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, first, count);
+    return sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, stride, NULL, 0, first, count);
 }
 static sinew_result extended_positions(const sinew_soffd *h, const float *frames, float *out, size_t stride,
                                        size_t first, size_t count)
 {
-    return sinew_soffd_deform_extended(h, frames, NULL, out, stride, NULL, 0, first, count);
+    return sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, stride, NULL, 0, first, count);
 }
 
 /* Normals of the registered points; one with a NaN at point 2. */
@@ -255,6 +280,20 @@ static const float skin_normals[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, 0, 0, 0.6f, 
 static const float skin_normals_nan[POINTS * 3] = {0, 0, 1, 0, 1, 0, 1, NAN, 0, 0.6f, 0.8f, 0};
 typedef sinew_result (*deform_fn)(const sinew_soffd *, const float *, const sinew_points *, float *, size_t, float *,
                                   size_t, size_t, size_t);
+/* The deform calls given the frame size their handle needs, for the normal cases. */
+static sinew_result sized_deform(const sinew_soffd *h, const float *frames, const sinew_points *normals, float *out,
+                                 size_t stride, float *out_normals, size_t nstride, size_t first, size_t count)
+{
+    return sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), normals, out, stride, out_normals, nstride,
+                              first, count);
+}
+static sinew_result sized_deform_extended(const sinew_soffd *h, const float *frames, const sinew_points *normals,
+                                          float *out, size_t stride, float *out_normals, size_t nstride, size_t first,
+                                          size_t count)
+{
+    return sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), normals, out, stride, out_normals,
+                                       nstride, first, count);
+}
 /* Deforms points [first, first + count) with `normals` (count, stride, data
  * as given) into OUT_F and OUT2_F at normal stride nstride. */
 static sinew_result with_normals(deform_fn fn, const float *frames, const float *data, size_t n, size_t in_stride,
@@ -394,26 +433,26 @@ static size_t contributors_of_point_0(void)
     X(element_face_size_max, INDEX_OUT_OF_RANGE, "element", \
       { return sinew_soffd_element_face(fx.registered, SIZE_MAX, OUT_U32); }) \
     X(element_face_ok, OK, NULL, { return sinew_soffd_element_face(fx.registered, 3, OUT_U32); }) \
-    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_get_skipped(NULL, OUT_U32, 4, &count_out); }) \
-    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 4, NULL); }) \
-    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_get_skipped(fx.skipping, NULL, 0, &count_out), 1); }) \
+    X(get_skipped_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_skipped_faces(NULL, OUT_U32, 4, &count_out); }) \
+    X(get_skipped_null_count, INVALID_ARGUMENT, "count", { return sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 4, NULL); }) \
+    X(get_skipped_query_ok, OK, NULL, { return expect_count(sinew_soffd_skipped_faces(fx.skipping, NULL, 0, &count_out), 1); }) \
     X(get_skipped_capacity_short, BUFFER_TOO_SMALL, "capacity", \
-      { return expect_count(sinew_soffd_get_skipped(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
-    X(get_skipped_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.skipping, OUT_U32, 1, &count_out); }) \
-    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_get_skipped(fx.registered, NULL, 0, &count_out); }) \
+      { return expect_count(sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 0, &count_out), 1); }) \
+    X(get_skipped_ok, OK, NULL, { return sinew_soffd_skipped_faces(fx.skipping, OUT_U32, 1, &count_out); }) \
+    X(get_skipped_none_ok, OK, NULL, { return sinew_soffd_skipped_faces(fx.registered, NULL, 0, &count_out); }) \
     /* registration */ \
     X(register_null_soffd, INVALID_ARGUMENT, "soffd", \
       { sinew_points p = skin_points(); return sinew_soffd_register(NULL, NULL, &p, NULL); }) \
-    X(register_null_skin, INVALID_ARGUMENT, "skin", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
-    X(register_null_skin_data, INVALID_ARGUMENT, "skin", \
+    X(register_null_points, INVALID_ARGUMENT, "point", { return sinew_soffd_register(NULL, fx.registered, NULL, NULL); }) \
+    X(register_null_points_data, INVALID_ARGUMENT, "point", \
       { return register_points((sinew_points){NULL, POINTS, 0}, NULL); }) \
     X(register_stride_not_multiple_of_4, INVALID_ARGUMENT, "stride", \
       { return register_points((sinew_points){skin, 2, 17}, NULL); }) \
     X(register_stride_too_small, INVALID_ARGUMENT, "stride", \
       { return register_points((sinew_points){skin, 2, 8}, NULL); }) \
-    X(register_count_size_max_8, SIZE_OVERFLOW, "skin", \
+    X(register_count_size_max_8, SIZE_OVERFLOW, "point", \
       { return register_points((sinew_points){skin, SIZE_MAX / 8, 0}, NULL); }) \
-    X(register_point_nan, NON_FINITE, "skin point 2", { return register_with_point(2, NAN); }) \
+    X(register_point_nan, NON_FINITE, "point 2", { return register_with_point(2, NAN); }) \
     X(register_threshold_one, INVALID_ARGUMENT, "weight_threshold", { return register_policy(1, 0); }) \
     X(register_threshold_negative, INVALID_ARGUMENT, "weight_threshold", { return register_policy(-0.1f, 0); }) \
     X(register_threshold_nan, INVALID_ARGUMENT, "weight_threshold", { return register_policy(NAN, 0); }) \
@@ -437,9 +476,9 @@ static size_t contributors_of_point_0(void)
     /* contributing sets */ \
     X(dropped_mass_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_dropped_mass(NULL, 0, OUT_F); }) \
     X(dropped_mass_null_mass, INVALID_ARGUMENT, "mass", { return sinew_soffd_dropped_mass(fx.registered, 0, NULL); }) \
-    X(dropped_mass_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(dropped_mass_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return sinew_soffd_dropped_mass(fx.registered, POINTS, OUT_F); }) \
-    X(dropped_mass_point_size_max, INDEX_OUT_OF_RANGE, "skin point", \
+    X(dropped_mass_point_size_max, INDEX_OUT_OF_RANGE, "point", \
       { return sinew_soffd_dropped_mass(fx.registered, SIZE_MAX, OUT_F); }) \
     X(dropped_mass_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_dropped_mass(fx.unregistered, 0, OUT_F); }) \
@@ -448,29 +487,29 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_contributor_count(NULL, 0, OUT_SIZE); }) \
     X(contributor_count_null_count, INVALID_ARGUMENT, "count", \
       { return sinew_soffd_contributor_count(fx.registered, 0, NULL); }) \
-    X(contributor_count_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(contributor_count_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return sinew_soffd_contributor_count(fx.registered, POINTS, OUT_SIZE); }) \
     X(contributor_count_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_contributor_count(fx.unregistered, 0, OUT_SIZE); }) \
     X(contributor_count_ok, OK, NULL, { return sinew_soffd_contributor_count(fx.registered, 3, OUT_SIZE); }) \
     X(get_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_get_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(NULL, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_elements, INVALID_ARGUMENT, "elements", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, NULL, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_null_count, INVALID_ARGUMENT, "count", \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, OUT_U32, OUT2_F, ELEMENTS, NULL); }) \
     X(get_contributors_capacity_short, BUFFER_TOO_SMALL, "capacity", \
       { size_t want = contributors_of_point_0(); \
-        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
+        return expect_count(sinew_soffd_contributors(fx.registered, 0, OUT_U32, OUT2_F, 1, &count_out), want); }) \
     X(get_contributors_query_ok, OK, NULL, \
       { size_t want = contributors_of_point_0(); \
-        return expect_count(sinew_soffd_get_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
-    X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
-      { return sinew_soffd_get_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+        return expect_count(sinew_soffd_contributors(fx.registered, 0, NULL, NULL, 0, &count_out), want); }) \
+    X(get_contributors_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
+      { return sinew_soffd_contributors(fx.registered, POINTS, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_get_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.unregistered, 0, OUT_U32, OUT2_F, ELEMENTS, &count_out); }) \
     X(get_contributors_ok, OK, NULL, \
-      { return sinew_soffd_get_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
+      { return sinew_soffd_contributors(fx.registered, 0, OUT_U32, NULL, ELEMENTS, &count_out); }) \
     X(set_contributors_null_soffd, INVALID_ARGUMENT, "soffd", \
       { return sinew_soffd_set_contributors(NULL, 0, faces, 1); }) \
     X(set_contributors_null_elements, INVALID_ARGUMENT, "elements", { return set_contributors(0, NULL, 2); }) \
@@ -478,7 +517,7 @@ static size_t contributors_of_point_0(void)
       { return set_contributors(0, set_past_end, 2); }) \
     X(set_contributors_element_twice, INVALID_ARGUMENT, "element 2", \
       { return set_contributors(0, set_with_a_repeat, 3); }) \
-    X(set_contributors_point_past_end, INDEX_OUT_OF_RANGE, "skin point 4", \
+    X(set_contributors_point_past_end, INDEX_OUT_OF_RANGE, "point 4", \
       { return set_contributors(POINTS, set_past_end, 1); }) \
     X(set_contributors_count_size_max, SIZE_OVERFLOW, "elements", \
       { return set_contributors(0, faces, SIZE_MAX); }) \
@@ -492,17 +531,31 @@ static size_t contributors_of_point_0(void)
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
-    X(exclude_every_element, INVALID_WEIGHTS, "skin point 0", { return exclude(0, POINTS, exclude_all); }) \
+    X(exclude_every_element, INVALID_WEIGHTS, "point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
       { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
     /* pose */ \
-    FRAMES_CASES(X, sinew_soffd_element_frames, element_frames) \
-    FRAMES_CASES(X, sinew_soffd_vertex_frames, vertex_frames) \
+    FRAMES_CASES(X, sized_element_frames, element_frames) \
+    FRAMES_CASES(X, sized_vertex_frames, vertex_frames) \
+    X(element_frames_one_float_short, MISMATCH, "hold 63 floats, but the 4 elements need 64", \
+      { return frames_off_by(0, -1); }) \
+    X(element_frames_one_frame_long, MISMATCH, "need 64", { return frames_off_by(0, 16); }) \
+    X(element_frames_size_zero, MISMATCH, "need 64", { return frames_off_by(0, -64); }) \
+    X(vertex_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 driver vertices need 64", \
+      { return frames_off_by(1, -16); }) \
+    X(vertex_frames_one_float_long, MISMATCH, "need 64", { return frames_off_by(1, 1); }) \
     DEFORM_CASES(X, basic_positions, fx.element_frames, deform) \
     DEFORM_CASES(X, extended_positions, fx.vertex_frames, deform_extended) \
-    NORMAL_CASES(X, sinew_soffd_deform, fx.element_frames, deform) \
-    NORMAL_CASES(X, sinew_soffd_deform_extended, fx.vertex_frames, deform_extended)
+    X(deform_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 elements need 64", \
+      { return deform_frames_off_by(0, -16, POINTS); }) \
+    X(deform_frames_one_float_long, MISMATCH, "need 64", { return deform_frames_off_by(0, 1, POINTS); }) \
+    X(deform_frames_short_empty_range, MISMATCH, "need 64", { return deform_frames_off_by(0, -1, 0); }) \
+    X(deform_extended_frames_one_frame_short, MISMATCH, "hold 48 floats, but the 4 driver vertices need 64", \
+      { return deform_frames_off_by(1, -16, POINTS); }) \
+    X(deform_extended_frames_one_float_long, MISMATCH, "need 64", { return deform_frames_off_by(1, 1, POINTS); }) \
+    NORMAL_CASES(X, sized_deform, fx.element_frames, deform) \
+    NORMAL_CASES(X, sized_deform_extended, fx.vertex_frames, deform_extended)
 
 CASES(CONTRACT_DEFINE)
 static const contract_case cases[] = {CASES(CONTRACT_ENTRY)};

@@ -78,7 +78,7 @@ static void soffd_frames(const sinew_polymesh *driver, float *frames, size_t *el
     float moved[8 * 3];
     for (int i = 0; i < 24; ++i) moved[i] = cube[i] * (1.0f + 0.1f * (float)(i % 3)) + 0.05f * (float)i;
     sinew_points now = {moved, 8, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &now, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &now, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 
@@ -286,10 +286,10 @@ static void lattice_refine_formats_match_u32(void **state)
     for (size_t i = 0; i < li.point_count; ++i) bend[3 * i + 2] = 0.3f * (float)((i * 7) % 5);
     sinew_points bv = {bend, li.point_count, 0};
     assert_int_equal(sinew_lattice_set_displacements(lat, &bv, 0, bv.count), SINEW_OK);
-    sinew_lattice_refine_desc rd = {sizeof(sinew_lattice_refine_desc), 0.02, 0, 0, 0};
+    sinew_lattice_refinement_desc rd = {sizeof(sinew_lattice_refinement_desc), 0.02, 0, 0, 0};
     sinew_trimesh m = cube_mesh(cube_tris, (format){SINEW_INDEX_U32, 0});
     sinew_lattice_refinement *ref = NULL, *got = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_OK);
     sinew_lattice_refined_mesh rm, gm;
     SINEW_INIT(&rm);
     SINEW_INIT(&gm);
@@ -298,7 +298,7 @@ static void lattice_refine_formats_match_u32(void **state)
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(cube_tris, 12, 3, formats[i]);
         m = cube_mesh(idx, formats[i]);
-        assert_int_equal(sinew_lattice_refine(NULL, lat, &m, &rd, &got), SINEW_OK);
+        assert_int_equal(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &got), SINEW_OK);
         sinew_lattice_refinement_mesh(got, &gm);
         assert_int_equal(gm.triangle_count, rm.triangle_count);
         assert_int_equal(gm.vertex_count, rm.vertex_count);
@@ -330,7 +330,7 @@ static void placement_scene_formats_match_u32(void **state)
     assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
     float ref[6 * 3 * 4 * 4], got[6 * 3 * 4 * 4];
     size_t n = 6 * 4 * 4;
-    assert_int_equal(sinew_lattice_get_points(sinew_placement_lattice(p), ref, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(sinew_placement_lattice(p), ref, 0, 0, n), SINEW_OK);
     sinew_placement_destroy(p);
     for (size_t i = 0; i < FORMAT_COUNT; ++i) {
         void *idx = convert(floor_triangles, 2, 3, formats[i]);
@@ -338,7 +338,7 @@ static void placement_scene_formats_match_u32(void **state)
         d.scene.index_type = formats[i].type;
         d.scene.index_stride = formats[i].stride;
         assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
-        assert_int_equal(sinew_lattice_get_points(sinew_placement_lattice(p), got, 0, 0, n), SINEW_OK);
+        assert_int_equal(sinew_lattice_points(sinew_placement_lattice(p), got, 0, 0, n), SINEW_OK);
         assert_memory_equal(got, ref, sizeof ref);
         sinew_placement_destroy(p);
         free(idx);

@@ -256,7 +256,7 @@ static void saved_info_describes_the_data(void **state)
     unsigned char *buf = save_sample(&s, &size);
     sinew_saved_info info;
     SINEW_INIT(&info);
-    assert_int_equal(sinew_saved_info_get(buf, size, &info), SINEW_OK);
+    assert_int_equal(sinew_saved_get_info(buf, size, &info), SINEW_OK);
     assert_int_equal(info.kind, SINEW_KIND_LATTICE);
     /* A lattice's layout is that of version 1, so its data says 1. */
     assert_int_equal(info.format_version, 1);
@@ -269,7 +269,7 @@ static void saved_info_describes_the_data(void **state)
     put_le(buf + 8, SINEW_FORMAT_VERSION + 3, 4);
     support_reseal(buf, size);
     SINEW_INIT(&info);
-    assert_int_equal(sinew_saved_info_get(buf, size, &info), SINEW_ERROR_UNSUPPORTED);
+    assert_int_equal(sinew_saved_get_info(buf, size, &info), SINEW_ERROR_UNSUPPORTED);
     assert_int_equal(info.format_version, SINEW_FORMAT_VERSION + 3);
     assert_int_equal(info.kind, SINEW_KIND_LATTICE);
     /* A truncated buffer writes nothing into info. */
@@ -278,7 +278,7 @@ static void saved_info_describes_the_data(void **state)
     sinew_saved_info untouched;
     SINEW_INIT(&untouched);
     untouched.section_count = 1234;
-    assert_int_equal(sinew_saved_info_get(buf, size - 64, &untouched), SINEW_ERROR_INVALID_DATA);
+    assert_int_equal(sinew_saved_get_info(buf, size - 64, &untouched), SINEW_ERROR_INVALID_DATA);
     assert_int_equal(untouched.section_count, 1234);
     assert_non_null(strstr(sinew_last_error(), "truncated"));
     /* A NaN in a float section, resealed: INVALID_DATA (the documented code for
@@ -287,14 +287,14 @@ static void saved_info_describes_the_data(void **state)
     memcpy(nan_buf, buf, size);
     put_le(nan_buf + 640 + 8, 0x7fc00000u, 4);
     support_reseal(nan_buf, size);
-    assert_int_equal(sinew_saved_info_get(nan_buf, size, &untouched), SINEW_ERROR_INVALID_DATA);
+    assert_int_equal(sinew_saved_get_info(nan_buf, size, &untouched), SINEW_ERROR_INVALID_DATA);
     assert_int_equal(untouched.section_count, 1234);
     assert_non_null(strstr(sinew_last_error(), "section POSF element 2 is not finite"));
     free(nan_buf);
     /* An info struct not initialised is refused by name. */
     sinew_saved_info zeroed;
     memset(&zeroed, 0, sizeof zeroed);
-    assert_int_equal(sinew_saved_info_get(buf, size, &zeroed), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_saved_get_info(buf, size, &zeroed), SINEW_ERROR_INVALID_ARGUMENT);
     assert_non_null(strstr(sinew_last_error(), "SINEW_INIT"));
     free(buf);
 }

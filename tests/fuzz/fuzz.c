@@ -298,12 +298,12 @@ void fz_check_saved_info(const void *data, size_t size, sinew_result loaded)
     sinew_saved_info info;
     SINEW_INIT(&info);
     info.section_count = 0xdeadbeefu;
-    sinew_result r = sinew_saved_info_get(data, size, &info);
-    fz_require(r == SINEW_OK || r == SINEW_ERROR_INVALID_DATA || r == SINEW_ERROR_UNSUPPORTED, "sinew_saved_info_get",
+    sinew_result r = sinew_saved_get_info(data, size, &info);
+    fz_require(r == SINEW_OK || r == SINEW_ERROR_INVALID_DATA || r == SINEW_ERROR_UNSUPPORTED, "sinew_saved_get_info",
                "returned %s, not a documented code", sinew_result_string(r));
-    fz_require(loaded != SINEW_OK || (r == SINEW_OK && info.size <= size), "sinew_saved_info_get",
+    fz_require(loaded != SINEW_OK || (r == SINEW_OK && info.size <= size), "sinew_saved_get_info",
                "refused (%s) data that loads", sinew_result_string(r));
-    fz_require(r != SINEW_ERROR_INVALID_DATA || info.section_count == 0xdeadbeefu, "sinew_saved_info_get",
+    fz_require(r != SINEW_ERROR_INVALID_DATA || info.section_count == 0xdeadbeefu, "sinew_saved_get_info",
                "wrote the info of data it refused");
 }
 

@@ -126,7 +126,7 @@ void fz_call_inout(fz_call *c, void *data, size_t bytes, bool floats);
  * returns res. */
 sinew_result fz_call_end(fz_call *c, sinew_result res, unsigned flags);
 
-/* sinew_saved_info_get on the data a loader was given: one of its documented
+/* sinew_saved_get_info on the data a loader was given: one of its documented
  * codes (OK, INVALID_DATA, UNSUPPORTED), OK wherever the load succeeded (with
  * the kind and a size within the buffer), the info untouched when it fails
  * with INVALID_DATA. */

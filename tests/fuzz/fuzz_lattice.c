@@ -64,11 +64,11 @@ static void control_points(fz_reader *r, sinew_lattice *lattice, size_t point_co
         size_t bytes = fz_span(span, stride, 12);
         float *out = fz_alloc(bytes);
         fz_call_begin(&c, which == 0 ? "sinew_lattice_rest_points"
-                          : which == 1 ? "sinew_lattice_get_points" : "sinew_lattice_get_displacements");
+                          : which == 1 ? "sinew_lattice_points" : "sinew_lattice_displacements");
         fz_call_out(&c, out, bytes, true);
         res = which == 0 ? sinew_lattice_rest_points(lattice, out, stride, f, n)
-            : which == 1 ? sinew_lattice_get_points(lattice, out, stride, f, n)
-                         : sinew_lattice_get_displacements(lattice, out, stride, f, n);
+            : which == 1 ? sinew_lattice_points(lattice, out, stride, f, n)
+                         : sinew_lattice_displacements(lattice, out, stride, f, n);
         fz_call_end(&c, res, fz_moderate(r));
     }
 }
@@ -170,7 +170,7 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     mesh.positions = fz_points(r, fz_range(r, 0, 24));
     mesh.triangle_count = fz_range(r, 0, 24);
     mesh.indices = fz_indices(r, 3 * mesh.triangle_count, mesh.positions.count);
-    sinew_lattice_refine_desc desc;
+    sinew_lattice_refinement_desc desc;
     SINEW_INIT(&desc);
     uint8_t t = fz_u8(r);
     desc.tolerance = t < 240 ? pow(10.0, -(double)(t % 6)) : (t & 1u) ? -1.0 : (double)fz_float(r);
@@ -180,21 +180,21 @@ static void refine(fz_reader *r, sinew_context *ctx, const sinew_lattice *lattic
     desc.max_triangles = fz_range(r, 1, 300);
     sinew_lattice_refinement *refinement;
     fz_call c;
-    fz_call_begin(&c, "sinew_lattice_refine");
+    fz_call_begin(&c, "sinew_lattice_refinement_create");
     fz_call_handle(&c, &refinement);
-    if (fz_call_end(&c, sinew_lattice_refine(ctx, lattice, &mesh, &desc, &refinement), 0) != SINEW_OK) return;
+    if (fz_call_end(&c, sinew_lattice_refinement_create(ctx, lattice, &mesh, &desc, &refinement), 0) != SINEW_OK) return;
     sinew_lattice_refined_mesh out;
     SINEW_INIT(&out);
     fz_call_begin(&c, "sinew_lattice_refinement_mesh");
     fz_call_end(&c, sinew_lattice_refinement_mesh(refinement, &out), 0);
     fz_require(out.input_vertex_count == mesh.positions.count && out.vertex_count >= out.input_vertex_count &&
                    out.triangle_count <= desc.max_triangles,
-               "sinew_lattice_refine", "refined mesh counts inconsistent");
+               "sinew_lattice_refinement_create", "refined mesh counts inconsistent");
     for (size_t i = 0; i < 3 * out.triangle_count; i++)
-        fz_require(out.indices[i] < out.vertex_count, "sinew_lattice_refine", "a refined index out of range");
+        fz_require(out.indices[i] < out.vertex_count, "sinew_lattice_refinement_create", "a refined index out of range");
     if (!r->nonfinite && !r->extreme) {
         for (size_t i = 0; i < 3 * out.vertex_count; i++)
-            fz_require(isfinite(out.positions[i]), "sinew_lattice_refine", "a non-finite refined position");
+            fz_require(isfinite(out.positions[i]), "sinew_lattice_refinement_create", "a non-finite refined position");
     }
     sinew_lattice_refinement_destroy(refinement);
 }

@@ -45,16 +45,16 @@ static void check_deform(const sinew_soffd *h, const sinew_soffd_info *info)
     float *frames = fz_alloc(16 * info->element_count * sizeof(float));
     float *vertex_frames = fz_alloc(16 * info->vertex_count * sizeof(float));
     float *out = fz_alloc((3 * info->point_count + 1) * sizeof(float));
-    fz_require(sinew_soffd_element_frames(h, &driver, frames) == SINEW_OK, "sinew_soffd_element_frames",
+    fz_require(sinew_soffd_element_frames(h, &driver, frames, sinew_soffd_element_frames_size(h)) == SINEW_OK, "sinew_soffd_element_frames",
                "failed on a moderate pose: %s", sinew_last_error());
     fz_call c;
     fz_call_begin(&c, "sinew_soffd_deform (loaded)");
     fz_call_out(&c, out, 3 * info->point_count * sizeof(float), true);
-    fz_call_end(&c, sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
-    if (sinew_soffd_vertex_frames(h, &driver, vertex_frames) != SINEW_OK) return;  /* a map may leave the domain */
+    fz_call_end(&c, sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
+    if (sinew_soffd_vertex_frames(h, &driver, vertex_frames, sinew_soffd_vertex_frames_size(h)) != SINEW_OK) return;  /* a map may leave the domain */
     fz_call_begin(&c, "sinew_soffd_deform_extended (loaded)");
     fz_call_out(&c, out, 3 * info->point_count * sizeof(float), true);
-    fz_call_end(&c, sinew_soffd_deform_extended(h, vertex_frames, NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
+    fz_call_end(&c, sinew_soffd_deform_extended(h, vertex_frames, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, info->point_count), FZ_FINITE_INPUTS);
 }
 
 /* The queries a caller makes first: every point's set and dropped mass. */
@@ -64,9 +64,9 @@ static void check_queries(const sinew_soffd *h, const sinew_soffd_info *info)
     float *weights = fz_alloc((info->max_set_size + 1) * sizeof(float));
     for (size_t p = 0; p < info->point_count && p < 64; ++p) {
         float mass;
-        fz_require(sinew_soffd_get_contributors(h, p, elements, weights, info->max_set_size, &(size_t){0}) == SINEW_OK &&
+        fz_require(sinew_soffd_contributors(h, p, elements, weights, info->max_set_size, &(size_t){0}) == SINEW_OK &&
                        sinew_soffd_dropped_mass(h, p, &mass) == SINEW_OK && mass >= 0 && mass <= 1,
-                   "sinew_soffd_get_contributors", "failed on loaded point %zu: %s", p, sinew_last_error());
+                   "sinew_soffd_contributors", "failed on loaded point %zu: %s", p, sinew_last_error());
     }
 }
 

@@ -205,7 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < slots; i++) weights[i] = fz_weight(&r);
     desc.weights = weights;
     if (fz_bool(&r) && desc.joint_count <= 64) desc.inverse_bind = fuzz_matrices(&r, desc.joint_count);
-    desc.renormalize = fz_bool(&r);
+    desc.renormalise = fz_bool(&r);
     desc.weight_tolerance = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -0.01f, 0.5f);
     desc.unweighted = (sinew_skin_unweighted)fz_enum(&r, 2);
     desc.unweighted_joint = fz_index(&r, desc.joint_count);

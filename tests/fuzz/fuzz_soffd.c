@@ -55,13 +55,13 @@ static void contributors(fz_reader *r, sinew_soffd *soffd, size_t points, size_t
     size_t capacity = fz_u8(r) < 200 ? count : fz_range(r, 0, 8);
     uint32_t *ids = fz_alloc(capacity * sizeof *ids + 1);
     float *weights = fz_bool(r) ? fz_alloc(capacity * sizeof *weights + 1) : NULL;
-    fz_call_begin(&c, "sinew_soffd_get_contributors");
+    fz_call_begin(&c, "sinew_soffd_contributors");
     fz_call_out(&c, ids, capacity * sizeof *ids, false);
     fz_call_out(&c, weights, capacity * sizeof *weights, true);
     size_t listed = 0;
-    if (fz_call_end(&c, sinew_soffd_get_contributors(soffd, point, ids, weights, capacity, &listed), FZ_FINITE_INPUTS) ==
+    if (fz_call_end(&c, sinew_soffd_contributors(soffd, point, ids, weights, capacity, &listed), FZ_FINITE_INPUTS) ==
         SINEW_OK)
-        fz_require(listed == count, "sinew_soffd_get_contributors", "a count other than sinew_soffd_contributor_count's");
+        fz_require(listed == count, "sinew_soffd_contributors", "a count other than sinew_soffd_contributor_count's");
 
     float mass;
     fz_call_begin(&c, "sinew_soffd_dropped_mass");
@@ -95,8 +95,8 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     fz_call c;
     fz_call_begin(&c, extended ? "sinew_soffd_vertex_frames" : "sinew_soffd_element_frames");
     fz_call_out(&c, frames, 16 * frame_count * sizeof *frames, true);
-    sinew_result res = extended ? sinew_soffd_vertex_frames(soffd, &now, frames)
-                                : sinew_soffd_element_frames(soffd, &now, frames);
+    sinew_result res = extended ? sinew_soffd_vertex_frames(soffd, &now, frames, sinew_soffd_vertex_frames_size(soffd))
+                                : sinew_soffd_element_frames(soffd, &now, frames, sinew_soffd_element_frames_size(soffd));
     if (fz_call_end(&c, res, fz_finite(r)) != SINEW_OK) return;
 
     size_t stride = fz_stride(r, 12);
@@ -120,8 +120,8 @@ static void pose(fz_reader *r, const sinew_soffd *soffd, const sinew_soffd_info 
     fz_call_out(&c, out, bytes, true);
     fz_call_out(&c, out_normals, nbytes, true);
     res = extended
-              ? sinew_soffd_deform_extended(soffd, frames, normals, out, stride, out_normals, nstride, first, count)
-              : sinew_soffd_deform(soffd, frames, normals, out, stride, out_normals, nstride, first, count);
+              ? sinew_soffd_deform_extended(soffd, frames, sinew_soffd_vertex_frames_size(soffd), normals, out, stride, out_normals, nstride, first, count)
+              : sinew_soffd_deform(soffd, frames, sinew_soffd_element_frames_size(soffd), normals, out, stride, out_normals, nstride, first, count);
     fz_call_end(&c, res, fz_moderate(r));
 }
 
@@ -168,10 +168,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         size_t cap = fz_range(&r, 0, 8);
         uint32_t *skipped = fz_alloc(cap * sizeof *skipped + 1);
-        fz_call_begin(&c, "sinew_soffd_get_skipped");
+        fz_call_begin(&c, "sinew_soffd_skipped_faces");
         fz_call_out(&c, skipped, cap * sizeof *skipped, false);
         size_t skipped_count = 0;
-        fz_call_end(&c, sinew_soffd_get_skipped(soffd, skipped, cap, &skipped_count), 0);
+        fz_call_end(&c, sinew_soffd_skipped_faces(soffd, skipped, cap, &skipped_count), 0);
 
         for (int round = fz_range(&r, 1, 2); round > 0; round--) {
             sinew_points skin = fz_points(&r, fz_range(&r, 0, 48));

@@ -120,17 +120,17 @@ static void overflowing_counts(void **state)
     sinew_lattice *lat = unit_lattice(4, 5);
     float v[9] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f};
     uint32_t idx[3] = {0, 1, 2};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 1e-3;
     sinew_lattice_refinement *ref = (sinew_lattice_refinement *)(uintptr_t)1;
     /* SIZE_MAX / 3 triangles: SIZE_MAX indices fit size_t, their bytes do not. */
     sinew_trimesh m = {{v, 3, 0}, idx, SIZE_MAX / 3, SINEW_INDEX_U32, 0};
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "3 indices overflow");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "3 indices overflow");
     m.triangle_count = SIZE_MAX / 12 + 1;
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "overflow");
     m = (sinew_trimesh){{v, 3, top_bit}, idx, 1, SINEW_INDEX_U32, 0};
-    expect(sinew_lattice_refine(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "mesh vertex");
+    expect(sinew_lattice_refinement_create(NULL, lat, &m, &rd, &ref), SINEW_ERROR_SIZE_OVERFLOW, "mesh vertex");
     assert_true(ref == (sinew_lattice_refinement *)(uintptr_t)1);
 
     /* Points views spanning more than the address space. */
@@ -149,7 +149,7 @@ static void overflowing_counts(void **state)
     sinew_points three = {v, 3, 0};
     expect(sinew_lattice_deform(lat, &three, NULL, out, top_bit, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW,
            "point output");
-    expect(sinew_lattice_get_points(lat, out, top_bit, 0, 3), SINEW_ERROR_SIZE_OVERFLOW, "control point output");
+    expect(sinew_lattice_points(lat, out, top_bit, 0, 3), SINEW_ERROR_SIZE_OVERFLOW, "control point output");
     for (int i = 0; i < 9; ++i) assert_true(out[i] == 7.0f);
     sinew_lattice_destroy(lat);
 
@@ -199,9 +199,9 @@ static void misaligned_lattice_pointers(void **state)
     sinew_points pv = {pts, 2, 0}, nv = {nrm, 2, 0};
 
     expect(sinew_lattice_rest_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "output pointer");
-    expect(sinew_lattice_get_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "control point output pointer");
-    expect(sinew_lattice_get_displacements(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
-    expect(sinew_lattice_get_displacements(lat, buf, 14, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 14");
+    expect(sinew_lattice_points(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "control point output pointer");
+    expect(sinew_lattice_displacements(lat, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "not aligned");
+    expect(sinew_lattice_displacements(lat, buf, 14, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "stride 14");
     expect(sinew_lattice_parameters(lat, &pv, bad, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT, "parameter output pointer");
     expect(sinew_lattice_evaluate(lat, &pv, bad, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT,
            "position output pointer");
@@ -457,7 +457,7 @@ static void finite_inputs_finite_outputs(void **state)
     sinew_points pv = {push, 64, 0};
     expect(sinew_lattice_set_displacements(lat, &pv, 63, 1), SINEW_ERROR_NON_FINITE, "control point 63");
     float all[64 * 3];
-    assert_int_equal(sinew_lattice_get_points(lat, all, 0, 0, 64), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(lat, all, 0, 0, 64), SINEW_OK);
     assert_true(all_finite(all, 64 * 3));
     sinew_lattice_destroy(lat);
 
@@ -516,11 +516,11 @@ static void finite_inputs_finite_outputs(void **state)
     const float far_triangle[9] = {0.5f, 0.5f, 0.5f, -1e30f, 0.5f, 0.5f, 0.6f, 0.7f, 0.5f};
     const uint32_t corners[3] = {0, 1, 2};
     sinew_trimesh tm = {{far_triangle, 3, 0}, corners, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.1;
     sinew_lattice_refinement *ref = NULL;
-    expect(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
+    expect(sinew_lattice_refinement_create(NULL, lat, &tm, &rd, &ref), SINEW_ERROR_NON_FINITE, "mesh vertex 1");
     assert_null(ref);
     /* The fold report stays finite. */
     sinew_lattice_fold_report rep;

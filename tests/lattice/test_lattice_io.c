@@ -182,8 +182,8 @@ static void assert_same_lattice(const sinew_lattice *a, const sinew_lattice *b)
     assert_memory_equal(&ia, &ib, sizeof ia);
     size_t n = ia.point_count;
     float *da = malloc(3 * n * sizeof(float)), *db = malloc(3 * n * sizeof(float));
-    assert_int_equal(sinew_lattice_get_displacements(a, da, 0, 0, n), SINEW_OK);
-    assert_int_equal(sinew_lattice_get_displacements(b, db, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_lattice_displacements(a, da, 0, 0, n), SINEW_OK);
+    assert_int_equal(sinew_lattice_displacements(b, db, 0, 0, n), SINEW_OK);
     assert_memory_equal(da, db, 3 * n * sizeof(float));
     free(da);
     free(db);
@@ -223,7 +223,7 @@ static void lattice_round_trip(void **state)
             assert_same_bytes(s, again);
             sinew_saved_info info;
             SINEW_INIT(&info);
-            assert_int_equal(sinew_saved_info_get(s.data, s.size, &info), SINEW_OK);
+            assert_int_equal(sinew_saved_get_info(s.data, s.size, &info), SINEW_OK);
             assert_int_equal(info.kind, SINEW_KIND_LATTICE);
             assert_int_equal(info.size, s.size);
             free(s.data);
@@ -327,11 +327,11 @@ static sinew_lattice_refinement *make_refinement(const sinew_lattice *l)
             memcpy(tri + 6 * t++, quad, sizeof quad);
         }
     sinew_trimesh mesh = {{pos, (G + 1) * (G + 1), 0}, tri, 2 * G * G, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.01;
     sinew_lattice_refinement *r = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, l, &mesh, &rd, &r), SINEW_OK);
     return r;
 }
 
@@ -641,11 +641,11 @@ static void corruption_sweeps(void **state)
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.2;
     sinew_lattice_refinement *r = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, l, &mesh, &rd, &r), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, l, &mesh, &rd, &r), SINEW_OK);
     saved s[3] = {save_lattice(l), save_binding(b), save_refinement(r)};
     support_load_fn loads[3] = {sweep_lattice, sweep_binding, sweep_refinement};
     for (int k = 0; k < 3; ++k) {
@@ -737,11 +737,11 @@ static golden_set golden_build(void)
     float tri_pos[9] = {-1.0f, 0.8f, 2.5f, 1.0f, 0.8f, 2.5f, -1.0f, 2.2f, 4.5f};
     uint32_t tri[3] = {0, 1, 2};
     sinew_trimesh mesh = {{tri_pos, 3, 0}, tri, 1, SINEW_INDEX_U32, 0};
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = 0.05;
     g.refinement = NULL;
-    assert_int_equal(sinew_lattice_refine(NULL, g.lattice, &mesh, &rd, &g.refinement), SINEW_OK);
+    assert_int_equal(sinew_lattice_refinement_create(NULL, g.lattice, &mesh, &rd, &g.refinement), SINEW_OK);
     return g;
 }
 
@@ -788,7 +788,7 @@ static void golden_files(void **state)
         gold[k] = read_file(names[k]);
         sinew_saved_info info;
         SINEW_INIT(&info);
-        assert_int_equal(sinew_saved_info_get(gold[k].data, gold[k].size, &info), SINEW_OK);
+        assert_int_equal(sinew_saved_get_info(gold[k].data, gold[k].size, &info), SINEW_OK);
         assert_int_equal(info.format_version, 1);
     }
     sinew_lattice *l = NULL;

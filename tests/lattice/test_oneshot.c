@@ -511,7 +511,7 @@ static void placement_deform_is_evaluate_at_the_mapped_parameters(void **state)
     SINEW_INIT(&rl.info);
     assert_int_equal(sinew_lattice_get_info(lat, &rl.info), SINEW_OK);
     float *ctrl = malloc(3 * rl.info.point_count * sizeof(float));
-    assert_int_equal(sinew_lattice_get_points(lat, ctrl, 0, 0, rl.info.point_count), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(lat, ctrl, 0, 0, rl.info.point_count), SINEW_OK);
     rl.disp = ctrl; /* the sum of the world points themselves is F (the basis sums to 1) */
     for (int i = 0; i < N; ++i) {
         double u[3] = {params[3 * i], params[3 * i + 1], params[3 * i + 2]}, f[3];

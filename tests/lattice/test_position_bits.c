@@ -243,12 +243,12 @@ static size_t check_refinement(sinew_lattice *lat, const float *v, size_t nv)
     sinew_trimesh tm = {{v, nv, 0}, t, 2 * G * G, SINEW_INDEX_U32, 0};
     for (size_t k = 0; k < 3; ++k) {
         sn_lat_use_kernels(lat, kernel_sets[k]);
-        sinew_lattice_refine_desc rd;
+        sinew_lattice_refinement_desc rd;
         SINEW_INIT(&rd);
         rd.tolerance = 0.005;
         rd.test = (sinew_lattice_error_test)(k & 1);
         sinew_lattice_refinement *ref = NULL;
-        assert_int_equal(sinew_lattice_refine(NULL, lat, &tm, &rd, &ref), SINEW_OK);
+        assert_int_equal(sinew_lattice_refinement_create(NULL, lat, &tm, &rd, &ref), SINEW_OK);
         sinew_lattice_refined_mesh m;
         SINEW_INIT(&m);
         assert_int_equal(sinew_lattice_refinement_mesh(ref, &m), SINEW_OK);

@@ -199,7 +199,7 @@ static void renormalisation_and_tolerance(void **state)
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INVALID_WEIGHTS);
     assert_non_null(strstr(sinew_last_error(), "vertex 0 weights sum to 2, not 1"));
-    d.renormalize = 1;
+    d.renormalise = 1;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     size_t k;
     uint32_t jj[2];
@@ -213,10 +213,10 @@ static void renormalisation_and_tolerance(void **state)
     sinew_skin_info info;
     SINEW_INIT(&info);
     sinew_skin_get_info(skin, &info);
-    assert_int_equal(info.renormalized_vertices, 2);
+    assert_int_equal(info.renormalised_vertices, 2);
     sinew_skin_destroy(skin);
     /* A tighter tolerance rejects vertex 1. */
-    d.renormalize = 0;
+    d.renormalise = 0;
     w[0] = 0.5f, w[1] = 0.5f;
     d.weight_tolerance = 1e-4f;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INVALID_WEIGHTS);
@@ -229,7 +229,7 @@ static void renormalisation_and_tolerance(void **state)
 /* Duplicates of weights near FLT_MAX used to merge in float, overflow
  * to inf and renormalise to NaN (undefined behaviour in the quantiser's
  * float-to-unsigned conversion, an inf weight with float storage). Merged in
- * double they bind with weight 1; a sum far from 1 without renormalize is
+ * double they bind with weight 1; a sum far from 1 without renormalise is
  * rejected naming the vertex. */
 static void huge_duplicate_weights_bind_finitely(void **state)
 {
@@ -244,7 +244,7 @@ static void huge_duplicate_weights_bind_finitely(void **state)
         sinew_skin_desc d;
         SINEW_INIT(&d);
         d.vertex_count = 1, d.joint_count = 2, d.influence_count = 5, d.joints = j[two], d.weights = w[two];
-        d.renormalize = 1;
+        d.renormalise = 1;
         d.storage = (sinew_skin_storage)storage;
         sinew_skin *skin = NULL;
         assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
@@ -280,7 +280,7 @@ static void huge_duplicate_weights_bind_finitely(void **state)
         for (int i = 0; i < 3; ++i) assert_true(fabsf(o[i] - p[i]) <= 1e-6f * p[i]);
         sinew_skin_destroy(skin);
     }
-    /* Two slots of 3e38 without renormalize: the sum (6e38, past FLT_MAX) is
+    /* Two slots of 3e38 without renormalise: the sum (6e38, past FLT_MAX) is
      * not within the tolerance of 1. */
     const uint32_t j2[2] = {0, 1};
     const float w2[2] = {3e38f, 3e38f};
@@ -289,7 +289,7 @@ static void huge_duplicate_weights_bind_finitely(void **state)
     d.vertex_count = 1, d.joint_count = 2, d.influence_count = 2, d.joints = j2, d.weights = w2;
     d.storage = SINEW_SKIN_STORAGE_COMPRESSED;
     expect_failure(&d, SINEW_ERROR_INVALID_WEIGHTS, "vertex 0 weights sum to 6.0000");
-    d.renormalize = 1;
+    d.renormalise = 1;
     sinew_skin *skin = NULL;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     size_t k = 0;

@@ -243,7 +243,7 @@ static sinew_skin *rig_skin(const rig *r, sinew_skin_kernel kernel, sinew_skin_s
     d.kernel = kernel;
     d.storage = storage;
     d.normals = normals;
-    d.renormalize = 1;
+    d.renormalise = 1;
     sinew_skin *s = NULL;
     sinew_result res = sinew_skin_create(NULL, &d, &s);
     if (res != SINEW_OK) fail_msg("create: %s: %s", sinew_result_string(res), sinew_last_error());

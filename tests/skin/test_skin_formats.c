@@ -255,14 +255,14 @@ static void normalised_sums_accept_rounding_only(void **state)
     d.weights = two;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_ERROR_INVALID_WEIGHTS);
     assert_string_equal(sinew_last_error(), "vertex 1 weights sum to 257/255, more than rounding of its 2 weights can "
-                                            "give (at most 2/2 steps off; set renormalize to scale them)");
+                                            "give (at most 2/2 steps off; set renormalise to scale them)");
     assert_null(skin);
-    /* renormalize takes it; an explicit tolerance replaces the rule. */
-    d.renormalize = 1;
+    /* renormalise takes it; an explicit tolerance replaces the rule. */
+    d.renormalise = 1;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     sinew_skin_destroy(skin);
     skin = NULL;
-    d.renormalize = 0;
+    d.renormalise = 0;
     d.weight_tolerance = 0.01f;
     assert_int_equal(sinew_skin_create(NULL, &d, &skin), SINEW_OK);
     sinew_skin_destroy(skin);

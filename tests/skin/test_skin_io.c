@@ -28,7 +28,7 @@ typedef struct rig {
 
 /* n vertices of k slots over `joints` joints: 1..k nonzero influences per
  * vertex, some listed twice, some all zero (bound to joint 0), sums near 1 so
- * renormalize matters. */
+ * renormalise matters. */
 static void rig_init(rig *r, size_t n, size_t k, size_t joints, uint64_t seed)
 {
     support_rng rng;
@@ -85,7 +85,7 @@ static sinew_skin_desc rig_desc(const rig *r, sinew_skin_storage storage, sinew_
     d.joints = r->joint;
     d.weights = r->weight;
     d.inverse_bind = r->inverse_bind;
-    d.renormalize = 1;
+    d.renormalise = 1;
     d.unweighted = SINEW_SKIN_UNWEIGHTED_BIND;
     d.storage = storage;
     d.blend = blend;
@@ -392,7 +392,7 @@ static void save_contract(void **state)
     assert_int_equal(buf[size], 0xab);  /* nothing past the data */
     sinew_saved_info info;
     SINEW_INIT(&info);
-    assert_int_equal(sinew_saved_info_get(buf, size, &info), SINEW_OK);
+    assert_int_equal(sinew_saved_get_info(buf, size, &info), SINEW_OK);
     assert_int_equal(info.kind, SINEW_KIND_SKIN);
     assert_int_equal(info.size, size);
     free(buf);

@@ -141,7 +141,7 @@ static sinew_skin *order_skin(const order *o, sinew_skin_kernel kernel, sinew_sk
     d.influence_count = o->slots;
     d.joints = o->joint;
     d.weights = o->weight;
-    d.renormalize = 1;
+    d.renormalise = 1;
     d.kernel = kernel;
     d.storage = storage;
     d.normals = blended ? SINEW_SKIN_NORMALS_BLENDED_MATRIX : SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;

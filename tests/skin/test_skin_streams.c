@@ -65,7 +65,7 @@ static void check_config(const uint32_t *joint, const float *weight, const float
     d.influence_count = SLOTS;
     d.joints = joint;
     d.weights = weight;
-    d.renormalize = 1;
+    d.renormalise = 1;
     d.blend = blend;
     d.dq_blend = dq_blend;
     d.normals = normals;

@@ -1,5 +1,5 @@
 /* Test fixtures for the soffd suites: a welded cube cage of quads or
- * triangles, random skin points, smooth driver deformations, and a
+ * triangles, random points, smooth driver deformations, and a
  * library-side deform helper. */
 #ifndef SINEW_TEST_SOFFD_FIXTURES_H
 #define SINEW_TEST_SOFFD_FIXTURES_H
@@ -127,8 +127,8 @@ static inline sinew_result lib_deform(const sinew_soffd *h, const float *driver_
     if (r != SINEW_OK) return r;
     float *frames = malloc(16 * info.element_count * sizeof(float));
     sinew_points d = {driver_now, nv, 0};
-    r = sinew_soffd_element_frames(h, &d, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, info.point_count);
+    r = sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h));
+    if (r == SINEW_OK) r = sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, info.point_count);
     free(frames);
     return r;
 }
@@ -142,8 +142,8 @@ static inline sinew_result lib_deform_extended(const sinew_soffd *h, const float
     if (r != SINEW_OK) return r;
     float *frames = malloc(16 * nv * sizeof(float));
     sinew_points d = {driver_now, nv, 0};
-    r = sinew_soffd_vertex_frames(h, &d, frames);
-    if (r == SINEW_OK) r = sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, info.point_count);
+    r = sinew_soffd_vertex_frames(h, &d, frames, sinew_soffd_vertex_frames_size(h));
+    if (r == SINEW_OK) r = sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, info.point_count);
     free(frames);
     return r;
 }

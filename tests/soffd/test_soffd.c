@@ -220,7 +220,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         register_points(h, skin, N_SKIN, NULL);
         float *frames = malloc(16 * fine.nv * sizeof(float));
         for (size_t v = 0; v < fine.nv; ++v) memcpy(&frames[16 * v], m, sizeof m);
-        assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
         assert_true(max_diff(out, want, N_SKIN) <= 1e-5 * size);
         /* Estimated frames on flat rings still give the rigid and uniform-scale part exactly. */
         if (trial == 2) {
@@ -344,7 +344,7 @@ static void registration_equals_brute_force(void **state)
             assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
             if (near_cut) continue;
             assert_int_equal(n, count);
-            assert_int_equal(sinew_soffd_get_contributors(h, i, elements, weights, c.nt, &(size_t){0}), SINEW_OK);
+            assert_int_equal(sinew_soffd_contributors(h, i, elements, weights, c.nt, &(size_t){0}), SINEW_OK);
             size_t j = 0;
             for (size_t t = 0; t < c.nt; ++t) {
                 if (w[t] < eps[e] * wmax) continue;
@@ -394,7 +394,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
             bf_load(&c.pos[3 * c.tris[3 * t + 2]], cc);
             d2[t] = bf_triangle_dist2(p, a, b, cc);
         }
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 64, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 64, &(size_t){0}), SINEW_OK);
         double worst_kept = 0;
         for (int j = 0; j < 5; ++j) worst_kept = fmax(worst_kept, d2[el[j]]);
         size_t closer = 0;
@@ -407,7 +407,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
         assert_int_equal(n, 1);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 1, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 1, &(size_t){0}), SINEW_OK);
         assert_float_equal(wt[0], 1, 1e-7);
     }
     /* Max distance (in L): far points keep no element and stay at rest. */
@@ -463,16 +463,16 @@ static void contributing_sets_can_be_edited(void **state)
     assert_true(n > 2);
     size_t listed = 0;
     el[0] = 12345;
-    assert_int_equal(sinew_soffd_get_contributors(h, 0, el, wt, n - 1, &listed), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(sinew_soffd_contributors(h, 0, el, wt, n - 1, &listed), SINEW_ERROR_BUFFER_TOO_SMALL);
     assert_int_equal(listed, n);          /* the needed count, and nothing else */
     assert_int_equal(el[0], 12345);
     listed = 0;
-    assert_int_equal(sinew_soffd_get_contributors(h, 0, NULL, NULL, 0, &listed), SINEW_OK);   /* query */
+    assert_int_equal(sinew_soffd_contributors(h, 0, NULL, NULL, 0, &listed), SINEW_OK);   /* query */
     assert_int_equal(listed, n);
     /* Replace point 5's set with three elements: weights are the paper's over the new set. */
     const uint32_t chosen[3] = {40, 3, 17};
     assert_int_equal(sinew_soffd_set_contributors(h, 5, chosen, 3), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_contributors(h, 5, el, wt, 3, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_contributors(h, 5, el, wt, 3, &(size_t){0}), SINEW_OK);
     brute_elements(&c, now, info.length_scale, info.local, &skin[15], w, pk);
     const uint32_t sorted[3] = {3, 17, 40};
     double total = w[3] + w[17] + w[40], want[3] = {0, 0, 0};
@@ -518,7 +518,7 @@ static void contributing_sets_can_be_edited(void **state)
     sinew_soffd_get_info(h, &info);
     size_t entries = info.contribution_count;
     assert_int_equal(sinew_soffd_exclude_elements(h, right, 0, N), SINEW_ERROR_INVALID_WEIGHTS);
-    assert_non_null(strstr(sinew_last_error(), "skin point 7"));
+    assert_non_null(strstr(sinew_last_error(), "point 7"));
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.contribution_count, entries);
     assert_int_equal(sinew_soffd_set_contributors(h, victim, NULL, 0), SINEW_OK);
@@ -526,7 +526,7 @@ static void contributing_sets_can_be_edited(void **state)
     assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
     for (size_t i = 0; i < N; ++i) {
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, el, wt, 128, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, el, wt, 128, &(size_t){0}), SINEW_OK);
         if (i == victim) continue;
         brute_elements(&c, now, info.length_scale, info.local, &skin[3 * i], w, pk);
         double wmax = 0, tot = 0, want_i[3] = {0, 0, 0};
@@ -605,8 +605,8 @@ static void *run_job(void *arg)
 {
     job *j = (job *)arg;
     for (int rep = 0; rep < 20; ++rep)
-        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
-                                : sinew_soffd_deform(j->h, j->frames, NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
+        j->result = j->extended ? sinew_soffd_deform_extended(j->h, j->frames, sinew_soffd_vertex_frames_size(j->h), NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count)
+                                : sinew_soffd_deform(j->h, j->frames, sinew_soffd_element_frames_size(j->h), NULL, j->out, 4 * sizeof(float), NULL, 0, j->first, j->count);
     return NULL;
 }
 
@@ -624,13 +624,13 @@ static void deform_is_safe_from_many_threads(void **state)
     sinew_soffd_get_info(h, &info);
     float *ef = malloc(16 * info.element_count * sizeof(float)), *vf = malloc(16 * c.nv * sizeof(float));
     sinew_points d = {now, c.nv, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     float *packed = malloc(3 * N * sizeof(float)), *strided = malloc(4 * N * sizeof(float));
     for (int ext = 0; ext < 2; ++ext) {
         const float *frames = ext ? vf : ef;
-        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
-        else assert_int_equal(sinew_soffd_deform(h, frames, NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        if (ext) assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
+        else assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, packed, 0, NULL, 0, 0, N), SINEW_OK);
         for (size_t i = 0; i < 4 * N; ++i) strided[i] = -1234.5f;
         pthread_t th[4];
         job jobs[4];
@@ -735,13 +735,13 @@ static void validation_names_the_element(void **state)
     assert_int_equal(info.element_count, 2);
     uint32_t skipped_face = 99;
     size_t skipped_count = 0;
-    assert_int_equal(sinew_soffd_get_skipped(h, NULL, 0, &skipped_count), SINEW_OK);   /* query */
+    assert_int_equal(sinew_soffd_skipped_faces(h, NULL, 0, &skipped_count), SINEW_OK);   /* query */
     assert_int_equal(skipped_count, 1);
     skipped_count = 0;
-    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 0, &skipped_count), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_int_equal(sinew_soffd_skipped_faces(h, &skipped_face, 0, &skipped_count), SINEW_ERROR_BUFFER_TOO_SMALL);
     assert_int_equal(skipped_count, 1);
     assert_int_equal(skipped_face, 99);   /* nothing else written */
-    assert_int_equal(sinew_soffd_get_skipped(h, &skipped_face, 1, &skipped_count), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(h, &skipped_face, 1, &skipped_count), SINEW_OK);
     assert_int_equal(skipped_face, 2);
     /* Every triangle degenerate. */
     sinew_soffd *h2 = sentinel;
@@ -762,7 +762,7 @@ static void validation_names_the_element(void **state)
     float skin[] = {0.2f, 0.2f, 0.5f, 0.7f, 0.7f, -0.3f};
     sinew_points s = {skin, 2, 0};
     float frames[16 * 2], vframes[16 * 5], out[6];
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_dropped_mass(h, 0, (float[1]){0}), SINEW_ERROR_INVALID_STATE);
     assert_int_equal(sinew_soffd_register(NULL, NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(NULL, h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
@@ -775,42 +775,42 @@ static void validation_names_the_element(void **state)
     for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
     skin[5] = INFINITY;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_NON_FINITE);
-    assert_string_equal(sinew_last_error(), "skin point 1 has a non-finite coordinate z (inf)");
+    assert_string_equal(sinew_last_error(), "point 1 has a non-finite coordinate z (inf)");
     skin[5] = -0.3f;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {pos, 4, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_MISMATCH);
     assert_string_equal(sinew_last_error(), "the driver has 4 vertices now, but 5 were bound");
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_MISMATCH);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_ERROR_MISMATCH);
     d.count = 5;
     pos[14] = NAN;
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "driver vertex 4 has a non-finite coordinate z (nan)");
     pos[14] = 0;
-    assert_int_equal(sinew_soffd_element_frames(h, &d, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_element_frames(NULL, &d, frames), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, NULL, sinew_soffd_element_frames_size(h)), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_element_frames(NULL, &d, frames, sinew_soffd_element_frames_size(NULL)), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     memset(out, 0x7f, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, NULL, NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 1, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, SIZE_MAX, 2), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 8, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 13, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, NULL, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, NULL, 0, NULL, 0, 0, 2), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 2, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     for (size_t i = 0; i < 6; ++i) assert_int_equal(((uint32_t *)out)[i], 0x7f7f7f7fu); /* untouched */
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 2, 0), SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 2), SINEW_OK);
     for (int i = 0; i < 6; ++i) assert_float_equal(out[i], skin[i], 1e-6);
     assert_int_equal(sinew_soffd_dropped_mass(h, 2, (float[1]){0}), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     assert_int_equal(sinew_soffd_get_info(NULL, &info), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_set_reference(NULL, h, NULL), SINEW_ERROR_INVALID_ARGUMENT);
-    /* Zero skin points is a valid registration. */
+    /* Zero points is a valid registration. */
     s.count = 0;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
 

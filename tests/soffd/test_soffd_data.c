@@ -206,7 +206,7 @@ static void dropped_mass_is_tight(void **state)
     for (size_t i = 0; i < N; ++i) {
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, e, NULL, d.triangle_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, e, NULL, d.triangle_count, &(size_t){0}), SINEW_OK);
         for (size_t j = 0; j < n; ++j) kept[e[j]] = 1;
         double p[3], total = 0, cut = 0;
         bf_load(&skin[3 * i], p);
@@ -342,7 +342,7 @@ static void vertex_maps_on_real_meshes(void **state)
                     now[3 * v + r] = (float)(a[3 * r] * p[0] + a[3 * r + 1] * p[1] + a[3 * r + 2] * p[2] + a[9 + r]);
                 }
             sinew_points cur = {now, d.vertex_count, 0};
-            assert_int_equal(sinew_soffd_vertex_frames(h, &cur, vf), SINEW_OK);
+            assert_int_equal(sinew_soffd_vertex_frames(h, &cur, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
             size_t spanning = 0, flat = 0, no_normal = 0;
             double worst_spanning = 0, worst_flat = 0;
             for (size_t v = 0; v < d.vertex_count; ++v) {

@@ -29,6 +29,64 @@ static sinew_soffd *bind_triangle(const sinew_soffd_desc *desc)
 
 /* ---- Item 4: size products -------------------------------------------- */
 
+/* Frames buffers carry their size: a buffer of any other size is refused with
+ * MISMATCH naming the size needed, before a float of it (or of the output) is
+ * read or written, so a buffer sized for another driver cannot be overrun. */
+static void frames_of_the_wrong_size_are_refused(void **state)
+{
+    (void)state;
+    /* Two triangles on four vertices: 32 element floats, 64 vertex floats. */
+    static const float quad[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    static const uint32_t quad_idx[] = {0, 1, 2, 2, 1, 3};
+    sinew_polymesh m = {{quad, 4, 0}, quad_idx, NULL, 2, SINEW_INDEX_U32};
+    sinew_soffd *h = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
+    const float pts[] = {0.2f, 0.2f, 0.1f, 0.7f, 0.6f, -0.2f};
+    sinew_points s = {pts, 2, 0}, d = {quad, 4, 0};
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames_size(h), 32);
+    assert_int_equal(sinew_soffd_vertex_frames_size(h), 64);
+    assert_int_equal(sinew_soffd_element_frames_size(NULL), 0);
+    for (int extended = 0; extended < 2; ++extended) {
+        size_t need = extended ? 64 : 32;
+        /* Exactly the size given, on the heap, so a tool sees any overrun. */
+        float *exact = malloc(need * sizeof(float)), *shorter = malloc((need - 16) * sizeof(float));
+        float out[6];
+        assert_non_null(exact);
+        assert_non_null(shorter);
+        memset(shorter, 0x5a, (need - 16) * sizeof(float));
+        memset(out, 0x5a, sizeof out);
+        sinew_result r = extended ? sinew_soffd_vertex_frames(h, &d, shorter, need - 16)
+                                  : sinew_soffd_element_frames(h, &d, shorter, need - 16);
+        assert_int_equal(r, SINEW_ERROR_MISMATCH);
+        char want[96];
+        snprintf(want, sizeof want, "hold %zu floats, but the %s need %zu", need - 16,
+                 extended ? "4 driver vertices" : "2 elements", need);
+        assert_non_null(strstr(sinew_last_error(), want));
+        for (size_t i = 0; i < need - 16; ++i) assert_int_equal(((uint32_t *)shorter)[i], 0x5a5a5a5au);
+        r = extended ? sinew_soffd_vertex_frames(h, &d, exact, need) : sinew_soffd_element_frames(h, &d, exact, need);
+        assert_int_equal(r, SINEW_OK);
+        /* The deform calls read the frames: a short buffer is refused, the output untouched. */
+        memcpy(shorter, exact, (need - 16) * sizeof(float));
+        r = extended ? sinew_soffd_deform_extended(h, shorter, need - 16, NULL, out, 0, NULL, 0, 0, 2)
+                     : sinew_soffd_deform(h, shorter, need - 16, NULL, out, 0, NULL, 0, 0, 2);
+        assert_int_equal(r, SINEW_ERROR_MISMATCH);
+        assert_non_null(strstr(sinew_last_error(), want));
+        for (int i = 0; i < 6; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
+        /* The other algorithm's size is refused as well (the two differ here). */
+        r = extended ? sinew_soffd_deform_extended(h, exact, 32, NULL, out, 0, NULL, 0, 0, 2)
+                     : sinew_soffd_deform(h, exact, 64, NULL, out, 0, NULL, 0, 0, 2);
+        assert_int_equal(r, SINEW_ERROR_MISMATCH);
+        r = extended ? sinew_soffd_deform_extended(h, exact, need, NULL, out, 0, NULL, 0, 0, 2)
+                     : sinew_soffd_deform(h, exact, need, NULL, out, 0, NULL, 0, 0, 2);
+        assert_int_equal(r, SINEW_OK);
+        for (int i = 0; i < 6; ++i) assert_float_equal(out[i], pts[i], 1e-5);   /* the driver at rest */
+        free(exact);
+        free(shorter);
+    }
+    sinew_soffd_destroy(h);
+}
+
 static void huge_counts_fail_before_reading(void **state)
 {
     (void)state;
@@ -54,18 +112,18 @@ static void huge_counts_fail_before_reading(void **state)
     /* A set longer than the element count is read no further than needed. */
     const uint32_t one = 0;
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    assert_non_null(strstr(sinew_last_error(), "point 1"));
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, 2), SINEW_ERROR_INVALID_ARGUMENT);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1"));
+    assert_non_null(strstr(sinew_last_error(), "point 1"));
     /* An output stride whose last point lies past the address space. */
     float frames[16], out[9];
     sinew_points d = {tri_pos, 3, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
     size_t stride = (SIZE_MAX / 8) * 4;
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, stride, NULL, 0, 0, 3), SINEW_ERROR_SIZE_OVERFLOW);
     assert_non_null(strstr(sinew_last_error(), "point 2"));
-    assert_int_equal(sinew_soffd_deform_extended(h, frames, NULL, out, stride, NULL, 0, 1, 2), SINEW_ERROR_SIZE_OVERFLOW);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, stride, NULL, 0, 0, 1), SINEW_OK); /* point 0 is at out */
+    assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, stride, NULL, 0, 1, 2), SINEW_ERROR_SIZE_OVERFLOW);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, stride, NULL, 0, 0, 1), SINEW_OK); /* point 0 is at out */
     sinew_soffd_destroy(h);
 }
 
@@ -90,7 +148,7 @@ static void assert_weights_sum_to_one(const sinew_soffd *h, size_t points)
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
         assert_true(n >= 1 && n <= 8);
-        assert_int_equal(sinew_soffd_get_contributors(h, i, e, w, 8, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(h, i, e, w, 8, &(size_t){0}), SINEW_OK);
         double sum = 0;
         for (size_t j = 0; j < n; ++j) {
             assert_true(isfinite(w[j]) && w[j] >= 0);
@@ -123,8 +181,8 @@ static void far_points_keep_finite_weights(void **state)
     float moved[9], frames[16], out[9];
     for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
     sinew_points d = {moved, 3, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 3), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 3), SINEW_OK);
     for (int i = 0; i < 9; ++i) assert_float_equal(out[i], far[i] + (i % 3 == 1 ? 2.0f : 0.0f), 0.07);
     sinew_soffd_destroy(h);
 
@@ -145,11 +203,11 @@ static void far_points_keep_finite_weights(void **state)
         assert_weights_sum_to_one(h, 3);
         float of[16 * 8], vf[16 * 6], o[9];
         d = (sinew_points){pos, 6, 0};
-        assert_int_equal(sinew_soffd_element_frames(h, &d, of), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(h, of, NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(h, &d, of, sinew_soffd_element_frames_size(h)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, of, sinew_soffd_element_frames_size(h), NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
         assert_close_to_points(o, pts, 3);
-        assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
+        assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, vf, sinew_soffd_vertex_frames_size(h), NULL, o, 0, NULL, 0, 0, 3), SINEW_OK);
         assert_close_to_points(o, pts, 3);
         float dm;
         assert_int_equal(sinew_soffd_dropped_mass(h, 0, &dm), SINEW_OK);
@@ -167,19 +225,19 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     sinew_polymesh m = {{pos, 6, 0}, idx, NULL, 8, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
-    /* Skin points far beyond 2^60: named, and the earlier registration kept. */
+    /* Ppoints far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     const float far[] = {0, 0, 0, 1e38f, 0, 0};
     s = (sinew_points){far, 2, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1 has coordinate x = 1e+38"));
+    assert_non_null(strstr(sinew_last_error(), "point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 0"));
+    assert_non_null(strstr(sinew_last_error(), "point 0"));
     sinew_soffd_info info;
     SINEW_INIT(&info);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
@@ -191,9 +249,9 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     pose[0] = 3e38f, pose[3] = -3e38f;
     sinew_points d = {pose, 6, 0};
     memset(frames, 0x5a, sizeof frames);
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_ERROR_OUTSIDE_DOMAIN);
     for (size_t i = 0; i < sizeof frames / 4; ++i) assert_int_equal(((uint32_t *)frames)[i], 0x5a5a5a5au);
     /* A driver bound near FLT_MAX. */
     sinew_soffd *h2 = NULL;
@@ -206,19 +264,19 @@ static void coordinates_beyond_the_domain_are_named(void **state)
 
     /* Finite frames from elsewhere whose products overflow: named, output untouched. */
     d = (sinew_points){pos, 6, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
     frames[16 * 3 + 0] = 1e30f;
     memset(out, 0x5a, sizeof out);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "element 3"));
     for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     vframes[16 * 4 + 5] = 1e30f;
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 4"));
     vframes[16 * 4 + 5] = 1;
     vframes[16 * 2 + 13] = 3e38f;
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_ERROR_OUTSIDE_DOMAIN);
     for (int i = 0; i < 3; ++i) assert_int_equal(((uint32_t *)out)[i], 0x5a5a5a5au);
     sinew_soffd_destroy(h);
 
@@ -231,7 +289,7 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
-    assert_non_null(strstr(sinew_last_error(), "skin point 1 lies"));
+    assert_non_null(strstr(sinew_last_error(), "point 1 lies"));
     s.count = 1;
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);
@@ -240,12 +298,12 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     octahedron(1e18f, (const float[3]){0, 0, 0}, stretched, idx);
     d = (sinew_points){stretched, 6, 0};
     memset(vframes, 0x5a, sizeof vframes);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "driver vertex 0"));
     for (size_t i = 0; i < sizeof vframes / 4; ++i) assert_int_equal(((uint32_t *)vframes)[i], 0x5a5a5a5au);
     /* Element frames of that pose stay finite, and so does the deformation. */
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
     for (int i = 0; i < 3; ++i) assert_true(isfinite(out[i]));
     sinew_soffd_destroy(h);
 }
@@ -266,7 +324,7 @@ static void reference_basic(const sinew_soffd *h, const float *rest, const float
 {
     size_t n;
     assert_int_equal(sinew_soffd_contributor_count(h, point, &n), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_contributors(h, point, e, w, cap, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_contributors(h, point, e, w, cap, &(size_t){0}), SINEW_OK);
     double acc[3] = {0, 0, 0}, total = 0, pd[3];
     bf_load(p, pd);
     for (size_t j = 0; j < n; ++j) {
@@ -370,8 +428,8 @@ static void precision_holds_far_from_the_origin(void **state)
                         now[3 * v + i] = (float)x;
                     }
                 sinew_points d = {now, c.nv, 0};
-                assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
-                assert_int_equal(sinew_soffd_deform(h, ef, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+                assert_int_equal(sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h)), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform(h, ef, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                 double err_basic = 0, err_ext = 0, raw_basic = 0, raw_ext = 0;
                 for (size_t i = 0; i < N; ++i) {
                     double ref[3];
@@ -382,7 +440,7 @@ static void precision_holds_far_from_the_origin(void **state)
                 /* Extended: the same float map at every driver vertex (as a rigidly
                  * skinned driver hands in), so the formula gives M P exactly. */
                 for (size_t v = 0; v < c.nv; ++v) memcpy(&vf[16 * v], mtx, sizeof mtx);
-                assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+                assert_int_equal(sinew_soffd_deform_extended(h, vf, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                 for (size_t i = 0; i < N; ++i) {
                     double ref[3];
                     const float *p = &skin[3 * i];
@@ -394,8 +452,8 @@ static void precision_holds_far_from_the_origin(void **state)
                 }
                 if (pose == 0) {
                     /* The library's own one-ring maps at rest: identity to rounding. */
-                    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
-                    assert_int_equal(sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+                    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
+                    assert_int_equal(sinew_soffd_deform_extended(h, vf, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
                     for (size_t i = 0; i < N; ++i) {
                         double ref[3];
                         bf_load(&skin[3 * i], ref);
@@ -443,12 +501,12 @@ static void bind_pose_is_identity_for_thin_elements(void **state)
         assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
         sinew_points s = {pts, N, 0}, now = {drivers[d], 3, 0};
         assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
-        assert_int_equal(sinew_soffd_element_frames(h, &now, frames), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(h, &now, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
         double worst = 0;
         for (int i = 0; i < 3 * N; ++i) worst = fmax(worst, fabs((double)out[i] - pts[i]));
-        assert_int_equal(sinew_soffd_vertex_frames(h, &now, vframes), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out + 0, 0, NULL, 0, 0, N), SINEW_OK);
+        assert_int_equal(sinew_soffd_vertex_frames(h, &now, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out + 0, 0, NULL, 0, 0, N), SINEW_OK);
         double worst_ext = 0;
         for (int i = 0; i < 3 * N; ++i) worst_ext = fmax(worst_ext, fabs((double)out[i] - pts[i]));
         print_message("driver %d: largest move at the bind pose %.3g (basic), %.3g (extended)\n", d, worst,
@@ -501,8 +559,8 @@ static void bind_pose_is_identity_after_edits(void **state)
             free(buf);
         }
         sinew_points d = {rest, c.nv, 0};
-        assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
         assert_memory_equal(out, pts, sizeof out);
     }
     sinew_soffd_destroy(h);
@@ -517,9 +575,9 @@ static void bind_pose_is_identity_after_edits(void **state)
 static void pose_call(const sinew_soffd *h, int extended, const float *frames, const sinew_points *normals,
                       float *out, size_t stride, float *out_normals, size_t first, size_t count)
 {
-    sinew_result r = extended ? sinew_soffd_deform_extended(h, frames, normals, out, stride * sizeof(float),
+    sinew_result r = extended ? sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), normals, out, stride * sizeof(float),
                                                             out_normals, 0, first, count)
-                              : sinew_soffd_deform(h, frames, normals, out, stride * sizeof(float), out_normals, 0,
+                              : sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), normals, out, stride * sizeof(float), out_normals, 0,
                                                    first, count);
     assert_int_equal(r, SINEW_OK);
 }
@@ -542,8 +600,8 @@ static void positions_do_not_depend_on_other_outputs(void **state)
     float *vf = malloc(16 * c.nv * sizeof(float));
     bend_twist(c.pos, now, c.nv, 0.7f);
     sinew_points d = {now, c.nv, 0}, normals = {nrm, N, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, ef), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     float base[3 * N], with_normals[3 * N], out_normals[3 * N], strided[5 * N], pieces[3 * N];
     const size_t cuts[] = {0, 1, 13, 14, 50, 96, N};
     for (int exact = 0; exact < 2; ++exact) {
@@ -589,8 +647,8 @@ static void frame_checks_name_every_entry(void **state)
     assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
     sinew_points d = {c.pos, c.nv, 0};
     float *frames = malloc(16 * c.nt * sizeof(float)), *vframes = malloc(16 * c.nv * sizeof(float));
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, vframes, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     float out[3];
     char want[64];
     const size_t which[3] = {0, c.nt / 2, c.nt - 1};
@@ -604,7 +662,7 @@ static void frame_checks_name_every_entry(void **state)
                 *e = kind ? NAN : big_e;
                 *v = kind ? NAN : big_v;
                 memset(out, 0x5a, sizeof out);
-                sinew_result r = sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1);
+                sinew_result r = sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1);
                 if (i % 4 == 3) {
                     assert_int_equal(r, SINEW_OK);
                 } else {
@@ -613,7 +671,7 @@ static void frame_checks_name_every_entry(void **state)
                     assert_non_null(strstr(sinew_last_error(), want));
                     for (int k = 0; k < 3; ++k) assert_int_equal(((uint32_t *)out)[k], 0x5a5a5a5au);
                 }
-                r = sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1);
+                r = sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, 1);
                 if (i % 4 == 3) {
                     assert_int_equal(r, SINEW_OK);
                 } else {
@@ -624,8 +682,8 @@ static void frame_checks_name_every_entry(void **state)
             }
             *e = keep_e, *v = keep_v;
         }
-    assert_int_equal(sinew_soffd_deform(h, frames, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform_extended(h, vframes, NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform_extended(h, vframes, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, 1), SINEW_OK);
     free(frames), free(vframes);
     sinew_soffd_destroy(h);
     cage_free(&c);
@@ -651,9 +709,9 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
     float *near = malloc(16 * nv * sizeof(float)), *far = malloc(16 * nv * sizeof(float));
     sinew_points d = {now, nv, 0};
     now[3 * c.nv] = now[3 * c.nv + 1] = now[3 * c.nv + 2] = 0;
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, near), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, near, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     now[3 * c.nv] = 5e17f; /* 2^58.8: inside the domain, far beyond the bound's reach */
-    assert_int_equal(sinew_soffd_vertex_frames(h, &d, far), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &d, far, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
     assert_memory_equal(near, far, 16 * c.nv * sizeof(float));
     for (int i = 0; i < 16; ++i) assert_true(isfinite(far[16 * c.nv + (size_t)i]));
     sinew_soffd_destroy(h);
@@ -664,6 +722,7 @@ static void vertex_frames_shortcut_matches_the_checked_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frames_of_the_wrong_size_are_refused),
         cmocka_unit_test(huge_counts_fail_before_reading),
         cmocka_unit_test(far_points_keep_finite_weights),
         cmocka_unit_test(coordinates_beyond_the_domain_are_named),

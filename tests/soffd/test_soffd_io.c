@@ -95,8 +95,8 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
     }
     uint32_t sa[8], sb[8];
     assert_true(ia.skipped_triangles <= 8);
-    assert_int_equal(sinew_soffd_get_skipped(a, sa, 8, &(size_t){0}), SINEW_OK);
-    assert_int_equal(sinew_soffd_get_skipped(b, sb, 8, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(a, sa, 8, &(size_t){0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_skipped_faces(b, sb, 8, &(size_t){0}), SINEW_OK);
     assert_memory_equal(sa, sb, ia.skipped_triangles * sizeof *sa);
     uint32_t *ea = malloc(ia.element_count * sizeof *ea), *eb = malloc(ia.element_count * sizeof *eb);
     float *wa = malloc(ia.element_count * sizeof *wa), *wb = malloc(ia.element_count * sizeof *wb);
@@ -106,8 +106,8 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
         assert_int_equal(sinew_soffd_contributor_count(a, p, &na), SINEW_OK);
         assert_int_equal(sinew_soffd_contributor_count(b, p, &nb), SINEW_OK);
         assert_int_equal(na, nb);
-        assert_int_equal(sinew_soffd_get_contributors(a, p, ea, wa, ia.element_count, &(size_t){0}), SINEW_OK);
-        assert_int_equal(sinew_soffd_get_contributors(b, p, eb, wb, ia.element_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(a, p, ea, wa, ia.element_count, &(size_t){0}), SINEW_OK);
+        assert_int_equal(sinew_soffd_contributors(b, p, eb, wb, ia.element_count, &(size_t){0}), SINEW_OK);
         assert_memory_equal(ea, eb, na * sizeof *ea);
         assert_memory_equal(wa, wb, na * sizeof *wa);
         assert_int_equal(sinew_soffd_dropped_mass(a, p, &ma), SINEW_OK);
@@ -132,9 +132,9 @@ static void check_same(const sinew_soffd *a, const sinew_soffd *b, const driver 
         sinew_points nv = {normals, ia.point_count, 0};
         float *frames = malloc(16 * ia.element_count * sizeof(float));
         sinew_points dn = {now, d->nv, 0};
-        assert_int_equal(sinew_soffd_element_frames(a, &dn, frames), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(a, frames, &nv, oa, 0, na, 0, 0, ia.point_count), SINEW_OK);
-        assert_int_equal(sinew_soffd_deform(b, frames, &nv, ob, 0, nb, 0, 0, ia.point_count), SINEW_OK);
+        assert_int_equal(sinew_soffd_element_frames(a, &dn, frames, sinew_soffd_element_frames_size(a)), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(a, frames, sinew_soffd_element_frames_size(a), &nv, oa, 0, na, 0, 0, ia.point_count), SINEW_OK);
+        assert_int_equal(sinew_soffd_deform(b, frames, sinew_soffd_element_frames_size(b), &nv, ob, 0, nb, 0, 0, ia.point_count), SINEW_OK);
         assert_memory_equal(na, nb, 3 * ia.point_count * sizeof(float));
         free(frames), free(normals), free(na), free(nb);
         free(oa), free(ob), free(now);
@@ -327,11 +327,11 @@ static void content_errors_are_named(void **state)
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "driver face 1 made no triangle");
     FRESH();
     support_le_put(section(buf, "SFEN"), 12, 4);
-    expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin point 0 entry 0 is element 12, but there are only 12");
+    expect_load(buf, size, SINEW_ERROR_INDEX_OUT_OF_RANGE, "point 0 entry 0 is element 12, but there are only 12");
     FRESH();
     support_le_put(section(buf, "SFEN") + 4 * (support_le_get(section(buf, "SFOF") + 8 * 2, 8) + 1),
            support_le_get(section(buf, "SFEN") + 4 * support_le_get(section(buf, "SFOF") + 8 * 2, 8), 4), 4);
-    expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "is listed twice in the set of skin point 2");
+    expect_load(buf, size, SINEW_ERROR_INVALID_ARGUMENT, "is listed twice in the set of point 2");
     FRESH();
     {
         /* The first weight below 1/2 grows by 1/4: still in [0, 1], the sum is not. */
@@ -341,21 +341,21 @@ static void content_errors_are_named(void **state)
         while (support_le_get(section(buf, "SFOF") + 8 * (point + 1), 8) <= entry) ++point;
         put_f32(section(buf, "SFCO") + 16 * entry + 12, u + 0.25f);
         char words[64];
-        snprintf(words, sizeof words, "the weights of skin point %zu sum to", point);
+        snprintf(words, sizeof words, "the weights of point %zu sum to", point);
         expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, words);
     }
     FRESH();
     put_f32(section(buf, "SFCO"), 1e30f);
-    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "skin point 0 has local coordinate 1e+30");
+    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "point 0 has local coordinate 1e+30");
     FRESH();
     put_f32(section(buf, "SFBA"), -0.5f);
-    expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, "skin point 0 has barycentric weight -0.5");
+    expect_load(buf, size, SINEW_ERROR_INVALID_WEIGHTS, "point 0 has barycentric weight -0.5");
     FRESH();
     put_f32(section(buf, "SFRP") + 4 * 3, -3e18f);
-    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: skin point 1 has coordinate x");
+    expect_load(buf, size, SINEW_ERROR_OUTSIDE_DOMAIN, "soffd data: point 1 has coordinate x");
     FRESH();
     support_le_put(section(buf, "SFOF") + 8, 1000, 8);
-    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "skin point 0 has set offsets 0 to 1000");
+    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "point 0 has set offsets 0 to 1000");
     FRESH();
     put_f32(section(buf, "SFDR"), 1.5f);
     expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "dropped mass 1.5");

@@ -65,11 +65,11 @@ static void deform_both(const sinew_soffd *h, const cage *c, const float *driver
     float *frames = malloc(16 * info.element_count * sizeof(float)), *vf = malloc(16 * c->nv * sizeof(float));
     float *pos = malloc(3 * info.point_count * sizeof(float));
     sinew_points d = {driver_now, c->nv, 0}, nv = {normals, info.point_count, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, &nv, pos, 0, basic, 0, 0, info.point_count), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), &nv, pos, 0, basic, 0, 0, info.point_count), SINEW_OK);
     if (maps) memcpy(vf, maps, 16 * c->nv * sizeof(float));
-    else assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform_extended(h, vf, &nv, pos, 0, extended, 0, 0, info.point_count), SINEW_OK);
+    else assert_int_equal(sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform_extended(h, vf, sinew_soffd_vertex_frames_size(h), &nv, pos, 0, extended, 0, 0, info.point_count), SINEW_OK);
     free(frames);
     free(vf);
     free(pos);
@@ -162,13 +162,13 @@ static void constant_weights_give_the_true_normal(void **state)
     sinew_soffd_get_info(h, &info);
     float *frames = malloc(16 * info.element_count * sizeof(float)), pos[3 * P * 3], out_n[3 * P * 3];
     sinew_points d = {moved, c.nv, 0}, nv = {nrm, 3 * P, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, &nv, pos, 0, out_n, 0, 0, 3 * P), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), &nv, pos, 0, out_n, 0, 0, 3 * P), SINEW_OK);
     double worst = 0;
     size_t checked = 0;
     for (size_t i = 0; i < P; ++i) {
         uint32_t e[3];
-        for (int k = 0; k < 3; ++k) sinew_soffd_get_contributors(h, 3 * i + k, &e[k], NULL, 1, &(size_t){0});
+        for (int k = 0; k < 3; ++k) sinew_soffd_contributors(h, 3 * i + k, &e[k], NULL, 1, &(size_t){0});
         if (e[0] != e[1] || e[0] != e[2]) continue; /* an offset crossed to another element */
         ++checked;
         for (int k = 1; k <= 2; ++k) {
@@ -247,8 +247,8 @@ static void ranges_and_rest_points(void **state)
     float *frames = malloc(16 * info.element_count * sizeof(float)), pos[3 * 8], out_n[8 * 4];
     for (int i = 0; i < 32; ++i) out_n[i] = -9;
     sinew_points d = {c.pos, c.nv, 0}, nv = {nrm, 4, 0};
-    assert_int_equal(sinew_soffd_element_frames(h, &d, frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_deform(h, frames, &nv, pos, 0, out_n, 8 * sizeof(float), 1, 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), &nv, pos, 0, out_n, 8 * sizeof(float), 1, 2), SINEW_OK);
     for (int k = 0; k < 8; ++k) assert_true(out_n[k] == -9);   /* point 0 not in the range */
     for (int k = 24; k < 32; ++k) assert_true(out_n[k] == -9); /* point 3 neither */
     for (int k = 11; k < 16; ++k) assert_true(out_n[k] == -9); /* padding after point 1's normal */

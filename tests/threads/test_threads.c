@@ -98,7 +98,7 @@ static void skin_is_thread_safe(void **state)
             d.influence_count = SKIN_SLOTS;
             d.joints = joints;
             d.weights = weights;
-            d.renormalize = 1;
+            d.renormalise = 1;
             d.blend = blends[b];
             d.kernel = kernels[k];
             sinew_skin *skin = NULL;
@@ -145,7 +145,7 @@ static sinew_result soffd_element_frames_job(const pose_job *job, unsigned char 
 {
     const soffd_fixture *f = job->data;
     for (size_t i = first; i < first + count; ++i) {
-        sinew_result r = sinew_soffd_element_frames(f->soffd, &f->driver_now, F(out) + i * 16 * f->elements);
+        sinew_result r = sinew_soffd_element_frames(f->soffd, &f->driver_now, F(out) + i * 16 * f->elements, sinew_soffd_element_frames_size(f->soffd));
         if (r != SINEW_OK) return r;
     }
     return SINEW_OK;
@@ -154,7 +154,7 @@ static sinew_result soffd_vertex_frames_job(const pose_job *job, unsigned char *
 {
     const soffd_fixture *f = job->data;
     for (size_t i = first; i < first + count; ++i) {
-        sinew_result r = sinew_soffd_vertex_frames(f->soffd, &f->driver_now, F(out) + i * 16 * f->vertices);
+        sinew_result r = sinew_soffd_vertex_frames(f->soffd, &f->driver_now, F(out) + i * 16 * f->vertices, sinew_soffd_vertex_frames_size(f->soffd));
         if (r != SINEW_OK) return r;
     }
     return SINEW_OK;
@@ -163,13 +163,13 @@ static sinew_result soffd_deform_job(const pose_job *job, unsigned char *out, si
 {
     const soffd_fixture *f = job->data;
     /* Interleaved output: position then normal, 6 floats per point. */
-    return sinew_soffd_deform(f->soffd, f->element_frames, &f->normals, F(out), 6 * sizeof(float), F(out) + 3,
+    return sinew_soffd_deform(f->soffd, f->element_frames, sinew_soffd_element_frames_size(f->soffd), &f->normals, F(out), 6 * sizeof(float), F(out) + 3,
                               6 * sizeof(float), first, count);
 }
 static sinew_result soffd_deform_extended_job(const pose_job *job, unsigned char *out, size_t first, size_t count)
 {
     const soffd_fixture *f = job->data;
-    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, &f->normals, F(out), 6 * sizeof(float),
+    return sinew_soffd_deform_extended(f->soffd, f->vertex_frames, sinew_soffd_vertex_frames_size(f->soffd), &f->normals, F(out), 6 * sizeof(float),
                                        F(out) + 3, 6 * sizeof(float), first, count);
 }
 
@@ -194,8 +194,8 @@ static void soffd_is_thread_safe(void **state)
     float *normals = random_points(21, SOFFD_POINTS, -1.0f, 1.0f);
     soffd_fixture f = {h, {now, c.nv, 0}, info.element_count, c.nv, element_frames, vertex_frames,
                        {normals, SOFFD_POINTS, 0}};
-    assert_int_equal(sinew_soffd_element_frames(h, &f.driver_now, element_frames), SINEW_OK);
-    assert_int_equal(sinew_soffd_vertex_frames(h, &f.driver_now, vertex_frames), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(h, &f.driver_now, element_frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
+    assert_int_equal(sinew_soffd_vertex_frames(h, &f.driver_now, vertex_frames, sinew_soffd_vertex_frames_size(h)), SINEW_OK);
 
     const pose_job jobs[] = {
         {"soffd element frames", soffd_element_frames_job, THREADS_COUNT,
@@ -256,8 +256,8 @@ static sinew_result lattice_deform_bound_job(const pose_job *job, unsigned char 
         return getter(f->lattice, F(out), 0, first, count); \
     }
 LATTICE_GETTER_JOB(lattice_rest_points_job, sinew_lattice_rest_points)
-LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_get_points)
-LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_get_displacements)
+LATTICE_GETTER_JOB(lattice_get_points_job, sinew_lattice_points)
+LATTICE_GETTER_JOB(lattice_get_displacements_job, sinew_lattice_displacements)
 
 static void lattice_is_thread_safe(void **state)
 {

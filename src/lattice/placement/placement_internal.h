@@ -93,4 +93,8 @@ sinew_result sn_place_update_lattice(sinew_placement *p, bool recompute_normals)
  * the thread's message on success, so the failure's message is kept. */
 void sn_place_restore_lattice(sinew_placement *p);
 
+/* Replaces the zero fields of a relax desc by their defaults (desc_defaults.c):
+ * what relax uses and sinew_placement_relax_desc_defaults reports. */
+void sn_place_relax_resolve(sinew_placement_relax_desc *d);
+
 #endif /* SINEW_PLACEMENT_INTERNAL_H */

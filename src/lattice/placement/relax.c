@@ -110,10 +110,11 @@ typedef struct relax_params {
     uint32_t rings, max_steps;
 } relax_params;
 
-static sinew_result resolve_params(const sinew_placement_relax_desc *d, relax_params *k)
+static sinew_result resolve_params(const sinew_placement_relax_desc *desc, relax_params *k)
 {
-    k->kappa = (d->stiffness > 0.0f ? d->stiffness : SN_PLACE_DEFAULT_STIFFNESS) /
-               (d->mass > 0.0f ? d->mass : SN_PLACE_DEFAULT_MASS);
+    sinew_placement_relax_desc d = *desc;
+    sn_place_relax_resolve(&d);   /* the values sinew_placement_relax_desc_defaults reports */
+    k->kappa = (double)d.stiffness / d.mass;
     if (!isfinite(k->kappa) || !(k->kappa > 0.0))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "relax stiffness / mass is %g; it must be finite and > 0",
                        k->kappa);
@@ -121,11 +122,10 @@ static sinew_result resolve_params(const sinew_placement_relax_desc *d, relax_pa
      * 8 k / M (Gershgorin), so symplectic Euler is stable for dt < 2 / sqrt(8k/M);
      * half that keeps a margin for the damping term. */
     k->dt = 1.0 / sqrt(8.0 * k->kappa);
-    k->damping = d->damping > 0.0f ? (double)d->damping : sqrt(k->kappa);
-    const double angle = d->angle_degrees > 0.0f ? d->angle_degrees : SN_PLACE_DEFAULT_ANGLE_DEGREES;
-    k->cos_limit = cos(angle * 3.14159265358979323846 / 180.0);
-    k->rings = d->neighbourhood ? d->neighbourhood : SN_PLACE_DEFAULT_NEIGHBOURHOOD;
-    k->max_steps = d->max_steps ? d->max_steps : SN_PLACE_DEFAULT_MAX_STEPS;
+    k->damping = d.damping;
+    k->cos_limit = cos(d.angle_degrees * 3.14159265358979323846 / 180.0);
+    k->rings = d.neighbourhood;
+    k->max_steps = d.max_steps;
     return SINEW_OK;
 }
 

@@ -136,7 +136,7 @@ static sinew_result link_count_of(const sinew_skin_links_desc *d, uint32_t *out)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone links: max_link_angle %g is not in (0, pi]",
                        (double)d->max_link_angle);
     if (d->link_count > SINEW_SKIN_MAX_LINKS)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone links: link_count %u is above SINEW_SKIN_MAX_LINKS (%u)",
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone links: link_count %zu is above SINEW_SKIN_MAX_LINKS (%u)",
                        d->link_count, SINEW_SKIN_MAX_LINKS);
     if (d->link_count > 0) {
         *out = d->link_count;

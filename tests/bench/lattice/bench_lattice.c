@@ -151,7 +151,7 @@ typedef struct refine_run {
 static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, double tol,
                              sinew_lattice_error_test test, sinew_lattice_split split)
 {
-    sinew_lattice_refine_desc rd;
+    sinew_lattice_refinement_desc rd;
     SINEW_INIT(&rd);
     rd.tolerance = tol;
     rd.test = test;
@@ -162,7 +162,7 @@ static refine_run run_refine(const sinew_lattice *lat, const sinew_trimesh *tm, 
         sinew_lattice_refinement_destroy(ref);
         ref = NULL;
         double t0 = support_cpu_now();
-        if (sinew_lattice_refine(NULL, lat, tm, &rd, &ref) != SINEW_OK) {
+        if (sinew_lattice_refinement_create(NULL, lat, tm, &rd, &ref) != SINEW_OK) {
             fprintf(stderr, "refine: %s\n", sinew_last_error());
             exit(1);
         }

@@ -61,7 +61,7 @@ static inline plain_lattice plain_make(const sinew_lattice *lat)
         plain_knots(pl.n[a], pl.o[a], pl.knots[a]);
     }
     pl.ctrl = malloc(info.point_count * 3 * sizeof(float));
-    sinew_lattice_get_points(lat, pl.ctrl, 0, 0, info.point_count);
+    sinew_lattice_points(lat, pl.ctrl, 0, 0, info.point_count);
     return pl;
 }
 

@@ -163,7 +163,7 @@ static int bench_skin(sinew_skin_storage storage, const char *name)
     d.influence_count = k;
     d.joints = joints;
     d.weights = weights;
-    d.renormalize = 1;
+    d.renormalise = 1;
     d.storage = storage;
     sinew_skin *skin = NULL;
     double t0 = support_cpu_now();

@@ -256,7 +256,7 @@ static sinew_skin *make_skin_blend(const data *d, sinew_skin_storage storage, si
     desc.normals = bench_normals;
     desc.vertex_count = d->n, desc.joint_count = JOINTS, desc.influence_count = d->k;
     desc.joints = d->joints, desc.weights = d->weights, desc.storage = storage, desc.kernel = kernel;
-    desc.renormalize = 1;
+    desc.renormalise = 1;
     sinew_skin *s = NULL;
     if (sinew_skin_create(NULL, &desc, &s) != SINEW_OK) return NULL;
     return s;

@@ -152,7 +152,7 @@ int main(void)
     sinew_soffd_get_info(h, &info);
     sample_skin(&s, info.length_scale);
     sinew_points skin = {s.skin, s.ns, 0};
-    printf("# driver %s: %zu vertices, %zu elements; %zu skin points; L = %g, local = %g\n", driver_name, s.nv,
+    printf("# driver %s: %zu vertices, %zu elements; %zu points; L = %g, local = %g\n", driver_name, s.nv,
            info.element_count, s.ns, (double)info.length_scale, (double)info.local);
 
     /* Registration at eps = 1e-3: best of three, against one brute-force pass
@@ -205,7 +205,7 @@ int main(void)
         size_t n;
         sinew_soffd_contributor_count(h, i, &n);
         size_t at = nv.offsets[i];
-        sinew_soffd_get_contributors(h, i, &nv.element[at], &nv.u[at], n, &n);
+        sinew_soffd_contributors(h, i, &nv.element[at], &nv.u[at], n, &n);
         double p[3];
         bf_load(&s.skin[3 * i], p);
         for (size_t j = at; j < at + n; ++j) {
@@ -226,11 +226,11 @@ int main(void)
             double t1 = support_cpu_now();
             for (int k = 0; k < 10; ++k) {
                 if (ext) {
-                    sinew_soffd_vertex_frames(h, &d, vf);
-                    sinew_soffd_deform_extended(h, vf, NULL, out, 0, NULL, 0, 0, s.ns);
+                    sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h));
+                    sinew_soffd_deform_extended(h, vf, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, s.ns);
                 } else {
-                    sinew_soffd_element_frames(h, &d, ef);
-                    sinew_soffd_deform(h, ef, NULL, out, 0, NULL, 0, 0, s.ns);
+                    sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h));
+                    sinew_soffd_deform(h, ef, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, s.ns);
                 }
             }
             lib = fmin(lib, (support_cpu_now() - t1) / 10);
@@ -250,8 +250,8 @@ int main(void)
     float *normals = malloc(3 * s.ns * sizeof(float)), *out_n = malloc(3 * s.ns * sizeof(float));
     for (size_t i = 0; i < 3 * s.ns; ++i) normals[i] = i % 3 == 2 ? 1.0f : 0.25f;
     sinew_points nview = {normals, s.ns, 0};
-    sinew_soffd_element_frames(h, &d, ef);
-    sinew_soffd_vertex_frames(h, &d, vf);
+    sinew_soffd_element_frames(h, &d, ef, sinew_soffd_element_frames_size(h));
+    sinew_soffd_vertex_frames(h, &d, vf, sinew_soffd_vertex_frames_size(h));
     for (int ext = 0; ext < 2; ++ext) {
         double with = INFINITY, without = INFINITY;
         const float *frames = ext ? vf : ef;
@@ -261,8 +261,8 @@ int main(void)
                 for (int k = 0; k < 10; ++k) {
                     const sinew_points *nin = normal ? &nview : NULL;
                     float *nout = normal ? out_n : NULL;
-                    if (ext) sinew_soffd_deform_extended(h, frames, nin, out, 0, nout, 0, 0, s.ns);
-                    else sinew_soffd_deform(h, frames, nin, out, 0, nout, 0, 0, s.ns);
+                    if (ext) sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), nin, out, 0, nout, 0, 0, s.ns);
+                    else sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), nin, out, 0, nout, 0, 0, s.ns);
                 }
                 double t = (support_cpu_now() - t1) / 10;
                 if (normal) with = fmin(with, t);

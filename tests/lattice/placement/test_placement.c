@@ -186,7 +186,7 @@ static float *lattice_points(const sinew_placement *p, sinew_lattice_info *info)
     assert_int_equal(sinew_lattice_get_info(lat, info), SINEW_OK);
     float *pts = malloc(info->point_count * 3 * sizeof(float));
     assert_non_null(pts);
-    assert_int_equal(sinew_lattice_get_points(lat, pts, 0, 0, info->point_count), SINEW_OK);
+    assert_int_equal(sinew_lattice_points(lat, pts, 0, 0, info->point_count), SINEW_OK);
     return pts;
 }
 

@@ -222,7 +222,7 @@ static sinew_skin *make_skin(const gltf_model *m)
     d.joints = m->joints;
     d.weights = w;
     d.inverse_bind = ibm;
-    d.renormalize = 1;   /* the file's float weights sum to 1 only within ~1e-7 */
+    d.renormalise = 1;   /* the file's float weights sum to 1 only within ~1e-7 */
     sinew_skin *skin = NULL;
     sinew_result r = sinew_skin_create(NULL, &d, &skin);
     if (r != SINEW_OK) fprintf(stderr, "sinew_skin_create: %s\n", sinew_last_error());

@@ -1,0 +1,352 @@
+/* The resolved-defaults queries (docs/api.md, Defaults): each reports the
+ * documented values for a zero desc, passes given fields through, writes no
+ * further than the caller's struct_size, and a call given the query's output
+ * does exactly what the same call given zeros does (bit for bit). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support.h"
+
+/* ---- documented values --------------------------------------------------- */
+
+static void zero_descs_resolve_to_the_documented_defaults(void **state)
+{
+    (void)state;
+    sinew_bbw_desc b;
+    SINEW_INIT(&b);
+    assert_int_equal(sinew_bbw_desc_defaults(NULL, &b), SINEW_OK);
+    assert_int_equal(b.grid_resolution, 32);
+    assert_true(b.handle_tolerance == 1e-4f);
+    assert_null(b.triangles);
+
+    sinew_bbw_solve_desc s;
+    SINEW_INIT(&s);
+    assert_int_equal(sinew_bbw_solve_desc_defaults(NULL, &s), SINEW_OK);
+    assert_true(s.tolerance == 1e-4);
+    assert_int_equal(s.max_iterations, 5000);
+    assert_true(s.penalty == 0.03);
+    assert_true(s.shape_strength == 0.0);   /* no mask: no strength */
+    assert_int_equal(s.coarse_levels, 0);     /* automatic is a mode, not a value */
+
+    sinew_lattice_desc l;
+    SINEW_INIT(&l);
+    assert_int_equal(sinew_lattice_desc_defaults(NULL, &l), SINEW_OK);
+    for (int a = 0; a < 3; ++a) {
+        assert_int_equal(l.order[a], 4);
+        assert_int_equal(l.count[a], 4);
+        assert_true(l.extents[a] == 1.0f);
+        for (int c = 0; c < 3; ++c) assert_true(l.axes[a][c] == (a == c ? 1.0f : 0.0f));
+    }
+
+    sinew_placement_desc p;
+    SINEW_INIT(&p);
+    assert_int_equal(sinew_placement_desc_defaults(NULL, &p), SINEW_OK);
+    assert_int_equal(p.path_order, 4);
+    assert_true(p.view[0] == 0.0f && p.view[1] == 0.0f && p.view[2] == -1.0f);
+    assert_int_equal(p.count[0], 24);
+    assert_int_equal(p.count[1], 6);
+    assert_int_equal(p.count[2], 4);
+    assert_int_equal(p.oversample, 8);
+
+    sinew_placement_relax_desc r;
+    SINEW_INIT(&r);
+    assert_int_equal(sinew_placement_relax_desc_defaults(NULL, &r), SINEW_OK);
+    assert_true(r.stiffness == 1.0f && r.mass == 1.0f && r.damping == 1.0f);
+    assert_true(r.angle_degrees == 10.0f);
+    assert_int_equal(r.neighbourhood, 1);
+    assert_int_equal(r.max_steps, 20000);
+
+    sinew_soffd_desc o;
+    SINEW_INIT(&o);
+    assert_int_equal(sinew_soffd_desc_defaults(NULL, &o), SINEW_OK);
+    assert_true(o.local == 8.0f);
+    assert_true(o.length_scale == 0.0f);   /* depends on the driver */
+}
+
+static void given_fields_pass_through_and_dependent_defaults_follow(void **state)
+{
+    (void)state;
+    sinew_bbw_solve_desc s, rs;
+    SINEW_INIT(&s);
+    SINEW_INIT(&rs);
+    static const float mask[2] = {1, 0};
+    s.tolerance = 1e-6;
+    s.shape_mask = mask;
+    s.shape_mask_count = 2;
+    assert_int_equal(sinew_bbw_solve_desc_defaults(&s, &rs), SINEW_OK);
+    assert_true(rs.tolerance == 1e-6);
+    assert_true(rs.shape_mask == mask);
+    assert_int_equal(rs.shape_mask_count, 2);
+    assert_true(rs.shape_strength == 1.0);   /* with a mask */
+    assert_int_equal(rs.max_iterations, 5000);
+
+    sinew_lattice_desc l, rl;
+    SINEW_INIT(&l);
+    SINEW_INIT(&rl);
+    l.order[1] = 2;
+    l.count[2] = 9;
+    l.extents[0] = 3.0f;   /* one extent given: the others stay 0 (create refuses them) */
+    assert_int_equal(sinew_lattice_desc_defaults(&l, &rl), SINEW_OK);
+    assert_int_equal(rl.order[0], 4);
+    assert_int_equal(rl.order[1], 2);
+    assert_int_equal(rl.count[1], 2);   /* count 0 = the axis' order */
+    assert_int_equal(rl.count[2], 9);
+    assert_true(rl.extents[0] == 3.0f && rl.extents[1] == 0.0f);
+
+    sinew_placement_relax_desc r, rr;
+    SINEW_INIT(&r);
+    SINEW_INIT(&rr);
+    r.stiffness = 2.0f;
+    r.mass = 0.5f;
+    assert_int_equal(sinew_placement_relax_desc_defaults(&r, &rr), SINEW_OK);
+    assert_true(rr.damping == 2.0f);   /* sqrt(k / M) */
+
+    sinew_placement_desc p, rp;
+    SINEW_INIT(&p);
+    SINEW_INIT(&rp);
+    p.order[2] = 3;
+    p.view[0] = 1.0f;
+    assert_int_equal(sinew_placement_desc_defaults(&p, &rp), SINEW_OK);
+    assert_int_equal(rp.count[2], 3);   /* w count 0 = the w order */
+    assert_true(rp.view[0] == 1.0f && rp.view[2] == 0.0f);
+}
+
+static void resolved_structs_follow_the_struct_rules(void **state)
+{
+    (void)state;
+    assert_int_equal(sinew_soffd_desc_defaults(NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "resolved"));
+    sinew_soffd_desc zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    assert_int_equal(sinew_soffd_desc_defaults(NULL, &zeroed), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "SINEW_INIT"));
+    /* An older, smaller resolved struct is written no further than its size. */
+    union {
+        sinew_placement_relax_desc d;
+        unsigned char bytes[sizeof(sinew_placement_relax_desc)];
+    } old;
+    memset(&old, 0x5a, sizeof old);
+    old.d.struct_size = offsetof(sinew_placement_relax_desc, angle_degrees);
+    assert_int_equal(sinew_placement_relax_desc_defaults(NULL, &old.d), SINEW_OK);
+    assert_int_equal(old.d.struct_size, offsetof(sinew_placement_relax_desc, angle_degrees));
+    assert_true(old.d.stiffness == 1.0f && old.d.damping == 1.0f);
+    for (size_t i = offsetof(sinew_placement_relax_desc, angle_degrees); i < sizeof old; ++i)
+        assert_int_equal(old.bytes[i], 0x5a);
+    /* A desc with an unknown nonzero byte beyond the library's struct. */
+    struct {
+        sinew_soffd_desc d;
+        uint32_t extra;
+    } newer;
+    memset(&newer, 0, sizeof newer);
+    newer.d.struct_size = sizeof newer;
+    newer.extra = 1;
+    sinew_soffd_desc out;
+    SINEW_INIT(&out);
+    assert_int_equal(sinew_soffd_desc_defaults(&newer.d, &out), SINEW_ERROR_UNSUPPORTED);
+}
+
+/* ---- the calls use what the queries report -------------------------------- */
+
+static void lattice_from_the_resolved_desc_is_the_same(void **state)
+{
+    (void)state;
+    sinew_lattice_desc zero, resolved;
+    SINEW_INIT(&zero);
+    SINEW_INIT(&resolved);
+    zero.count[0] = 6;
+    assert_int_equal(sinew_lattice_desc_defaults(&zero, &resolved), SINEW_OK);
+    sinew_lattice *a = NULL, *b = NULL;
+    assert_int_equal(sinew_lattice_create(NULL, &zero, &a), SINEW_OK);
+    assert_int_equal(sinew_lattice_create(NULL, &resolved, &b), SINEW_OK);
+    sinew_lattice_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
+    assert_int_equal(sinew_lattice_get_info(a, &ia), SINEW_OK);
+    assert_int_equal(sinew_lattice_get_info(b, &ib), SINEW_OK);
+    assert_memory_equal(&ia, &ib, sizeof ia);
+    /* The same deformation, bit for bit, under the same displacement. */
+    float move[3] = {0.1f, -0.2f, 0.3f}, pa[3 * 4], pb[3 * 4];
+    sinew_points d = {move, 1, 0};
+    assert_int_equal(sinew_lattice_set_displacements(a, &d, 7, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    d.count = 8;
+    float moves[3 * 8];
+    for (int i = 0; i < 24; ++i) moves[i] = move[i % 3] * (float)(i + 1) / 24.0f;
+    d.data = moves;
+    assert_int_equal(sinew_lattice_set_displacements(a, &d, 0, 8), SINEW_OK);
+    assert_int_equal(sinew_lattice_set_displacements(b, &d, 0, 8), SINEW_OK);
+    const float pts[3 * 4] = {0.1f, 0.2f, 0.3f, 0.5f, 0.5f, 0.5f, 0.9f, 0.1f, 0.7f, 0.3f, 0.8f, 0.2f};
+    sinew_points in = {pts, 4, 0};
+    assert_int_equal(sinew_lattice_deform(a, &in, NULL, pa, 0, NULL, 0, 0, 4), SINEW_OK);
+    assert_int_equal(sinew_lattice_deform(b, &in, NULL, pb, 0, NULL, 0, 0, 4), SINEW_OK);
+    assert_memory_equal(pa, pb, sizeof pa);
+    sinew_lattice_destroy(a);
+    sinew_lattice_destroy(b);
+}
+
+/* The floor z = 0 over [-10, 10]^2 with a path along x, 5 above it. */
+static sinew_placement *placement_over_floor(const sinew_placement_desc *given)
+{
+    static const float floor_v[12] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
+    static const uint32_t floor_t[6] = {0, 1, 2, 0, 2, 3};
+    static const float path[6] = {-4, 0, 5, 4, 0, 5};
+    sinew_placement_desc d = *given;
+    d.path = (sinew_points){path, 2, 0};
+    d.width = 1.0f;
+    d.height = 1.0f;
+    d.scene = (sinew_trimesh){{floor_v, 4, 0}, floor_t, 2, SINEW_INDEX_U32, 0};
+    sinew_placement *p = NULL;
+    assert_int_equal(sinew_placement_create(NULL, &d, &p), SINEW_OK);
+    return p;
+}
+
+static float *control_points(const sinew_placement *p, size_t *n)
+{
+    sinew_lattice_info info;
+    SINEW_INIT(&info);
+    assert_int_equal(sinew_lattice_get_info(sinew_placement_lattice(p), &info), SINEW_OK);
+    float *pts = malloc(3 * info.point_count * sizeof(float));
+    assert_non_null(pts);
+    assert_int_equal(sinew_lattice_points(sinew_placement_lattice(p), pts, 0, 0, info.point_count), SINEW_OK);
+    *n = info.point_count;
+    return pts;
+}
+
+static void placement_and_relax_from_resolved_descs_are_the_same(void **state)
+{
+    (void)state;
+    sinew_placement_desc zero, resolved;
+    SINEW_INIT(&zero);
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_placement_desc_defaults(&zero, &resolved), SINEW_OK);
+    sinew_placement *a = placement_over_floor(&zero), *b = placement_over_floor(&resolved);
+    sinew_placement_relax_desc rz, rr;
+    SINEW_INIT(&rz);
+    SINEW_INIT(&rr);
+    rz.stiffness = 3.0f;   /* a damping default that is not 1 */
+    assert_int_equal(sinew_placement_relax_desc_defaults(&rz, &rr), SINEW_OK);
+    sinew_placement_relax_report ra, rb;
+    SINEW_INIT(&ra);
+    SINEW_INIT(&rb);
+    assert_int_equal(sinew_placement_push(a, 3, 2, 0.5f), SINEW_OK);
+    assert_int_equal(sinew_placement_push(b, 3, 2, 0.5f), SINEW_OK);
+    sinew_result r1 = sinew_placement_relax(NULL, a, &rz, &ra), r2 = sinew_placement_relax(NULL, b, &rr, &rb);
+    assert_int_equal(r1, r2);
+    assert_int_equal(ra.steps, rb.steps);
+    assert_true(ra.steps > 0);
+    size_t na, nb;
+    float *pa = control_points(a, &na), *pb = control_points(b, &nb);
+    assert_int_equal(na, nb);
+    assert_memory_equal(pa, pb, 3 * na * sizeof(float));
+    free(pa);
+    free(pb);
+    sinew_placement_destroy(a);
+    sinew_placement_destroy(b);
+}
+
+static void soffd_from_the_resolved_desc_is_the_same(void **state)
+{
+    (void)state;
+    static const float quad[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    static const uint32_t idx[] = {0, 1, 2, 2, 1, 3};
+    sinew_polymesh m = {{quad, 4, 0}, idx, NULL, 2, SINEW_INDEX_U32};
+    sinew_soffd_desc resolved;
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_soffd_desc_defaults(NULL, &resolved), SINEW_OK);
+    sinew_soffd *a = NULL, *b = NULL;
+    assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &a), SINEW_OK);
+    assert_int_equal(sinew_soffd_create(NULL, &m, &resolved, &b), SINEW_OK);
+    const float pts[] = {0.2f, 0.2f, 0.4f, 0.9f, 0.6f, -0.3f, 2.0f, 2.0f, 1.0f};
+    sinew_points s = {pts, 3, 0};
+    assert_int_equal(sinew_soffd_register(NULL, a, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, b, &s, NULL), SINEW_OK);
+    const float bent[] = {0, 0, 0, 1, 0, 0.3f, 0, 1, 0, 1, 1, 0.6f};
+    sinew_points d = {bent, 4, 0};
+    float fa[32], fb[32], oa[9], ob[9];
+    assert_int_equal(sinew_soffd_element_frames(a, &d, fa, 32), SINEW_OK);
+    assert_int_equal(sinew_soffd_element_frames(b, &d, fb, 32), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(a, fa, 32, NULL, oa, 0, NULL, 0, 0, 3), SINEW_OK);
+    assert_int_equal(sinew_soffd_deform(b, fb, 32, NULL, ob, 0, NULL, 0, 0, 3), SINEW_OK);
+    assert_memory_equal(oa, ob, sizeof oa);
+    sinew_soffd_destroy(a);
+    sinew_soffd_destroy(b);
+}
+
+enum { GRID = 8, GRID_VERTICES = (GRID + 1) * (GRID + 1), GRID_TRIANGLES = 2 * GRID * GRID };
+
+static void bbw_from_resolved_descs_is_the_same(void **state)
+{
+    (void)state;
+    /* The unit square as an 8 x 8 grid of split cells, three point handles at grid vertices. */
+    static float positions[3 * GRID_VERTICES];
+    static uint32_t triangles[3 * GRID_TRIANGLES];
+    for (uint32_t j = 0; j <= GRID; ++j)
+        for (uint32_t i = 0; i <= GRID; ++i) {
+            float *v = &positions[3 * (j * (GRID + 1) + i)];
+            v[0] = (float)i / GRID, v[1] = (float)j / GRID, v[2] = 0.0f;
+        }
+    for (uint32_t j = 0, t = 0; j < GRID; ++j)
+        for (uint32_t i = 0; i < GRID; ++i, t += 6) {
+            uint32_t a = j * (GRID + 1) + i, b = a + 1, c = a + GRID + 1, d = c + 1;
+            const uint32_t cell[6] = {a, b, d, a, d, c};
+            memcpy(&triangles[t], cell, sizeof cell);
+        }
+    sinew_trimesh tm = {{positions, GRID_VERTICES, 0}, triangles, GRID_TRIANGLES, SINEW_INDEX_U32, 0};
+    const uint32_t hv[3] = {1 * (GRID + 1) + 1, 2 * (GRID + 1) + 7, 7 * (GRID + 1) + 3};
+    float pts[9];
+    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, positions + 3 * hv[h], 3 * sizeof(float));
+    sinew_bbw_desc zero, resolved;
+    SINEW_INIT(&zero);
+    zero.triangles = &tm;
+    zero.points = (sinew_points){pts, 3, 0};
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_bbw_desc_defaults(&zero, &resolved), SINEW_OK);
+    assert_ptr_equal(resolved.triangles, &tm);
+    sinew_bbw *a = NULL, *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, &zero, &a), SINEW_OK);
+    assert_int_equal(sinew_bbw_create(NULL, &resolved, &b), SINEW_OK);
+    sinew_bbw_solve_desc sz, sr;
+    SINEW_INIT(&sz);
+    SINEW_INIT(&sr);
+    assert_int_equal(sinew_bbw_solve_desc_defaults(&sz, &sr), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, a, &sz), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, &sr), SINEW_OK);
+    sinew_bbw_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
+    assert_int_equal(sinew_bbw_get_info(a, &ia), SINEW_OK);
+    assert_int_equal(sinew_bbw_get_info(b, &ib), SINEW_OK);
+    assert_int_equal(ia.iterations, ib.iterations);
+    assert_int_equal(ia.vertex_count, ib.vertex_count);
+    size_t n = ia.vertex_count * 3;
+    float *wa = malloc(n * sizeof(float)), *wb = malloc(n * sizeof(float));
+    assert_non_null(wa);
+    assert_non_null(wb);
+    assert_int_equal(sinew_bbw_vertex_weights(a, wa, 0, ia.vertex_count), SINEW_OK);
+    assert_int_equal(sinew_bbw_vertex_weights(b, wb, 0, ib.vertex_count), SINEW_OK);
+    assert_memory_equal(wa, wb, n * sizeof(float));
+    free(wa);
+    free(wb);
+    sinew_bbw_destroy(a);
+    sinew_bbw_destroy(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(zero_descs_resolve_to_the_documented_defaults),
+        cmocka_unit_test(given_fields_pass_through_and_dependent_defaults_follow),
+        cmocka_unit_test(resolved_structs_follow_the_struct_rules),
+        cmocka_unit_test(lattice_from_the_resolved_desc_is_the_same),
+        cmocka_unit_test(placement_and_relax_from_resolved_descs_are_the_same),
+        cmocka_unit_test(soffd_from_the_resolved_desc_is_the_same),
+        cmocka_unit_test(bbw_from_resolved_descs_is_the_same),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
