@@ -118,14 +118,14 @@ SINEW_API void sinew_corrective_destroy(sinew_corrective *corrective);
 SINEW_API sinew_result sinew_corrective_get_info(const sinew_corrective *corrective, sinew_corrective_info *info);
 
 /* The key weights at a pose: pose has pose_size floats (the info's; for
- * WEIGHTS they are copied), weights receives weight_count = key_count floats.
+ * WEIGHTS they are copied), weights receives weight_floats = key_count floats.
  * At a key's pose (the same floats) and smoothing 0 the weights are exactly 1
  * for that key and 0 for the others; at the rest pose all are 0. Returns
  * SINEW_ERROR_INVALID_ARGUMENT (NULL), SINEW_ERROR_MISMATCH (pose_size or
- * weight_count), SINEW_ERROR_NON_FINITE (a pose number, or a weight beyond
+ * weight_floats), SINEW_ERROR_NON_FINITE (a pose number, or a weight beyond
  * the float range). Never allocates; thread-safe with other const calls. */
 SINEW_API sinew_result sinew_corrective_weights(const sinew_corrective *corrective, const float *pose,
-                                                size_t pose_size, float *weights, size_t weight_count);
+                                                size_t pose_size, float *weights, size_t weight_floats);
 
 /* Moves points [first, first + count) by the keys' offsets at the given
  * weights: out_i = base_i + sum_k weights[k] delta_k,i, summed in key order in
@@ -133,14 +133,14 @@ SINEW_API sinew_result sinew_corrective_weights(const sinew_corrective *correcti
  * weights give base bit for bit. base: the points (its count must reach
  * first + count); out: point i at byte offset i * out_stride (0 = packed),
  * may alias base when the strides match. Returns SINEW_ERROR_INVALID_ARGUMENT
- * (NULL, misaligned, bad stride), SINEW_ERROR_MISMATCH (weight_count is not
+ * (NULL, misaligned, bad stride), SINEW_ERROR_MISMATCH (weight_floats is not
  * key_count), SINEW_ERROR_INDEX_OUT_OF_RANGE (range past the corrective's
  * points or the view), SINEW_ERROR_SIZE_OVERFLOW, SINEW_ERROR_NON_FINITE (a
  * weight or base coordinate, naming it, or a point that would leave the
  * float range), found before anything is written. Never allocates;
  * thread-safe with other const calls. */
 SINEW_API sinew_result sinew_corrective_apply(const sinew_corrective *corrective, const float *weights,
-                                              size_t weight_count, const sinew_points *base, float *out,
+                                              size_t weight_floats, const sinew_points *base, float *out,
                                               size_t out_stride, size_t first, size_t count);
 
 /* sinew_corrective_weights at the pose, then sinew_corrective_apply with

@@ -40,15 +40,15 @@ static sinew_result check_pose(const sinew_corrective *c, const float *pose, siz
 }
 
 sinew_result sinew_corrective_weights(const sinew_corrective *c, const float *pose, size_t pose_size, float *weights,
-                                      size_t weight_count)
+                                      size_t weight_floats)
 {
     sn_clear_error();
     if (!c || !weights || ((uintptr_t)weights & 3u))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "corrective or weights is NULL, or weights is misaligned");
     sinew_result res = check_pose(c, pose, pose_size);
     if (res != SINEW_OK) return res;
-    if (weight_count != c->key_count)
-        return sn_fail(SINEW_ERROR_MISMATCH, "weight_count is %zu, but the corrective has %zu keys", weight_count,
+    if (weight_floats != c->key_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "weight_floats is %zu, but the corrective has %zu keys", weight_floats,
                        c->key_count);
     return sn_corr_weights(c, pose, weights);
 }
@@ -172,14 +172,14 @@ static void apply_rows(const sinew_corrective *c, const float *weights, const si
         apply_sparse_rows(c, weights, base, out, out_stride, first, end);
 }
 
-sinew_result sinew_corrective_apply(const sinew_corrective *c, const float *weights, size_t weight_count,
+sinew_result sinew_corrective_apply(const sinew_corrective *c, const float *weights, size_t weight_floats,
                                     const sinew_points *base, float *out, size_t out_stride, size_t first, size_t count)
 {
     sn_clear_error();
     sinew_result res = check_apply(c, weights, base, out, out_stride, first, count);
     if (res != SINEW_OK) return res;
-    if (weight_count != c->key_count)
-        return sn_fail(SINEW_ERROR_MISMATCH, "weight_count is %zu, but the corrective has %zu keys", weight_count,
+    if (weight_floats != c->key_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "weight_floats is %zu, but the corrective has %zu keys", weight_floats,
                        c->key_count);
     apply_rows(c, weights, base, out, out_stride, first, first + count);
     return SINEW_OK;

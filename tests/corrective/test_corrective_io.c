@@ -95,7 +95,7 @@ static void test_round_trip(void **state)
         assert_memory_equal(bytes, again, size);
         sinew_saved_info si;
         SINEW_INIT(&si);
-        assert_int_equal(sinew_saved_info_get(bytes, size, &si), SINEW_OK);
+        assert_int_equal(sinew_saved_get_info(bytes, size, &si), SINEW_OK);
         assert_int_equal(si.kind, SINEW_KIND_CORRECTIVE);
         assert_string_equal(sinew_kind_string(SINEW_KIND_CORRECTIVE), "corrective");
         sinew_corrective_info ia, ib;

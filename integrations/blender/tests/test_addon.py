@@ -80,7 +80,7 @@ def check_pose_against_sinew(mesh, armature, bone_names, weights, k):
     bones = [armature.data.bones[n] for n in bone_names]
     inverse_bind = np.array([np.linalg.inv(arm_world @ np.array(b.matrix_local)) for b in bones])
     joint_world = np.array([arm_world @ np.array(armature.pose.bones[n].matrix) for n in bone_names])
-    skin = sinew.Skin(joints, top, joint_count=len(bones), inverse_bind=inverse_bind, renormalize=True)
+    skin = sinew.Skin(joints, top, joint_count=len(bones), inverse_bind=inverse_bind, renormalise=True)
     expected = skin.pose(joint_world, rest.astype(np.float32))
     diagonal = np.linalg.norm(rest.max(0) - rest.min(0))
     moved = np.abs(posed - rest).max() / diagonal
