@@ -55,7 +55,7 @@ typedef struct sinew_bbw_desc {
     const sinew_tetmesh *tets;       /* 3D domain, positively oriented tets */
     const sinew_trimesh *surface;    /* 3D surface, closed or open: volume = grid
                                         cells whose centre has winding number >= 1/2
-                                        in magnitude (either orientation) */
+                                        (<= -1/2 for a surface wound inwards) */
     uint32_t grid_resolution;        /* automatic volume: cells along the longest
                                         side of the surface's box; 0 = 32 */
     /* ---- handles ---- */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bbw/auto_surface.h"
+#include "bbw/closed.h"
 
 /* A surface is flat when every vertex lies within this fraction of its box's
  * longest side from the plane of its largest triangle (the create message's
@@ -32,12 +33,6 @@ static int compare_keyed(const void *a, const void *b)
     for (int k = 0; k < 3; ++k)
         if (x->p[k] != y->p[k]) return x->p[k] < y->p[k] ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Merges equal positions: vertex_map and the welded positions. */
@@ -111,26 +106,6 @@ static sinew_result label_parts(const sn_env *env, sn_bbw_prepared *p, uint32_t 
     return SINEW_OK;
 }
 
-/* Marks parts with an edge not matched by its reverse (open or
- * inconsistently wound): only closed, consistent parts have an inside. */
-static sinew_result mark_open_parts(const sn_env *env, const sn_bbw_prepared *p, const uint32_t *label, uint8_t *open)
-{
-    size_t e = 3 * p->triangle_count;
-    uint64_t *edges = sn_alloc_array(env, e ? e : 1, sizeof(uint64_t), "surface edges");
-    if (!edges) return sn_alloc_failure();
-    for (size_t t = 0; t < p->triangle_count; ++t)
-        for (int k = 0; k < 3; ++k)
-            edges[3 * t + k] = (uint64_t)p->triangles[3 * t + k] << 32 | p->triangles[3 * t + (k + 1) % 3];
-    qsort(edges, e, sizeof *edges, compare_u64);
-    for (size_t t = 0; t < p->triangle_count; ++t)
-        for (int k = 0; k < 3 && !open[label[t]]; ++k) {
-            uint64_t reverse = (uint64_t)p->triangles[3 * t + (k + 1) % 3] << 32 | p->triangles[3 * t + k];
-            if (!bsearch(&reverse, edges, e, sizeof *edges, compare_u64)) open[label[t]] = 1;
-        }
-    sn_free(env, edges);
-    return SINEW_OK;
-}
-
 /* Turns closed parts of negative signed volume outwards. */
 static sinew_result orient_parts(const sn_env *env, sn_bbw_prepared *p)
 {
@@ -141,7 +116,7 @@ static sinew_result orient_parts(const sn_env *env, sn_bbw_prepared *p)
     uint8_t *open = r == SINEW_OK ? sn_calloc_array(env, parts, 1, "open parts") : NULL;
     double *volume = r == SINEW_OK ? sn_calloc_array(env, parts, sizeof(double), "part volumes") : NULL;
     if (r == SINEW_OK && (!open || !volume)) r = sn_alloc_failure();
-    if (r == SINEW_OK) r = mark_open_parts(env, p, label, open);
+    if (r == SINEW_OK) r = sn_bbw_mark_open_parts(env, p->triangles, t_count, label, open);
     if (r == SINEW_OK) {
         /* Six times the signed volume, about a vertex of the surface (not
          * the origin, which may be far): a closed part's sum is exact. */

@@ -1,7 +1,7 @@
 /*
  * The automatic volume inside a surface: a regular grid whose cells are
  * inside when the generalised winding number at their centre is at least
- * 1/2 in magnitude, each split into six Kuhn tets around its main diagonal (all cells
+ * 1/2 (at most -1/2 for a surface wound inwards), each split into six Kuhn tets around its main diagonal (all cells
  * share the diagonal's direction, so neighbouring faces are split alike and
  * the mesh is conforming). By default the volume is graded around the
  * handles: cells holding a point handle or crossed by a bone join it (a
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/closed.h"
 #include "bbw/defaults.h"
 #include "bbw/kuhn.h"
 #include "geom/winding.h"
@@ -289,30 +290,48 @@ static sinew_result refine_near_handles(sinew_bbw *b, sn_kuhn *k, const volume_g
     return r;
 }
 
-/* Marks the inside cells by the winding number at their centres (its
- * magnitude: surfaces wound inwards enclose their inside too). */
+/* *open = 1 when the surface has an edge without its reverse. */
+static sinew_result surface_openness(sinew_bbw *b, const sinew_trimesh *surface, uint8_t *open)
+{
+    sn_indices ix;
+    sinew_result r = sn_indices_read(&b->env, surface->indices, surface->index_type, surface->index_stride,
+                                     surface->triangle_count, 3, surface->positions.count, "surface triangle", &ix);
+    if (r == SINEW_OK) r = sn_bbw_mark_open_parts(&b->env, ix.data, surface->triangle_count, NULL, open);
+    sn_indices_free(&b->env, &ix);
+    return r;
+}
+
+/* Marks the inside cells by the winding number at their centres: at least
+ * 1/2; or, for a closed surface with no cell there but some at most -1/2,
+ * those (a closed surface wound inwards has winding number -1 inside; an
+ * open sheet's negative side is no inside). */
 static sinew_result classify_cells(sinew_bbw *b, const sinew_trimesh *surface, const volume_grid *g,
                                    uint8_t *inside, size_t *inside_count)
 {
+    enum { OUTWARD = 1, INWARD = 2 };
     sn_winding wind = {0};
     sinew_result r = sn_winding_build(&b->env, surface, &wind);
     if (r != SINEW_OK) return r;
-    *inside_count = 0;
+    size_t count[3] = {0, 0, 0};
     for (uint32_t k = 0; k < g->n[2] && r == SINEW_OK; ++k) {
         r = sn_progress(&b->env, "bbw: voxelise", (float)k / (float)g->n[2]);
         for (uint32_t j = 0; j < g->n[1] && r == SINEW_OK; ++j)
             for (uint32_t i = 0; i < g->n[0]; ++i) {
                 double q[3] = {g->origin[0] + (i + 0.5) * g->h, g->origin[1] + (j + 0.5) * g->h,
                                g->origin[2] + (k + 0.5) * g->h};
-                /* Either orientation: a closed shell wound inwards has
-                 * winding number -1 inside. */
-                if (fabs(sn_winding_number(&wind, q)) >= 0.5) {
-                    inside[cell_index(g, (uint32_t[3]){i, j, k})] = 1;
-                    ++*inside_count;
-                }
+                double w = sn_winding_number(&wind, q);
+                uint8_t side = w >= 0.5 ? OUTWARD : w <= -0.5 ? INWARD : 0;
+                inside[cell_index(g, (uint32_t[3]){i, j, k})] = side;
+                count[side]++;
             }
     }
     sn_winding_free(&b->env, &wind);
+    uint8_t open = 0;
+    if (r == SINEW_OK && !count[OUTWARD] && count[INWARD]) r = surface_openness(b, surface, &open);
+    const uint8_t keep = count[OUTWARD] || open ? OUTWARD : INWARD;
+    size_t cells = (size_t)g->n[0] * g->n[1] * g->n[2];
+    for (size_t c = 0; c < cells; ++c) inside[c] = inside[c] == keep;
+    *inside_count = count[keep];
     return r;
 }
 
