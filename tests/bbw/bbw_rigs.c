@@ -391,7 +391,7 @@ static const struct {
     {"cow-chain", FROM_CHAIN, "common-3d-test-models/cow.obj", NULL, true, BBW_RIG_PLAIN},
     {"woody-chain", FROM_CHAIN, "common-3d-test-models/woody.obj", NULL, true, BBW_RIG_FLAT},
     {"homer-chain", FROM_CHAIN, "common-3d-test-models/homer.obj", NULL, false, BBW_RIG_PLAIN},
-    {"alligator-chain", FROM_CHAIN, "common-3d-test-models/alligator.obj", NULL, false, BBW_RIG_PLAIN},
+    {"alligator-chain", FROM_CHAIN, "common-3d-test-models/alligator.obj", NULL, false, BBW_RIG_FLAT},
     {"teapot-chain", FROM_CHAIN, "common-3d-test-models/teapot.obj", NULL, false, BBW_RIG_PLAIN},
     {"cheburashka-chain", FROM_CHAIN, "common-3d-test-models/cheburashka.obj", NULL, false, BBW_RIG_PLAIN},
     {"beetle-chain", FROM_CHAIN, "common-3d-test-models/beetle.obj", NULL, false, BBW_RIG_PLAIN},
