@@ -54,7 +54,8 @@ typedef struct sinew_bbw_desc {
     const sinew_trimesh *triangles;  /* 2D domain in the xy plane, either orientation */
     const sinew_tetmesh *tets;       /* 3D domain, positively oriented tets */
     const sinew_trimesh *surface;    /* 3D surface, closed or open: volume = grid
-                                        cells whose centre has winding number >= 1/2 */
+                                        cells whose centre has winding number >= 1/2
+                                        (<= -1/2 for a surface wound inwards) */
     uint32_t grid_resolution;        /* automatic volume: cells along the longest
                                         side of the surface's box; 0 = 32 */
     /* ---- handles ---- */
@@ -82,7 +83,21 @@ typedef struct sinew_bbw_desc {
     uint32_t volume_flags;
     /* How point handles meet the domain (0 = SINEW_BBW_PLACE_SNAP). */
     uint32_t point_placement;
+    /* What a handle (or part of one) farther than handle_tolerance outside
+     * the domain does (0 = SINEW_BBW_OUTSIDE_CLIP). */
+    uint32_t handle_outside;
 } sinew_bbw_desc;
+
+/* sinew_bbw_desc.handle_outside. */
+typedef enum sinew_bbw_outside {
+    /* A bone keeps the samples that lie in the domain; a bone with none, a
+     * point or a cage vertex outside fixes the domain vertex nearest to it;
+     * a cage edge or face keeps its samples inside. sinew_bbw_info counts
+     * the handles so clipped or moved (clipped_handle_count) and how far. */
+    SINEW_BBW_OUTSIDE_CLIP = 0,
+    /* Any handle outside fails with OUTSIDE_DOMAIN naming it. */
+    SINEW_BBW_OUTSIDE_REFUSE = 1
+} sinew_bbw_outside;
 
 /* The defaults sinew_bbw_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
  * all zero) with every zero field that has a default replaced by it (grid_resolution,
@@ -233,6 +248,15 @@ typedef struct sinew_bbw_info {
     double max_snap_distance;
     /* Coarser volumes the last solve started from (see coarse_levels). */
     uint32_t coarse_levels_used;
+    /* Handles that lay partly or wholly outside the domain and were clipped
+     * or moved (SINEW_BBW_OUTSIDE_CLIP), the first of them (SIZE_MAX if
+     * none) and the largest distance involved (world units): for a clipped
+     * bone or cage edge/face the length of it beyond the part kept, for a
+     * moved handle the distance to the vertex it fixes. Not saved: a loaded
+     * handle reports 0 and SIZE_MAX. */
+    size_t clipped_handle_count;
+    size_t first_clipped_handle;
+    double max_clip_distance;
 } sinew_bbw_info;
 
 /* Builds the domain, the operators and the handle constraints.
@@ -241,7 +265,7 @@ typedef struct sinew_bbw_info {
  * INDEX_OUT_OF_RANGE (element/bone/cage index, named); DEGENERATE (zero-area
  * triangle, zero-volume tet, zero-length bone, handles that collapse onto the
  * same domain vertices, an automatic volume with no inside cell); OUTSIDE_DOMAIN
- * (handle outside the domain, named); SIZE_OVERFLOW; OUT_OF_MEMORY; CANCELLED.
+ * (handle outside the domain, named, with SINEW_BBW_OUTSIDE_REFUSE); SIZE_OVERFLOW; OUT_OF_MEMORY; CANCELLED.
  * Regions of the domain that no handle reaches do not fail: they are counted in
  * sinew_bbw_info and get zero weights. ctx may be NULL. Thread-safe for
  * distinct outputs. */
@@ -335,6 +359,75 @@ SINEW_API sinew_result sinew_bbw_save(const sinew_bbw *bbw, void *buffer, size_t
  * (NULL data or out); OUT_OF_MEMORY. On failure *out is untouched.
  * Thread-safe for distinct outputs. */
 SINEW_API sinew_result sinew_bbw_load(sinew_context *ctx, const void *data, size_t size, sinew_bbw **out);
+
+/* ---- One call: skinning weights from a surface and a skeleton ---- */
+
+/* The certified error bound (mass-weighted RMS, as sinew_bbw_solve_desc's
+ * tolerance) sinew_bbw_auto_weights asks by default: loose enough to stop
+ * early, tight enough that the top-k weights differ from a converged solve
+ * on the same domain by at most 0.02 on the rig set of docs/bbw.md. */
+#define SINEW_BBW_AUTO_TOLERANCE 1e-3
+
+typedef struct sinew_bbw_auto_desc {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    /* The mesh to weight: any triangle surface (closed, open, in parts,
+     * inside out, a triangle soup, or flat). Its vertices get the weights. */
+    const sinew_trimesh *surface;
+    /* Handles, numbered points first, then bones (as sinew_bbw_desc). */
+    sinew_points joint_positions;
+    const uint32_t *bones;           /* 2 joint_positions indices per bone */
+    size_t bone_count;
+    sinew_points points;             /* optional point handles */
+    uint32_t influence_count;        /* slots per vertex, 1..64; 0 = 4 */
+    uint32_t grid_resolution;        /* automatic volume's cells along the longest side; 0 = 32 */
+    double tolerance;                /* 0 = SINEW_BBW_AUTO_TOLERANCE */
+    uint32_t max_iterations;         /* 0 = 5000 */
+    uint32_t handle_outside;         /* sinew_bbw_outside; 0 = clip */
+} sinew_bbw_auto_desc;
+
+/* What sinew_bbw_auto_weights did. */
+typedef struct sinew_bbw_auto_report {
+    size_t struct_size;  /* SINEW_INIT(&s) sets it */
+    uint32_t dimension;                 /* 3: automatic volume; 2: the flat surface itself */
+    size_t welded_vertex_count;         /* surface vertices after merging equal positions */
+    size_t component_count;             /* connected parts of the welded surface */
+    size_t flipped_component_count;     /* closed parts wound inwards, turned outwards */
+    /* Handles clipped or moved (sinew_bbw_info's figures). */
+    size_t clipped_handle_count;
+    size_t first_clipped_handle;        /* SIZE_MAX if none */
+    double max_clip_distance;           /* world units */
+    /* Surface vertices the domain did not weight (outside its reach, or in a
+     * part no handle reaches), weighted from the nearest reached domain
+     * vertex instead, and the domain's regions no handle reaches. */
+    size_t attached_surface_vertex_count;
+    size_t unreached_region_count;
+    size_t unweighted_surface_vertex_count; /* rows left all zero: 0 unless no domain vertex is reached */
+    uint32_t grid_resolution;
+    size_t domain_vertex_count;
+    uint32_t iterations;
+    double error_bound;                 /* certified, as sinew_bbw_info.error_bound */
+    int converged;                      /* the bound is within the tolerance */
+    /* Wall-clock seconds: surface preparation, domain, operators, solve,
+     * the weights at the vertices, and the whole call. */
+    double seconds_prepare, seconds_domain, seconds_operators, seconds_solve, seconds_weights, seconds_total;
+} sinew_bbw_auto_report;
+
+/* Skinning weights for desc->surface's vertices in one call: welds the
+ * surface by position, turns closed parts wound inwards outwards, builds
+ * the automatic volume (a flat surface: the 2D domain of its own triangles
+ * in its plane), clips handles outside it, solves to desc->tolerance and
+ * writes the top influence_count influences of every surface vertex in the
+ * layout sinew_skin_create takes: joints[v * k + s] (handle index) and
+ * weights[v * k + s], sorted by decreasing weight, each row summing to one.
+ * Vertices the domain does not weight take the row of the nearest domain
+ * vertex a handle reaches (docs/bbw.md). joints and weights hold
+ * entry_count = vertex count * k entries each (MISMATCH otherwise). report
+ * may be NULL. Returns SINEW_OK; NOT_CONVERGED (outputs and report filled
+ * with the best weights reached); create's and solve's codes; outputs are
+ * untouched on any other failure. ctx: allocator, progress, parallel_for.
+ * Thread-safe for distinct outputs. */
+SINEW_API sinew_result sinew_bbw_auto_weights(sinew_context *ctx, const sinew_bbw_auto_desc *desc, uint32_t *joints,
+                                              float *weights, size_t entry_count, sinew_bbw_auto_report *report);
 
 #ifdef __cplusplus
 }

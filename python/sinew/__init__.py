@@ -49,7 +49,7 @@ from .soffd import Soffd  # noqa: F401
 # Lattice, placement and BBW.
 from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # noqa: F401
 from .placement import Placement, PlacementMap, RelaxReport  # noqa: F401
-from .bbw import Bbw, Cage  # noqa: F401
+from .bbw import Bbw, Cage, auto_weights  # noqa: F401
 from .bbw_pose import BbwPose, PoseReport  # noqa: F401
 
 # Pose-space correctives and morph targets.

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from . import _sinew
 from ._common import HandleObject, Kind, info, option, register_kind
 
-__all__ = ["Bbw", "Cage"]
+__all__ = ["Bbw", "Cage", "auto_weights"]
 
 PARTITION = {"exact": 0, "normalise": 1}
 # solve(coarse_levels=): 0 and SINEW_BBW_COARSE_NONE of sinew_bbw_solve_desc.
 COARSE_LEVELS = {"auto": 0, "none": 0xFFFFFFFF}
 DOMAINS = ("triangles", "tets", "surface")
+# auto_weights(handle_outside=): sinew_bbw_outside.
+HANDLE_OUTSIDE = {"clip": 0, "refuse": 1}
 
 
 @dataclass
@@ -33,11 +35,14 @@ class Bbw(HandleObject):
 
     ``Bbw(triangles=(V, F) | tets=(V, T) | surface=(V, F), grid_resolution=0,
     points=None, joint_positions=None, bones=None, cages=(), handle_tolerance=0,
-    progress=None)``: a 2D triangle mesh (z ignored), a tet mesh, or a
+    handle_outside="clip", progress=None)``: a 2D triangle mesh (z ignored), a tet mesh, or a
     surface filled with grid_resolution voxels along its longest side (0 =
     32); point handles (n, 3), bones (b, 2) indexing joint_positions, cages
     (Cage or (vertices, edges, triangles) tuples). Handles are numbered
-    points first, then bones, then each cage's vertices. progress:
+    points first, then bones, then each cage's vertices. A handle outside the
+    domain is clipped to it (a bone keeps its part inside; a handle wholly
+    outside attaches to the nearest vertex; info.clipped_handle_count says how
+    many) or, with handle_outside="refuse", raises OutsideDomainError. progress:
     callable(stage, fraction) returning False cancels (Ctrl-C too); the GIL
     is released while the library works.
     """
@@ -45,7 +50,8 @@ class Bbw(HandleObject):
     kind = Kind.BBW
 
     def __init__(self, *, triangles=None, tets=None, surface=None, grid_resolution=0, points=None,
-                 joint_positions=None, bones=None, cages=(), handle_tolerance=0.0, progress=None):
+                 joint_positions=None, bones=None, cages=(), handle_tolerance=0.0, handle_outside="clip",
+                 progress=None):
         domains = [(k, mesh) for k, mesh in zip(range(3), (triangles, tets, surface)) if mesh is not None]
         if len(domains) != 1:
             raise _sinew.InvalidArgumentError("domain: give exactly one of triangles=(V, F), tets=(V, T) or "
@@ -53,7 +59,8 @@ class Bbw(HandleObject):
         kind, (vertices, elements) = domains[0]
         cage_list = [(c.vertices, c.edges, c.triangles) if isinstance(c, Cage) else tuple(c) for c in cages]
         self._handle = _sinew.bbw_create(kind, vertices, elements, int(grid_resolution), points, joint_positions,
-                                         bones, cage_list, float(handle_tolerance), progress)
+                                         bones, cage_list, float(handle_tolerance), progress,
+                                         option(handle_outside, HANDLE_OUTSIDE, "handle_outside"))
 
     @property
     def info(self):
@@ -128,3 +135,29 @@ class Bbw(HandleObject):
             return "<sinew.Bbw (closed)>"
         i = _sinew.bbw_info(self._handle)
         return f"<sinew.Bbw {i['vertex_count']} vertices, {i['handle_count']} handles, solved={bool(i['solved'])}>"
+
+
+def auto_weights(vertices, triangles, joint_positions=None, bones=None, points=None, influence_count=4, *,
+                 grid_resolution=0, tolerance=0.0, max_iterations=0, handle_outside="clip", progress=None):
+    """Skinning weights for a mesh and a skeleton in one call.
+
+    vertices (n, 3) and triangles (t, 3): any triangle surface (closed, open,
+    in parts, inside out, a triangle soup, or flat 2D art); joint_positions
+    (j, 3) and bones (b, 2) indexing them; points (p, 3) optional point
+    handles. Handles are numbered points first, then bones. Returns (joints
+    uint32 (n, k), weights float32 (n, k), report dict): the top
+    influence_count influences of every vertex by decreasing weight, rows
+    summing to one, ready for sinew.Skin(joints, weights, ...). The report
+    says what was done: clipped_handle_count / first_clipped_handle /
+    max_clip_distance (handles outside the volume, clipped or attached),
+    attached_surface_vertex_count (vertices weighted from the nearest part a
+    bone reaches), unweighted_surface_vertex_count (0), flipped_component_count,
+    dimension (2 for a flat mesh), grid_resolution, iterations, error_bound,
+    converged and message, seconds per phase. tolerance: the certified error
+    bound asked (0 = 1e-3); handle_outside: "clip" or "refuse" (raise
+    OutsideDomainError naming the handle). See docs/bbw.md."""
+    outside = option(handle_outside, HANDLE_OUTSIDE, "handle_outside")
+    if isinstance(influence_count, bool) or not isinstance(influence_count, int) or not 1 <= influence_count <= 64:
+        raise _sinew.InvalidArgumentError(f"influence_count: expected an int in [1, 64], got {influence_count!r}")
+    return _sinew.bbw_auto_weights(vertices, triangles, joint_positions, bones, points, int(influence_count),
+                                   int(grid_resolution), float(tolerance), int(max_iterations), outside, progress)

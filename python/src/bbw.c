@@ -86,21 +86,21 @@ fail:
 
 /* (domain_kind, vertices, elements, grid_resolution=0, points=None,
  *  joint_positions=None, bones=None, cages=None, handle_tolerance=0,
- *  progress=None) -> bbw handle. domain_kind: 0 triangles (2D), 1 tets, 2 surface. */
+ *  progress=None, handle_outside=0) -> bbw handle. domain_kind: 0 triangles (2D), 1 tets, 2 surface. */
 static PyObject *py_bbw_create(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
     static char *kwlist[] = {"domain_kind", "vertices", "elements", "grid_resolution", "points", "joint_positions",
-                             "bones", "cages", "handle_tolerance", "progress", NULL};
+                             "bones", "cages", "handle_tolerance", "progress", "handle_outside", NULL};
     int kind;
     PyObject *vertices_obj, *elements_obj, *points_obj = Py_None, *joints_obj = Py_None, *bones_obj = Py_None,
              *cages_obj = Py_None, *progress = Py_None;
     sinew_bbw_desc d;
     SINEW_INIT(&d);
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OO|O&OOOOfO", kwlist, SN_PY_ENUM("domain_kind", &kind),
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O&OO|O&OOOOfOO&", kwlist, SN_PY_ENUM("domain_kind", &kind),
                                      &vertices_obj, &elements_obj, SN_PY_U32("grid_resolution", &d.grid_resolution),
                                      &points_obj, &joints_obj, &bones_obj, &cages_obj,
-                                     &d.handle_tolerance, &progress))
+                                     &d.handle_tolerance, &progress, SN_PY_U32("handle_outside", &d.handle_outside)))
         return NULL;
     if (kind < DOMAIN_TRIANGLES || kind > DOMAIN_SURFACE)
         return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT,
@@ -167,8 +167,10 @@ static PyObject *py_bbw_info(PyObject *self, PyObject *handle)
     if (!ok) return NULL;
     PyObject *first_unreached = i.first_unreached_vertex == SIZE_MAX ? Py_NewRef(Py_None)
                                                                      : PyLong_FromSize_t(i.first_unreached_vertex);
+    PyObject *first_clipped = i.first_clipped_handle == SIZE_MAX ? Py_NewRef(Py_None)
+                                                                  : PyLong_FromSize_t(i.first_clipped_handle);
     return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:N,s:i,s:I,s:I,s:d,s:d,s:d,s:n,s:d,s:d,s:d,s:n,s:I,s:d,s:d,s:n,s:n,"
-                         "s:d,s:I}",
+                         "s:d,s:I,s:n,s:N,s:d}",
                          "vertex_count",
                          (Py_ssize_t)i.vertex_count, "element_count", (Py_ssize_t)i.element_count, "handle_count",
                          (Py_ssize_t)i.handle_count, "constrained_vertex_count", (Py_ssize_t)i.constrained_vertex_count,
@@ -181,7 +183,9 @@ static PyObject *py_bbw_info(PyObject *self, PyObject *handle)
                          (Py_ssize_t)i.memory_bytes, "grid_resolution", i.grid_resolution, "grid_cell_size",
                          i.grid_cell_size, "finest_cell_size", i.finest_cell_size, "refined_cell_count",
                          (Py_ssize_t)i.refined_cell_count, "handle_cell_count", (Py_ssize_t)i.handle_cell_count,
-                         "max_snap_distance", i.max_snap_distance, "coarse_levels_used", i.coarse_levels_used);
+                         "max_snap_distance", i.max_snap_distance, "coarse_levels_used", i.coarse_levels_used,
+                         "clipped_handle_count", (Py_ssize_t)i.clipped_handle_count, "first_clipped_handle",
+                         first_clipped, "max_clip_distance", i.max_clip_distance);
 }
 
 /* (bbw, partition=0, tolerance=0, max_iterations=0, shape_mask=None,
@@ -435,7 +439,7 @@ static PyObject *py_bbw_top_k(PyObject *self, PyObject *args, PyObject *kwargs)
 
 static PyMethodDef bbw_methods[] = {
     KW(bbw_create, "bbw_create(domain_kind, vertices, elements, grid_resolution=0, points=None, "
-                   "joint_positions=None, bones=None, cages=None, handle_tolerance=0, progress=None) -> Handle"),
+                   "joint_positions=None, bones=None, cages=None, handle_tolerance=0, progress=None, handle_outside=0) -> Handle"),
     {"bbw_info", py_bbw_info, METH_O, "bbw_info(bbw) -> dict of sinew_bbw_info"},
     KW(bbw_solve, "bbw_solve(bbw, partition=0, tolerance=0, max_iterations=0, shape_mask=None, shape_strength=0, "
                   "penalty=0, progress=None) -> (converged, message)"),

@@ -6,6 +6,7 @@
 #include "sn_py.h"
 
 #include <stdarg.h>
+#include <string.h>
 
 /* Python name and extra built-in base of each code's class; a built-in base
  * lets `except ValueError` catch bad input as Python code expects. */
@@ -110,20 +111,40 @@ static PyObject *raise_error(sinew_result result, const char *message, const cha
     return NULL;
 }
 
-static const char *last_message(sinew_result result)
+/* Advice in the library's messages that names a C constant or field, and
+ * what a Python caller writes instead. */
+static const struct {
+    const char *c, *python;
+} advice[] = {
+    {"set unweighted = SINEW_SKIN_UNWEIGHTED_BIND to bind it", "pass unweighted_joint= to bind it to that joint"},
+    {"set renormalize to scale them", "pass renormalize=True to scale them"},
+};
+
+/* The library's message for a Python caller, in buf. */
+static const char *last_message(sinew_result result, char *buf, size_t size)
 {
     const char *message = sinew_last_error();
-    return message && message[0] ? message : sinew_result_string(result);
+    if (!message || !message[0]) return sinew_result_string(result);
+    for (size_t i = 0; i < sizeof advice / sizeof advice[0]; ++i) {
+        const char *at = strstr(message, advice[i].c);
+        if (!at) continue;
+        PyOS_snprintf(buf, size, "%.*s%s%s", (int)(at - message), message, advice[i].python,
+                      at + strlen(advice[i].c));
+        return buf;
+    }
+    return message;
 }
 
 PyObject *sn_py_raise(sinew_result result)
 {
-    return raise_error(result, last_message(result), NULL, NULL);
+    char buf[1024];
+    return raise_error(result, last_message(result, buf, sizeof buf), NULL, NULL);
 }
 
 PyObject *sn_py_raise_with(sinew_result result, const char *attribute, PyObject *value)
 {
-    return raise_error(result, last_message(result), attribute, value);
+    char buf[1024];
+    return raise_error(result, last_message(result, buf, sizeof buf), attribute, value);
 }
 
 PyObject *sn_py_raise_msg(sinew_result result, const char *format, ...)

@@ -17,10 +17,11 @@ SN_PY_TECHNIQUE(skin_links)
 SN_PY_TECHNIQUE(soffd)
 
 /* Lattice, placement, BBW and its pose-time solver (src/lattice.c,
- * src/placement.c, src/bbw.c, src/bbw_pose.c). */
+ * src/placement.c, src/bbw.c, src/bbw_auto.c, src/bbw_pose.c). */
 SN_PY_TECHNIQUE(lattice)
 SN_PY_TECHNIQUE(placement)
 SN_PY_TECHNIQUE(bbw)
+SN_PY_TECHNIQUE(bbw_auto)
 SN_PY_TECHNIQUE(bbw_pose)
 
 /* Pose-space correctives and morph targets (src/corrective.c). */

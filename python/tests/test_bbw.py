@@ -266,7 +266,9 @@ def test_bad_input_names_the_argument():
         sinew.Bbw(triangles=(bad, triangles), points=[[0, 0, 0]])
     assert caught.value.code == sinew.Result.NON_FINITE and "3" in str(caught.value)
     with pytest.raises(sinew.OutsideDomainError, match="0"):
-        sinew.Bbw(triangles=(vertices, triangles), points=[[5, 5, 0]])
+        sinew.Bbw(triangles=(vertices, triangles), points=[[5, 5, 0]], handle_outside="refuse")
+    clipped = sinew.Bbw(triangles=(vertices, triangles), points=[[5, 5, 0]]).info
+    assert clipped.clipped_handle_count == 1 and clipped.first_clipped_handle == 0
     with pytest.raises(sinew.InvalidArgumentError, match="cage 0 vertices"):
         sinew.Bbw(triangles=(vertices, triangles), points=[[0, 0, 0]], cages=[([[0, 0]], None, None)])
     bbw = sinew.Bbw(triangles=(vertices, triangles), points=[[0, 0, 0], [1, 1, 0]])

@@ -78,6 +78,9 @@ sinew_result sinew_bbw_create(sinew_context *ctx, const sinew_bbw_desc *caller_d
     if (desc->point_placement > SINEW_BBW_PLACE_MOVE_VERTEX)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "point placement %u is not a sinew_bbw_placement",
                        desc->point_placement);
+    if (desc->handle_outside > SINEW_BBW_OUTSIDE_REFUSE)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "handle outside %u is not a sinew_bbw_outside",
+                       desc->handle_outside);
     if (desc->volume_flags & ~SINEW_BBW_VOLUME_UNIFORM)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "volume flags 0x%x: only SINEW_BBW_VOLUME_UNIFORM (0x1) exists",
                        desc->volume_flags);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/clip.h"
 
 typedef struct constrain_state {
     sinew_bbw *b;
@@ -22,14 +23,20 @@ typedef struct constrain_state {
     double spacing;       /* sample spacing along bones and cages */
     uint32_t *claims;     /* number of sources that claimed each vertex */
     size_t *last_source;  /* the source that last claimed each vertex */
+    int clip;             /* SINEW_BBW_OUTSIDE_CLIP: snap reports UINT32_MAX instead of failing */
+    sn_bbw_clip_record clipped;
 } constrain_state;
 
-/* Locates q, snaps it to a vertex and returns that vertex, or fails naming
- * the handle. */
+/* Locates q, snaps it to a vertex and returns that vertex; outside the
+ * domain, UINT32_MAX when clipping, else fails naming the handle. */
 static sinew_result snap(constrain_state *s, const double q[3], const char *what, size_t which, uint32_t *vertex)
 {
     double bary[4];
     size_t e = sn_bbw_locate(s->b, q, s->tolerance, bary);
+    if (e == SIZE_MAX && s->clip) {
+        *vertex = UINT32_MAX;
+        return SINEW_OK;
+    }
     if (e == SIZE_MAX)
         return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "%s %zu at (%g, %g, %g) lies outside the domain", what, which, q[0],
                        q[1], q[2]);
@@ -92,7 +99,11 @@ static sinew_result constrain_points(constrain_state *s, const sinew_bbw_desc *d
         uint32_t v;
         to_double(sn_point(&d->points, i), q, b->dim);
         if ((r = snap(s, q, "point handle", i, &v)) != SINEW_OK) break;
-        if (move && s->claims[v] == 0) moved += (size_t)sn_bbw_place_vertex(b, &inc, v, q);
+        if (v == UINT32_MAX) {
+            double moved_by;
+            v = sn_bbw_nearest_vertex(b, q, q, s->claims, &moved_by);
+            sn_bbw_clip_note(&s->clipped, i, moved_by);
+        } else if (move && s->claims[v] == 0) moved += (size_t)sn_bbw_place_vertex(b, &inc, v, q);
         const double *p = b->positions + 3 * (size_t)v;
         farthest = fmax(farthest, sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) +
                                        (p[2] - q[2]) * (p[2] - q[2])));
@@ -129,13 +140,25 @@ static sinew_result constrain_bones(constrain_state *s, const sinew_bbw_desc *d)
             return sn_fail(SINEW_ERROR_DEGENERATE, "bone %zu (joints %u, %u) has zero length", i, d->bones[2 * i],
                            d->bones[2 * i + 1]);
         size_t n = segment_samples(s, a, c), h = d->points.count + i;
-        double one = 1.0;
+        double one = 1.0, kept_from = 2.0, kept_to = -1.0;
         for (size_t k = 0; k < n; ++k) {
             double t = (double)k / (double)(n - 1), q[3];
             for (int x = 0; x < 3; ++x) q[x] = a[x] + t * (c[x] - a[x]);
             uint32_t v;
             if ((r = snap(s, q, "bone", i, &v)) != SINEW_OK) return r;
+            if (v == UINT32_MAX) continue;
+            kept_from = fmin(kept_from, t);
+            kept_to = fmax(kept_to, t);
             claim(s, v, h, &h, &one, 1);
+        }
+        if (kept_to < 0.0) {
+            /* Wholly outside: the bone attaches at the vertex nearest to it. */
+            double moved_by;
+            uint32_t v = sn_bbw_nearest_vertex(b, a, c, s->claims, &moved_by);
+            claim(s, v, h, &h, &one, 1);
+            sn_bbw_clip_note(&s->clipped, h, moved_by);
+        } else if (kept_from > 0.0 || kept_to < 1.0) {
+            sn_bbw_clip_note(&s->clipped, h, len * fmax(kept_from, 1.0 - kept_to));
         }
     }
     return SINEW_OK;
@@ -191,6 +214,11 @@ static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
             to_double(sn_point(&cage->vertices, i), q, b->dim);
             if ((r = snap(s, q, "cage vertex", i, &v)) != SINEW_OK) return r;
             size_t h = base + i;
+            if (v == UINT32_MAX) {
+                double moved_by;
+                v = sn_bbw_nearest_vertex(b, q, q, s->claims, &moved_by);
+                sn_bbw_clip_note(&s->clipped, h, moved_by);
+            }
             double one = 1.0;
             claim(s, v, h, &h, &one, 1);
         }
@@ -208,6 +236,10 @@ static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
                 for (int x = 0; x < 3; ++x) q[x] = a[x] + t * (c2[x] - a[x]);
                 uint32_t v;
                 if ((r = snap(s, q, "cage edge", e, &v)) != SINEW_OK) return r;
+                if (v == UINT32_MAX) {
+                    sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
+                    continue;
+                }
                 /* Interpolate at the vertex, not at the sample. */
                 const double *p = b->positions + 3 * (size_t)v;
                 double tv = ((p[0] - a[0]) * (c2[0] - a[0]) + (p[1] - a[1]) * (c2[1] - a[1]) + (p[2] - a[2]) * (c2[2] - a[2])) / len2;
@@ -237,6 +269,10 @@ static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
                     for (int x = 0; x < 3; ++x) q[x] = (1 - u - w) * p3[0][x] + u * p3[1][x] + w * p3[2][x];
                     uint32_t v;
                     if ((r = snap(s, q, "cage triangle", f, &v)) != SINEW_OK) return r;
+                    if (v == UINT32_MAX) {
+                        sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
+                        continue;
+                    }
                     double vals[3];
                     triangle_coords(p3[0], p3[1], p3[2], b->positions + 3 * (size_t)v, vals);
                     claim(s, v, source, hs, vals, 3);
@@ -253,7 +289,8 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tole
     if (!sn_mul_size(n, m, &cells)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many vertices times handles");
     b->fixed = sn_calloc_array(&b->env, cells, sizeof(double), "handle constraints");
     b->state = sn_calloc_array(&b->env, n, 1, "vertex states");
-    constrain_state s = {.b = b, .m = m, .tolerance = tolerance};
+    constrain_state s = {.b = b, .m = m, .tolerance = tolerance, .clip = d->handle_outside == SINEW_BBW_OUTSIDE_CLIP};
+    s.clipped.last = SIZE_MAX;
     s.claims = sn_calloc_array(&b->env, n, sizeof(uint32_t), "vertex claims");
     s.last_source = sn_alloc_array(&b->env, n, sizeof(size_t), "vertex claim sources");
     sinew_result r = SINEW_OK;
@@ -273,6 +310,9 @@ sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tole
     if ((r = constrain_points(&s, d)) != SINEW_OK) goto done;
     if ((r = constrain_bones(&s, d)) != SINEW_OK) goto done;
     if ((r = constrain_cages(&s, d)) != SINEW_OK) goto done;
+    b->info.clipped_handle_count = s.clipped.count;
+    b->info.first_clipped_handle = s.clipped.count ? s.clipped.first : SIZE_MAX;
+    b->info.max_clip_distance = s.clipped.farthest;
     size_t fixed = 0;
     for (size_t v = 0; v < n; ++v) {
         if (!s.claims[v]) continue;

@@ -531,6 +531,7 @@ static sinew_result read_handle(sn_reader *rd, sinew_bbw *b)
     b->info.element_count = b->element_count;
     b->info.handle_count = b->handle_count;
     b->info.solved = solved;
+    b->info.first_clipped_handle = SIZE_MAX; /* what create clipped is not saved */
     b->info.iterations = (uint32_t)counts[SN_BBW_COUNT_ITERATIONS];
     b->info.polish_rounds = (uint32_t)counts[SN_BBW_COUNT_POLISH_ROUNDS];
     b->info.factor_nonzeros = (size_t)counts[SN_BBW_COUNT_FACTOR_NONZEROS];

@@ -1,7 +1,7 @@
 /*
  * The automatic volume inside a surface: a regular grid whose cells are
  * inside when the generalised winding number at their centre is at least
- * 1/2, each split into six Kuhn tets around its main diagonal (all cells
+ * 1/2 (at most -1/2 for a surface wound inwards), each split into six Kuhn tets around its main diagonal (all cells
  * share the diagonal's direction, so neighbouring faces are split alike and
  * the mesh is conforming). By default the volume is graded around the
  * handles: cells holding a point handle or crossed by a bone join it (a
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
+#include "bbw/closed.h"
 #include "bbw/defaults.h"
 #include "bbw/kuhn.h"
 #include "core/small_math.h"
@@ -167,19 +168,33 @@ static size_t add_segment_cells(const volume_grid *g, const double p[3], const d
     return added;
 }
 
+/* Whether any cell along segment pq is in the volume. */
+static int segment_meets_volume(const volume_grid *g, const double p[3], const double q[3], const uint8_t *inside)
+{
+    double len = point_segment(p, q, q);
+    size_t steps = (size_t)fmin(ceil(4.0 * len / g->h), 1e6);
+    for (size_t s = 0; s <= steps; ++s) {
+        double t = steps ? (double)s / (double)steps : 0.0, x[3];
+        uint32_t c[3];
+        for (int a = 0; a < 3; ++a) x[a] = p[a] + t * (q[a] - p[a]);
+        if (cell_of(g, x, c) && inside[cell_index(g, c)]) return 1;
+    }
+    return 0;
+}
+
 /* Puts the cells holding a handle (a point, or the cells a bone crosses)
- * into the volume. A point whose cell the winding number left out (a tip
- * thinner than a cell) is also joined to the volume along the straight
- * segment to the nearest inside cell's centre, so its weight spreads into
- * the rest of the shape rather than living on an island. Returns the count
- * of cells added. */
+ * into the volume. A handle none of whose cells the winding number kept (a
+ * tip thinner than a cell, a bone or point beside the shape) is also joined
+ * to the volume along the straight segment from its nearest end or quarter
+ * point to the nearest inside cell's centre, so its weight spreads into the
+ * rest of the shape rather than living on an island. Returns the count of
+ * cells added. */
 static size_t add_handle_cells(const volume_grid *g, const volume_handle *hs, size_t count, uint8_t *inside)
 {
     size_t added = 0;
     for (size_t i = 0; i < count; ++i) {
         const volume_handle *h = &hs[i];
-        uint32_t c[3];
-        int lone = h->j0 == UINT32_MAX && cell_of(g, h->start, c) && !inside[cell_index(g, c)];
+        int lone = !segment_meets_volume(g, h->start, h->end, inside);
         double target[3], best = INFINITY;
         for (uint32_t z = 0; lone && z < g->n[2]; ++z)
             for (uint32_t y = 0; y < g->n[1]; ++y)
@@ -187,15 +202,18 @@ static size_t add_handle_cells(const volume_grid *g, const volume_handle *hs, si
                     if (!inside[cell_index(g, (uint32_t[3]){x, y, z})]) continue;
                     double m[3] = {g->origin[0] + (x + 0.5) * g->h, g->origin[1] + (y + 0.5) * g->h,
                                    g->origin[2] + (z + 0.5) * g->h};
-                    double d2 = (m[0] - h->a[0]) * (m[0] - h->a[0]) + (m[1] - h->a[1]) * (m[1] - h->a[1]) +
-                                (m[2] - h->a[2]) * (m[2] - h->a[2]);
-                    if (d2 < best) {
-                        best = d2;
+                    double d = point_segment(m, h->start, h->end);
+                    if (d < best) {
+                        best = d;
                         memcpy(target, m, sizeof m);
                     }
                 }
         added += add_segment_cells(g, h->start, h->end, inside);
-        if (lone && best < INFINITY) added += add_segment_cells(g, h->a, target, inside);
+        if (!lone || best == INFINITY) continue;
+        const double *from = h->start, *options[3] = {h->a, h->b, h->end};
+        for (int o = 0; o < 3; ++o)
+            if (point_segment(options[o], target, target) < point_segment(from, target, target)) from = options[o];
+        added += add_segment_cells(g, from, target, inside);
     }
     return added;
 }
@@ -271,27 +289,48 @@ static sinew_result refine_near_handles(sinew_bbw *b, sn_kuhn *k, const volume_g
     return r;
 }
 
-/* Marks the inside cells by the winding number at their centres. */
+/* *open = 1 when the surface has an edge without its reverse. */
+static sinew_result surface_openness(sinew_bbw *b, const sinew_trimesh *surface, uint8_t *open)
+{
+    sn_indices ix;
+    sinew_result r = sn_indices_read(&b->env, surface->indices, surface->index_type, surface->index_stride,
+                                     surface->triangle_count, 3, surface->positions.count, "surface triangle", &ix);
+    if (r == SINEW_OK) r = sn_bbw_mark_open_parts(&b->env, ix.data, surface->triangle_count, NULL, open);
+    sn_indices_free(&b->env, &ix);
+    return r;
+}
+
+/* Marks the inside cells by the winding number at their centres: at least
+ * 1/2; or, for a closed surface with no cell there but some at most -1/2,
+ * those (a closed surface wound inwards has winding number -1 inside; an
+ * open sheet's negative side is no inside). */
 static sinew_result classify_cells(sinew_bbw *b, const sinew_trimesh *surface, const volume_grid *g,
                                    uint8_t *inside, size_t *inside_count)
 {
+    enum { OUTWARD = 1, INWARD = 2 };
     sn_winding wind = {0};
     sinew_result r = sn_winding_build(&b->env, surface, &wind);
     if (r != SINEW_OK) return r;
-    *inside_count = 0;
+    size_t count[3] = {0, 0, 0};
     for (uint32_t k = 0; k < g->n[2] && r == SINEW_OK; ++k) {
         r = sn_progress(&b->env, "bbw: voxelise", (float)k / (float)g->n[2]);
         for (uint32_t j = 0; j < g->n[1] && r == SINEW_OK; ++j)
             for (uint32_t i = 0; i < g->n[0]; ++i) {
                 double q[3] = {g->origin[0] + (i + 0.5) * g->h, g->origin[1] + (j + 0.5) * g->h,
                                g->origin[2] + (k + 0.5) * g->h};
-                if (sn_winding_number(&wind, q) >= 0.5) {
-                    inside[cell_index(g, (uint32_t[3]){i, j, k})] = 1;
-                    ++*inside_count;
-                }
+                double w = sn_winding_number(&wind, q);
+                uint8_t side = w >= 0.5 ? OUTWARD : w <= -0.5 ? INWARD : 0;
+                inside[cell_index(g, (uint32_t[3]){i, j, k})] = side;
+                count[side]++;
             }
     }
     sn_winding_free(&b->env, &wind);
+    uint8_t open = 0;
+    if (r == SINEW_OK && !count[OUTWARD] && count[INWARD]) r = surface_openness(b, surface, &open);
+    const uint8_t keep = count[OUTWARD] || open ? OUTWARD : INWARD;
+    size_t cells = (size_t)g->n[0] * g->n[1] * g->n[2];
+    for (size_t c = 0; c < cells; ++c) inside[c] = inside[c] == keep;
+    *inside_count = count[keep];
     return r;
 }
 

@@ -655,7 +655,9 @@ static void test_validation(void **state)
     expect_create(&e, SINEW_ERROR_NON_FINITE, "point handle 0");
     float outside[6] = {0.0f, 0.0f, 0.0f, 3.0f, 1.0f, 0.0f};
     e.points.data = outside;
+    e.handle_outside = SINEW_BBW_OUTSIDE_REFUSE;
     expect_create(&e, SINEW_ERROR_OUTSIDE_DOMAIN, "point handle 1");
+    e.handle_outside = SINEW_BBW_OUTSIDE_CLIP;
     float same[6] = {0.5f, 0.5f, 0.0f, 0.51f, 0.5f, 0.0f};
     e.points.data = same;
     expect_create(&e, SINEW_ERROR_DEGENERATE, "handle 0");

@@ -175,10 +175,20 @@ static void close_points_beyond_the_grid(void **state)
     const char *names[2] = {"point handle 0", "point handle 1"};
     for (int k = 0; k < 2; ++k) {
         sinew_bbw_desc d = volume_desc(&box, 8, sets[k], 3);
+        d.handle_outside = SINEW_BBW_OUTSIDE_REFUSE;
         sinew_bbw *b = NULL;
         assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_ERROR_OUTSIDE_DOMAIN);
         assert_null(b);
         if (!strstr(sinew_last_error(), names[k])) fail_msg("%s: %s", names[k], sinew_last_error());
+        /* By default they attach to the nearest free vertices of the volume. */
+        d.handle_outside = SINEW_BBW_OUTSIDE_CLIP;
+        b = create_ok(&d);
+        sinew_bbw_info info;
+        SINEW_INIT(&info);
+        assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+        assert_int_equal(info.clipped_handle_count, 2);
+        assert_int_equal(info.first_clipped_handle, (size_t)k);
+        sinew_bbw_destroy(b);
     }
 }
 
@@ -243,10 +253,12 @@ static void handle_in_a_thin_fin(void **state)
     const float points[6] = {1.9f, 0.46f, 0.5f, 0.2f, 0.5f, 0.5f};
     sinew_bbw_desc d = volume_desc(&shape, 8, points, 2);
     d.volume_flags = SINEW_BBW_VOLUME_UNIFORM;
+    d.handle_outside = SINEW_BBW_OUTSIDE_REFUSE;
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point handle 0"));
     d.volume_flags = 0;
+    d.handle_outside = SINEW_BBW_OUTSIDE_CLIP;
     b = create_ok(&d);
     sinew_bbw_info info = info_of(b);
     /* The tip is 0.9 (3.6 cells) from the box: its cell and those between. */

@@ -134,7 +134,9 @@ EDIT(tolerance_negative, d->handle_tolerance = -1)
 EDIT(tolerance_nan, d->handle_tolerance = NAN)
 EDIT(handle_nan, d->points.data = nan_handles)
 EDIT(handles_coincide, d->points.data = coincident_handles)
-EDIT(handle_outside, d->points.data = outside_handles)
+EDIT(handle_outside, d->points.data = outside_handles; d->handle_outside = SINEW_BBW_OUTSIDE_REFUSE)
+EDIT(handle_outside_clipped_ok, d->points.data = outside_handles)
+EDIT(handle_outside_unknown, d->handle_outside = 2)
 EDIT(bone_joint_out_of_range, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_out_of_range;
      d->bone_count = 1)
 EDIT(bone_zero_length, d->points.count = 0; d->joint_positions.data = joints; d->joint_positions.count = 2; d->bones = bone_collapsed;
@@ -213,6 +215,66 @@ static sinew_result solve_cancelled(void)
     return r;
 }
 
+/* ---- the one call ------------------------------------------------------------------ */
+
+/* The grid as a flat surface (a 2D domain) with the two point handles, k = 2. */
+typedef void (*auto_edit)(sinew_bbw_auto_desc *d, sinew_trimesh *surface);
+static sinew_result auto_edited(sinew_context *ctx, auto_edit edit, size_t entries, uint32_t *joints_out,
+                                float *weights_out)
+{
+    sinew_trimesh surface = fx.domain;
+    sinew_bbw_auto_desc d;
+    SINEW_INIT(&d);
+    d.surface = &surface;
+    d.points.data = handle_points;
+    d.points.count = HANDLES;
+    d.influence_count = 2;
+    if (edit) edit(&d, &surface);
+    return sinew_bbw_auto_weights(ctx, &d, joints_out, weights_out, entries,
+                                  OUT_STRUCT(sinew_bbw_auto_report, 60000));
+}
+static sinew_result auto_call(auto_edit edit)
+{
+    return auto_edited(NULL, edit, 2 * VERTICES, OUT_U32, OUT2_F);
+}
+#define AUTO_EDIT(name, statement) \
+    static void name(sinew_bbw_auto_desc *d, sinew_trimesh *surface) \
+    { \
+        (void)d, (void)surface; \
+        statement; \
+    }
+AUTO_EDIT(auto_no_surface, d->surface = NULL)
+AUTO_EDIT(auto_k65, d->influence_count = 65)
+AUTO_EDIT(auto_tolerance_negative, d->tolerance = -1)
+AUTO_EDIT(auto_handle_nan, d->points.data = nan_handles)
+AUTO_EDIT(auto_handle_outside_refused, d->points.data = outside_handles; d->handle_outside = SINEW_BBW_OUTSIDE_REFUSE)
+AUTO_EDIT(auto_handle_outside_clipped, d->points.data = outside_handles)
+AUTO_EDIT(auto_vertex_nan, memcpy(grid_nan, grid, sizeof grid); grid_nan[3 * 7 + 1] = NAN; surface->positions.data = grid_nan)
+AUTO_EDIT(auto_index_out_of_range, memcpy(triangles_bad, triangles, sizeof triangles); triangles_bad[3 * 5 + 2] = VERTICES;
+          surface->indices = triangles_bad)
+AUTO_EDIT(auto_no_triangles, surface->triangle_count = 0)
+AUTO_EDIT(auto_one_iteration, d->tolerance = 1e-9; d->max_iterations = 1)
+static sinew_result auto_cancelled(void)
+{
+    cancelling = 1;
+    sinew_result r = auto_edited(fx.ctx, NULL, 2 * VERTICES, OUT_U32, OUT2_F);
+    cancelling = 0;
+    return r;
+}
+static sinew_result auto_report_uninitialised(void)
+{
+    sinew_trimesh surface = fx.domain;
+    sinew_bbw_auto_desc d;
+    SINEW_INIT(&d);
+    d.surface = &surface;
+    d.points.data = handle_points;
+    d.points.count = HANDLES;
+    sinew_bbw_auto_report *rep = SCRATCH(sinew_bbw_auto_report, 60000);
+    rep->struct_size = 0;
+    contract_resnapshot();
+    return sinew_bbw_auto_weights(NULL, &d, OUT_U32, OUT2_F, 4 * VERTICES, rep);
+}
+
 /* ---- queries --------------------------------------------------------------------- */
 
 static sinew_points query_view(const float *data, size_t count, size_t stride)
@@ -246,6 +308,9 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(create_handle_nan, NON_FINITE, "point handle 1", { return create_edited(NULL, handle_nan); }) \
     X(create_handles_coincide, DEGENERATE, "handle", { return create_edited(NULL, handles_coincide); }) \
     X(create_handle_outside, OUTSIDE_DOMAIN, "point handle 1", { return create_edited(NULL, handle_outside); }) \
+    X(create_handle_outside_clipped_ok, OK, NULL, { return create_edited(NULL, handle_outside_clipped_ok); }) \
+    X(create_handle_outside_unknown, INVALID_ARGUMENT, "handle outside 2", \
+      { return create_edited(NULL, handle_outside_unknown); }) \
     X(create_bone_joint_out_of_range, INDEX_OUT_OF_RANGE, "bone 0", { return create_edited(NULL, bone_joint_out_of_range); }) \
     X(create_bone_zero_length, DEGENERATE, "bone 0", { return create_edited(NULL, bone_zero_length); }) \
     X(create_point_count_size_max_8, SIZE_OVERFLOW, "handles", { return create_edited(NULL, point_count_size_max_8); }) \
@@ -268,6 +333,26 @@ static sinew_result top_k(sinew_points p, size_t first, size_t count, uint32_t k
     X(create_placement_unknown, INVALID_ARGUMENT, "placement 2", { return create_edited(NULL, placement_unknown); }) \
     X(create_placement_move_ok, OK, NULL, { return create_edited(NULL, placement_move_ok); }) \
     X(destroy_null, PLAIN, NULL, { sinew_bbw_destroy(NULL); return SINEW_OK; }) \
+    /* the one call */ \
+    X(auto_null_desc, INVALID_ARGUMENT, "desc", { return sinew_bbw_auto_weights(NULL, NULL, OUT_U32, OUT2_F, 50, NULL); }) \
+    X(auto_no_surface, INVALID_ARGUMENT, "surface", { return auto_call(auto_no_surface); }) \
+    X(auto_no_triangles, INVALID_ARGUMENT, "triangles", { return auto_call(auto_no_triangles); }) \
+    X(auto_k65, INVALID_ARGUMENT, "influence count 65", { return auto_call(auto_k65); }) \
+    X(auto_tolerance_negative, INVALID_ARGUMENT, "tolerance", { return auto_call(auto_tolerance_negative); }) \
+    X(auto_entry_count_differs, MISMATCH, "entry count", \
+      { return auto_edited(NULL, NULL, 2 * VERTICES - 1, OUT_U32, OUT2_F); }) \
+    X(auto_null_joints, INVALID_ARGUMENT, "joints", { return auto_edited(NULL, NULL, 2 * VERTICES, NULL, OUT2_F); }) \
+    X(auto_misaligned_weights, INVALID_ARGUMENT, "aligned", \
+      { return auto_edited(NULL, NULL, 2 * VERTICES, OUT_U32, MISALIGNED(float, OUT2_F)); }) \
+    X(auto_report_uninitialised, INVALID_ARGUMENT, "SINEW_INIT", { return auto_report_uninitialised(); }) \
+    X(auto_vertex_nan, NON_FINITE, "surface vertex 7", { return auto_call(auto_vertex_nan); }) \
+    X(auto_index_out_of_range, INDEX_OUT_OF_RANGE, "surface triangle 5", { return auto_call(auto_index_out_of_range); }) \
+    X(auto_handle_nan, NON_FINITE, "point handle 1", { return auto_call(auto_handle_nan); }) \
+    X(auto_handle_outside_refused, OUTSIDE_DOMAIN, "point handle 1", { return auto_call(auto_handle_outside_refused); }) \
+    X(auto_not_converged, NOT_CONVERGED, "iteration", { return auto_call(auto_one_iteration); }) \
+    X(auto_cancelled, CANCELLED, "bbw", { return auto_cancelled(); }) \
+    X(auto_handle_outside_clipped_ok, OK, NULL, { return auto_call(auto_handle_outside_clipped); }) \
+    X(auto_ok, OK, NULL, { return auto_call(NULL); }) \
     /* solve */ \
     X(solve_null_bbw, INVALID_ARGUMENT, "bbw", { return sinew_bbw_solve(NULL, NULL, NULL); }) \
     X(solve_bad_partition, INVALID_ARGUMENT, "partition", { return solve_with(2, 0, 0, NULL, 0); }) \

@@ -1,0 +1,138 @@
+/*
+ * The one-call auto-binder on the rig set (tests/bbw/bbw_rigs.h): per rig,
+ * thread CPU time of sinew_bbw_auto_weights (4 influences, default settings)
+ * against the plain route in the same run (sinew_bbw_create + sinew_bbw_solve
+ * at its default tolerance + sinew_bbw_top_k at the mesh's vertices), with the
+ * one call's phases (wall clock), iterations, certified bound and unweighted
+ * surface vertices, and the plain route's (it fails on some rigs: the line
+ * says how). With --accuracy, also the largest weight difference of the one
+ * call against the same call solved to 1e-6 (a converged solve on the same
+ * domain).
+ * Usage: bench_bbw_auto [--accuracy] [name-filter]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sinew.h"
+
+#include "support.h"
+#include "../../bbw/bbw_rigs.h"
+
+enum { K = 4 };
+
+/* The plain route's CPU seconds and its all-zero rows; negative time on failure (*why filled). */
+static double plain_route(const bbw_rig *r, size_t *zero_rows, char *why, size_t why_size)
+{
+    sinew_bbw_desc d;
+    bbw_rig_create_desc(r, &d);
+    d.handle_outside = SINEW_BBW_OUTSIDE_REFUSE; /* the route as it was: no clipping */
+    uint32_t *j = malloc(r->vertex_count * K * sizeof *j);
+    float *w = malloc(r->vertex_count * K * sizeof *w);
+    sinew_bbw *b = NULL;
+    double t0 = support_cpu_now();
+    sinew_result res = sinew_bbw_create(NULL, &d, &b);
+    if (res == SINEW_OK) res = sinew_bbw_solve(NULL, b, NULL);
+    if (res == SINEW_OK) res = sinew_bbw_top_k(b, &d.surface->positions, K, j, w, 0, r->vertex_count);
+    double t = support_cpu_now() - t0;
+    *zero_rows = 0;
+    for (size_t v = 0; res == SINEW_OK && v < r->vertex_count; ++v) *zero_rows += w[v * K] == 0.0f;
+    if (res != SINEW_OK) snprintf(why, why_size, "%s", sinew_result_string(res));
+    sinew_bbw_destroy(b);
+    free(j);
+    free(w);
+    return res == SINEW_OK ? t : -1.0;
+}
+
+static sinew_result one_call(const bbw_rig *r, double tolerance, uint32_t *j, float *w, sinew_bbw_auto_report *rep)
+{
+    sinew_bbw_auto_desc d;
+    bbw_rig_desc(r, &d);
+    d.tolerance = tolerance;
+    SINEW_INIT(rep);
+    return sinew_bbw_auto_weights(NULL, &d, j, w, r->vertex_count * K, rep);
+}
+
+/* Largest difference of two top-k layouts as full rows. */
+static double row_difference(const uint32_t *j1, const float *w1, const uint32_t *j2, const float *w2, size_t n,
+                             size_t m)
+{
+    double worst = 0.0, *a = calloc(m, sizeof *a), *b = calloc(m, sizeof *b);
+    for (size_t v = 0; v < n; ++v) {
+        for (int s = 0; s < K; ++s) {
+            a[j1[v * K + (size_t)s]] += w1[v * K + (size_t)s];
+            b[j2[v * K + (size_t)s]] += w2[v * K + (size_t)s];
+        }
+        for (int s = 0; s < K; ++s) {
+            size_t h1 = j1[v * K + (size_t)s], h2 = j2[v * K + (size_t)s];
+            worst = fmax(worst, fmax(fabs(a[h1] - b[h1]), fabs(a[h2] - b[h2])));
+            a[h1] = b[h1] = a[h2] = b[h2] = 0.0;
+        }
+    }
+    free(a);
+    free(b);
+    return worst;
+}
+
+int main(int argc, char **argv)
+{
+    int accuracy = 0;
+    const char *filter = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--accuracy")) accuracy = 1;
+        else filter = argv[i];
+    }
+    for (size_t i = 0; i < bbw_rig_count(); ++i) {
+        bbw_rig r;
+        const char *why = NULL;
+        if (!bbw_rig_load(i, &r, &why)) {
+            printf("bbw/auto/%s: skipped (%s absent)\n", r.name, why);
+            continue;
+        }
+        if (filter && !strstr(r.name, filter)) {
+            bbw_rig_free(&r);
+            continue;
+        }
+        uint32_t *j = malloc(r.vertex_count * K * sizeof *j);
+        float *w = malloc(r.vertex_count * K * sizeof *w);
+        sinew_bbw_auto_report rep;
+        char plain_why[64] = "", plain_text[96];
+        size_t plain_zero = 0;
+        double plain = plain_route(&r, &plain_zero, plain_why, sizeof plain_why);
+        double t0 = support_cpu_now();
+        sinew_result res = one_call(&r, 0.0, j, w, &rep);
+        double t = support_cpu_now() - t0;
+        if (plain >= 0.0)
+            snprintf(plain_text, sizeof plain_text, "%.0f ms, %zu unweighted", 1e3 * plain, plain_zero);
+        else
+            snprintf(plain_text, sizeof plain_text, "fails with %s", plain_why);
+        if (res != SINEW_OK && res != SINEW_ERROR_NOT_CONVERGED) {
+            printf("bbw/auto/%s: failed: %s (%s)\n", r.name, sinew_result_string(res), sinew_last_error());
+        } else {
+            printf("bbw/auto/%s: %.0f ms (plain create+solve+top_k: %s) [%zu vertices, %zu handles, grid %u, %zu domain "
+                   "vertices; prepare %.0f, domain %.0f, operators %.0f, solve %.0f, weights %.0f ms; %u iterations; "
+                   "bound %.1e; %zu clipped, %zu attached, %zu unweighted]\n",
+                   r.name, 1e3 * t, plain_text, r.vertex_count, r.point_count + r.bone_count, rep.grid_resolution,
+                   rep.domain_vertex_count, 1e3 * rep.seconds_prepare, 1e3 * rep.seconds_domain,
+                   1e3 * rep.seconds_operators, 1e3 * rep.seconds_solve, 1e3 * rep.seconds_weights, rep.iterations,
+                   rep.error_bound, rep.clipped_handle_count, rep.attached_surface_vertex_count,
+                   rep.unweighted_surface_vertex_count);
+        }
+        if (accuracy && (res == SINEW_OK || res == SINEW_ERROR_NOT_CONVERGED)) {
+            uint32_t *j2 = malloc(r.vertex_count * K * sizeof *j2);
+            float *w2 = malloc(r.vertex_count * K * sizeof *w2);
+            sinew_bbw_auto_report rep2;
+            if (one_call(&r, 1e-6, j2, w2, &rep2) == SINEW_OK)
+                printf("bbw/auto-accuracy/%s: %.4f max weight difference (against the same call at tolerance 1e-6)\n",
+                       r.name, row_difference(j, w, j2, w2, r.vertex_count, r.point_count + r.bone_count));
+            free(j2);
+            free(w2);
+        }
+        fflush(stdout);
+        free(j);
+        free(w);
+        bbw_rig_free(&r);
+    }
+    return 0;
+}
