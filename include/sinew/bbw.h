@@ -378,7 +378,7 @@ typedef struct sinew_bbw_auto_desc {
     const uint32_t *bones;           /* 2 joint_positions indices per bone */
     size_t bone_count;
     sinew_points points;             /* optional point handles */
-    uint32_t influence_count;        /* slots per vertex, 1..64; 0 = 4 */
+    size_t influence_count;          /* slots per vertex, 1..64; 0 = 4 */
     uint32_t grid_resolution;        /* automatic volume's cells along the longest side; 0 = 32 */
     double tolerance;                /* 0 = SINEW_BBW_AUTO_TOLERANCE */
     uint32_t max_iterations;         /* 0 = 5000 */

@@ -44,13 +44,13 @@ static PyObject *py_bbw_auto_weights(PyObject *self, PyObject *args, PyObject *k
     d.influence_count = 4;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOO&O&dO&O&O", kwlist, &vertices_obj, &triangles_obj,
                                      &joints_obj, &bones_obj, &points_obj,
-                                     SN_PY_U32("influence_count", &d.influence_count),
+                                     SN_PY_COUNT("influence_count", &d.influence_count),
                                      SN_PY_U32("grid_resolution", &d.grid_resolution), &d.tolerance,
                                      SN_PY_U32("max_iterations", &d.max_iterations),
                                      SN_PY_U32("handle_outside", &d.handle_outside), &progress))
         return NULL;
     if (d.influence_count == 0 || d.influence_count > 64)
-        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "influence_count=%u is not in 1..64", d.influence_count);
+        return sn_py_raise_msg(SINEW_ERROR_INVALID_ARGUMENT, "influence_count=%zu is not in 1..64", d.influence_count);
     PyObject *result = NULL;
     sn_py_array vertices = SN_PY_ARRAY_INIT, triangles = SN_PY_ARRAY_INIT, joints = SN_PY_ARRAY_INIT,
                 bones = SN_PY_ARRAY_INIT, points = SN_PY_ARRAY_INIT, out_j = SN_PY_ARRAY_INIT,

@@ -117,7 +117,7 @@ static const struct {
     const char *c, *python;
 } advice[] = {
     {"set unweighted = SINEW_SKIN_UNWEIGHTED_BIND to bind it", "pass unweighted_joint= to bind it to that joint"},
-    {"set renormalize to scale them", "pass renormalize=True to scale them"},
+    {"set renormalise to scale them", "pass renormalise=True to scale them"},
 };
 
 /* The library's message for a Python caller, in buf. */

@@ -88,9 +88,10 @@ static sinew_result rows_at_vertices(const sinew_bbw *b, const sn_bbw_prepared *
 static sinew_result check_desc(const sinew_bbw_auto_desc *d, const uint32_t *joints, const float *weights,
                                size_t entry_count, uint32_t *k)
 {
-    *k = d->influence_count ? d->influence_count : 4u;
-    if (*k > SN_BBW_AUTO_MAX_INFLUENCES)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence count %u exceeds %u", *k, SN_BBW_AUTO_MAX_INFLUENCES);
+    if (d->influence_count > SN_BBW_AUTO_MAX_INFLUENCES)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence count %zu exceeds %u", d->influence_count,
+                       SN_BBW_AUTO_MAX_INFLUENCES);
+    *k = d->influence_count ? (uint32_t)d->influence_count : 4u;
     if (!d->surface) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "surface is NULL");
     if (!(d->tolerance >= 0.0) || d->tolerance > 1.0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "tolerance %g is not in [0, 1]", d->tolerance);
