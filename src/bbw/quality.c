@@ -9,7 +9,10 @@
 #include "bbw/bbw_internal.h"
 #include "bbw/quality.h"
 
-double sn_bbw_element_quality(const sinew_bbw *b, size_t e)
+/* Measure of element e over that of the regular triangle or tet with the
+ * same root mean square edge length: 1 for a regular element, towards 0 for
+ * slivers, needles and caps. */
+static double element_quality(const sinew_bbw *b, size_t e)
 {
     const uint32_t *v = b->elements + e * b->per;
     double sum2 = 0.0;
@@ -34,7 +37,7 @@ sn_bbw_quality_summary sn_bbw_quality_summary_of(const sinew_bbw *b)
 {
     sn_bbw_quality_summary s = {SIZE_MAX, INFINITY, 0};
     for (size_t e = 0; e < b->element_count; ++e) {
-        double q = sn_bbw_element_quality(b, e);
+        double q = element_quality(b, e);
         if (q < SN_BBW_POOR_QUALITY) ++s.poor_count;
         if (q < s.worst_quality) {
             s.worst_quality = q;

@@ -12,17 +12,15 @@ typedef struct sinew_bbw sinew_bbw;
  * as thick as a regular one conditions the operator a million times worse. */
 #define SN_BBW_POOR_QUALITY 1e-3
 
-/* Measure of element e over that of the regular triangle or tet with the
- * same root mean square edge length: 1 for a regular element, towards 0 for
- * slivers, needles and caps. */
-double sn_bbw_element_quality(const sinew_bbw *b, size_t e);
-
 typedef struct sn_bbw_quality_summary {
     size_t worst;          /* the element of lowest quality (SIZE_MAX: none) */
     double worst_quality;
     size_t poor_count;     /* elements below SN_BBW_POOR_QUALITY */
 } sn_bbw_quality_summary;
 
+/* The worst element and the count of poor ones, by the measure of each
+ * element over that of the regular triangle or tet with the same root mean
+ * square edge length (1 regular, towards 0 for slivers, needles, caps). */
 sn_bbw_quality_summary sn_bbw_quality_summary_of(const sinew_bbw *b);
 
 #endif
