@@ -8,6 +8,9 @@
 #include "linalg/sparse.h"
 #include "sinew/bbw.h"
 
+/* Doubles per element in sn_bbw_locator.gradients. */
+#define SN_BBW_AFFINE 12
+
 /* Uniform grid over the domain's elements for point location. */
 typedef struct sn_bbw_locator {
     double origin[3];
@@ -16,6 +19,11 @@ typedef struct sn_bbw_locator {
     size_t *cell_start;       /* dims product + 1 offsets into items */
     uint32_t *items;          /* element indices */
     float *boxes;             /* per element: lower then upper corner, rounded outwards */
+    /* Per element (SN_BBW_AFFINE doubles) the gradients of barycentric
+     * coordinates 1..3 (as sn_bbw_element_gradients gives them) and its
+     * vertex 0, so a point's coordinates are a few products from one place
+     * instead of an inverse per test. */
+    double *gradients;
 } sn_bbw_locator;
 
 /* What an automatic volume was made from (source.c): the surface and the
@@ -98,6 +106,9 @@ void sn_bbw_locator_free(sinew_bbw *b);
  * element whose clamped point is nearest within max_distance. Returns the
  * element or SIZE_MAX. */
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
+/* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an
+ * element, by a test of a few products (false = not known: locate). */
+bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance);
 
 /* ---- handles.c ---- */
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);

@@ -64,6 +64,23 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
     return SINEW_OK;
 }
 
+/* Whether every point of [first, first + count) can be located, so that a
+ * failure leaves the outputs untouched. Most points pass a test of a few
+ * products (sn_bbw_locate_certain); the rest are located in full. */
+static sinew_result check_locatable(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count)
+{
+    for (size_t i = first; i < first + count; ++i) {
+        const float *p = sn_point(pts, i);
+        double q[3] = {p[0], p[1], p[2]};
+        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach)) continue;
+        size_t e;
+        double bary[4];
+        sinew_result r = locate_point(b, pts, i, &e, bary);
+        if (r != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}
+
 static sinew_result check_points_view(const sinew_points *pts, size_t first, size_t count)
 {
     if (!pts) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "points is NULL");
@@ -84,12 +101,7 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
     if ((r = sn_check_float_array(out, 0, b->handle_count, count ? first + count : 0, "point weight output")) !=
         SINEW_OK)
         return r;
-    /* Locate everything first, so a failure leaves out untouched. */
-    for (size_t i = first; i < first + count; ++i) {
-        size_t e;
-        double bary[4];
-        if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
-    }
+    if ((r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
     size_t m = b->handle_count;
     for (size_t i = first; i < first + count; ++i) {
         size_t e;
@@ -114,12 +126,22 @@ static double weight_at(const sinew_bbw *b, const uint32_t *corners, const doubl
     return w;
 }
 
+/* Handles up to which top_k interpolates a point's row once, on the stack,
+ * instead of once per slot (the same sums, in the same order). */
+#define SN_BBW_TOP_ROW 256
+
 /* Fills one point's k slots: repeated selection of the next largest weight
  * (ties by handle index), which needs no scratch memory. */
 static void select_top(const sinew_bbw *b, const uint32_t *corners, const double *bary, uint32_t k,
                        uint32_t *joints, float *weights)
 {
     size_t m = b->handle_count;
+    double row_store[SN_BBW_TOP_ROW];
+    const double *row = NULL;
+    if (m <= SN_BBW_TOP_ROW) {
+        for (size_t j = 0; j < m; ++j) row_store[j] = weight_at(b, corners, bary, j);
+        row = row_store;
+    }
     double prev_w = INFINITY, sum = 0.0;
     size_t prev_j = SIZE_MAX;
     uint32_t used = 0;
@@ -127,7 +149,7 @@ static void select_top(const sinew_bbw *b, const uint32_t *corners, const double
         double best_w = 0.0;
         size_t best_j = SIZE_MAX;
         for (size_t j = 0; j < m; ++j) {
-            double w = weight_at(b, corners, bary, j);
+            double w = row ? row[j] : weight_at(b, corners, bary, j);
             /* Strictly after the previous pick in (weight desc, index asc). */
             int after = w < prev_w || (w == prev_w && prev_j != SIZE_MAX && j > prev_j);
             if (!after || !(w > 0.0)) continue;
@@ -175,12 +197,7 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
     if ((r = sn_check_float_array(joints, 0, k, rows, "top-k joint output")) != SINEW_OK ||
         (r = sn_check_float_array(weights, 0, k, rows, "top-k weight output")) != SINEW_OK)
         return r;
-    if (pts)
-        for (size_t i = first; i < first + count; ++i) {
-            size_t e;
-            double bary[4];
-            if ((r = locate_point(b, pts, i, &e, bary)) != SINEW_OK) return r;
-        }
+    if (pts && (r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
     for (size_t i = first; i < first + count; ++i) {
         uint32_t corners[4] = {0, 0, 0, 0};
         double bary[4] = {1.0, 0.0, 0.0, 0.0};

@@ -19,10 +19,12 @@
  *   solve.c  ->  cascade.c (coarser volumes: build and sample, no solve)
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bbw/bbw_internal.h"
 #include "bbw/level.h"
+#include "bbw/quality.h"
 
 /* Automatic coarse-to-fine start (coarse_levels 0): the iteration after
  * which an unfinished solve restarts from coarser volumes. By then the
@@ -161,13 +163,21 @@ static sinew_result solve_level(sinew_context *ctx, sinew_bbw *b, const sinew_bb
     uint32_t it = lv.it;
     double bound = b->info.error_bound, primal = lv.primal, change = lv.change;
     sn_bbw_level_free(&lv);
-    if (!converged)
-        return sn_fail(SINEW_ERROR_NOT_CONVERGED,
-                       "bbw solve stopped at its cap of %u iterations: the best certified error bound reached is "
-                       "%.3g (tolerance %.3g; split residuals %.3g, change %.3g); kept the weights of that bound. "
-                       "Try a larger max_iterations, a looser tolerance, or another penalty (0 = automatic)",
-                       it, bound, lv.tolerance, primal, change);
-    return SINEW_OK;
+    if (converged) return SINEW_OK;
+    /* Ill-shaped elements are the usual reason a given mesh does not
+     * converge: name the worst, so the user knows where to remesh. */
+    char shape[256] = "";
+    sn_bbw_quality_summary qs = sn_bbw_quality_summary_of(b);
+    if (qs.poor_count)
+        snprintf(shape, sizeof shape,
+                 ". Ill-conditioned by %zu ill-shaped elements (under %g of a regular one's measure): worst %s %zu "
+                 "at %.3g; remesh them",
+                 qs.poor_count, SN_BBW_POOR_QUALITY, b->dim == 3 ? "tet" : "triangle", qs.worst, qs.worst_quality);
+    return sn_fail(SINEW_ERROR_NOT_CONVERGED,
+                   "bbw solve stopped at its cap of %u iterations: the best certified error bound reached is "
+                   "%.3g (tolerance %.3g; split residuals %.3g, change %.3g); kept the weights of that bound. "
+                   "Try a larger max_iterations, a looser tolerance, or another penalty (0 = automatic)%s",
+                   it, bound, lv.tolerance, primal, change, shape);
 }
 
 sinew_result sinew_bbw_solve(sinew_context *ctx, sinew_bbw *b, const sinew_bbw_solve_desc *desc)

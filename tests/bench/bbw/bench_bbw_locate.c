@@ -5,7 +5,7 @@
  * surfaces) two sets: the mesh's own vertices, in file order (what a bind
  * reads: on a volume made from a surface they lie on or just off the
  * domain's boundary), and 1,000 points drawn inside random domain elements.
- * One line per set: CPU microseconds per point, best of three, against a
+ * One line per set: CPU microseconds per point, best of nine, against a
  * brute-force scan of every element for the inside points (measured in the
  * same run, on the first 100 of them).
  * Usage: bench_bbw_locate [name-filter]
@@ -20,7 +20,7 @@
 #include "support.h"
 #include "../../bbw/bbw_dataset.h"
 
-enum { INSIDE_POINTS = 1000, BRUTE_POINTS = 100, INFLUENCES = 4, ROUNDS = 3 };
+enum { INSIDE_POINTS = 1000, BRUTE_POINTS = 100, INFLUENCES = 4, ROUNDS = 9 };
 
 /* CPU seconds per point of top_k over pts, best of ROUNDS; negative on failure. */
 static double time_top_k(const sinew_bbw *b, const sinew_points *pts)
