@@ -170,7 +170,7 @@ static sinew_result load_truncated(void)
     X(weights_misaligned, INVALID_ARGUMENT, "misaligned", \
       { return sinew_corrective_weights(fx.gaussian, half, 1, MISALIGNED(float, OUT_F), KEYS); }) \
     X(weights_pose_size, MISMATCH, "pose_size is 2", { return sinew_corrective_weights(fx.gaussian, pose_two, 2, OUT_F, KEYS); }) \
-    X(weights_count, MISMATCH, "weight_count is 3", { return sinew_corrective_weights(fx.gaussian, half, 1, OUT_F, 3); }) \
+    X(weights_count, MISMATCH, "weight_floats is 3", { return sinew_corrective_weights(fx.gaussian, half, 1, OUT_F, 3); }) \
     X(weights_pose_nan, NON_FINITE, "pose number 0", { return sinew_corrective_weights(fx.gaussian, nan_pose, 1, OUT_F, KEYS); }) \
     X(weights_ok, OK, NULL, { return sinew_corrective_weights(fx.gaussian, half, 1, OUT_F, KEYS); }) \
     X(weights_morph_ok, OK, NULL, { return sinew_corrective_weights(fx.morph, weights, KEYS, OUT_F, KEYS); }) \
@@ -182,7 +182,7 @@ static sinew_result load_truncated(void)
     X(apply_null_out, INVALID_ARGUMENT, "output", { return apply(fx.morph, weights, KEYS, base, NULL, 0, POINTS); }) \
     X(apply_misaligned_out, INVALID_ARGUMENT, "aligned", \
       { return apply(fx.morph, weights, KEYS, base, MISALIGNED(float, OUT_F), 0, POINTS); }) \
-    X(apply_weight_count, MISMATCH, "weight_count is 1", { return apply(fx.morph, weights, 1, base, OUT_F, 0, POINTS); }) \
+    X(apply_weight_count, MISMATCH, "weight_floats is 1", { return apply(fx.morph, weights, 1, base, OUT_F, 0, POINTS); }) \
     X(apply_weight_nan, NON_FINITE, "weight 1", { return apply(fx.morph, nan_weights, KEYS, base, OUT_F, 0, POINTS); }) \
     X(apply_base_nan, NON_FINITE, "base point 1", { return apply(fx.morph, weights, KEYS, nan_base, OUT_F, 0, POINTS); }) \
     X(apply_leaves_float_range, NON_FINITE, "float range", { return apply(fx.morph, huge, KEYS, base, OUT_F, 0, POINTS); }) \
