@@ -7,13 +7,9 @@
 
 sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_bbw_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     if (d.grid_resolution == 0) d.grid_resolution = SN_BBW_DEFAULT_GRID_RESOLUTION;
     if (d.handle_tolerance == 0.0f) d.handle_tolerance = SN_BBW_DEFAULT_HANDLE_TOLERANCE;
     sn_write_struct(resolved, &d, sizeof d);
@@ -22,13 +18,9 @@ sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc 
 
 sinew_result sinew_bbw_solve_desc_defaults(const sinew_bbw_solve_desc *desc, sinew_bbw_solve_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_bbw_solve_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     if (d.tolerance == 0.0) d.tolerance = SN_BBW_DEFAULT_TOLERANCE;
     if (d.max_iterations == 0) d.max_iterations = SN_BBW_DEFAULT_MAX_ITERATIONS;
     if (d.penalty == 0.0) d.penalty = SN_BBW_DEFAULT_PENALTY;

@@ -207,6 +207,10 @@ sinew_result sn_check_struct_out(const void *caller, const char *what);
 /* Writes `local` into the caller's struct up to its struct_size (which it
  * keeps), zeroing the bytes past local_size. Call after sn_check_struct_out. */
 void sn_write_struct(void *caller, const void *local, size_t local_size);
+/* The start of a resolved-defaults query (docs/api.md, Defaults): clears the
+ * error, checks `resolved`, and fills `local` (local_size bytes) with the
+ * caller's desc as sn_read_struct reads it (all zero for a NULL desc). */
+sinew_result sn_defaults_begin(const void *desc, const void *resolved, void *local, size_t local_size);
 
 /* The normal n under a map with Jacobian jac (column-major 3x3): the
  * inverse transpose, sign(det J) cof(J) n, normalised; n itself when that

@@ -54,3 +54,13 @@ void sn_write_struct(void *caller, const void *local, size_t local_size)
     if (known > sizeof s) memcpy((unsigned char *)caller + sizeof s, (const unsigned char *)local + sizeof s, known - sizeof s);
     if (s > local_size) memset((unsigned char *)caller + local_size, 0, s - local_size);
 }
+
+sinew_result sn_defaults_begin(const void *desc, const void *resolved, void *local, size_t local_size)
+{
+    sn_clear_error();
+    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
+    memset(local, 0, local_size);
+    if (desc) return sn_read_struct(local, local_size, desc, "desc");
+    memcpy(local, &local_size, sizeof local_size);
+    return SINEW_OK;
+}

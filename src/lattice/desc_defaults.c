@@ -7,13 +7,9 @@
 
 sinew_result sinew_lattice_desc_defaults(const sinew_lattice_desc *desc, sinew_lattice_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_lattice_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     bool no_axes = true, no_extents = true;
     for (int a = 0; a < 3; ++a) {
         if (d.order[a] == 0) d.order[a] = SN_LAT_DEFAULT_ORDER;

@@ -6,13 +6,9 @@
 
 sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_soffd_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     if (d.local == 0.0f) d.local = SN_SOFFD_DEFAULT_LOCAL;
     /* length_scale 0 (the driver's mean edge length) depends on the driver: it stays 0. */
     sn_write_struct(resolved, &d, sizeof d);

@@ -10,13 +10,9 @@
 
 sinew_result sinew_placement_desc_defaults(const sinew_placement_desc *desc, sinew_placement_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_placement_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     static const uint32_t default_count[2] = {SN_PLACE_DEFAULT_COUNT_U, SN_PLACE_DEFAULT_COUNT_V};
     if (d.path_order == 0) d.path_order = SN_PLACE_DEFAULT_PATH_ORDER;
     if (d.view[0] == 0.0f && d.view[1] == 0.0f && d.view[2] == 0.0f) d.view[2] = -1.0f;
@@ -46,13 +42,9 @@ void sn_place_relax_resolve(sinew_placement_relax_desc *d)
 sinew_result sinew_placement_relax_desc_defaults(const sinew_placement_relax_desc *desc,
                                                  sinew_placement_relax_desc *resolved)
 {
-    sn_clear_error();
-    if (sn_check_struct_out(resolved, "resolved") != SINEW_OK) return SINEW_ERROR_INVALID_ARGUMENT;
     sinew_placement_relax_desc d;
-    memset(&d, 0, sizeof d);
-    sinew_result r;
-    if (desc && (r = sn_read_struct(&d, sizeof d, desc, "desc")) != SINEW_OK) return r;
-    d.struct_size = sizeof d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
     sn_place_relax_resolve(&d);
     sn_write_struct(resolved, &d, sizeof d);
     return SINEW_OK;
