@@ -57,21 +57,28 @@ static void check_rows(const char *name, const uint32_t *joints, const float *we
     }
 }
 
+/* The rig's bbw at the defaults (create must succeed), with its desc and info. */
+static sinew_bbw *create_rig(const char *name, bbw_rig *r, sinew_bbw_desc *d, sinew_bbw_info *info)
+{
+    load_rig(name, r);
+    bbw_rig_create_desc(r, d);
+    sinew_bbw *b = NULL;
+    sinew_result res = sinew_bbw_create(NULL, d, &b);
+    if (res != SINEW_OK) fail_msg("create: %s (%s)", sinew_result_string(res), sinew_last_error());
+    SINEW_INIT(info);
+    assert_int_equal(sinew_bbw_get_info(b, info), SINEW_OK);
+    return b;
+}
+
 /* ---- Handles outside the domain --------------------------------------------- */
 
 static void bone_tails_leaving_the_mesh_are_clipped(void **state)
 {
     (void)state;
     bbw_rig r;
-    load_rig("figure-bone-tails-out", &r);
     sinew_bbw_desc d;
-    bbw_rig_create_desc(&r, &d);
-    sinew_bbw *b = NULL;
-    sinew_result res = sinew_bbw_create(NULL, &d, &b);
-    if (res != SINEW_OK) fail_msg("create: %s (%s)", sinew_result_string(res), sinew_last_error());
     sinew_bbw_info info;
-    SINEW_INIT(&info);
-    assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+    sinew_bbw *b = create_rig("figure-bone-tails-out", &r, &d, &info);
     /* The head bone and the arms leave the grid's box (one spare cell around
      * the surface's box): clipped there; the head bone by 0.5. */
     assert_int_equal(info.clipped_handle_count, 3);
@@ -98,15 +105,9 @@ static void handles_wholly_outside_attach_to_the_nearest_vertex(void **state)
 {
     (void)state;
     bbw_rig r;
-    load_rig("figure-bone-outside", &r);
     sinew_bbw_desc d;
-    bbw_rig_create_desc(&r, &d);
-    sinew_bbw *b = NULL;
-    sinew_result res = sinew_bbw_create(NULL, &d, &b);
-    if (res != SINEW_OK) fail_msg("create: %s (%s)", sinew_result_string(res), sinew_last_error());
     sinew_bbw_info info;
-    SINEW_INIT(&info);
-    assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+    sinew_bbw *b = create_rig("figure-bone-outside", &r, &d, &info);
     /* The point in front of the chest (handle 0) and the bone beside the
      * figure (handle 7). */
     assert_int_equal(info.clipped_handle_count, 2);
