@@ -13,6 +13,7 @@
 
 #include "bbw/auto_surface.h"
 #include "bbw/closed.h"
+#include "bbw/union_find.h"
 
 /* A surface is flat when every vertex lies within this fraction of its box's
  * longest side from the plane of its largest triangle (the create message's
@@ -64,15 +65,6 @@ static sinew_result weld(const sn_env *env, const sinew_trimesh *s, sn_bbw_prepa
     return SINEW_OK;
 }
 
-static uint32_t find_root(uint32_t *parent, uint32_t v)
-{
-    while (parent[v] != v) {
-        parent[v] = parent[parent[v]];
-        v = parent[v];
-    }
-    return v;
-}
-
 /* Per triangle, the root of its part (component labels 0..count-1 in
  * *label), counting the parts. */
 static sinew_result label_parts(const sn_env *env, sn_bbw_prepared *p, uint32_t *label)
@@ -82,9 +74,9 @@ static sinew_result label_parts(const sn_env *env, sn_bbw_prepared *p, uint32_t 
     for (size_t v = 0; v < p->vertex_count; ++v) parent[v] = (uint32_t)v;
     for (size_t t = 0; t < p->triangle_count; ++t) {
         const uint32_t *x = p->triangles + 3 * t;
-        uint32_t r0 = find_root(parent, x[0]);
+        uint32_t r0 = sn_bbw_find_root(parent, x[0]);
         for (int k = 1; k < 3; ++k) {
-            uint32_t rk = find_root(parent, x[k]);
+            uint32_t rk = sn_bbw_find_root(parent, x[k]);
             if (rk != r0) parent[rk] = r0;
         }
     }
@@ -97,7 +89,7 @@ static sinew_result label_parts(const sn_env *env, sn_bbw_prepared *p, uint32_t 
     for (size_t v = 0; v < p->vertex_count; ++v) number[v] = UINT32_MAX;
     p->component_count = 0;
     for (size_t t = 0; t < p->triangle_count; ++t) {
-        uint32_t root = find_root(parent, p->triangles[3 * t]);
+        uint32_t root = sn_bbw_find_root(parent, p->triangles[3 * t]);
         if (number[root] == UINT32_MAX) number[root] = (uint32_t)p->component_count++;
         label[t] = number[root];
     }

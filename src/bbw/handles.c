@@ -15,6 +15,7 @@
 
 #include "bbw/bbw_internal.h"
 #include "bbw/clip.h"
+#include "bbw/union_find.h"
 
 typedef struct constrain_state {
     sinew_bbw *b;
@@ -353,15 +354,6 @@ sinew_result sn_bbw_check_handle_vertices(const sinew_bbw *b, const char *prefix
     return SINEW_OK;
 }
 
-static uint32_t find_root(uint32_t *parent, uint32_t v)
-{
-    while (parent[v] != v) {
-        parent[v] = parent[parent[v]];
-        v = parent[v];
-    }
-    return v;
-}
-
 sinew_result sn_bbw_find_unreached(sinew_bbw *b)
 {
     size_t n = b->vertex_count;
@@ -376,21 +368,21 @@ sinew_result sn_bbw_find_unreached(sinew_bbw *b)
     for (size_t v = 0; v < n; ++v) parent[v] = (uint32_t)v;
     for (size_t e = 0; e < b->element_count; ++e) {
         const uint32_t *ev = b->elements + e * b->per;
-        uint32_t r0 = find_root(parent, ev[0]);
+        uint32_t r0 = sn_bbw_find_root(parent, ev[0]);
         used[ev[0]] = 1;
         for (uint32_t k = 1; k < b->per; ++k) {
             used[ev[k]] = 1;
-            uint32_t rk = find_root(parent, ev[k]);
+            uint32_t rk = sn_bbw_find_root(parent, ev[k]);
             if (rk != r0) parent[rk] = r0;
         }
     }
     for (size_t v = 0; v < n; ++v)
-        if (b->state[v] == SN_BBW_FIXED && used[v]) reached[find_root(parent, (uint32_t)v)] = 1;
+        if (b->state[v] == SN_BBW_FIXED && used[v]) reached[sn_bbw_find_root(parent, (uint32_t)v)] = 1;
     b->info.unreached_vertex_count = 0;
     b->info.unreached_region_count = 0;
     b->info.first_unreached_vertex = SIZE_MAX;
     for (size_t v = 0; v < n; ++v) {
-        uint32_t root = find_root(parent, (uint32_t)v);
+        uint32_t root = sn_bbw_find_root(parent, (uint32_t)v);
         if (used[v] && reached[root]) continue;
         /* A vertex in no element cannot be weighted either. */
         if (b->state[v] == SN_BBW_FIXED && used[v]) continue;
