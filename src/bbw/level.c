@@ -264,6 +264,9 @@ void sn_bbw_level_weights(sn_bbw_level *lv, float *out)
             lv->bound = s->best_bound;
             lv->rounding = s->best_rounding;
         }
+        /* The cap can come before a certificate was due: the one just made
+         * may already meet the tolerance, and then the solve has. */
+        if (sn_bbw_certified(s, lv->bound, lv->rounding)) lv->converged = 1;
     }
     for (size_t v = 0; v < n; ++v) {
         float *row = out + v * m;

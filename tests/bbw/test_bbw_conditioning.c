@@ -3,7 +3,7 @@
  * almost onto the plane of the opposite face of one of its tets) stops at
  * its cap with a NOT_CONVERGED message naming that tet and its quality, as
  * an independent computation gives them; the same grid without the sliver
- * blames no element. */
+ * blames no element. And a capped solve's result agrees with its certificate. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,16 +72,18 @@ static size_t plant_sliver(grid3d *g, uint32_t v, double left)
     return SIZE_MAX;
 }
 
-/* Solves g with 4 point handles at its corners, capped at one iteration;
+/* Solves g with 8 point handles (inside and at corners, so the bounds are
+ * active and one iteration cannot finish), capped at one iteration;
  * returns the failure's message (copied). */
 static void capped_solve(const grid3d *g, char *message, size_t size)
 {
-    const float handles[4 * 3] = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    const float handles[8 * 3] = {0.25f, 0.25f, 0.25f, 0.75f, 0.25f, 0.5f,  0.5f, 0.75f, 0.25f, 0.25f, 0.5f, 0.75f,
+                                  0.75f, 0.75f, 0.75f, 0.0f,  0.0f,  1.0f, 1.0f, 0.0f,  0.0f,  0.5f,  1.0f, 0.5f};
     sinew_tetmesh tets = {{g->positions, g->vertex_count, 0}, g->tets, g->tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.tets = &tets;
-    d.points = (sinew_points){handles, 4, 0};
+    d.points = (sinew_points){handles, 8, 0};
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     sinew_bbw_solve_desc sd;
@@ -97,12 +99,12 @@ static void a_planted_sliver_is_named_when_the_solve_stops(void **state)
 {
     (void)state;
     grid3d g;
-    grid3d_make(&g, 6, 1.0f);
+    grid3d_make(&g, 12, 1.0f);
     char message[600];
     capped_solve(&g, message, sizeof message);
     print_message("regular grid: %s\n", message);
     assert_null(strstr(message, "ill-shaped"));
-    const uint32_t centre = (3 * 7 + 3) * 7 + 3;
+    const uint32_t centre = (6 * 13 + 6) * 13 + 6;
     size_t sliver = plant_sliver(&g, centre, 1e-4);
     assert_true(sliver != SIZE_MAX);
     assert_true(tet_quality(g.positions, g.tets + 4 * sliver) < 1e-3);
@@ -125,10 +127,52 @@ static void a_planted_sliver_is_named_when_the_solve_stops(void **state)
     grid3d_free(&g);
 }
 
+/* The result agrees with the certificate it reports: a solve stopped by its
+ * cap whose last certificate already meets the tolerance is OK, and
+ * NOT_CONVERGED always carries a bound above it (caps of 1 to 40 iterations
+ * on the regular grid, whose first certificates are already tight). */
+static void a_capped_solve_is_ok_exactly_when_its_bound_meets_the_tolerance(void **state)
+{
+    (void)state;
+    grid3d g;
+    grid3d_make(&g, 4, 1.0f);
+    const float handles[4 * 3] = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 1.0f};
+    sinew_tetmesh tets = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.tets = &tets;
+    d.points = (sinew_points){handles, 4, 0};
+    sinew_bbw *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
+    const double tolerance = 1e-4;
+    for (uint32_t cap = 1; cap <= 40; ++cap) {
+        sinew_bbw_solve_desc sd;
+        SINEW_INIT(&sd);
+        sd.tolerance = tolerance;
+        sd.max_iterations = cap;
+        sd.coarse_levels = SINEW_BBW_COARSE_NONE;
+        sinew_result r = sinew_bbw_solve(NULL, b, &sd);
+        sinew_bbw_info info;
+        SINEW_INIT(&info);
+        assert_int_equal(sinew_bbw_get_info(b, &info), SINEW_OK);
+        if (r == SINEW_OK) {
+            assert_true(info.error_bound <= tolerance);
+        } else {
+            assert_int_equal(r, SINEW_ERROR_NOT_CONVERGED);
+            if (!(info.error_bound > tolerance))
+                fail_msg("cap %u: NOT_CONVERGED with a bound of %g, within the tolerance %g", cap, info.error_bound,
+                         tolerance);
+        }
+    }
+    sinew_bbw_destroy(b);
+    grid3d_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_planted_sliver_is_named_when_the_solve_stops),
+        cmocka_unit_test(a_capped_solve_is_ok_exactly_when_its_bound_meets_the_tolerance),
     };
     return cmocka_run_group_tests_name("bbw-conditioning", tests, NULL, NULL);
 }

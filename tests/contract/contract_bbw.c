@@ -193,13 +193,13 @@ static sinew_result solve_mask_value(float value)
     mask_bad[3] = value;
     return solve_with(0, 0, 0, mask_bad, TRIANGLES);
 }
-/* One iteration cannot certify 1e-9: NOT_CONVERGED with a message (on a handle of its own). */
+/* One iteration cannot certify 1e-300: NOT_CONVERGED with a message (on a handle of its own). */
 static sinew_result solve_not_converged(void)
 {
     sinew_bbw_desc d = base_desc(&fx.domain);
     sinew_bbw *b = NULL;
     if (sinew_bbw_create(NULL, &d, &b)) return SINEW_ERROR_PLAIN;
-    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-9, 1, NULL, 0, 0, 0, NULL, 0, 0};
+    sinew_bbw_solve_desc sd = {sizeof(sinew_bbw_solve_desc), 0, 1e-300, 1, NULL, 0, 0, 0, NULL, 0, 0};
     sinew_result r = sinew_bbw_solve(NULL, b, &sd);
     sinew_bbw_info info;
     SINEW_INIT(&info);
@@ -253,7 +253,7 @@ AUTO_EDIT(auto_vertex_nan, memcpy(grid_nan, grid, sizeof grid); grid_nan[3 * 7 +
 AUTO_EDIT(auto_index_out_of_range, memcpy(triangles_bad, triangles, sizeof triangles); triangles_bad[3 * 5 + 2] = VERTICES;
           surface->indices = triangles_bad)
 AUTO_EDIT(auto_no_triangles, surface->triangle_count = 0)
-AUTO_EDIT(auto_one_iteration, d->tolerance = 1e-9; d->max_iterations = 1)
+AUTO_EDIT(auto_one_iteration, d->tolerance = 1e-300; d->max_iterations = 1)
 static sinew_result auto_cancelled(void)
 {
     cancelling = 1;
