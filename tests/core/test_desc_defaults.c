@@ -35,6 +35,27 @@ static void zero_descs_resolve_to_the_documented_defaults(void **state)
     assert_true(s.shape_strength == 0.0);   /* no mask: no strength */
     assert_int_equal(s.coarse_levels, 0);     /* automatic is a mode, not a value */
 
+    sinew_bbw_auto_desc ad;
+    SINEW_INIT(&ad);
+    assert_int_equal(sinew_bbw_auto_desc_defaults(NULL, &ad), SINEW_OK);
+    assert_int_equal(ad.influence_count, 4);
+    assert_int_equal(ad.grid_resolution, 32);
+    assert_true(ad.tolerance == SINEW_BBW_AUTO_TOLERANCE);
+    assert_int_equal(ad.max_iterations, 5000);
+    assert_int_equal(ad.handle_outside, SINEW_BBW_OUTSIDE_CLIP);
+
+    sinew_bbw_pose_desc pd;
+    SINEW_INIT(&pd);
+    assert_int_equal(sinew_bbw_pose_desc_defaults(NULL, &pd), SINEW_OK);
+    assert_int_equal(pd.cluster_count, 0);   /* follows from the domain and the handles */
+    assert_int_equal(pd.transform, SINEW_BBW_POSE_AFFINE);
+
+    sinew_bbw_pose_solve_desc ps;
+    SINEW_INIT(&ps);
+    assert_int_equal(sinew_bbw_pose_solve_desc_defaults(NULL, &ps), SINEW_OK);
+    assert_int_equal(ps.iterations, 5);
+    assert_int_equal(ps.cold_start, 0);
+
     sinew_lattice_desc l;
     SINEW_INIT(&l);
     assert_int_equal(sinew_lattice_desc_defaults(NULL, &l), SINEW_OK);
@@ -86,6 +107,49 @@ static void given_fields_pass_through_and_dependent_defaults_follow(void **state
     assert_int_equal(rs.shape_mask_count, 2);
     assert_true(rs.shape_strength == 1.0);   /* with a mask */
     assert_int_equal(rs.max_iterations, 5000);
+
+    sinew_bbw_auto_desc a, ra;
+    SINEW_INIT(&a);
+    SINEW_INIT(&ra);
+    a.influence_count = 7;
+    a.max_iterations = 12;
+    assert_int_equal(sinew_bbw_auto_desc_defaults(&a, &ra), SINEW_OK);
+    assert_int_equal(ra.influence_count, 7);
+    assert_int_equal(ra.max_iterations, 12);
+    assert_int_equal(ra.grid_resolution, 32);
+
+    /* Clusters: min(elements, max(16, 5 * handles)), once both are known. */
+    sinew_trimesh tm = {{NULL, 0, 0}, NULL, 100, SINEW_INDEX_U32, 0};
+    sinew_bbw_pose_desc pd, rpd;
+    SINEW_INIT(&pd);
+    SINEW_INIT(&rpd);
+    pd.handle_count = 3;
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&pd, &rpd), SINEW_OK);
+    assert_int_equal(rpd.cluster_count, 0);   /* no domain */
+    pd.triangles = &tm;
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&pd, &rpd), SINEW_OK);
+    assert_int_equal(rpd.cluster_count, 16);
+    pd.handle_count = 7;
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&pd, &rpd), SINEW_OK);
+    assert_int_equal(rpd.cluster_count, 35);
+    pd.handle_count = 30;
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&pd, &rpd), SINEW_OK);
+    assert_int_equal(rpd.cluster_count, 100);   /* one per element */
+    pd.cluster_count = 9;
+    pd.transform = SINEW_BBW_POSE_SIMILARITY;
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&pd, &rpd), SINEW_OK);
+    assert_int_equal(rpd.cluster_count, 9);
+    assert_int_equal(rpd.transform, SINEW_BBW_POSE_SIMILARITY);
+    assert_ptr_equal(rpd.triangles, &tm);
+
+    sinew_bbw_pose_solve_desc ps, rps;
+    SINEW_INIT(&ps);
+    SINEW_INIT(&rps);
+    ps.iterations = 2;
+    ps.cold_start = 1;
+    assert_int_equal(sinew_bbw_pose_solve_desc_defaults(&ps, &rps), SINEW_OK);
+    assert_int_equal(rps.iterations, 2);
+    assert_int_equal(rps.cold_start, 1);
 
     sinew_lattice_desc l, rl;
     SINEW_INIT(&l);
@@ -280,10 +344,9 @@ static void soffd_from_the_resolved_desc_is_the_same(void **state)
 
 enum { GRID = 8, GRID_VERTICES = (GRID + 1) * (GRID + 1), GRID_TRIANGLES = 2 * GRID * GRID };
 
-static void bbw_from_resolved_descs_is_the_same(void **state)
+/* The unit square as an 8 x 8 grid of split cells. */
+static sinew_trimesh unit_square_grid(void)
 {
-    (void)state;
-    /* The unit square as an 8 x 8 grid of split cells, three point handles at grid vertices. */
     static float positions[3 * GRID_VERTICES];
     static uint32_t triangles[3 * GRID_TRIANGLES];
     for (uint32_t j = 0; j <= GRID; ++j)
@@ -297,10 +360,19 @@ static void bbw_from_resolved_descs_is_the_same(void **state)
             const uint32_t cell[6] = {a, b, d, a, d, c};
             memcpy(&triangles[t], cell, sizeof cell);
         }
-    sinew_trimesh tm = {{positions, GRID_VERTICES, 0}, triangles, GRID_TRIANGLES, SINEW_INDEX_U32, 0};
-    const uint32_t hv[3] = {1 * (GRID + 1) + 1, 2 * (GRID + 1) + 7, 7 * (GRID + 1) + 3};
+    return (sinew_trimesh){{positions, GRID_VERTICES, 0}, triangles, GRID_TRIANGLES, SINEW_INDEX_U32, 0};
+}
+
+/* Three point handles at grid vertices. */
+static const uint32_t grid_handles[3] = {1 * (GRID + 1) + 1, 2 * (GRID + 1) + 7, 7 * (GRID + 1) + 3};
+
+static void bbw_from_resolved_descs_is_the_same(void **state)
+{
+    (void)state;
+    sinew_trimesh tm = unit_square_grid();
+    const float *positions = tm.positions.data;
     float pts[9];
-    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, positions + 3 * hv[h], 3 * sizeof(float));
+    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, positions + 3 * grid_handles[h], 3 * sizeof(float));
     sinew_bbw_desc zero, resolved;
     SINEW_INIT(&zero);
     zero.triangles = &tm;
@@ -337,6 +409,109 @@ static void bbw_from_resolved_descs_is_the_same(void **state)
     sinew_bbw_destroy(b);
 }
 
+static void bbw_auto_from_the_resolved_desc_is_the_same(void **state)
+{
+    (void)state;
+    /* The flat grid in the xz plane: weighted as the 2D domain it is. */
+    sinew_trimesh grid = unit_square_grid();
+    static float xz[3 * GRID_VERTICES];
+    for (size_t v = 0; v < GRID_VERTICES; ++v) {
+        const float *p = &grid.positions.data[3 * v];
+        xz[3 * v] = p[0], xz[3 * v + 1] = 0.0f, xz[3 * v + 2] = p[1];
+    }
+    sinew_trimesh tm = grid;
+    tm.positions.data = xz;
+    float pts[9];
+    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, xz + 3 * grid_handles[h], 3 * sizeof(float));
+    sinew_bbw_auto_desc zero, resolved;
+    SINEW_INIT(&zero);
+    zero.surface = &tm;
+    zero.points = (sinew_points){pts, 3, 0};
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_bbw_auto_desc_defaults(&zero, &resolved), SINEW_OK);
+    enum { K = 4, ENTRIES = K * GRID_VERTICES };
+    uint32_t ja[ENTRIES], jb[ENTRIES];
+    float wa[ENTRIES], wb[ENTRIES];
+    sinew_bbw_auto_report ra, rb;
+    SINEW_INIT(&ra);
+    SINEW_INIT(&rb);
+    assert_int_equal(sinew_bbw_auto_weights(NULL, &zero, ja, wa, ENTRIES, &ra), SINEW_OK);
+    assert_int_equal(sinew_bbw_auto_weights(NULL, &resolved, jb, wb, ENTRIES, &rb), SINEW_OK);
+    assert_int_equal(ra.iterations, rb.iterations);
+    assert_true(ra.error_bound == rb.error_bound);
+    assert_memory_equal(ja, jb, sizeof ja);
+    assert_memory_equal(wa, wb, sizeof wa);
+}
+
+static void bbw_pose_from_resolved_descs_is_the_same(void **state)
+{
+    (void)state;
+    sinew_trimesh tm = unit_square_grid();
+    float pts[9];
+    for (int h = 0; h < 3; ++h) memcpy(pts + 3 * h, tm.positions.data + 3 * grid_handles[h], 3 * sizeof(float));
+    sinew_bbw_desc bd;
+    SINEW_INIT(&bd);
+    bd.triangles = &tm;
+    bd.points = (sinew_points){pts, 3, 0};
+    sinew_bbw *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, &bd, &b), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    static float weights[3 * GRID_VERTICES];
+    assert_int_equal(sinew_bbw_vertex_weights(b, weights, 0, GRID_VERTICES), SINEW_OK);
+    sinew_bbw_destroy(b);
+
+    sinew_bbw_pose_desc zero, resolved;
+    SINEW_INIT(&zero);
+    zero.triangles = &tm;
+    zero.handle_count = 3;
+    zero.weights = weights;
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_bbw_pose_desc_defaults(&zero, &resolved), SINEW_OK);
+    assert_int_equal(resolved.cluster_count, 16);   /* fewer than the 128 triangles: clustered */
+    sinew_bbw_pose *pa = NULL, *pb = NULL;
+    assert_int_equal(sinew_bbw_pose_create(NULL, &zero, &pa), SINEW_OK);
+    assert_int_equal(sinew_bbw_pose_create(NULL, &resolved, &pb), SINEW_OK);
+    sinew_bbw_pose_info ia, ib;
+    SINEW_INIT(&ia);
+    SINEW_INIT(&ib);
+    assert_int_equal(sinew_bbw_pose_get_info(pa, &ia), SINEW_OK);
+    assert_int_equal(sinew_bbw_pose_get_info(pb, &ib), SINEW_OK);
+    assert_int_equal(ia.cluster_count, ib.cluster_count);
+
+    /* Handle 0 pinned, handle 2 pulled: the free handle 1 is inferred. */
+    sinew_bbw_pose_position pos[2] = {{0, {0}, {0}}, {2, {0}, {0}}};
+    memcpy(pos[0].rest, pts, sizeof pos[0].rest);
+    memcpy(pos[0].target, pts, sizeof pos[0].target);
+    memcpy(pos[1].rest, pts + 6, sizeof pos[1].rest);
+    memcpy(pos[1].target, pts + 6, sizeof pos[1].target);
+    pos[1].target[0] += 0.3f;
+    pos[1].target[1] -= 0.1f;
+    sinew_bbw_pose_solve_desc sz, sr;
+    SINEW_INIT(&sz);
+    sz.positions = pos;
+    sz.position_count = 2;
+    sz.cold_start = 1;
+    SINEW_INIT(&sr);
+    assert_int_equal(sinew_bbw_pose_solve_desc_defaults(&sz, &sr), SINEW_OK);
+    float ta[48] = {0}, tb[48] = {0};
+    size_t scratch_bytes = sinew_bbw_pose_scratch_size(pa, 2);
+    assert_int_equal(scratch_bytes, sinew_bbw_pose_scratch_size(pb, 2));
+    void *scratch = aligned_alloc(64, (scratch_bytes + 63) / 64 * 64);
+    assert_non_null(scratch);
+    sinew_bbw_pose_report rza, rzb;
+    SINEW_INIT(&rza);
+    SINEW_INIT(&rzb);
+    assert_int_equal(sinew_bbw_pose_solve(pa, &sz, ta, 48, scratch, scratch_bytes, &rza), SINEW_OK);
+    assert_int_equal(sinew_bbw_pose_solve(pb, &sr, tb, 48, scratch, scratch_bytes, &rzb), SINEW_OK);
+    assert_int_equal(rza.iterations, 5);
+    assert_int_equal(rzb.iterations, 5);
+    assert_true(rza.energy == rzb.energy);
+    assert_memory_equal(ta, tb, sizeof ta);
+    free(scratch);
+    sinew_bbw_pose_destroy(pa);
+    sinew_bbw_pose_destroy(pb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +522,8 @@ int main(void)
         cmocka_unit_test(placement_and_relax_from_resolved_descs_are_the_same),
         cmocka_unit_test(soffd_from_the_resolved_desc_is_the_same),
         cmocka_unit_test(bbw_from_resolved_descs_is_the_same),
+        cmocka_unit_test(bbw_auto_from_the_resolved_desc_is_the_same),
+        cmocka_unit_test(bbw_pose_from_resolved_descs_is_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
