@@ -97,6 +97,14 @@ static void zero_descs_resolve_to_the_documented_defaults(void **state)
     assert_true(fabs(lk.max_link_angle - 3.14159265358979 / 3.0) < 1e-7);   /* 60 degrees */
     assert_int_equal(lk.link_count, 0);   /* no range_of_motion: nothing to derive it from */
 
+    sinew_corrective_desc co;
+    SINEW_INIT(&co);
+    assert_int_equal(sinew_corrective_desc_defaults(NULL, &co), SINEW_OK);
+    assert_true(co.radius == 0.0);      /* measured on the poses */
+    assert_true(co.smoothing == 0.0);   /* none: a value */
+    assert_int_equal(co.kernel, SINEW_CORRECTIVE_KERNEL_GAUSSIAN);
+    assert_int_equal(co.pose_size, 0);
+
     sinew_lattice_desc l;
     SINEW_INIT(&l);
     assert_int_equal(sinew_lattice_desc_defaults(NULL, &l), SINEW_OK);
@@ -257,6 +265,19 @@ static void given_fields_pass_through_and_dependent_defaults_follow(void **state
     lk.link_count = 7;
     assert_int_equal(sinew_skin_links_desc_defaults(&lk, &rlk), SINEW_OK);
     assert_int_equal(rlk.link_count, 7);
+
+    sinew_corrective_desc co, rco;
+    SINEW_INIT(&co);
+    SINEW_INIT(&rco);
+    co.kernel = SINEW_CORRECTIVE_KERNEL_WEIGHTS;
+    co.key_count = 6;
+    co.radius = 0.25;
+    assert_int_equal(sinew_corrective_desc_defaults(&co, &rco), SINEW_OK);
+    assert_int_equal(rco.pose_size, 6);   /* the pose is the key weights */
+    assert_true(rco.radius == 0.25);
+    co.pose_size = 2;   /* ignored by WEIGHTS, but given: passed through */
+    assert_int_equal(sinew_corrective_desc_defaults(&co, &rco), SINEW_OK);
+    assert_int_equal(rco.pose_size, 2);
 
     sinew_lattice_desc l, rl;
     SINEW_INIT(&l);
@@ -795,6 +816,42 @@ static void bone_links_from_the_resolved_desc_are_the_same(void **state)
     assert_memory_equal(&ra, &rb, sizeof ra);
 }
 
+static void corrective_from_the_resolved_desc_is_the_same(void **state)
+{
+    (void)state;
+    /* Three keys in a 2D pose space, two points, dense offsets. */
+    static const float poses[6] = {1.0f, 0.0f, 0.0f, 1.0f, 0.7f, 0.7f};
+    static const float offsets[3 * 2 * 3] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, 0, -1, 0, 0, 0, 0, 2};
+    for (int kernel = SINEW_CORRECTIVE_KERNEL_GAUSSIAN; kernel <= SINEW_CORRECTIVE_KERNEL_WEIGHTS; ++kernel) {
+        sinew_corrective_desc zero, resolved;
+        SINEW_INIT(&zero);
+        zero.point_count = 2;
+        zero.key_count = 3;
+        zero.kernel = (sinew_corrective_kernel)kernel;
+        if (kernel != SINEW_CORRECTIVE_KERNEL_WEIGHTS) zero.pose_size = 2, zero.poses = poses;
+        zero.offsets = offsets;
+        SINEW_INIT(&resolved);
+        assert_int_equal(sinew_corrective_desc_defaults(&zero, &resolved), SINEW_OK);
+        sinew_corrective *a = NULL, *b = NULL;
+        sinew_result ra = sinew_corrective_create(NULL, &zero, &a), rb = sinew_corrective_create(NULL, &resolved, &b);
+        assert_int_equal(ra, rb);
+        if (ra != SINEW_OK) continue;   /* LINEAR/CUBIC with 3 keys in 2D may not span: both refuse alike */
+        sinew_corrective_info ia, ib;
+        SINEW_INIT(&ia);
+        SINEW_INIT(&ib);
+        assert_int_equal(sinew_corrective_get_info(a, &ia), SINEW_OK);
+        assert_int_equal(sinew_corrective_get_info(b, &ib), SINEW_OK);
+        assert_memory_equal(&ia, &ib, sizeof ia);
+        const float pose[3] = {0.4f, 0.8f, 0.1f};
+        float wa[3], wb[3];
+        assert_int_equal(sinew_corrective_weights(a, pose, ia.pose_size, wa, 3), SINEW_OK);
+        assert_int_equal(sinew_corrective_weights(b, pose, ib.pose_size, wb, 3), SINEW_OK);
+        assert_memory_equal(wa, wb, sizeof wa);
+        sinew_corrective_destroy(a);
+        sinew_corrective_destroy(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -812,6 +869,7 @@ int main(void)
         cmocka_unit_test(smoothing_from_the_resolved_desc_is_the_same),
         cmocka_unit_test(example_weights_from_the_resolved_desc_are_the_same),
         cmocka_unit_test(bone_links_from_the_resolved_desc_are_the_same),
+        cmocka_unit_test(corrective_from_the_resolved_desc_is_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
