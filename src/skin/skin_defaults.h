@@ -35,9 +35,5 @@ void sn_skin_smooth_resolve(sinew_skin_smooth_desc *d);
 void sn_skin_line_resolve(sinew_skin_line_desc *d);
 void sn_skin_example_resolve(sinew_skin_example_desc *d);
 void sn_skin_links_resolve(sinew_skin_links_desc *d);
-/* ceil(range / step) links (a whole number of steps exactly, whatever the
- * floats' rounding), or 0 when either angle is out of its range or the count
- * above SINEW_SKIN_MAX_LINKS. */
-uint32_t sn_skin_links_derived_count(float range_of_motion, float max_link_angle);
 
 #endif /* SN_SKIN_DEFAULTS_H */

@@ -33,7 +33,9 @@ void sn_skin_example_resolve(sinew_skin_example_desc *d)
     if (d->max_subsets == 0) d->max_subsets = SN_SKIN_EXAMPLE_DEFAULT_MAX_SUBSETS;
 }
 
-uint32_t sn_skin_links_derived_count(float range_of_motion, float max_link_angle)
+/* ceil(range / step) links, or 0 when either angle is out of its range or the
+ * count above SINEW_SKIN_MAX_LINKS. */
+static uint32_t links_derived_count(float range_of_motion, float max_link_angle)
 {
     const double pi = 3.14159265358979323846;
     if (!(range_of_motion > 0.0f) || range_of_motion > (float)(2.0 * pi)) return 0;
@@ -49,7 +51,7 @@ void sn_skin_links_resolve(sinew_skin_links_desc *d)
 {
     if (d->max_link_angle == 0.0f) d->max_link_angle = SN_SKIN_LINKS_DEFAULT_MAX_LINK_ANGLE;
     /* The derived count needs a valid range_of_motion: without one it stays 0. */
-    if (d->link_count == 0) d->link_count = sn_skin_links_derived_count(d->range_of_motion, d->max_link_angle);
+    if (d->link_count == 0) d->link_count = links_derived_count(d->range_of_motion, d->max_link_angle);
 }
 
 
