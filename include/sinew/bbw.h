@@ -385,6 +385,16 @@ typedef struct sinew_bbw_auto_desc {
     uint32_t handle_outside;         /* sinew_bbw_outside; 0 = clip */
 } sinew_bbw_auto_desc;
 
+/* The defaults sinew_bbw_auto_weights uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with every zero field that has a default replaced by
+ * it (influence_count, grid_resolution, tolerance, max_iterations;
+ * handle_outside 0 is SINEW_BBW_OUTSIDE_CLIP itself), so weighting with
+ * *resolved does the same as with desc. Other fields are copied unchecked.
+ * resolved must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
+SINEW_API sinew_result sinew_bbw_auto_desc_defaults(const sinew_bbw_auto_desc *desc, sinew_bbw_auto_desc *resolved);
+
 /* What sinew_bbw_auto_weights did. */
 typedef struct sinew_bbw_auto_report {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */

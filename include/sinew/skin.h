@@ -156,6 +156,18 @@ typedef struct sinew_skin_desc {
     sinew_skin_kernel kernel;          /* default: auto */
 } sinew_skin_desc;
 
+/* The defaults sinew_skin_create uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with every zero field that has a default replaced by
+ * it: weight_tolerance for float weights (1e-3). For normalised weights it
+ * stays 0: its default is a rule on each vertex's raw sum, not one number.
+ * The enums' zeros (joint_type, weight_type, unweighted, storage, blend,
+ * normals, kernel) are their defaults themselves. Creating with *resolved
+ * does the same as with desc. Other fields are copied unchecked. resolved
+ * must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
+SINEW_API sinew_result sinew_skin_desc_defaults(const sinew_skin_desc *desc, sinew_skin_desc *resolved);
+
 typedef struct sinew_skin sinew_skin;
 
 /* Creates a skin from bind data. Returns SINEW_OK and *out, or:

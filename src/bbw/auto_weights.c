@@ -91,7 +91,7 @@ static sinew_result check_desc(const sinew_bbw_auto_desc *d, const uint32_t *joi
     if (d->influence_count > SN_BBW_AUTO_MAX_INFLUENCES)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence count %zu exceeds %u", d->influence_count,
                        SN_BBW_AUTO_MAX_INFLUENCES);
-    *k = d->influence_count ? (uint32_t)d->influence_count : 4u;
+    *k = (uint32_t)d->influence_count;   /* resolved: 1..SN_BBW_AUTO_MAX_INFLUENCES */
     if (!d->surface) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "surface is NULL");
     if (!(d->tolerance >= 0.0) || d->tolerance > 1.0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "tolerance %g is not in [0, 1]", d->tolerance);
@@ -151,6 +151,7 @@ sinew_result sinew_bbw_auto_weights(sinew_context *ctx, const sinew_bbw_auto_des
     uint32_t k = 0;
     sinew_result r = sn_read_struct(&d, sizeof d, caller, "desc");
     if (r == SINEW_OK && report) r = sn_check_struct_out(report, "report");
+    sn_bbw_auto_resolve(&d);
     if (r == SINEW_OK) r = check_desc(&d, joints, weights, entry_count, &k);
     if (r != SINEW_OK) return r;
     sn_env env;
@@ -163,7 +164,7 @@ sinew_result sinew_bbw_auto_weights(sinew_context *ctx, const sinew_bbw_auto_des
     float *ww = sn_alloc_array(&env, p.vertex_count, k * sizeof *ww, "welded weights");
     uint8_t *attached = sn_calloc_array(&env, p.vertex_count, 1, "attached vertices");
     sinew_result solved = SINEW_OK;
-    const double tolerance = d.tolerance > 0.0 ? d.tolerance : SINEW_BBW_AUTO_TOLERANCE;
+    const double tolerance = d.tolerance;
     char message[SN_MESSAGE_CAPACITY] = {0};
     sinew_bbw_auto_report rep = {0};
     if (!wj || !ww || !attached) r = sn_alloc_failure();

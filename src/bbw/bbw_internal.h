@@ -177,4 +177,8 @@ int sn_bbw_coarse_failure_is_fatal(sinew_result r);
 /* Wall-clock seconds (C11 timespec_get), for the timings in sinew_bbw_info. */
 double sn_bbw_seconds(void);
 
+/* Replaces the zero fields of an auto-weights desc by their defaults
+ * (desc_defaults.c): what sinew_bbw_auto_weights and its query use. */
+void sn_bbw_auto_resolve(sinew_bbw_auto_desc *d);
+
 #endif /* SN_BBW_INTERNAL_H */

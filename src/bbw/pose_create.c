@@ -192,11 +192,8 @@ sinew_result sinew_bbw_pose_create(sinew_context *ctx, const sinew_bbw_pose_desc
         goto fail;
     }
     if ((r = sn_pose_element_features(p, &dom, &w)) != SINEW_OK) goto fail;
+    sn_bbw_pose_resolve(&desc);   /* one domain and some handles: check_desc */
     size_t wanted = desc.cluster_count;
-    if (wanted == 0) {
-        wanted = 5 * desc.handle_count;
-        if (wanted < 16) wanted = 16;
-    }
     if ((r = sn_progress(&p->env, "bbw pose: clusters", 0.0f)) != SINEW_OK) goto fail;
     if ((r = sn_pose_cluster(p, &dom, wanted, cluster_of)) != SINEW_OK) goto fail;
     if ((r = sn_pose_reduce(p, &dom, &w, cluster_of)) != SINEW_OK) goto fail;

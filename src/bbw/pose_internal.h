@@ -140,4 +140,8 @@ void sn_pose_project_similarity(sn_pose_state *st, size_t j);
  * (pose_global.c). */
 void sn_pose_to_unknowns(const sinew_bbw_pose *p, size_t j, const float *m, double *x);
 
+/* Replaces the zero fields of a pose desc that can be resolved from the desc
+ * by their defaults (desc_defaults.c): what create and its query use. */
+void sn_bbw_pose_resolve(sinew_bbw_pose_desc *d);
+
 #endif /* SN_BBW_POSE_INTERNAL_H */

@@ -220,6 +220,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     sinew_skin_desc local;
     sinew_result r = sn_read_struct(&local, sizeof local, caller_desc, "skin desc");
     if (r != SINEW_OK) return r;
+    sn_skin_resolve_desc(&local);
     const sinew_skin_desc *desc = &local;
     r = sn_skin_check_desc(desc);
     if (r != SINEW_OK) return r;

@@ -80,7 +80,7 @@ float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s)
 sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero)
 {
     if (d->weight_type == SINEW_SKIN_WEIGHT_F32 || d->weight_tolerance > 0.0f) {
-        const float tolerance = d->weight_tolerance > 0.0f ? d->weight_tolerance : 1e-3f;
+        const float tolerance = d->weight_tolerance;   /* float weights' default resolved by create */
         if (fabs(sum - 1.0) > (double)tolerance)
             return sn_fail(SINEW_ERROR_INVALID_WEIGHTS,
                            "vertex %zu weights sum to %.9g, not 1 (tolerance %g; set renormalise to scale them)", v,

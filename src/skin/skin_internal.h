@@ -174,6 +174,10 @@ SN_SKIN_INLINE bool sn_skin_normals_cofactor(sinew_skin_normals normals)
     return normals != SINEW_SKIN_NORMALS_BLENDED_MATRIX;
 }
 
+/* Replaces the zero fields of a skin desc that can be resolved from the desc
+ * by their defaults (skin_defaults.c): what create and its query use. */
+void sn_skin_resolve_desc(sinew_skin_desc *d);
+
 /* The caller's joint and weight streams (input.c). sn_skin_check_streams
  * checks their types, pointers, strides and spans before anything is read;
  * the readers then give slot s of vertex v as a joint index, a weight in
@@ -181,7 +185,7 @@ SN_SKIN_INLINE bool sn_skin_normals_cofactor(sinew_skin_normals normals)
  * a normalised weight (0 for float). sn_skin_check_sum applies the sum test
  * of a vertex (sinew_skin_desc.weight_tolerance) to its float sum or, for
  * normalised weights at the default tolerance, to its raw integer sum over
- * `nonzero` nonzero slots. */
+ * `nonzero` nonzero slots; d is resolved (sn_skin_resolve_desc). */
 sinew_result sn_skin_check_streams(const sinew_skin_desc *d);
 uint32_t sn_skin_input_joint(const sinew_skin_desc *d, size_t v, size_t s);
 float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s);

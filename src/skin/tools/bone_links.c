@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sinew/skin_tools.h"
+#include "skin/skin_defaults.h"
 #include "skin/tools/influence_rows.h"
 
 /* What sinew_skin_create takes. */
@@ -147,18 +148,12 @@ static sinew_result link_count_of(const sinew_skin_links_desc *d, uint32_t *out)
     if (d->range_of_motion < 0.0f || d->range_of_motion > (float)(2.0 * PI))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone links: range_of_motion %g is not in (0, 2 pi]",
                        (double)d->range_of_motion);
-    double step = d->max_link_angle > 0.0f ? (double)d->max_link_angle : PI / 3.0;
-    /* A range that is a whole number of steps (180 degrees in 60-degree links)
-     * gives that number, whatever the float rounding of the two angles. */
-    const double steps = (double)d->range_of_motion / step;
-    double n = ceil(steps * (1.0 - 1e-6));
-    if (n < 1.0) n = 1.0;
-    if (n > SINEW_SKIN_MAX_LINKS)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
-                       "bone links: range_of_motion %g in links of %g needs %.0f links, above SINEW_SKIN_MAX_LINKS (%u)",
-                       (double)d->range_of_motion, step, n, SINEW_SKIN_MAX_LINKS);
-    *out = (uint32_t)n;
-    return SINEW_OK;
+    /* Valid angles whose count the resolve left 0 (sn_skin_links_resolve): too many links. */
+    const double step = (double)d->max_link_angle;
+    return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                   "bone links: range_of_motion %g in links of %g needs %.0f links, above SINEW_SKIN_MAX_LINKS (%u)",
+                   (double)d->range_of_motion, step, ceil((double)d->range_of_motion / step * (1.0 - 1e-6)),
+                   SINEW_SKIN_MAX_LINKS);
 }
 
 /* Every positive-weight slot names a joint of the skeleton. */
@@ -224,6 +219,7 @@ sinew_result sinew_skin_bone_links(sinew_context *ctx, size_t joint_count, const
     SINEW_INIT(&d);
     sinew_result r;
     if (desc && (r = sn_read_struct(&d, sizeof d, desc, "bone links desc")) != SINEW_OK) return r;
+    sn_skin_links_resolve(&d);
     if (report && (r = sn_check_struct_out(report, "bone links report")) != SINEW_OK) return r;
     if (joint_count == 0) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "bone links: the skeleton has no joints");
     if (joint_count > MAX_SKIN_JOINTS)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sinew/skin_tools.h"
+#include "skin/skin_defaults.h"
 #include "skin/tools/influence_rows.h"
 #include "skin/tools/unbound_report.h"
 
@@ -206,6 +207,7 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
     sinew_skin_capsule_desc d = {0};
     sinew_result r = SINEW_OK;
     if (desc && (r = sn_read_struct(&d, sizeof d, desc, "capsule bind: desc")) != SINEW_OK) return r;
+    sn_skin_capsule_resolve(&d);
     /* The report is read (its list and capacity) and written back (its count) through a local copy. */
     sinew_skin_capsule_report local_report = {0};
     sinew_skin_capsule_report *report = NULL;
@@ -219,9 +221,9 @@ sinew_result sinew_skin_capsule_weights(sinew_context *ctx, const sinew_points *
     if (report && (r = sn_skin_unbound_list_check(report->unbound, report->unbound_capacity, "capsule bind")) !=
                       SINEW_OK)
         return r;
-    size_t k = d.influence_count ? d.influence_count : 4;
-    double band = d.falloff > 0.0f ? d.falloff : 0.5;
-    double quantile = d.radius_quantile > 0.0f ? d.radius_quantile : 0.9;
+    size_t k = d.influence_count;
+    double band = d.falloff;
+    double quantile = d.radius_quantile;
     size_t n = positions->count;
     if (n > UINT32_MAX)   /* the report lists vertices as 32-bit indices, as the skin bind counts them */
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "capsule bind: %zu vertices exceed 32-bit indices", n);

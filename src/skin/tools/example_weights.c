@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sinew/skin_tools.h"
+#include "skin/skin_defaults.h"
 #include "skin/tools/example_weights_qp.h"
 #include "skin/tools/influence_rows.h"
 
@@ -302,6 +303,7 @@ sinew_result sinew_skin_example_weights(sinew_context *ctx, const sinew_points *
     sinew_skin_example_desc d = {0};
     sinew_result r = SINEW_OK;
     if (desc && (r = sn_read_struct(&d, sizeof d, desc, "example weights: desc")) != SINEW_OK) return r;
+    sn_skin_example_resolve(&d);
     if (report && (r = sn_check_struct_out(report, "example weights: report")) != SINEW_OK) return r;
     if ((r = sn_check_points(positions, "rest vertex")) != SINEW_OK) return r;
     size_t n = positions->count;
@@ -313,8 +315,8 @@ sinew_result sinew_skin_example_weights(sinew_context *ctx, const sinew_points *
     if ((r = check_matrices(matrices, example_count, joint_count)) != SINEW_OK) return r;
     if ((r = check_candidates(&d, n, joint_count)) != SINEW_OK) return r;
     if ((r = check_outputs(joints, weights, residuals)) != SINEW_OK) return r;
-    size_t k = d.influence_count ? d.influence_count : 4;
-    size_t max_subsets = d.max_subsets ? d.max_subsets : 70;
+    size_t k = d.influence_count;
+    size_t max_subsets = d.max_subsets;
     size_t total, out_bytes;
     if (!sn_mul_size(n, k, &total) || !sn_mul_size(total, sizeof *weights, &out_bytes) || out_bytes > PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "example weights: %zu vertices of %zu slots overflow", n, k);

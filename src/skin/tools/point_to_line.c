@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sinew/skin_tools.h"
+#include "skin/skin_defaults.h"
 #include "skin/tools/influence_rows.h"
 #include "core/small_math.h"
 #include "skin/tools/unbound_report.h"
@@ -226,6 +227,7 @@ sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, const sinew_po
     sinew_skin_line_desc d = {0};
     sinew_result r = SINEW_OK;
     if (desc && (r = sn_read_struct(&d, sizeof d, desc, "point-to-line bind: desc")) != SINEW_OK) return r;
+    sn_skin_line_resolve(&d);
     sinew_skin_line_report local_report = {0};
     sinew_skin_line_report *report = NULL;
     if (caller_report) {
@@ -241,8 +243,8 @@ sinew_result sinew_skin_point_to_line_weights(sinew_context *ctx, const sinew_po
     if (report &&
         (r = sn_skin_unbound_list_check(report->unbound, report->unbound_capacity, "point-to-line bind")) != SINEW_OK)
         return r;
-    size_t k = d.influence_count ? d.influence_count : 4;
-    double blend = d.blend > 0.0f ? d.blend : 0.2;
+    size_t k = d.influence_count;
+    double blend = d.blend;
     size_t n = positions->count;
     if (n > UINT32_MAX)   /* the report lists vertices as 32-bit indices */
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "point-to-line bind: %zu vertices exceed 32-bit indices", n);

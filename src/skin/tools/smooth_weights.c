@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sinew/skin_tools.h"
+#include "skin/skin_defaults.h"
 #include "skin/tools/influence_rows.h"
 #include "geom/mesh_graph.h"
 
@@ -16,12 +17,13 @@ sinew_result sinew_skin_smooth_weights(sinew_context *ctx, const sinew_trimesh *
     sinew_skin_smooth_desc d = {0};
     sinew_result r = SINEW_OK;
     if (desc && (r = sn_read_struct(&d, sizeof d, desc, "smooth weights: desc")) != SINEW_OK) return r;
+    sn_skin_smooth_resolve(&d);
     if (!isfinite(d.strength)) return sn_fail(SINEW_ERROR_NON_FINITE, "smooth weights: strength is not finite");
     if (d.strength < 0.0f || d.strength > 1.0f)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "smooth weights: strength %g is not in (0, 1]",
                        (double)d.strength);
-    uint32_t iterations = d.iterations ? d.iterations : 3;
-    double lambda = d.strength > 0.0f ? d.strength : 0.5;
+    uint32_t iterations = d.iterations;
+    double lambda = d.strength;
     if (!mesh) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "smooth weights: mesh is NULL");
     size_t n = mesh->positions.count;
     size_t k = influence_count;
