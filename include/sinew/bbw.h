@@ -99,13 +99,12 @@ typedef enum sinew_bbw_outside {
     SINEW_BBW_OUTSIDE_REFUSE = 1
 } sinew_bbw_outside;
 
-/* The defaults sinew_bbw_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (grid_resolution,
- * handle_tolerance), so
- * creating with *resolved does the same as with desc. Other fields are copied
- * unchecked. resolved must be SINEW_INIT'ed and is written up to its
- * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
- * desc bytes). Thread-safe. */
+/* The defaults sinew_bbw_create uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with every zero field that has a default replaced by
+ * it (grid_resolution, handle_tolerance), so creating with *resolved does the
+ * same as with desc. Other fields are copied unchecked. resolved must be
+ * SINEW_INIT'ed and is written up to its struct_size. INVALID_ARGUMENT (NULL
+ * resolved), UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_bbw_desc_defaults(const sinew_bbw_desc *desc, sinew_bbw_desc *resolved);
 
 /* sinew_bbw_desc.volume_flags. */
@@ -187,14 +186,14 @@ typedef struct sinew_bbw_solve_desc {
     uint32_t coarse_levels;
 } sinew_bbw_solve_desc;
 
-/* The defaults sinew_bbw_solve uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (tolerance,
- * max_iterations, penalty; shape_strength when a shape_mask is given;
- * coarse_levels 0 is a mode, automatic, and stays 0), so
- * solving with *resolved does the same as with desc. Other fields are copied
- * unchecked. resolved must be SINEW_INIT'ed and is written up to its
- * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
- * desc bytes). Thread-safe. */
+/* The defaults sinew_bbw_solve uses (docs/api.md, Defaults): *resolved = desc
+ * (NULL = all zero) with every zero field that has a default replaced by it
+ * (tolerance, max_iterations, penalty; shape_strength when a shape_mask is
+ * given; coarse_levels 0 is a mode, automatic, and stays 0), so solving with
+ * *resolved does the same as with desc. Other fields are copied unchecked.
+ * resolved must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
 SINEW_API sinew_result sinew_bbw_solve_desc_defaults(const sinew_bbw_solve_desc *desc,
                                                     sinew_bbw_solve_desc *resolved);
 
@@ -385,9 +384,9 @@ typedef struct sinew_bbw_auto_desc {
     uint32_t handle_outside;         /* sinew_bbw_outside; 0 = clip */
 } sinew_bbw_auto_desc;
 
-/* The defaults sinew_bbw_auto_weights uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it (influence_count, grid_resolution, tolerance, max_iterations;
+/* The defaults sinew_bbw_auto_weights uses (docs/api.md, Defaults): *resolved
+ * = desc (NULL = all zero) with every zero field that has a default replaced
+ * by it (influence_count, grid_resolution, tolerance, max_iterations;
  * handle_outside 0 is SINEW_BBW_OUTSIDE_CLIP itself), so weighting with
  * *resolved does the same as with desc. Other fields are copied unchecked.
  * resolved must be SINEW_INIT'ed and is written up to its struct_size.

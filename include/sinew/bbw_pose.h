@@ -78,14 +78,14 @@ typedef struct sinew_bbw_pose_desc {
     sinew_bbw_pose_transform transform;  /* 0 = SINEW_BBW_POSE_AFFINE */
 } sinew_bbw_pose_desc;
 
-/* The defaults sinew_bbw_pose_create uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: cluster_count, when handle_count is nonzero and exactly one domain is
- * given (the default follows from both; otherwise it stays 0); transform 0 is
- * SINEW_BBW_POSE_AFFINE itself. Creating with *resolved does the same as with
- * desc. Other fields are copied unchecked. resolved must be SINEW_INIT'ed and
- * is written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
- * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_bbw_pose_create uses (docs/api.md, Defaults): *resolved
+ * = desc (NULL = all zero) with every zero field that has a default replaced
+ * by it: cluster_count, when handle_count is nonzero and exactly one domain
+ * is given (the default follows from both; otherwise it stays 0); transform 0
+ * is SINEW_BBW_POSE_AFFINE itself. Creating with *resolved does the same as
+ * with desc. Other fields are copied unchecked. resolved must be
+ * SINEW_INIT'ed and is written up to its struct_size. INVALID_ARGUMENT (NULL
+ * resolved), UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_bbw_pose_desc_defaults(const sinew_bbw_pose_desc *desc, sinew_bbw_pose_desc *resolved);
 
 /* What create built. */

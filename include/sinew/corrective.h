@@ -80,16 +80,16 @@ typedef struct sinew_corrective_desc {
     double smoothing;
 } sinew_corrective_desc;
 
-/* The defaults sinew_corrective_create uses (docs/api.md, Defaults): *resolved
- * = desc (NULL = all zero) with every zero field that has a default replaced
- * by it: pose_size for SINEW_CORRECTIVE_KERNEL_WEIGHTS (key_count). radius 0
- * stays 0: its default is measured on the poses' values (sinew_corrective_info
- * reports the radius in use); smoothing 0 (none) and kernel 0
- * (SINEW_CORRECTIVE_KERNEL_GAUSSIAN) are values themselves. Creating with
- * *resolved does the same as with desc. Other fields are copied unchecked.
- * resolved must be SINEW_INIT'ed and is written up to its struct_size.
- * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
- * Thread-safe. */
+/* The defaults sinew_corrective_create uses (docs/api.md, Defaults):
+ * *resolved = desc (NULL = all zero) with every zero field that has a default
+ * replaced by it: pose_size for SINEW_CORRECTIVE_KERNEL_WEIGHTS (key_count).
+ * radius 0 stays 0: its default is measured on the poses' values
+ * (sinew_corrective_info reports the radius in use); smoothing 0 (none) and
+ * kernel 0 (SINEW_CORRECTIVE_KERNEL_GAUSSIAN) are values themselves. Creating
+ * with *resolved does the same as with desc. Other fields are copied
+ * unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_corrective_desc_defaults(const sinew_corrective_desc *desc,
                                                       sinew_corrective_desc *resolved);
 

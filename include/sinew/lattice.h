@@ -58,9 +58,9 @@ typedef struct sinew_lattice_desc {
     sinew_lattice_outside outside;
 } sinew_lattice_desc;
 
-/* The defaults sinew_lattice_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (order 4,
- * count = order, unit axes and extents when all are zero), so
+/* The defaults sinew_lattice_create uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with every zero field that has a default replaced by
+ * it (order 4, count = order, unit axes and extents when all are zero), so
  * creating with *resolved does the same as with desc. Other fields are copied
  * unchecked. resolved must be SINEW_INIT'ed and is written up to its
  * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero

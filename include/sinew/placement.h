@@ -129,13 +129,13 @@ typedef struct sinew_placement_desc {
     sinew_trimesh scene;
 } sinew_placement_desc;
 
-/* The defaults sinew_placement_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (path_order,
- * view, count, order, oversample), so
- * creating with *resolved does the same as with desc. Other fields are copied
- * unchecked. resolved must be SINEW_INIT'ed and is written up to its
- * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
- * desc bytes). Thread-safe. */
+/* The defaults sinew_placement_create uses (docs/api.md, Defaults): *resolved
+ * = desc (NULL = all zero) with every zero field that has a default replaced
+ * by it (path_order, view, count, order, oversample), so creating with
+ * *resolved does the same as with desc. Other fields are copied unchecked.
+ * resolved must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
 SINEW_API sinew_result sinew_placement_desc_defaults(const sinew_placement_desc *desc,
                                                     sinew_placement_desc *resolved);
 
@@ -222,14 +222,13 @@ typedef struct sinew_placement_relax_desc {
     uint32_t max_steps;
 } sinew_placement_relax_desc;
 
-/* The defaults sinew_placement_relax uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (stiffness,
- * mass, damping = sqrt(stiffness / mass) as a float, angle_degrees,
- * neighbourhood, max_steps), so
- * relaxing with *resolved does the same as with desc. Other fields are copied
- * unchecked. resolved must be SINEW_INIT'ed and is written up to its
- * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
- * desc bytes). Thread-safe. */
+/* The defaults sinew_placement_relax uses (docs/api.md, Defaults): *resolved
+ * = desc (NULL = all zero) with every zero field that has a default replaced
+ * by it (stiffness, mass, damping = sqrt(stiffness / mass) as a float,
+ * angle_degrees, neighbourhood, max_steps), so relaxing with *resolved does
+ * the same as with desc. Other fields are copied unchecked. resolved must be
+ * SINEW_INIT'ed and is written up to its struct_size. INVALID_ARGUMENT (NULL
+ * resolved), UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_placement_relax_desc_defaults(const sinew_placement_relax_desc *desc,
                                                           sinew_placement_relax_desc *resolved);
 

@@ -81,15 +81,14 @@ typedef struct sinew_skin_capsule_desc {
     sinew_skin_capsule_scoring scoring;   /* 0 = SINEW_SKIN_CAPSULE_SCORE_BLEND */
 } sinew_skin_capsule_desc;
 
-/* The defaults sinew_skin_capsule_weights uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: influence_count (4), falloff (0.5),
- * radius_quantile (0.9 as a float); unbound and scoring 0 are
- * SINEW_SKIN_UNBOUND_REPORT and SINEW_SKIN_CAPSULE_SCORE_BLEND themselves.
- * Binding with *resolved does the same as with desc.
- Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
- * written up to its struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED
- * (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_skin_capsule_weights uses (docs/api.md, Defaults):
+ * *resolved = desc (NULL = all zero) with every zero field that has a default
+ * replaced by it: influence_count (4), falloff (0.5), radius_quantile (0.9 as
+ * a float); unbound and scoring 0 are SINEW_SKIN_UNBOUND_REPORT and
+ * SINEW_SKIN_CAPSULE_SCORE_BLEND themselves. Binding with *resolved does the
+ * same as with desc. Other fields are copied unchecked. resolved must be
+ * SINEW_INIT'ed and is written up to its struct_size. INVALID_ARGUMENT (NULL
+ * resolved), UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_skin_capsule_desc_defaults(const sinew_skin_capsule_desc *desc, sinew_skin_capsule_desc *resolved);
 
 /* Vertices a binding could not place. The caller may give a list to fill. */
@@ -175,13 +174,13 @@ typedef struct sinew_skin_smooth_desc {
     float strength;
 } sinew_skin_smooth_desc;
 
-/* The defaults sinew_skin_smooth_weights uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: iterations (3), strength (0.5).
- * Smoothing with *resolved does the same as with desc.
- Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
- * written up to its struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED
- * (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_skin_smooth_weights uses (docs/api.md, Defaults):
+ * *resolved = desc (NULL = all zero) with every zero field that has a default
+ * replaced by it: iterations (3), strength (0.5). Smoothing with *resolved
+ * does the same as with desc. Other fields are copied unchecked. resolved
+ * must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
 SINEW_API sinew_result sinew_skin_smooth_desc_defaults(const sinew_skin_smooth_desc *desc, sinew_skin_smooth_desc *resolved);
 
 /* Weight smoothing over the mesh graph: every sweep moves each vertex's
@@ -266,15 +265,14 @@ typedef struct sinew_skin_line_desc {
     sinew_skin_unbound unbound;   /* 0 = SINEW_SKIN_UNBOUND_REPORT */
 } sinew_skin_line_desc;
 
-/* The defaults sinew_skin_point_to_line_weights uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: influence_count (4), blend (0.2 as a
- * float); max_distance 0 is "no limit", a mode, and stays 0; unbound 0 is
- * SINEW_SKIN_UNBOUND_REPORT itself. Binding with *resolved does the same as
- * with desc.
- Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
- * written up to its struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED
- * (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_skin_point_to_line_weights uses (docs/api.md, Defaults):
+ * *resolved = desc (NULL = all zero) with every zero field that has a default
+ * replaced by it: influence_count (4), blend (0.2 as a float); max_distance 0
+ * is "no limit", a mode, and stays 0; unbound 0 is SINEW_SKIN_UNBOUND_REPORT
+ * itself. Binding with *resolved does the same as with desc. Other fields are
+ * copied unchecked. resolved must be SINEW_INIT'ed and is written up to its
+ * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
+ * desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_skin_line_desc_defaults(const sinew_skin_line_desc *desc, sinew_skin_line_desc *resolved);
 
 /* Vertices point-to-line binding could not place (beyond max_distance). */
@@ -348,14 +346,14 @@ typedef struct sinew_skin_example_desc {
     uint32_t max_subsets;
 } sinew_skin_example_desc;
 
-/* The defaults sinew_skin_example_weights uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: influence_count (4), max_subsets (70);
- * candidate_count 0 (every joint a candidate) is a mode and stays 0. Solving
- * with *resolved does the same as with desc.
- Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
- * written up to its struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED
- * (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_skin_example_weights uses (docs/api.md, Defaults):
+ * *resolved = desc (NULL = all zero) with every zero field that has a default
+ * replaced by it: influence_count (4), max_subsets (70); candidate_count 0
+ * (every joint a candidate) is a mode and stays 0. Solving with *resolved
+ * does the same as with desc. Other fields are copied unchecked. resolved
+ * must be SINEW_INIT'ed and is written up to its struct_size.
+ * INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes).
+ * Thread-safe. */
 SINEW_API sinew_result sinew_skin_example_desc_defaults(const sinew_skin_example_desc *desc, sinew_skin_example_desc *resolved);
 
 typedef struct sinew_skin_example_report {
@@ -440,16 +438,15 @@ typedef struct sinew_skin_links_desc {
     float range_of_motion;
 } sinew_skin_links_desc;
 
-/* The defaults sinew_skin_bone_links uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with every zero field that has a default replaced by
- * it: max_link_angle (60 degrees: pi / 3
- * as a float), then link_count, derived from range_of_motion when that is in
- * (0, 2 pi] and gives at most SINEW_SKIN_MAX_LINKS links (otherwise it stays
- * 0, and the call refuses the desc as it would have). Splitting with
- * *resolved does the same as with desc.
- Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
- * written up to its struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED
- * (unknown nonzero desc bytes). Thread-safe. */
+/* The defaults sinew_skin_bone_links uses (docs/api.md, Defaults): *resolved
+ * = desc (NULL = all zero) with every zero field that has a default replaced
+ * by it: max_link_angle (60 degrees: pi / 3 as a float), then link_count,
+ * derived from range_of_motion when that is in (0, 2 pi] and gives at most
+ * SINEW_SKIN_MAX_LINKS links (otherwise it stays 0, and the call refuses the
+ * desc as it would have). Splitting with *resolved does the same as with
+ * desc. Other fields are copied unchecked. resolved must be SINEW_INIT'ed and
+ * is written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
+ * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_skin_links_desc_defaults(const sinew_skin_links_desc *desc, sinew_skin_links_desc *resolved);
 
 typedef struct sinew_skin_links_report {

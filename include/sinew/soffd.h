@@ -47,14 +47,13 @@ typedef struct sinew_soffd_desc {
     int skip_degenerate;
 } sinew_soffd_desc;
 
-/* The defaults sinew_soffd_create uses (docs/api.md, Defaults): *resolved = desc (NULL =
- * all zero) with every zero field that has a default replaced by it (local;
- * length_scale 0, the driver's mean edge length, depends on the driver and
- * stays 0), so
- * creating with *resolved does the same as with desc. Other fields are copied
- * unchecked. resolved must be SINEW_INIT'ed and is written up to its
- * struct_size. INVALID_ARGUMENT (NULL resolved), UNSUPPORTED (unknown nonzero
- * desc bytes). Thread-safe. */
+/* The defaults sinew_soffd_create uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with every zero field that has a default replaced by
+ * it (local; length_scale 0, the driver's mean edge length, depends on the
+ * driver and stays 0), so creating with *resolved does the same as with desc.
+ * Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
+ * written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
+ * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd_desc *resolved);
 
 /* Pruning policies for registration; combinable; SINEW_INIT it. All zero (or
