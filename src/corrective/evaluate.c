@@ -75,9 +75,6 @@ static sinew_result check_apply(const sinew_corrective *c, const float *weights,
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "range [%zu, %zu + %zu) passes the base view's %zu points", first,
                        first, count, base->count);
     if (count == 0) return SINEW_OK;
-    sinew_points view = *base;
-    view.count = end;
-    view.data = base->data;
     sinew_result res = sn_check_float_array(base->data, base->stride, 3, end, "base points");
     if (res == SINEW_OK) res = sn_check_float_array(out, out_stride, 3, end, "output points");
     if (res != SINEW_OK) return res;
@@ -86,7 +83,7 @@ static sinew_result check_apply(const sinew_corrective *c, const float *weights,
     float largest = 0.0f;
     bool bad = false;
     for (size_t i = first; i < end; ++i) {
-        const float *b = sn_point(&view, i);
+        const float *b = sn_point(base, i);
         for (int a = 0; a < 3; ++a) {
             const float v = fabsf(b[a]);
             bad |= !(v <= FLT_MAX);
@@ -94,7 +91,7 @@ static sinew_result check_apply(const sinew_corrective *c, const float *weights,
         }
     }
     for (size_t i = first; bad && i < end; ++i) {
-        const float *b = sn_point(&view, i);
+        const float *b = sn_point(base, i);
         for (int a = 0; a < 3; ++a)
             if (!isfinite(b[a]))
                 return sn_fail(SINEW_ERROR_NON_FINITE, "base point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
