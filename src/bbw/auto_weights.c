@@ -10,6 +10,7 @@
 #include "bbw/auto_attach.h"
 #include "bbw/auto_surface.h"
 #include "bbw/bbw_internal.h"
+#include "bbw/defaults.h"
 
 /* Largest influence_count, as sinew_bbw_top_k. */
 #define SN_BBW_AUTO_MAX_INFLUENCES 64u
@@ -174,6 +175,7 @@ sinew_result sinew_bbw_auto_weights(sinew_context *ctx, const sinew_bbw_auto_des
         SINEW_INIT(&sd);
         sd.tolerance = tolerance;
         sd.max_iterations = d.max_iterations;
+        sd.penalty = SN_BBW_AUTO_PENALTY;
         solved = sinew_bbw_solve(ctx, b, &sd);
         if (solved == SINEW_ERROR_NOT_CONVERGED) sn_save_error(message);
         else r = solved;

@@ -8,7 +8,8 @@
  * says how). With --accuracy, also the largest weight difference of the one
  * call against the same call solved to 1e-6 (a converged solve on the same
  * domain).
- * Usage: bench_bbw_auto [--accuracy] [name-filter]
+ * --tolerance T solves the one call to T instead of its default.
+ * Usage: bench_bbw_auto [--accuracy] [--tolerance T] [name-filter]
  */
 #include <math.h>
 #include <stdio.h>
@@ -78,9 +79,11 @@ static double row_difference(const uint32_t *j1, const float *w1, const uint32_t
 int main(int argc, char **argv)
 {
     int accuracy = 0;
+    double tolerance = 0.0;
     const char *filter = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--accuracy")) accuracy = 1;
+        else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) tolerance = atof(argv[++i]);
         else filter = argv[i];
     }
     for (size_t i = 0; i < bbw_rig_count(); ++i) {
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
         size_t plain_zero = 0;
         double plain = plain_route(&r, &plain_zero, plain_why, sizeof plain_why);
         double t0 = support_cpu_now();
-        sinew_result res = one_call(&r, 0.0, j, w, &rep);
+        sinew_result res = one_call(&r, tolerance, j, w, &rep);
         double t = support_cpu_now() - t0;
         if (plain >= 0.0)
             snprintf(plain_text, sizeof plain_text, "%.0f ms, %zu unweighted", 1e3 * plain, plain_zero);
