@@ -198,8 +198,62 @@ static void flat_figure(bbw_rig *r)
     }
 }
 
+/* A figure of ~30k vertices and 40 bones: a closed star-shaped surface (a
+ * sphere of STAR_RINGS x STAR_SECTORS vertices plus the poles, radius
+ * 0.5 + 1.5 sum_i max(0, d . a_i)^16 in direction d) with an arm along each
+ * cube diagonal a_i, and a chain of 5 bones up each arm. */
+enum { STAR_RINGS = 120, STAR_SECTORS = 250, STAR_ARMS = 8, STAR_ARM_BONES = 5 };
+
+static double star_radius(const double d[3])
+{
+    double r = 0.5;
+    for (int i = 0; i < STAR_ARMS; ++i) {
+        double c = (d[0] * ((i & 1) ? 1 : -1) + d[1] * ((i & 2) ? 1 : -1) + d[2] * ((i & 4) ? 1 : -1)) / sqrt(3.0);
+        if (c > 0) r += 1.5 * pow(c, 16);
+    }
+    return r;
+}
+
+static void star_figure(bbw_rig *r)
+{
+    size_t n = (size_t)STAR_RINGS * STAR_SECTORS + 2;
+    for (size_t i = 0; i < n; ++i) {
+        double th = i == 0 ? 0.0 : i == n - 1 ? RIG_PI : RIG_PI * (double)((i - 1) / STAR_SECTORS + 1) / (STAR_RINGS + 1);
+        double ph = i == 0 || i == n - 1 ? 0.0 : 2.0 * RIG_PI * (double)((i - 1) % STAR_SECTORS) / STAR_SECTORS;
+        double d[3] = {sin(th) * cos(ph), sin(th) * sin(ph), cos(th)}, rad = star_radius(d);
+        add_vertex(r, rad * d[0], rad * d[1], rad * d[2]);
+    }
+    uint32_t south = (uint32_t)n - 1;
+    for (uint32_t j = 0; j < STAR_SECTORS; ++j) {
+        uint32_t j1 = (j + 1) % STAR_SECTORS;
+        add_triangle(r, 0, 1 + j, 1 + j1);
+        for (uint32_t i = 0; i + 1 < STAR_RINGS; ++i) {
+            uint32_t a = 1 + i * STAR_SECTORS + j, b = 1 + (i + 1) * STAR_SECTORS + j;
+            uint32_t c = 1 + (i + 1) * STAR_SECTORS + j1, e = 1 + i * STAR_SECTORS + j1;
+            add_triangle(r, a, b, c);
+            add_triangle(r, a, c, e);
+        }
+        uint32_t last = 1 + (STAR_RINGS - 1) * STAR_SECTORS;
+        add_triangle(r, last + j, south, last + j1);
+    }
+    for (int i = 0; i < STAR_ARMS; ++i) {
+        double a[3] = {(i & 1) ? 1 : -1, (i & 2) ? 1 : -1, (i & 4) ? 1 : -1};
+        uint32_t previous = 0;
+        for (int k = 0; k <= STAR_ARM_BONES; ++k) {
+            double s = (0.3 + 1.3 * k / STAR_ARM_BONES) / sqrt(3.0);
+            uint32_t joint = add_joint(r, s * a[0], s * a[1], s * a[2]);
+            if (k) add_bone(r, previous, joint);
+            previous = joint;
+        }
+    }
+}
+
 static bool procedural(const char *name, bbw_rig *r)
 {
+    if (!strcmp(name, "figure-40-bones")) {
+        star_figure(r);
+        return true;
+    }
     if (!strcmp(name, "tentacle-19-parts")) {
         tentacle(r);
         return true;
@@ -381,6 +435,7 @@ static const struct {
     {"figure-triangle-soup", FROM_CODE, NULL, NULL, true, BBW_RIG_PLAIN},
     {"figure-inside-out", FROM_CODE, NULL, NULL, true, BBW_RIG_PLAIN},
     {"flat-2d-figure", FROM_CODE, NULL, NULL, true, BBW_RIG_PLAIN},
+    {"figure-40-bones", FROM_CODE, NULL, NULL, false, BBW_RIG_PLAIN},
     {"arm", FROM_TGF, "libigl-tutorial-data/arm.obj", "libigl-tutorial-data/arm.tgf", true, BBW_RIG_PLAIN},
     {"hand", FROM_TGF, "libigl-tutorial-data/hand.mesh", "libigl-tutorial-data/hand.tgf", false, BBW_RIG_PLAIN},
     {"elephant", FROM_TGF, "libigl-tutorial-data/elephant.obj", "libigl-tutorial-data/elephant.tgf", false, BBW_RIG_PLAIN},

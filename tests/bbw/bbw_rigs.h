@@ -6,7 +6,7 @@
  * side, and procedural production-like cases generated here (intersecting
  * parts, a floating accessory, an open cape, bones leaving the mesh or lying
  * wholly outside it, scales 1e-3 and 1e3, a triangle soup, an inside-out
- * shell, a flat 2D figure). Data cases are absent without ../shared/data;
+ * shell, a flat 2D figure, a figure of ~30k vertices and 40 bones). Data cases are absent without ../shared/data;
  * procedural ones always load.
  */
 #ifndef SINEW_TEST_BBW_RIGS_H
