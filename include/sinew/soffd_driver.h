@@ -35,17 +35,19 @@ typedef struct sinew_soffd_driver_desc {
     sinew_points joint_positions;  /* bind-pose joints, mesh space */
     const uint32_t *bones;         /* 2 joint_positions indices per bone */
     size_t bone_count;             /* 0 = no skeleton, no emphasis */
-    /* A collapse whose new vertex lies at a joint where two or more bones
-     * meet costs 1 + joint_emphasis times as much; the factor falls
+    /* Driver edges at a joint where two or more bones meet come out about
+     * 1 + joint_emphasis times shorter than along the spans: a collapse
+     * there costs (1 + joint_emphasis)^4 times as much (the quadric error
+     * grows as the fourth power of the edge length), a factor that falls
      * smoothly to 1 at joint_radius times the shortest bone at that joint.
-     * 0 = 16 and 0.35. Must be finite and > 0 otherwise. */
+     * 0 = 3 and 0.35. Must be finite and > 0 otherwise. */
     float joint_emphasis;
     float joint_radius;
 } sinew_soffd_driver_desc;
 
 /* The defaults sinew_soffd_driver_from_skin uses (docs/api.md, Defaults):
  * *resolved = desc (NULL = all zero) with weld_tolerance (1e-5),
- * joint_emphasis (16) and joint_radius (0.35) filled in where zero; the
+ * joint_emphasis (3) and joint_radius (0.35) filled in where zero; the
  * targets, the skeleton and the counts are copied unchecked. resolved must
  * be SINEW_INIT'ed and is written up to its struct_size. INVALID_ARGUMENT
  * (NULL resolved), UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */

@@ -191,8 +191,9 @@ static bool keeps_orientation(const sn_decimator *d, uint32_t v, uint32_t other,
     return true;
 }
 
-/* The candidate positions (quadric minimum, a, b, midpoint) and the one of
- * least quadric error, the first of equals. */
+/* The candidate positions (quadric minimum, midpoint, a, b) and the one of
+ * least quadric error, the first of equals: where every position is free (a
+ * flat or straight stretch) the midpoint keeps the vertices evenly spread. */
 static double best_position(const sn_decimator *d, const sn_quadric *q, uint32_t a, uint32_t b, float out[3])
 {
     const float *pa = &d->pos[3 * (size_t)a], *pb = &d->pos[3 * (size_t)b];
@@ -208,7 +209,7 @@ static double best_position(const sn_decimator *d, const sn_quadric *q, uint32_t
         for (int i = 0; i < 3; ++i) off2 += (cand[0][i] - mid[i]) * (cand[0][i] - mid[i]);
         if (off2 <= SN_DRIVER_PLACEMENT_REACH * SN_DRIVER_PLACEMENT_REACH * len2) n = 1;
     }
-    for (int i = 0; i < 3; ++i) cand[n][i] = pa[i], cand[n + 1][i] = pb[i], cand[n + 2][i] = mid[i];
+    for (int i = 0; i < 3; ++i) cand[n][i] = mid[i], cand[n + 1][i] = pa[i], cand[n + 2][i] = pb[i];
     n += 3;
     double best = INFINITY;
     for (int c = 0; c < n; ++c) {

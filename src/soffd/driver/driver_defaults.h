@@ -8,9 +8,10 @@
 /* weld_tolerance: far below any skin's feature size, far above the float
  * rounding of vertices that two patches share. */
 #define SN_DRIVER_DEFAULT_WELD_TOLERANCE 1e-5f
-/* joint_emphasis: on a limb's skin, keeps about two rings of driver
- * vertices around each joint at a budget of a few hundred triangles. */
-#define SN_DRIVER_DEFAULT_JOINT_EMPHASIS 16.0f
+/* joint_emphasis: driver edges at a joint about four times shorter than
+ * along the spans, enough rings for an elbow's bend at a few hundred
+ * triangles per character. */
+#define SN_DRIVER_DEFAULT_JOINT_EMPHASIS 3.0f
 /* joint_radius: a third of a bone either side of its joint bends with it. */
 #define SN_DRIVER_DEFAULT_JOINT_RADIUS 0.35f
 

@@ -30,9 +30,9 @@ void sn_driver_skin_free(const sn_env *env, sn_driver_skin *s);
 sinew_result sn_driver_weld(const sn_env *env, const sn_driver_skin *s, double tolerance, const double lo[3],
                             uint32_t *rep, size_t *welded);
 
-/* The cost factor of joint emphasis at every point: 1 + emphasis * a smooth
- * bump that is 1 at a joint where two or more bones meet and 0 beyond
- * radius times the shortest bone there. */
+/* The cost factor of joint emphasis at every point: (1 + emphasis * b)^4,
+ * b a smooth bump that is 1 at a joint where two or more bones meet and 0
+ * beyond radius times the shortest bone there. */
 typedef struct sn_driver_joints {
     double *centre;   /* 3 per emphasised joint */
     double *reach;    /* per emphasised joint: radius * shortest bone */

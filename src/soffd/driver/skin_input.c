@@ -78,10 +78,11 @@ sinew_result sn_driver_read_skin(const sn_env *env, const sinew_polymesh *m, sn_
     for (size_t i = 0; i < n_idx; ++i) {
         size_t size = m->face_sizes ? m->face_sizes[f] : 3;
         if (i - start >= size) start = i, ++f;
-        if (ix.data[i] >= m->positions.count) {
+        uint32_t v = ix.data[i];
+        if (v >= m->positions.count) {
             sn_indices_free(env, &ix);
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "skin face %zu refers to vertex %u, but there are only %zu",
-                           f, ix.data[i], m->positions.count);
+                           f, v, m->positions.count);
         }
     }
     sn_driver_skin s = {m->positions.data, sn_stride(m->positions.stride, 3 * sizeof(float)), m->positions.count,
