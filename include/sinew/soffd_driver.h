@@ -82,7 +82,9 @@ typedef struct sinew_soffd_driver_report {
  * Both NULL asks only for the counts (the work is done in full either way;
  * the report holds them); a capacity below a count is BUFFER_TOO_SMALL with
  * the report filled and nothing else written.
- * Returns INVALID_ARGUMENT (NULL skin or report, no faces, face size < 3,
+ * mesh: the skin, positions (any stride) and faces (face_sizes NULL =
+ *   triangles); unreferenced vertices are allowed and left out.
+ * Returns INVALID_ARGUMENT (NULL mesh or report, no faces, face size < 3,
  * bad option, no target, a bone joining a joint to itself, only one output
  * buffer), NON_FINITE (names the vertex or joint), INDEX_OUT_OF_RANGE
  * (names the face or bone), INVALID_TOPOLOGY (a face that cannot be
@@ -91,7 +93,7 @@ typedef struct sinew_soffd_driver_report {
  * report untouched on any failure but BUFFER_TOO_SMALL.
  * ctx: allocator and progress; NULL = defaults. desc: required (a target).
  * Thread-safety: reentrant; no shared state. */
-SINEW_API sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polymesh *skin,
+SINEW_API sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polymesh *mesh,
                                                     const sinew_soffd_driver_desc *desc, float *out_positions,
                                                     size_t position_capacity, uint32_t *out_triangles,
                                                     size_t triangle_capacity, sinew_soffd_driver_report *report);

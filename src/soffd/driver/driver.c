@@ -154,14 +154,14 @@ static sinew_result build(const sn_env *env, const sinew_soffd_driver_desc *d, d
     return measure(env, &w->skin, w->pos, w->vertex_count, w->tris, w->triangle_count, rep);
 }
 
-sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polymesh *skin,
+sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polymesh *mesh,
                                           const sinew_soffd_driver_desc *desc, float *out_positions,
                                           size_t position_capacity, uint32_t *out_triangles,
                                           size_t triangle_capacity, sinew_soffd_driver_report *report)
 {
     sn_clear_error();
     double start = wall_seconds();
-    if (!skin || !desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", skin ? "desc" : "skin");
+    if (!mesh || !desc) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", mesh ? "desc" : "mesh");
     sinew_result r = sn_check_struct_out(report, "report");
     if (r != SINEW_OK) return r;
     sinew_soffd_driver_desc d;
@@ -169,7 +169,7 @@ sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polyme
     if (r != SINEW_OK) return r;
     sn_driver_resolve(&d);
     if ((r = check_options(&d)) != SINEW_OK || (r = check_outputs(out_positions, out_triangles)) != SINEW_OK ||
-        (r = sn_check_points(&skin->positions, "skin vertex")) != SINEW_OK)
+        (r = sn_check_points(&mesh->positions, "skin vertex")) != SINEW_OK)
         return r;
     sn_env env;
     sn_env_from_context(&env, ctx);
@@ -178,7 +178,7 @@ sinew_result sinew_soffd_driver_from_skin(sinew_context *ctx, const sinew_polyme
     memset(&rep, 0, sizeof rep);
     rep.struct_size = sizeof rep;
     r = sn_driver_joints_build(&env, &d, &w.joints);
-    if (r == SINEW_OK) r = sn_driver_read_skin(&env, skin, &w.skin);
+    if (r == SINEW_OK) r = sn_driver_read_skin(&env, mesh, &w.skin);
     if (r == SINEW_OK) r = build(&env, &d, &w, &rep);
     if (r == SINEW_OK && out_positions &&
         (w.vertex_count > position_capacity || w.triangle_count > triangle_capacity))
