@@ -274,6 +274,8 @@ static bool stale(const sn_decimator *d, const sn_collapse *c)
 
 static sinew_result run(sn_decimator *d, const sn_driver_decimate_args *a)
 {
+    sinew_result r0 = sn_progress(d->env, "soffd: driver", 0.0f);
+    if (r0 != SINEW_OK) return r0;
     if (!queue_all(d)) return sn_alloc_failure();
     size_t start = d->live_tris, goal = a->target, made = 0;
     while (d->heap_count > 0 && !(goal && d->live_tris <= goal)) {
