@@ -7,6 +7,10 @@
 
 #include "soffd/driver/driver_internal.h"
 
+/* Largest cell coordinate kept: far inside int64_t, far beyond any skin's
+ * extent in cells (the tolerance is at least 1e-9 of the diagonal). */
+#define SN_WELD_KEY_LIMIT 1e15
+
 typedef struct cell_vertex {
     int64_t key[3];
     uint32_t vertex;
@@ -66,7 +70,12 @@ sinew_result sn_driver_weld(const sn_env *env, const sn_driver_skin *s, double t
     if (!cells) return sn_alloc_failure();
     for (size_t v = 0; v < n; ++v) {
         const float *p = (const float *)((const char *)s->positions + v * s->stride);
-        for (int i = 0; i < 3; ++i) cells[v].key[i] = (int64_t)floor(((double)p[i] - lo[i]) / tolerance);
+        for (int i = 0; i < 3; ++i) {
+            /* Clamped so a far unreferenced vertex cannot overflow the key;
+             * the distance test stays exact, so far vertices only share cells. */
+            double cell = floor(((double)p[i] - lo[i]) / tolerance);
+            cells[v].key[i] = (int64_t)fmax(-SN_WELD_KEY_LIMIT, fmin(SN_WELD_KEY_LIMIT, cell));
+        }
         cells[v].vertex = (uint32_t)v;
         rep[v] = (uint32_t)v;
     }
