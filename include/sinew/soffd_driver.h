@@ -88,7 +88,8 @@ typedef struct sinew_soffd_driver_report {
  * bad option, no target, a bone joining a joint to itself, only one output
  * buffer), NON_FINITE (names the vertex or joint), INDEX_OUT_OF_RANGE
  * (names the face or bone), INVALID_TOPOLOGY (a face that cannot be
- * triangulated, named), DEGENERATE (the skin has no extent), OUT_OF_MEMORY,
+ * triangulated, named), DEGENERATE (the skin has no extent), OUTSIDE_DOMAIN
+ * (a box diagonal beyond the float range), OUT_OF_MEMORY,
  * SIZE_OVERFLOW, CANCELLED (progress stage "soffd: driver"); outputs and
  * report untouched on any failure but BUFFER_TOO_SMALL.
  * ctx: allocator and progress; NULL = defaults. desc: required (a target).

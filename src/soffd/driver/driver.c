@@ -1,5 +1,6 @@
 /* sinew_soffd_driver_from_skin: checks, weld, decimation, the distance
  * report and the outputs. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -64,15 +65,19 @@ static void skin_box(const sn_driver_skin *s, double lo[3], double hi[3])
 static float largest_distance(const sn_bvh *bvh, const float *points, size_t stride, size_t count,
                               const uint8_t *used)
 {
-    float worst = 0;
+    double worst = 0;
     for (size_t v = 0; v < count; ++v) {
         if (used && !used[v]) continue;
+        const float *p = (const float *)((const char *)points + v * stride);
         sn_bvh_hit hit;
-        if (sn_bvh_closest(bvh, (const float *)((const char *)points + v * stride), INFINITY, &hit) &&
-            hit.dist2 > worst)
-            worst = hit.dist2;
+        if (!sn_bvh_closest(bvh, p, INFINITY, &hit)) continue;
+        /* In double from the closest point: the float dist2 of far-apart
+         * points near the float range overflows. */
+        double d2 = 0;
+        for (int i = 0; i < 3; ++i) d2 += ((double)p[i] - hit.point[i]) * ((double)p[i] - hit.point[i]);
+        if (d2 > worst) worst = d2;
     }
-    return sqrtf(worst);
+    return (float)sqrt(worst);
 }
 
 /* Fills the report's distances: skin vertices to the driver and back. */
@@ -126,8 +131,11 @@ static sinew_result build(const sn_env *env, const sinew_soffd_driver_desc *d, d
     skin_box(&w->skin, lo, hi);
     double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
-    if (!(diag > 0) || !isfinite(diag))
+    if (!(diag > 0))
         return sn_fail(SINEW_ERROR_DEGENERATE, "the skin's faces span no extent (box diagonal %g)", diag);
+    /* Every distance reported is at most the diagonal: within it, all are floats. */
+    if (diag > FLT_MAX)
+        return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "the skin's box diagonal (%g) passes the float range", diag);
     size_t nv = w->skin.vertex_count;
     w->rep = (uint32_t *)sn_alloc_array(env, nv, sizeof(uint32_t), "weld map");
     w->pos = (float *)sn_alloc_array(env, nv, 3 * sizeof(float), "driver positions");
