@@ -22,10 +22,11 @@ typedef struct sinew_soffd_driver_desc {
      * would fold, flip or pinch the surface are never made, so a mesh may
      * stop above the target. */
     size_t target_triangle_count;
-    /* Stop before the first collapse whose new vertex lies farther than this
-     * from the planes of the skin triangles it stands for (root mean square,
-     * area weighted), relative to the diagonal of the skin's box; 0 = no
-     * error bound. The report gives the true largest distances. */
+    /* No collapse is made whose new vertex would lie farther than this from
+     * the planes of the skin triangles it stands for (root mean square, area
+     * weighted), relative to the diagonal of the skin's box; 0 = no error
+     * bound. With both targets the first reached ends the decimation. The
+     * report gives the true largest distances. */
     float max_error;
     /* Skin vertices closer than this, relative to the box diagonal, are
      * welded into one (patches stitched). 0 = 1e-5. Must be finite and
