@@ -11,6 +11,7 @@
 #include "sinew/skin.h"    /* smooth (linear blend) and dual-quaternion skinning */
 #include "sinew/skin_tools.h" /* binding helpers producing skinning weights */
 #include "sinew/soffd.h"   /* surface-oriented free-form deformation */
+#include "sinew/soffd_driver.h" /* SOFFD drivers decimated from the skin */
 #include "sinew/lattice.h" /* trivariate B-spline FFD, refinement, placement */
 #include "sinew/placement.h" /* lattices along a sketched path over a scene */
 #include "sinew/bbw.h"     /* bounded biharmonic weights */

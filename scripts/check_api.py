@@ -35,7 +35,7 @@ import os
 import re
 import sys
 
-MODULE_OF = {'core.h': None, 'skin.h': 'skin', 'skin_tools.h': 'skin', 'soffd.h': 'soffd',
+MODULE_OF = {'core.h': None, 'skin.h': 'skin', 'skin_tools.h': 'skin', 'soffd.h': 'soffd', 'soffd_driver.h': 'soffd',
              'lattice.h': 'lattice', 'placement.h': 'placement', 'bbw.h': 'bbw',
              'bbw_pose.h': 'bbw', 'corrective.h': 'corrective'}
 MODULES = ('skin', 'soffd', 'lattice', 'placement', 'bbw', 'corrective')

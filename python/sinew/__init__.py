@@ -44,7 +44,7 @@ from .skin_tools import (  # noqa: F401
     link_rotations,
     point_to_line_weights,
 )
-from .soffd import Soffd  # noqa: F401
+from .soffd import Soffd, driver_from_skin  # noqa: F401
 
 # Lattice, placement and BBW.
 from .lattice import FoldReport, Lattice, LatticeBinding, LatticeRefinement  # noqa: F401

@@ -128,3 +128,23 @@ class Soffd(HandleObject):
             return "<sinew.Soffd (closed)>"
         i = _sinew.soffd_info(self._handle)
         return f"<sinew.Soffd {i['element_count']} elements, {i['point_count']} points>"
+
+
+def driver_from_skin(positions, faces, *, target_triangle_count=0, max_error=0.0, weld_tolerance=0.0,
+                     joint_positions=None, bones=None, joint_emphasis=0.0, joint_radius=0.0, progress=None):
+    """A low-resolution SOFFD driver decimated from a skin
+    (sinew_soffd_driver_from_skin, docs/soffd.md "Drivers made from the skin").
+
+    positions: (V, 3) skin vertices; faces: (F, 3) triangles or a sequence of
+    polygons (patches are welded). target_triangle_count and/or max_error
+    (relative to the box diagonal) say when to stop; joint_positions (J, 3)
+    and bones (B, 2) keep more vertices near joints. Other options as
+    sinew_soffd_driver_desc (0 = default).
+    Returns (positions (N, 3) float32, triangles (T, 3) uint32, report), the
+    report a namespace of sinew_soffd_driver_report's fields."""
+    indices, sizes = _faces(faces)
+    pos, tris, report = _sinew.soffd_driver_from_skin(
+        positions, indices, sizes, target_triangle_count=int(target_triangle_count), max_error=float(max_error),
+        weld_tolerance=float(weld_tolerance), joint_positions=joint_positions, bones=bones,
+        joint_emphasis=float(joint_emphasis), joint_radius=float(joint_radius), progress=progress)
+    return pos, tris, info(report)

@@ -15,6 +15,7 @@ SN_PY_TECHNIQUE(skin_tools)
 SN_PY_TECHNIQUE(skin_binders)
 SN_PY_TECHNIQUE(skin_links)
 SN_PY_TECHNIQUE(soffd)
+SN_PY_TECHNIQUE(soffd_driver)
 
 /* Lattice, placement, BBW and its pose-time solver (src/lattice.c,
  * src/placement.c, src/bbw.c, src/bbw_auto.c, src/bbw_pose.c). */
