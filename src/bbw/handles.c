@@ -223,7 +223,7 @@ static sinew_result constrain_cage_vertices(constrain_state *s, const sinew_bbw_
         if (move && cage->vertices.count && !inc.start && (r = sn_bbw_incidence_build(b, &inc)) != SINEW_OK) break;
         for (size_t i = 0; i < cage->vertices.count && r == SINEW_OK; ++i) {
             double q[3];
-            uint32_t v;
+            uint32_t v = UINT32_MAX;
             to_double(sn_point(&cage->vertices, i), q, b->dim);
             if ((r = snap(s, q, "cage vertex", i, &v)) != SINEW_OK) break;
             size_t h = base + i;
