@@ -81,7 +81,8 @@ typedef struct sinew_bbw_desc {
      * in sinew_bbw_info. SINEW_BBW_VOLUME_UNIFORM gives the plain grid of
      * earlier releases. */
     uint32_t volume_flags;
-    /* How point handles meet the domain (0 = SINEW_BBW_PLACE_SNAP). */
+    /* How point handles and cage vertices meet the domain (0 =
+     * SINEW_BBW_PLACE_SNAP). */
     uint32_t point_placement;
     /* What a handle (or part of one) farther than handle_tolerance outside
      * the domain does (0 = SINEW_BBW_OUTSIDE_CLIP). */
@@ -120,7 +121,8 @@ typedef enum sinew_bbw_placement {
      * least a tenth of its volume (area) and its orientation; otherwise as far
      * towards the point as that allows (never farther than the snap). The
      * domain's vertices change: sinew_bbw_domain_vertices returns the moved
-     * ones. */
+     * ones. Cage vertices are moved the same way (max_snap_distance counts
+     * points only). */
     SINEW_BBW_PLACE_MOVE_VERTEX = 1
 } sinew_bbw_placement;
 

@@ -189,99 +189,156 @@ static void triangle_coords(const double *a, const double *b, const double *c, c
     for (int x = 0; x < 3; ++x) t[x] /= sum;
 }
 
-static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
+static sinew_result check_cage(const sinew_bbw *b, const sinew_bbw_cage *cage, size_t c)
+{
+    sinew_result r = sn_check_points(&cage->vertices, "cage vertex");
+    if (r != SINEW_OK) return r;
+    if (cage->edge_count && !cage->edges)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has %zu edges but no indices", c, cage->edge_count);
+    if (cage->triangle_count && !cage->triangles)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has %zu triangles but no indices", c,
+                       cage->triangle_count);
+    if (cage->triangle_count && b->dim == 2)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has triangles, but the domain is 2D", c);
+    if ((r = sn_check_indices(cage->edges, cage->edge_count, 2, cage->vertices.count, "cage edge")) != SINEW_OK)
+        return r;
+    return sn_check_indices(cage->triangles, cage->triangle_count, 3, cage->vertices.count, "cage triangle");
+}
+
+/* The vertices of every cage, before any cage edge or face: each fixes the
+ * vertex it snaps to (moved onto it under SINEW_BBW_PLACE_MOVE_VERTEX, as a
+ * point handle's), and marks it in `held`, so that the edges and faces
+ * around it, interpolated at that vertex rather than at the cage vertex,
+ * leave it at exactly its own handle's row. */
+static sinew_result constrain_cage_vertices(constrain_state *s, const sinew_bbw_desc *d, uint8_t *held)
 {
     sinew_bbw *b = s->b;
-    size_t base = d->points.count + d->bone_count, source = s->m;
-    for (size_t c = 0; c < d->cage_count; ++c) {
+    sn_bbw_incidence inc = {0};
+    const int move = d->point_placement == SINEW_BBW_PLACE_MOVE_VERTEX;
+    size_t moved = 0, base = d->points.count + d->bone_count;
+    sinew_result r = SINEW_OK;
+    for (size_t c = 0; c < d->cage_count && r == SINEW_OK; ++c) {
         const sinew_bbw_cage *cage = &d->cages[c];
-        sinew_result r = sn_check_points(&cage->vertices, "cage vertex");
-        if (r != SINEW_OK) return r;
-        if (cage->edge_count && !cage->edges)
-            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has %zu edges but no indices", c, cage->edge_count);
-        if (cage->triangle_count && !cage->triangles)
-            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has %zu triangles but no indices", c,
-                           cage->triangle_count);
-        if (cage->triangle_count && b->dim == 2)
-            return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "cage %zu has triangles, but the domain is 2D", c);
-        if ((r = sn_check_indices(cage->edges, cage->edge_count, 2, cage->vertices.count, "cage edge")) != SINEW_OK)
-            return r;
-        if ((r = sn_check_indices(cage->triangles, cage->triangle_count, 3, cage->vertices.count,
-                                  "cage triangle")) != SINEW_OK)
-            return r;
-        for (size_t i = 0; i < cage->vertices.count; ++i) {
+        if ((r = check_cage(b, cage, c)) != SINEW_OK) break;
+        if (move && cage->vertices.count && !inc.start && (r = sn_bbw_incidence_build(b, &inc)) != SINEW_OK) break;
+        for (size_t i = 0; i < cage->vertices.count && r == SINEW_OK; ++i) {
             double q[3];
-            uint32_t v;
+            uint32_t v = UINT32_MAX;
             to_double(sn_point(&cage->vertices, i), q, b->dim);
-            if ((r = snap(s, q, "cage vertex", i, &v)) != SINEW_OK) return r;
+            if ((r = snap(s, q, "cage vertex", i, &v)) != SINEW_OK) break;
             size_t h = base + i;
             if (v == UINT32_MAX) {
                 double moved_by;
                 v = sn_bbw_nearest_vertex(b, q, q, s->claims, &moved_by);
                 sn_bbw_clip_note(&s->clipped, h, moved_by);
+            } else if (move && s->claims[v] == 0) {
+                moved += (size_t)sn_bbw_place_vertex(b, &inc, v, q);
             }
             double one = 1.0;
             claim(s, v, h, &h, &one, 1);
-        }
-        for (size_t e = 0; e < cage->edge_count; ++e, ++source) {
-            double a[3], c2[3];
-            to_double(sn_point(&cage->vertices, cage->edges[2 * e]), a, b->dim);
-            to_double(sn_point(&cage->vertices, cage->edges[2 * e + 1]), c2, b->dim);
-            double len2 = (c2[0] - a[0]) * (c2[0] - a[0]) + (c2[1] - a[1]) * (c2[1] - a[1]) + (c2[2] - a[2]) * (c2[2] - a[2]);
-            if (!(len2 > 0.0))
-                return sn_fail(SINEW_ERROR_DEGENERATE, "cage %zu edge %zu has zero length", c, e);
-            size_t n = segment_samples(s, a, c2);
-            size_t hs[2] = {base + cage->edges[2 * e], base + cage->edges[2 * e + 1]};
-            for (size_t k = 0; k < n; ++k) {
-                double t = (double)k / (double)(n - 1), q[3];
-                for (int x = 0; x < 3; ++x) q[x] = a[x] + t * (c2[x] - a[x]);
-                uint32_t v;
-                if ((r = snap(s, q, "cage edge", e, &v)) != SINEW_OK) return r;
-                if (v == UINT32_MAX) {
-                    sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
-                    continue;
-                }
-                /* Interpolate at the vertex, not at the sample. */
-                const double *p = b->positions + 3 * (size_t)v;
-                double tv = ((p[0] - a[0]) * (c2[0] - a[0]) + (p[1] - a[1]) * (c2[1] - a[1]) + (p[2] - a[2]) * (c2[2] - a[2])) / len2;
-                tv = fmin(fmax(tv, 0.0), 1.0);
-                double vals[2] = {1.0 - tv, tv};
-                claim(s, v, source, hs, vals, 2);
-            }
-        }
-        for (size_t f = 0; f < cage->triangle_count; ++f, ++source) {
-            double p3[3][3];
-            size_t hs[3];
-            for (int k = 0; k < 3; ++k) {
-                to_double(sn_point(&cage->vertices, cage->triangles[3 * f + k]), p3[k], b->dim);
-                hs[k] = base + cage->triangles[3 * f + k];
-            }
-            /* Samples on a grid of the triangle's barycentric coordinates, as
-             * fine along its longest edge as the bone sampling. */
-            size_t n = 1;
-            for (int k = 0; k < 3; ++k) {
-                size_t nk = segment_samples(s, p3[k], p3[(k + 1) % 3]);
-                if (nk > n) n = nk;
-            }
-            n = n > 2000 ? 2000 : n;
-            for (size_t i = 0; i < n; ++i)
-                for (size_t j = 0; i + j < n; ++j) {
-                    double u = (double)i / (double)(n - 1), w = (double)j / (double)(n - 1), q[3];
-                    for (int x = 0; x < 3; ++x) q[x] = (1 - u - w) * p3[0][x] + u * p3[1][x] + w * p3[2][x];
-                    uint32_t v;
-                    if ((r = snap(s, q, "cage triangle", f, &v)) != SINEW_OK) return r;
-                    if (v == UINT32_MAX) {
-                        sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
-                        continue;
-                    }
-                    double vals[3];
-                    triangle_coords(p3[0], p3[1], p3[2], b->positions + 3 * (size_t)v, vals);
-                    claim(s, v, source, hs, vals, 3);
-                }
+            held[v] = 1;
         }
         base += cage->vertices.count;
     }
+    sn_bbw_incidence_free(b, &inc);
+    if (r != SINEW_OK || !moved) return r;
+    sn_bbw_locator_free(b);
+    if ((r = sn_bbw_locator_build(b)) != SINEW_OK) return r;
+    sn_sparse_free(&b->env, &b->stiffness);
+    return sn_bbw_stiffness(b, NULL, &b->stiffness, b->mass);
+}
+
+/* Samples along a cage edge fix the vertices they snap to (except those a
+ * cage vertex holds) to the edge's linear interpolation at the vertex. */
+static sinew_result constrain_cage_edge(constrain_state *s, const sinew_bbw_cage *cage, size_t c, size_t e,
+                                        size_t base, size_t source, const uint8_t *held)
+{
+    sinew_bbw *b = s->b;
+    double a[3], c2[3];
+    to_double(sn_point(&cage->vertices, cage->edges[2 * e]), a, b->dim);
+    to_double(sn_point(&cage->vertices, cage->edges[2 * e + 1]), c2, b->dim);
+    double len2 = (c2[0] - a[0]) * (c2[0] - a[0]) + (c2[1] - a[1]) * (c2[1] - a[1]) + (c2[2] - a[2]) * (c2[2] - a[2]);
+    if (!(len2 > 0.0)) return sn_fail(SINEW_ERROR_DEGENERATE, "cage %zu edge %zu has zero length", c, e);
+    size_t n = segment_samples(s, a, c2);
+    size_t hs[2] = {base + cage->edges[2 * e], base + cage->edges[2 * e + 1]};
+    for (size_t k = 0; k < n; ++k) {
+        double t = (double)k / (double)(n - 1), q[3];
+        for (int x = 0; x < 3; ++x) q[x] = a[x] + t * (c2[x] - a[x]);
+        uint32_t v;
+        sinew_result r = snap(s, q, "cage edge", e, &v);
+        if (r != SINEW_OK) return r;
+        if (v == UINT32_MAX) {
+            sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
+            continue;
+        }
+        if (held[v]) continue;
+        /* Interpolate at the vertex, not at the sample. */
+        const double *p = b->positions + 3 * (size_t)v;
+        double tv = ((p[0] - a[0]) * (c2[0] - a[0]) + (p[1] - a[1]) * (c2[1] - a[1]) + (p[2] - a[2]) * (c2[2] - a[2])) / len2;
+        tv = fmin(fmax(tv, 0.0), 1.0);
+        double vals[2] = {1.0 - tv, tv};
+        claim(s, v, source, hs, vals, 2);
+    }
     return SINEW_OK;
+}
+
+/* Samples on a cage triangle fix the vertices they snap to (except those a
+ * cage vertex holds) to the triangle's linear interpolation at the vertex. */
+static sinew_result constrain_cage_face(constrain_state *s, const sinew_bbw_cage *cage, size_t f, size_t base,
+                                        size_t source, const uint8_t *held)
+{
+    sinew_bbw *b = s->b;
+    double p3[3][3];
+    size_t hs[3];
+    for (int k = 0; k < 3; ++k) {
+        to_double(sn_point(&cage->vertices, cage->triangles[3 * f + k]), p3[k], b->dim);
+        hs[k] = base + cage->triangles[3 * f + k];
+    }
+    /* Samples on a grid of the triangle's barycentric coordinates, as fine
+     * along its longest edge as the bone sampling. */
+    size_t n = 1;
+    for (int k = 0; k < 3; ++k) {
+        size_t nk = segment_samples(s, p3[k], p3[(k + 1) % 3]);
+        if (nk > n) n = nk;
+    }
+    n = n > 2000 ? 2000 : n;
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; i + j < n; ++j) {
+            double u = (double)i / (double)(n - 1), w = (double)j / (double)(n - 1), q[3];
+            for (int x = 0; x < 3; ++x) q[x] = (1 - u - w) * p3[0][x] + u * p3[1][x] + w * p3[2][x];
+            uint32_t v;
+            sinew_result r = snap(s, q, "cage triangle", f, &v);
+            if (r != SINEW_OK) return r;
+            if (v == UINT32_MAX) {
+                sn_bbw_clip_note(&s->clipped, hs[0], 0.0);
+                continue;
+            }
+            if (held[v]) continue;
+            double vals[3];
+            triangle_coords(p3[0], p3[1], p3[2], b->positions + 3 * (size_t)v, vals);
+            claim(s, v, source, hs, vals, 3);
+        }
+    return SINEW_OK;
+}
+
+static sinew_result constrain_cages(constrain_state *s, const sinew_bbw_desc *d)
+{
+    sinew_bbw *b = s->b;
+    if (d->cage_count == 0) return SINEW_OK;
+    uint8_t *held = sn_calloc_array(&b->env, b->vertex_count, 1, "cage vertex marks");
+    if (!held) return sn_alloc_failure();
+    sinew_result r = constrain_cage_vertices(s, d, held);
+    size_t base = d->points.count + d->bone_count, source = s->m;
+    for (size_t c = 0; c < d->cage_count && r == SINEW_OK; ++c) {
+        const sinew_bbw_cage *cage = &d->cages[c];
+        for (size_t e = 0; e < cage->edge_count && r == SINEW_OK; ++e, ++source)
+            r = constrain_cage_edge(s, cage, c, e, base, source, held);
+        for (size_t f = 0; f < cage->triangle_count && r == SINEW_OK; ++f, ++source)
+            r = constrain_cage_face(s, cage, f, base, source, held);
+        base += cage->vertices.count;
+    }
+    sn_free(&b->env, held);
+    return r;
 }
 
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *d, double tolerance)

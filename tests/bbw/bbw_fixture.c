@@ -187,8 +187,8 @@ static void simplex_sorted(double *v, size_t m, double *tmp)
 
 /* The dense biharmonic operator Q = K M^-1 K (n x n, row-major) of the
  * domain; the caller frees it. */
-static double *dense_biharmonic(int dim, const float *positions, size_t n, const uint32_t *elements,
-                                size_t element_count)
+double *bbw_dense_biharmonic(int dim, const float *positions, size_t n, const uint32_t *elements,
+                             size_t element_count)
 {
     double *k = malloc(n * n * sizeof(double)), *mass = malloc(n * sizeof(double));
     double *q = calloc(n * n, sizeof(double));
@@ -208,7 +208,7 @@ void reference_weights(int dim, const float *positions, size_t n, const uint32_t
                        const uint8_t *fixed, const double *fixed_rows, size_t m, int exact, size_t iterations,
                        double *out)
 {
-    double *q = dense_biharmonic(dim, positions, n, elements, element_count);
+    double *q = bbw_dense_biharmonic(dim, positions, n, elements, element_count);
     /* Step 1/L with L the largest eigenvalue of Q on the free rows (power
      * iteration, then a safety margin). */
     double *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
@@ -276,7 +276,7 @@ void reference_unconstrained_weights(int dim, const float *positions, size_t n, 
                                      size_t element_count, const uint8_t *fixed, const double *fixed_rows, size_t m,
                                      double *out)
 {
-    double *q = dense_biharmonic(dim, positions, n, elements, element_count);
+    double *q = bbw_dense_biharmonic(dim, positions, n, elements, element_count);
     /* Q_FF w_F = -Q_FC w_C for every handle at once, by Gaussian elimination
      * with partial pivoting over the free rows (the fixed rows stay out). */
     size_t *free_of = malloc(n * sizeof(size_t)), nf = 0;

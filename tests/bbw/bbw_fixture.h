@@ -49,6 +49,11 @@ void reference_unconstrained_weights(int dim, const float *positions, size_t n, 
                                      size_t element_count, const uint8_t *fixed, const double *fixed_rows, size_t m,
                                      double *out);
 
+/* The dense biharmonic operator Q = K M^-1 K (n x n, row-major) from the
+ * fixture's own cotangent formulas (angles, dihedral angles); malloc'd. */
+double *bbw_dense_biharmonic(int dim, const float *positions, size_t n, const uint32_t *elements,
+                             size_t element_count);
+
 /* Barycentric lumped mass (triangles: per = 3, tets: per = 4); malloc'd. */
 double *bbw_lumped_mass(const float *pos, size_t n, const uint32_t *el, size_t count, int per);
 /* Mass-weighted RMS over the free vertices (fixed[v] == 0) of w - ref: the

@@ -11,7 +11,7 @@ import os
 import random
 import sys
 
-TARGETS = ["skin", "skin_tools", "soffd", "lattice", "placement", "bbw", "soffd_driver"]
+TARGETS = ["skin", "skin_tools", "soffd", "lattice", "placement", "bbw", "soffd_driver", "bbw_auto"]
 SIZES = [0, 16, 64, 200, 600, 1500]
 PER_TARGET = 24
 
