@@ -83,6 +83,25 @@ static size_t segment_samples(const constrain_state *s, const double a[3], const
     return n < 1 ? 2 : (size_t)fmin(n, 1e6) + 1;
 }
 
+/* The parameter range [*t0, *t1] of segment a-c inside the domain's box
+ * widened by the snapping tolerance (slab clipping); *t0 > *t1 when the
+ * segment misses it. */
+static void box_range(const constrain_state *s, const double a[3], const double c[3], double *t0, double *t1)
+{
+    const sn_bbw_locator *g = &s->b->locator;
+    for (uint32_t x = 0; x < s->b->dim; ++x) {
+        double lo = g->origin[x] - s->tolerance, hi = g->origin[x] + g->dims[x] * g->cell + s->tolerance;
+        double d = c[x] - a[x];
+        if (d == 0.0) {
+            if (a[x] < lo || a[x] > hi) *t0 = 2.0, *t1 = -1.0;
+            continue;
+        }
+        double ta = (lo - a[x]) / d, tb = (hi - a[x]) / d;
+        *t0 = fmax(*t0, fmin(ta, tb));
+        *t1 = fmin(*t1, fmax(ta, tb));
+    }
+}
+
 /* Point handles: each fixes the vertex it snaps to, moved onto the point
  * first under SINEW_BBW_PLACE_MOVE_VERTEX (unless an earlier handle holds
  * it); then the locator and the operators follow the moved vertices. */
@@ -140,10 +159,20 @@ static sinew_result constrain_bones(constrain_state *s, const sinew_bbw_desc *d)
         if (!(len > 1e-9 * b->scale))
             return sn_fail(SINEW_ERROR_DEGENERATE, "bone %zu (joints %u, %u) has zero length", i, d->bones[2 * i],
                            d->bones[2 * i + 1]);
-        size_t n = segment_samples(s, a, c), h = d->points.count + i;
+        /* Clipping samples only the part within reach of the domain's box: a
+         * bone to a far-away joint would otherwise be sampled (and each sample
+         * located) along all of its length. Refusal stops at the first sample
+         * outside, so it samples the whole bone as given. */
+        double t0 = 0.0, t1 = 1.0, pa[3], pc[3];
+        if (s->clip) box_range(s, a, c, &t0, &t1);
+        for (int x = 0; x < 3; ++x) {
+            pa[x] = a[x] + t0 * (c[x] - a[x]);
+            pc[x] = a[x] + t1 * (c[x] - a[x]);
+        }
+        size_t n = t0 <= t1 ? segment_samples(s, pa, pc) : 0, h = d->points.count + i;
         double one = 1.0, kept_from = 2.0, kept_to = -1.0;
         for (size_t k = 0; k < n; ++k) {
-            double t = (double)k / (double)(n - 1), q[3];
+            double t = t0 + (t1 - t0) * ((double)k / (double)(n - 1)), q[3];
             for (int x = 0; x < 3; ++x) q[x] = a[x] + t * (c[x] - a[x]);
             uint32_t v;
             if ((r = snap(s, q, "bone", i, &v)) != SINEW_OK) return r;

@@ -126,6 +126,34 @@ static void handles_wholly_outside_attach_to_the_nearest_vertex(void **state)
     bbw_rig_free(&r);
 }
 
+/* A bone to a joint far outside (an exporter's stray end joint) keeps its
+ * inside part and costs no more than a short one: only the part within reach
+ * of the domain's box is sampled (the whole bone took seconds). */
+static void far_away_joint_is_clipped_quickly(void **state)
+{
+    (void)state;
+    bbw_rig r;
+    load_rig("figure", &r);
+    r.joints[3 * 2 + 2] = 7.5e18f; /* the crown: the head bone (handle 1) runs up out of the head */
+    sinew_bbw_desc d;
+    bbw_rig_create_desc(&r, &d);
+    sinew_bbw *b = NULL;
+    double t0 = support_cpu_now();
+    sinew_result res = sinew_bbw_create(NULL, &d, &b);
+    double seconds = support_cpu_now() - t0;
+    if (res != SINEW_OK) fail_msg("create: %s (%s)", sinew_result_string(res), sinew_last_error());
+    sinew_bbw_info info;
+    SINEW_INIT(&info);
+    sinew_bbw_get_info(b, &info);
+    assert_int_equal(info.clipped_handle_count, 1);
+    assert_int_equal(info.first_clipped_handle, 1);
+    assert_true(info.max_clip_distance > 7e18);
+    assert_true(seconds < 2.0); /* the figure alone: well under a second in debug builds */
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    sinew_bbw_destroy(b);
+    bbw_rig_free(&r);
+}
+
 /* ---- Surfaces as exporters write them ------------------------------------------ */
 
 /* Weights of create + solve at the domain vertices, for comparisons. */
@@ -418,6 +446,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bone_tails_leaving_the_mesh_are_clipped),
         cmocka_unit_test(handles_wholly_outside_attach_to_the_nearest_vertex),
+        cmocka_unit_test(far_away_joint_is_clipped_quickly),
         cmocka_unit_test(inside_out_shell_binds_as_its_outward_twin),
         cmocka_unit_test(triangle_soup_binds_as_its_welded_mesh),
         cmocka_unit_test(floating_parts_are_weighted),
