@@ -51,7 +51,9 @@ size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v)
     return lo;
 }
 
-size_t sn_skin_nonzero_slots(const sn_skin_group *g, sn_skin_format format, size_t i)
+/* Nonzero-weight slots of group position i: padding slots (weight 0) come
+ * last. */
+static size_t sn_skin_nonzero_slots(const sn_skin_group *g, sn_skin_format format, size_t i)
 {
     const size_t k = g->influences;
     size_t n = 1;

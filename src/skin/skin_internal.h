@@ -200,9 +200,6 @@ float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s);
 uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s);
 sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero);
 
-/* Nonzero-weight slots of group position i: padding slots (weight 0) come
- * last. */
-size_t sn_skin_nonzero_slots(const sn_skin_group *g, sn_skin_format format, size_t i);
 /* Vertices bound to one joint, padded or not (a scan of the padded ones). */
 size_t sn_skin_single_joint_vertices(const sinew_skin *skin);
 
