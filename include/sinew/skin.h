@@ -195,7 +195,7 @@ typedef struct sinew_skin_info {
     size_t vertex_count;
     size_t joint_count;
     size_t max_nonzero_influences; /* most nonzero influences of any vertex after merging */
-    size_t single_joint_vertices; /* vertices on the rigid (one joint) path */
+    size_t single_joint_vertices; /* vertices bound to one joint */
     size_t merged_duplicates;     /* slots merged into an earlier slot with the same joint */
     size_t renormalised_vertices; /* vertices whose weight sum was not 1 (within float rounding) */
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */

@@ -233,6 +233,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     sinew_skin *skin = NULL;
     sn_skin_slot *scratch = sn_alloc_array(&env, desc->influence_count, sizeof *scratch, "skin scratch");
     size_t *histogram = NULL;
+    uint32_t *block_k = NULL;
     if (!scratch) return sn_alloc_failure();
     histogram = sn_calloc_array(&env, desc->influence_count + 1, sizeof *histogram, "skin histogram");
     if (!histogram) {
@@ -240,15 +241,24 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         goto fail;
     }
 
-    /* Pass 1: validate every vertex and count vertices per influence count. */
+    /* Pass 1: validate every vertex and find each padding block's largest
+     * influence count (see SN_SKIN_PAD_VERTICES); the linear blend pads, the
+     * dual-quaternion blends keep every vertex at its own count. */
+    const size_t pad = desc->blend == SINEW_SKIN_BLEND_LINEAR ? SN_SKIN_PAD_VERTICES : 1;
+    const size_t blocks = (desc->vertex_count + pad - 1) / pad;
     size_t merged = 0, renormalised = 0, unweighted = 0, max_k = 0;
+    block_k = sn_calloc_array(&env, blocks, sizeof *block_k, "skin block counts");
+    if (!block_k) {
+        r = sn_alloc_failure();
+        goto fail;
+    }
     r = sn_progress(&env, "skin: validate", 0.0f);
     if (r != SINEW_OK) goto fail;
     for (size_t v = 0; v < desc->vertex_count; ++v) {
         sn_skin_clean c;
         r = sn_skin_clean_vertex(desc, v, scratch, &c);
         if (r != SINEW_OK) goto fail;
-        histogram[c.count] += 1;
+        if (c.count > block_k[v / pad]) block_k[v / pad] = (uint32_t)c.count;
         merged += c.merged;
         renormalised += c.renormalised;
         unweighted += c.unweighted;
@@ -257,6 +267,10 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
             r = sn_progress(&env, "skin: validate", (float)v / (float)desc->vertex_count);
             if (r != SINEW_OK) goto fail;
         }
+    }
+    for (size_t b = 0; b < blocks; ++b) {
+        const size_t start = b * pad;
+        histogram[block_k[b]] += desc->vertex_count - start < pad ? desc->vertex_count - start : pad;
     }
 
     r = sn_skin_allocate(&env, desc->joint_count, max_k, histogram, format, mixed, &skin);
@@ -268,22 +282,28 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         memcpy(skin->inverse_bind + 16 * j, desc->inverse_bind ? desc->inverse_bind + 16 * j : identity,
                sizeof identity);
     }
-    /* Pass 2: clean again (cheap, deterministic) and scatter into groups. */
+    /* Pass 2: clean again (cheap, deterministic) and scatter into groups,
+     * each vertex padded to its block's count: the padding slots repeat the
+     * first joint with weight 0, which adds exact zeros to the blend, so a
+     * vertex deforms to the same bits in any group (a lone joint's weight is
+     * 1, as the one-joint path assumes). */
     r = sn_progress(&env, "skin: layout", 0.0f);
     if (r != SINEW_OK) goto fail;
     for (size_t v = 0; v < desc->vertex_count; ++v) {
         sn_skin_clean c;
         sn_skin_clean_vertex(desc, v, scratch, &c);
-        sn_skin_group *g = &skin->groups[c.count - 1];
+        const size_t k = block_k[v / pad];
+        sn_skin_group *g = &skin->groups[k - 1];
         size_t at = g->count++;
         g->vertex[at] = (uint32_t)v;
-        for (size_t s = 0; s < c.count; ++s) {
-            size_t slot = at * c.count + s;
-            if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)scratch[s].joint;
-            else ((uint16_t *)g->joints)[slot] = (uint16_t)scratch[s].joint;
-            if (c.count > 1) {
-                if (wsize == 4) ((float *)g->weights)[slot] = (float)scratch[s].weight;
-                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf((float)scratch[s].weight * 255.0f);
+        for (size_t s = 0; s < k; ++s) {
+            const size_t slot = at * k + s;
+            const sn_skin_slot x = s < c.count ? scratch[s] : (sn_skin_slot){scratch[0].joint, 0.0};
+            if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)x.joint;
+            else ((uint16_t *)g->joints)[slot] = (uint16_t)x.joint;
+            if (k > 1) {
+                if (wsize == 4) ((float *)g->weights)[slot] = (float)x.weight;
+                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf((float)x.weight * 255.0f);
             }
         }
         if (mixed) g->dq_blend[at] = desc->dq_blend[v];
@@ -303,6 +323,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
 
     sn_skin_use_kernels(skin);
 
+    sn_free(&env, block_k);
     sn_free(&env, histogram);
     sn_free(&env, scratch);
     *out = skin;
@@ -310,6 +331,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
 
 fail:
     sinew_skin_destroy(skin);
+    sn_free(&env, block_k);
     sn_free(&env, histogram);
     sn_free(&env, scratch);
     return r;

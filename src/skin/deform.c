@@ -98,9 +98,12 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
         stop[k - 1] = g->count ? sn_skin_group_lower_bound(g, last) : 0;
     }
     /* Every vertex's result depends on its own data only, so windows change
-     * no bits (see SN_SKIN_WINDOW_VERTICES). */
-    for (size_t w = first; w < last; w += SN_SKIN_WINDOW_VERTICES) {
-        const size_t w_end = last - w > SN_SKIN_WINDOW_VERTICES ? w + SN_SKIN_WINDOW_VERTICES : last;
+     * no bits (see SN_SKIN_WINDOW_VERTICES). Window ends fall on multiples of
+     * its size, hence of SN_SKIN_PAD_VERTICES: a window's slice of a group
+     * starts a padding block, whose vertices are consecutive. */
+    for (size_t w = first, w_end; w < last; w = w_end) {
+        w_end = (w / SN_SKIN_WINDOW_VERTICES + 1) * SN_SKIN_WINDOW_VERTICES;
+        if (w_end > last) w_end = last;
         for (size_t k = 1; k <= skin->max_influences; ++k) {
             const sn_skin_group *g = &skin->groups[k - 1];
             const size_t begin = cursor[k - 1];

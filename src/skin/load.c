@@ -109,9 +109,6 @@ static sinew_result sn_skin_read_counts(sn_reader *r, const sn_skin_saved *s, ui
                        s->vertex_count);
     if (counts[s->max_k] == 0)
         return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": no vertex has max_influences = %zu influences", s->max_k);
-    if (s->unweighted > counts[1])
-        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": %zu unweighted vertices, but only %zu have one influence",
-                       s->unweighted, counts[1]);
     const bool compressed = s->format != SN_SKIN_F32_J16;
     if ((res = sn_reader_expect(r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 1, 16 * s->joint_count)) != SINEW_OK ||
         (res = sn_reader_expect(r, SN_SKIN_TAG_VERTICES, SN_IO_U32, 1, s->vertex_count)) != SINEW_OK ||
@@ -139,7 +136,9 @@ static sinew_result sn_skin_check_inverse_bind(const sinew_skin *skin)
 /* Checks one vertex's slots (stored at slot index `at`): joints in range and
  * distinct, weights as the storage keeps them (float: in [0, 1] summing to 1;
  * u8: at least 1 summing to 255), sorted by decreasing weight with ties by
- * increasing joint. last_vertex[j] is the last vertex that named joint j. */
+ * increasing joint; padding slots (weight 0, slot 0's joint, see
+ * SN_SKIN_PAD_VERTICES) last. last_vertex[j] is the last vertex that named
+ * joint j. */
 static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_group *g, size_t at, uint32_t v,
                                         uint32_t *last_vertex)
 {
@@ -152,7 +151,9 @@ static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_gr
             return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE,
                            WHAT ": vertex %u slot %zu refers to joint %u, but there are only %zu joints", v, s, j,
                            skin->joint_count);
-        if (last_vertex[j] == v)
+        const bool padding = k > 1 && s > 0 && sn_skin_weight(g->weights, f, at * k + s) == 0.0f &&
+                             j == sn_skin_joint(g->joints, f, at * k);
+        if (last_vertex[j] == v && !padding)
             return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": vertex %u lists joint %u twice", v, j);
         last_vertex[j] = v;
         if (k == 1) continue;
@@ -164,14 +165,14 @@ static sinew_result sn_skin_check_slots(const sinew_skin *skin, const sn_skin_gr
             sum += (double)w;
         } else {
             uint8_t q = ((const uint8_t *)g->weights)[at * k + s];
-            if (q == 0)
+            if (q == 0 && !padding)
                 return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": vertex %u slot %zu has a zero quantised weight",
                                v, s);
             sum += q;
         }
         if (s > 0) {
             float prev = sn_skin_weight(g->weights, f, at * k + s - 1), w = sn_skin_weight(g->weights, f, at * k + s);
-            if (prev < w || (prev == w && sn_skin_joint(g->joints, f, at * k + s - 1) > j))
+            if (prev < w || (prev == w && !padding && sn_skin_joint(g->joints, f, at * k + s - 1) > j))
                 return sn_fail(SINEW_ERROR_INVALID_DATA,
                                WHAT ": vertex %u slot %zu is not sorted by decreasing weight, then increasing joint",
                                v, s);
@@ -197,15 +198,18 @@ SN_SKIN_INLINE bool sn_skin_slots_ok(const sn_skin_group *g, size_t k, sn_skin_f
     bool ok = true;
     for (size_t at = begin; at < end; ++at) {
         uint32_t j[8];
+        bool pad[8];
         SN_SKIN_UNROLL
         for (size_t s = 0; s < k; ++s) {
             j[s] = sn_skin_joint(g->joints, format, at * k + s);
             ok &= j[s] < joints;
+            /* A padding slot: weight 0 and slot 0's joint. */
+            pad[s] = k > 1 && s > 0 && sn_skin_weight(g->weights, format, at * k + s) == 0.0f && j[s] == j[0];
         }
         SN_SKIN_UNROLL
         for (size_t a = 0; a < k; ++a)
             SN_SKIN_UNROLL
-            for (size_t b = a + 1; b < k; ++b) ok &= j[a] != j[b];
+            for (size_t b = a + 1; b < k; ++b) ok &= j[a] != j[b] || pad[b];
         if (k == 1) continue;
         if (format == SN_SKIN_F32_J16) {
             const float *w = (const float *)g->weights + at * k;
@@ -216,18 +220,18 @@ SN_SKIN_INLINE bool sn_skin_slots_ok(const sn_skin_group *g, size_t k, sn_skin_f
                 sum += (double)w[s];
             }
             SN_SKIN_UNROLL
-            for (size_t s = 1; s < k; ++s) ok &= w[s] < w[s - 1] || (w[s] == w[s - 1] && j[s] > j[s - 1]);
+            for (size_t s = 1; s < k; ++s) ok &= w[s] < w[s - 1] || (w[s] == w[s - 1] && (j[s] > j[s - 1] || pad[s]));
             ok &= fabs(sum - 1.0) <= SN_SKIN_SUM_TOLERANCE;
         } else {
             const uint8_t *q = (const uint8_t *)g->weights + at * k;
             unsigned sum = 0;
             SN_SKIN_UNROLL
             for (size_t s = 0; s < k; ++s) {
-                ok &= q[s] != 0;
+                ok &= q[s] != 0 || pad[s];
                 sum += q[s];
             }
             SN_SKIN_UNROLL
-            for (size_t s = 1; s < k; ++s) ok &= q[s] < q[s - 1] || (q[s] == q[s - 1] && j[s] > j[s - 1]);
+            for (size_t s = 1; s < k; ++s) ok &= q[s] < q[s - 1] || (q[s] == q[s - 1] && (j[s] > j[s - 1] || pad[s]));
             ok &= sum == 255;
         }
     }
@@ -366,6 +370,14 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
     if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);
     if (res == SINEW_OK) res = sn_skin_fill_groups(&r, skin, counts, seen, last_vertex);
+    /* Unweighted vertices are bound to one joint: the one-joint group, or
+     * padded into a larger one (scanned only when the group falls short). */
+    if (res == SINEW_OK && s.unweighted > counts[1]) {
+        const size_t single = sn_skin_single_joint_vertices(skin);
+        if (s.unweighted > single)
+            res = sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": %zu unweighted vertices, but only %zu have one influence",
+                          s.unweighted, single);
+    }
     if (res == SINEW_OK) res = sn_reader_finish(&r);
     if (res == SINEW_OK) res = sn_progress(&env, "skin: load", 1.0f);
     if (res != SINEW_OK) goto done;

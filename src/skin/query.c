@@ -24,7 +24,7 @@ sinew_result sinew_skin_get_info(const sinew_skin *skin, sinew_skin_info *info)
     i.vertex_count = skin->vertex_count;
     i.joint_count = skin->joint_count;
     i.max_nonzero_influences = skin->max_influences;
-    i.single_joint_vertices = skin->groups[0].count;
+    i.single_joint_vertices = sn_skin_single_joint_vertices(skin);
     i.merged_duplicates = skin->merged_duplicates;
     i.renormalised_vertices = skin->renormalised_vertices;
     i.unweighted_vertices = skin->unweighted_vertices;
@@ -51,6 +51,27 @@ size_t sn_skin_group_lower_bound(const sn_skin_group *g, size_t v)
     return lo;
 }
 
+/* Nonzero-weight slots of group position i: padding slots (weight 0) come
+ * last. */
+static size_t sn_skin_nonzero_slots(const sn_skin_group *g, sn_skin_format format, size_t i)
+{
+    const size_t k = g->influences;
+    size_t n = 1;
+    while (n < k && sn_skin_weight(g->weights, format, i * k + n) != 0.0f) ++n;
+    return n;
+}
+
+size_t sn_skin_single_joint_vertices(const sinew_skin *skin)
+{
+    /* One-joint vertices padded into a larger block's group count too. */
+    size_t n = skin->groups[0].count;
+    for (size_t k = 2; k <= skin->max_influences; ++k) {
+        const sn_skin_group *g = &skin->groups[k - 1];
+        for (size_t at = 0; at < g->count; ++at) n += sn_skin_nonzero_slots(g, skin->format, at) == 1;
+    }
+    return n;
+}
+
 sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex, uint32_t *joints, float *weights,
                                           size_t capacity, size_t *count)
 {
@@ -65,12 +86,13 @@ sinew_result sinew_skin_vertex_influences(const sinew_skin *skin, size_t vertex,
         size_t at = sn_skin_group_lower_bound(g, vertex);
         if (at == g->count || g->vertex[at] != vertex) continue;
         /* All or nothing: no arrays is a query; arrays too small get only the needed count. */
-        *count = k;
+        const size_t n = sn_skin_nonzero_slots(g, skin->format, at);
+        *count = n;
         if (!joints && !weights) return SINEW_OK;
-        if (capacity < k)
-            return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "vertex %zu has %zu influences, capacity is %zu", vertex, k,
+        if (capacity < n)
+            return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL, "vertex %zu has %zu influences, capacity is %zu", vertex, n,
                            capacity);
-        for (size_t s = 0; s < k; ++s) {
+        for (size_t s = 0; s < n; ++s) {
             if (joints) joints[s] = sn_skin_joint(g->joints, skin->format, at * k + s);
             if (weights) weights[s] = k == 1 ? 1.0f : sn_skin_weight(g->weights, skin->format, at * k + s);
         }

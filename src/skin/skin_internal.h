@@ -3,9 +3,10 @@
  * kernels.
  *
  * Vertices are partitioned by their number of influences k (the paper's
- * partitioning): group k holds, in increasing vertex order, the vertex
- * numbers, then k joint indices and k weights per vertex, sorted by decreasing
- * weight. Each group has a kernel specialised for its k, so the hot loop never
+ * partitioning; linear-blend skins by the largest k of their padding block,
+ * see SN_SKIN_PAD_VERTICES): group k holds, in increasing vertex order, the
+ * vertex numbers, then k joint indices and k weights per vertex, sorted by
+ * decreasing weight, zero-weight padding slots (slot 0's joint) last. Each group has a kernel specialised for its k, so the hot loop never
  * branches on the influence count, and a deform range maps to one contiguous
  * slice of every group (found by binary search).
  */
@@ -43,6 +44,13 @@ typedef enum sn_skin_format {
     SN_SKIN_U8_J16 = 2,   /* uint8 weights (sum 255), uint16 joints */
     SN_SKIN_FORMAT_COUNT = 3
 } sn_skin_format;
+
+/* Linear-blend skins group vertices by the largest influence count of their
+ * block of this many (vertex numbers 8b .. 8b + 7), padding the others with
+ * zero-weight slots: the widest kernel's lanes (AVX2), so a real mesh, where
+ * counts change from vertex to vertex, still fills every block with
+ * consecutive vertices and reads its streams whole. */
+#define SN_SKIN_PAD_VERTICES 8u
 
 /* Kernel classes: k = 1, 2, 3, 4 have their own kernels, larger k share one. */
 #define SN_SKIN_CLASS_COUNT 5
@@ -191,6 +199,9 @@ uint32_t sn_skin_input_joint(const sinew_skin_desc *d, size_t v, size_t s);
 float sn_skin_input_weight(const sinew_skin_desc *d, size_t v, size_t s);
 uint32_t sn_skin_input_raw_weight(const sinew_skin_desc *d, size_t v, size_t s);
 sinew_result sn_skin_check_sum(const sinew_skin_desc *d, size_t v, double sum, uint64_t raw_sum, size_t nonzero);
+
+/* Vertices bound to one joint, padded or not (a scan of the padded ones). */
+size_t sn_skin_single_joint_vertices(const sinew_skin *skin);
 
 /* Joint index and weight access for a format; the format is a constant at
  * every call site, so the branch folds away. */

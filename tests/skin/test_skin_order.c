@@ -3,7 +3,9 @@
  * and a synthetic order of 1..8 influences drawn per vertex). Every kernel
  * this machine runs is compared with a straightforward double-precision
  * linear blend written here, and every chunking of the range (blocks cut
- * anywhere, windows crossed) must give the bits of one whole call. */
+ * anywhere, windows crossed) must give the bits of one whole call; sorting
+ * the vertices by influence count must give every vertex the same bits, and
+ * the skin must report each vertex's own influences. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -230,6 +232,121 @@ static void check_order(const order *o, const char *what)
     free(rp), free(rn), free(rt);
 }
 
+
+/* Nonzero weights of vertex v. */
+static size_t nonzero_slots(const order *o, size_t v)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < o->slots; ++s) n += o->weight[v * o->slots + s] != 0.0f;
+    return n;
+}
+
+/* o's vertices reordered (*q, same joints, weights and streams) so each
+ * count of nonzero weights is contiguous; perm[i] is the source of vertex i. */
+static void order_sorted(const order *o, order *q, size_t *perm)
+{
+    size_t at = 0;
+    for (size_t c = 0; c <= o->slots; ++c)
+        for (size_t v = 0; v < o->n; ++v)
+            if (nonzero_slots(o, v) == c) perm[at++] = v;
+    q->n = o->n, q->slots = o->slots;
+    q->joint = malloc(o->n * o->slots * sizeof *q->joint);
+    q->weight = malloc(o->n * o->slots * sizeof *q->weight);
+    for (size_t i = 0; i < o->n; ++i) {
+        const size_t v = perm[i], k = o->slots;
+        memcpy(q->joint + i * k, o->joint + v * k, k * sizeof *q->joint);
+        memcpy(q->weight + i * k, o->weight + v * k, k * sizeof *q->weight);
+        memcpy(q->p + 3 * i, o->p + 3 * v, 3 * sizeof(float));
+        memcpy(q->nrm + 3 * i, o->nrm + 3 * v, 3 * sizeof(float));
+        memcpy(q->tan + 4 * i, o->tan + 4 * v, 4 * sizeof(float));
+    }
+}
+
+/* A vertex deforms to the same bits wherever the order puts it: in a block
+ * of vertices with more influences than its own (padded with zero weights)
+ * or among vertices of its own count. Every kernel, both storages, both
+ * normal modes, positions alone and with normals and tangents. */
+static void check_permuted(const order *o, const char *what)
+{
+    static order q;
+    static outs a, b;
+    size_t *perm = malloc(o->n * sizeof *perm);
+    order_sorted(o, &q, perm);
+    support_rng rng;
+    support_rng_seed(&rng, 32);
+    float world[16 * JOINTS];
+    random_world(&rng, world);
+    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2};
+    for (int kk = 0; kk < 3; ++kk) {
+        if (!kernel_runs(kernels[kk])) continue;
+        for (int variant = 0; variant < 4; ++variant) {
+            const sinew_skin_storage storage = (sinew_skin_storage)(variant & 1);
+            const bool blended = variant & 2;
+            sinew_skin *so = order_skin(o, kernels[kk], storage, blended), *sq = order_skin(&q, kernels[kk], storage, blended);
+            assert_non_null(so);
+            assert_non_null(sq);
+            const size_t floats = sinew_skin_palette_size(so);
+            float *pal = malloc(floats * sizeof *pal);
+            assert_int_equal(sinew_skin_palette(so, world, JOINTS, pal, floats), SINEW_OK);
+            for (unsigned mask = 1; mask < 8; mask += 6) {
+                deform_chunked(so, pal, o, mask, 0, &a);
+                deform_chunked(sq, pal, &q, mask, 0, &b);
+                for (size_t i = 0; i < o->n; ++i) {
+                    const size_t v = perm[i];
+                    if (memcmp(b.p + 3 * i, a.p + 3 * v, 12) != 0 ||
+                        ((mask & 2) && memcmp(b.n + 3 * i, a.n + 3 * v, 12) != 0) ||
+                        ((mask & 4) && memcmp(b.t + 4 * i, a.t + 4 * v, 16) != 0))
+                        fail_msg("%s, kernel %d, variant %d, mask %u: vertex %zu (%zu influences) differs when sorted",
+                                 what, (int)kernels[kk], variant, mask, v, nonzero_slots(o, v));
+                }
+            }
+            free(pal);
+            sinew_skin_destroy(so);
+            sinew_skin_destroy(sq);
+        }
+    }
+    order_free(&q);
+    free(perm);
+}
+
+/* What the skin reports of a vertex is its own influences, not its block's
+ * padding: the query, the info's one-joint count, and a save and load. */
+static void check_reported(const order *o)
+{
+    for (int storage = 0; storage < 2; ++storage) {
+        sinew_skin *skin = order_skin(o, SINEW_SKIN_KERNEL_AUTO, (sinew_skin_storage)storage, false);
+        assert_non_null(skin);
+        size_t size = 0;
+        assert_int_equal(sinew_skin_save(skin, NULL, 0, &size), SINEW_OK);
+        void *buf = malloc(size);
+        assert_int_equal(sinew_skin_save(skin, buf, size, &size), SINEW_OK);
+        sinew_skin *loaded = NULL;
+        assert_int_equal(sinew_skin_load(NULL, buf, size, &loaded), SINEW_OK);
+        const sinew_skin *both[2] = {skin, loaded};
+        for (int h = 0; h < 2; ++h) {
+            size_t single = 0;
+            for (size_t v = 0; v < o->n; ++v) {
+                uint32_t joints[8];
+                float weights[8];
+                size_t count = 0;
+                assert_int_equal(sinew_skin_vertex_influences(both[h], v, joints, weights, 8, &count), SINEW_OK);
+                /* Compressed storage may drop a weight below 1/510. */
+                if (storage == 0) assert_int_equal(count, nonzero_slots(o, v));
+                else assert_true(count >= 1 && count <= nonzero_slots(o, v));
+                for (size_t s = 0; s < count; ++s) assert_true(weights[s] > 0.0f);
+                single += count == 1;
+            }
+            sinew_skin_info info;
+            SINEW_INIT(&info);
+            assert_int_equal(sinew_skin_get_info(both[h], &info), SINEW_OK);
+            assert_int_equal(info.single_joint_vertices, single);
+        }
+        free(buf);
+        sinew_skin_destroy(loaded);
+        sinew_skin_destroy(skin);
+    }
+}
+
 static void fox_file_order(void **state)
 {
     (void)state;
@@ -238,6 +355,8 @@ static void fox_file_order(void **state)
     static order o;
     if (!order_fox(&o, &rng)) skip();
     check_order(&o, "Fox file order");
+    check_permuted(&o, "Fox file order");
+    check_reported(&o);
     order_free(&o);
 }
 
@@ -249,6 +368,8 @@ static void mixed_counts_synthetic_order(void **state)
     static order o;
     order_synthetic(&o, &rng);
     check_order(&o, "synthetic 1..8 influences");
+    check_permuted(&o, "synthetic 1..8 influences");
+    check_reported(&o);
     order_free(&o);
 }
 

@@ -7,7 +7,8 @@
  * neighbouring vertices share their joints ("-shared32"). Real-character
  * lines take the joints and weights of Fox and RiggedFigure (glTF
  * JOINTS_0/WEIGHTS_0) and the top four of libigl's BBW weights of the arm
- * (arm-weights.dmat), in file order, tiled to 10k and 1M vertices: there the
+ * (arm-weights.dmat) and of the hand (solved here from hand.mesh and
+ * hand.tgf), in file order, tiled to 10k and 1M vertices: there the
  * influence count changes from vertex to vertex, and the peer runs its four
  * slots, zero weights included, as ozz pads its slots; "-blended" lines use
  * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
@@ -353,6 +354,54 @@ static bool character_dmat(const char *name, const char *file, character *c)
     return true;
 }
 
+/* The four largest of each vertex's BBW weights of libigl's hand (hand.mesh,
+ * hand.tgf: 7234 vertices, 20 bones), solved once here with sinew_bbw, in
+ * the file's vertex order. */
+static bool character_bbw_hand(const char *name, character *c)
+{
+    char mp[1024], tp[1024];
+    if (!support_data_path("libigl-tutorial-data/hand.mesh", mp, sizeof mp) ||
+        !support_data_path("libigl-tutorial-data/hand.tgf", tp, sizeof tp))
+        return false;
+    support_mesh mesh = {0};
+    float *jp = NULL;
+    uint32_t *bones = NULL;
+    size_t jc = 0, bc = 0;
+    bool ok = support_read_medit(mp, &mesh) && support_read_tgf(tp, &jp, &jc, &bones, &bc) && bc <= 64;
+    sinew_tetmesh tm = {support_mesh_points(&mesh), mesh.tets, mesh.tet_count, SINEW_INDEX_U32, 0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.tets = &tm, d.joint_positions.data = jp, d.joint_positions.count = jc, d.bones = bones, d.bone_count = bc;
+    sinew_bbw *b = NULL;
+    ok = ok && sinew_bbw_create(NULL, &d, &b) == SINEW_OK && sinew_bbw_solve(NULL, b, NULL) == SINEW_OK;
+    const size_t n = mesh.vertex_count;
+    float *w = ok ? malloc(n * bc * sizeof *w) : NULL;
+    ok = ok && w && sinew_bbw_vertex_weights(b, w, 0, n) == SINEW_OK;
+    if (ok) {
+        c->name = name, c->src_n = n, c->slots = 4;
+        c->joints = calloc(4 * n, sizeof *c->joints);
+        c->weights = calloc(4 * n, sizeof *c->weights);
+        for (size_t v = 0; v < n; ++v) {
+            bool taken[64] = {false};
+            for (size_t s = 0; s < 4 && s < bc; ++s) {
+                size_t best = 0;
+                float bw = -1.0f;
+                for (size_t j = 0; j < bc; ++j)
+                    if (!taken[j] && w[v * bc + j] > bw) best = j, bw = w[v * bc + j];
+                taken[best] = true;
+                c->joints[4 * v + s] = (uint32_t)best;
+                c->weights[4 * v + s] = bw > 1e-4f ? bw : 0.0f;
+            }
+        }
+    } else {
+        fprintf(stderr, "hand BBW weights: %s (skipped)\n", sinew_last_error());
+    }
+    free(w), free(jp), free(bones);
+    sinew_bbw_destroy(b);
+    support_mesh_free(&mesh);
+    return ok;
+}
+
 /* Random streams as data_init makes them, influences from c tiled to n
  * vertices (vertex v takes source vertex v mod src_n). */
 static void data_init_character(data *d, const character *c, size_t n)
@@ -462,13 +511,15 @@ static bool bench_character_size(const character *c, size_t n)
 
 static bool bench_characters(bool quick)
 {
-    character cs[3];
+    enum { CHARACTERS = 4 };
+    character cs[CHARACTERS];
     memset(cs, 0, sizeof cs);
-    const bool have[3] = {character_gltf("fox", "gltf/Fox.gltf", &cs[0]),
-                          character_gltf("rigged-figure", "gltf/RiggedFigure.gltf", &cs[1]),
-                          character_dmat("bbw-arm-top4", "libigl-tutorial-data/arm-weights.dmat", &cs[2])};
+    const bool have[CHARACTERS] = {character_gltf("fox", "gltf/Fox.gltf", &cs[0]),
+                                   character_gltf("rigged-figure", "gltf/RiggedFigure.gltf", &cs[1]),
+                                   character_dmat("bbw-arm-top4", "libigl-tutorial-data/arm-weights.dmat", &cs[2]),
+                                   character_bbw_hand("bbw-hand-top4", &cs[3])};
     bool ok = true;
-    for (int c = 0; c < 3 && ok; ++c) {
+    for (int c = 0; c < CHARACTERS && ok; ++c) {
         if (!have[c]) {
             printf("skin/real-character-%d: skipped (data absent)\n", c);
             continue;
@@ -476,7 +527,7 @@ static bool bench_characters(bool quick)
         ok = bench_character_size(&cs[c], 10000) && bench_character_sorted(&cs[c], 10000) &&
              (quick || (bench_character_size(&cs[c], 1000000) && bench_character_sorted(&cs[c], 1000000)));
     }
-    for (int c = 0; c < 3; ++c) character_free(&cs[c]);
+    for (int c = 0; c < CHARACTERS; ++c) character_free(&cs[c]);
     return ok;
 }
 
