@@ -298,7 +298,7 @@ static PyObject *py_soffd_exclude_elements(PyObject *self, PyObject *args, PyObj
                         info.element_count, (Py_ssize_t)PyArray_DIM(flags, 0));
         goto done;
     }
-    sinew_result r = sinew_soffd_exclude_elements(soffd, PyArray_DATA(flags), first, count);
+    sinew_result r = sinew_soffd_exclude_elements(soffd, PyArray_DATA(flags), (size_t)PyArray_DIM(flags, 0), first, count);
     if (r != SINEW_OK) {
         sn_py_raise(r);
         goto done;

@@ -204,7 +204,7 @@ static sinew_result set_same_contributors(void)
 }
 static sinew_result exclude(size_t first, size_t count, const uint8_t *excluded)
 {
-    return sinew_soffd_exclude_elements(fx.registered, excluded, first, count);
+    return sinew_soffd_exclude_elements(fx.registered, excluded, ELEMENTS, first, count);
 }
 static const uint32_t set_past_end[2] = {1, ELEMENTS};
 static const uint32_t set_with_a_repeat[3] = {2, 0, 2};
@@ -527,13 +527,15 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_set_contributors(fx.unregistered, 0, faces, 1); }) \
     X(set_contributors_ok, OK, NULL, { return set_same_contributors(); }) \
     X(exclude_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_exclude_elements(NULL, exclude_none, 0, 1); }) \
+      { return sinew_soffd_exclude_elements(NULL, exclude_none, ELEMENTS, 0, 1); }) \
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
     X(exclude_every_element, INVALID_WEIGHTS, "point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
+      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, ELEMENTS, 0, 0); }) \
+    X(exclude_flags_short, MISMATCH, "elements", \
+      { return sinew_soffd_exclude_elements(fx.registered, exclude_none, ELEMENTS - 1, 0, POINTS); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
     /* pose */ \
     FRAMES_CASES(X, sized_element_frames, element_frames) \
