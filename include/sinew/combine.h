@@ -7,7 +7,6 @@
  *
  *   p_i = p0_i + sum_k w_k,i (D_k(p0)_i - p0_i)
  *
- * (Singh & Kokkevis combine the wires of a Wires deformation the same way.)
  * Weights are a scalar per deformer or one per point. See docs/deformers.md.
  *
  * SPDX-License-Identifier: MIT
