@@ -114,9 +114,13 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     if (r != SINEW_OK) return r;
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
     /* Room in the edit record first, so the edit cannot apply and then go unrecorded. */
-    if (count <= h->element_count && !sn_soffd_edits_reserve(h, count)) return sn_alloc_failure();
-    if ((r = sn_soffd_apply_set(h, point, elements, count)) != SINEW_OK) return r;
-    sn_soffd_edits_record(h, SN_SOFFD_EDIT_SET, point, 1, elements, NULL, count);
+    sn_soffd_edit_room room = {0};
+    if (count <= h->element_count && !sn_soffd_edits_reserve(h, count, &room)) return sn_alloc_failure();
+    if ((r = sn_soffd_apply_set(h, point, elements, count)) != SINEW_OK) {
+        sn_soffd_edits_cancel(h, &room);
+        return r;
+    }
+    sn_soffd_edits_record(h, &room, SN_SOFFD_EDIT_SET, point, 1, elements, NULL, count);
     return SINEW_OK;
 }
 
@@ -216,10 +220,14 @@ sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *exclude
     size_t flagged = 0;
     for (size_t e = 0; e < h->element_count; ++e) flagged += excluded[e] != 0;
     /* Nothing flagged changes nothing now or after any re-registration: not recorded. */
-    if (flagged && !sn_soffd_edits_reserve(h, flagged)) return sn_alloc_failure();
+    sn_soffd_edit_room room = {0};
+    if (flagged && !sn_soffd_edits_reserve(h, flagged, &room)) return sn_alloc_failure();
     sinew_result r = sn_soffd_apply_exclude(h, excluded, first, count);
-    if (r != SINEW_OK) return r;
-    if (flagged && count) sn_soffd_edits_record(h, SN_SOFFD_EDIT_EXCLUDE, first, count, NULL, excluded, flagged);
+    if (r != SINEW_OK || !flagged || !count) {
+        sn_soffd_edits_cancel(h, &room);
+        return r;
+    }
+    sn_soffd_edits_record(h, &room, SN_SOFFD_EDIT_EXCLUDE, first, count, NULL, excluded, flagged);
     return SINEW_OK;
 }
 

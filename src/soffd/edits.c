@@ -9,30 +9,64 @@
 
 #include "soffd/soffd_internal.h"
 
-/* Grows *items (elem bytes each, *cap of them) to hold `need`; false when out of memory. */
-static bool grow(const sn_env *env, void **items, size_t *cap, size_t count, size_t need, size_t elem,
-                 const char *what)
+/* A copy of *items (elem bytes each, count of them) with room for `need`,
+ * or NULL in *out when there is room already; false when out of memory. */
+static bool grown(const sn_env *env, const void *items, size_t cap, size_t count, size_t need, size_t elem,
+                  const char *what, void **out, size_t *out_cap)
 {
-    if (need <= *cap) return true;
-    size_t want = *cap ? *cap : 16;
+    *out = NULL;
+    *out_cap = cap;
+    if (need <= cap) return true;
+    size_t want = cap ? cap : 16;
     while (want < need) want = want > SIZE_MAX / 2 ? need : 2 * want;
     void *next = sn_alloc_array(env, want, elem, what);
     if (!next) return false;
-    if (count) memcpy(next, *items, count * elem);
-    sn_free(env, *items);
-    *items = next;
-    *cap = want;
+    if (count) memcpy(next, items, count * elem);
+    *out = next;
+    *out_cap = want;
     return true;
 }
 
-bool sn_soffd_edits_reserve(sinew_soffd *h, size_t n)
+bool sn_soffd_edits_reserve(const sinew_soffd *h, size_t n, sn_soffd_edit_room *room)
 {
     size_t need;
+    void *edits, *elements;
+    memset(room, 0, sizeof *room);
     if (!sn_add_size(h->edit_element_count, n, &need)) return false;
-    return grow(&h->env, (void **)&h->edits, &h->edit_cap, h->edit_count, h->edit_count + 1, sizeof(sn_soffd_edit),
-                "soffd edit record") &&
-           grow(&h->env, (void **)&h->edit_elements, &h->edit_element_cap, h->edit_element_count, need,
-                sizeof(uint32_t), "soffd edit record elements");
+    if (!grown(&h->env, h->edits, h->edit_cap, h->edit_count, h->edit_count + 1, sizeof(sn_soffd_edit),
+               "soffd edit record", &edits, &room->edit_cap))
+        return false;
+    if (!grown(&h->env, h->edit_elements, h->edit_element_cap, h->edit_element_count, need, sizeof(uint32_t),
+               "soffd edit record elements", &elements, &room->element_cap)) {
+        sn_free(&h->env, edits);
+        return false;
+    }
+    room->edits = (sn_soffd_edit *)edits;
+    room->elements = (uint32_t *)elements;
+    return true;
+}
+
+void sn_soffd_edits_cancel(const sinew_soffd *h, sn_soffd_edit_room *room)
+{
+    sn_free(&h->env, room->edits);
+    sn_free(&h->env, room->elements);
+    memset(room, 0, sizeof *room);
+}
+
+/* Swaps in the grown arrays of a reserve. */
+static void install(sinew_soffd *h, sn_soffd_edit_room *room)
+{
+    if (room->edits) {
+        sn_free(&h->env, h->edits);
+        h->edits = room->edits;
+    }
+    if (room->elements) {
+        sn_free(&h->env, h->edit_elements);
+        h->edit_elements = room->elements;
+    }
+    h->edit_cap = room->edit_cap;
+    h->edit_element_cap = room->element_cap;
+    memset(room, 0, sizeof *room);
 }
 
 static int by_value(const void *a, const void *b)
@@ -57,9 +91,10 @@ static void drop_edits_of(sinew_soffd *h, size_t point)
     h->edit_element_count = at;
 }
 
-void sn_soffd_edits_record(sinew_soffd *h, uint64_t kind, size_t first, size_t count, const uint32_t *elements,
-                           const uint8_t *flags, size_t n)
+void sn_soffd_edits_record(sinew_soffd *h, sn_soffd_edit_room *room, uint64_t kind, size_t first, size_t count,
+                           const uint32_t *elements, const uint8_t *flags, size_t n)
 {
+    install(h, room);
     if (kind == SN_SOFFD_EDIT_SET) drop_edits_of(h, first);
     uint32_t *to = &h->edit_elements[h->edit_element_count];
     if (flags) {

@@ -240,14 +240,20 @@ void sn_soffd_vertex_jacobian(const sinew_soffd *h, const float *vertex_frames, 
 sinew_result sn_soffd_apply_set(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count);
 sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count);
 
-/* The edit record (edits.c). Reserve room for one more edit of n elements
- * (false when out of memory, the record unchanged); record it, its n
- * elements listed in `elements` or flagged in `flags` (element_count bytes)
- * (cannot fail after a reserve; a set replaces earlier edits of that point
- * alone); free it. */
-bool sn_soffd_edits_reserve(sinew_soffd *h, size_t n);
-void sn_soffd_edits_record(sinew_soffd *h, uint64_t kind, size_t first, size_t count, const uint32_t *elements,
-                           const uint8_t *flags, size_t n);
+/* The edit record (edits.c). An edit call first reserves room for one more
+ * edit of n elements (false when out of memory; the handle untouched: grown
+ * arrays wait in `room`), then either records the edit (cannot fail; its n
+ * elements listed in `elements` or flagged in `flags`, element_count bytes;
+ * a set replaces earlier edits of that point alone) or cancels the room. */
+typedef struct sn_soffd_edit_room {
+    sn_soffd_edit *edits;
+    uint32_t *elements;
+    size_t edit_cap, element_cap;
+} sn_soffd_edit_room;
+bool sn_soffd_edits_reserve(const sinew_soffd *h, size_t n, sn_soffd_edit_room *room);
+void sn_soffd_edits_cancel(const sinew_soffd *h, sn_soffd_edit_room *room);
+void sn_soffd_edits_record(sinew_soffd *h, sn_soffd_edit_room *room, uint64_t kind, size_t first, size_t count,
+                           const uint32_t *elements, const uint8_t *flags, size_t n);
 void sn_soffd_edits_free(const sn_env *env, sinew_soffd *h);
 /* Rewrites h's edits into next for a subdivision: element e becomes itself
  * plus `extra` children numbered from first_child[e] (UINT32_MAX: not split). */

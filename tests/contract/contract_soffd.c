@@ -537,6 +537,23 @@ static size_t contributors_of_point_0(void)
     X(exclude_flags_short, MISMATCH, "elements", \
       { return sinew_soffd_exclude_elements(fx.registered, exclude_none, ELEMENTS - 1, 0, POINTS); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
+    X(falloff_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_set_falloff(NULL, NULL, 4, 0); }) \
+    X(falloff_nan_local, INVALID_ARGUMENT, "local", { return sinew_soffd_set_falloff(NULL, fx.registered, NAN, 0); }) \
+    X(falloff_negative_scale, INVALID_ARGUMENT, "length_scale", \
+      { return sinew_soffd_set_falloff(NULL, fx.registered, 0, -1); }) \
+    X(falloff_keep_ok, OK, NULL, { return sinew_soffd_set_falloff(NULL, fx.registered, 0, 0); }) \
+    X(subdivide_null_flags, INVALID_ARGUMENT, "chosen", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, NULL, ELEMENTS, SINEW_SOFFD_SPLIT_EDGES); }) \
+    X(subdivide_flags_short, MISMATCH, "elements", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_all, ELEMENTS - 1, SINEW_SOFFD_SPLIT_EDGES); }) \
+    X(subdivide_unknown_split, INVALID_ARGUMENT, "split", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_all, ELEMENTS, (sinew_soffd_split)9); }) \
+    X(subdivide_nothing_ok, OK, NULL, \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_none, ELEMENTS, SINEW_SOFFD_SPLIT_CENTROID); }) \
+    X(element_parent_past_end, INDEX_OUT_OF_RANGE, "element", \
+      { return sinew_soffd_element_parent(fx.registered, ELEMENTS, &(uint32_t){0}); }) \
+    X(added_vertices_null_count, INVALID_ARGUMENT, "count", \
+      { return sinew_soffd_added_vertices(fx.registered, NULL, NULL, 0, NULL); }) \
     /* pose */ \
     FRAMES_CASES(X, sized_element_frames, element_frames) \
     FRAMES_CASES(X, sized_vertex_frames, vertex_frames) \
