@@ -17,5 +17,6 @@
 #include "sinew/bbw.h"     /* bounded biharmonic weights */
 #include "sinew/bbw_pose.h" /* handle transforms inferred at pose time (subspace ARAP) */
 #include "sinew/corrective.h" /* pose-space correctives and morph targets */
+#include "sinew/combine.h" /* several deformers on one object: weighted displacements */
 
 #endif /* SINEW_H */

@@ -37,7 +37,7 @@ import sys
 
 MODULE_OF = {'core.h': None, 'skin.h': 'skin', 'skin_tools.h': 'skin', 'soffd.h': 'soffd', 'soffd_driver.h': 'soffd',
              'lattice.h': 'lattice', 'placement.h': 'placement', 'bbw.h': 'bbw',
-             'bbw_pose.h': 'bbw', 'corrective.h': 'corrective'}
+             'bbw_pose.h': 'bbw', 'corrective.h': 'corrective', 'combine.h': 'combine'}
 MODULES = ('skin', 'soffd', 'lattice', 'placement', 'bbw', 'corrective')
 GROWING = re.compile(r'^sinew_\w+_(desc|info|report)$|^sinew_lattice_refined_mesh$')
 

@@ -23,7 +23,7 @@ LIBRARY_DIR = re.compile(r'^libsinew(_\w+)?\.(a|so[.\d]*)\.p$')
 OBJECT_NAME = re.compile(r'^src_(.+)\.c\.o$')
 # The folders of src/ by layer (docs/architecture.md): a file may call files of
 # its own folder and of lower layers only.
-LAYERS = {'core': 0, 'io': 1, 'geom': 1, 'linalg': 2, 'skin': 3, 'soffd': 3, 'lattice': 3, 'bbw': 3, 'corrective': 3}
+LAYERS = {'core': 0, 'io': 1, 'geom': 1, 'linalg': 2, 'skin': 3, 'soffd': 3, 'lattice': 3, 'bbw': 3, 'corrective': 3, 'combine': 3}
 
 
 def object_files(build_dir):

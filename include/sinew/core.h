@@ -205,8 +205,10 @@ typedef enum sinew_kind {
 /* Newest format version this library writes; it reads every version up to
  * it. Data is written in the oldest version that holds it: version 2 adds
  * BBW data's volume figures and an automatic volume's kept surface, so only
- * such BBW data is version 2 (docs/serialization.md). */
-#define SINEW_FORMAT_VERSION 2
+ * such BBW data is version 2; version 3 adds SOFFD data's subdivision and
+ * contributing-set edit records, so only SOFFD data with either is version 3
+ * (docs/serialization.md). */
+#define SINEW_FORMAT_VERSION 3
 
 typedef struct sinew_saved_info {
     size_t struct_size;        /* SINEW_INIT */

@@ -91,6 +91,8 @@ typedef struct sinew_soffd_info {
                                  * registration from box distances: cheap, but it can be far above
                                  * the largest one (query the points for their tight figures) */
     size_t memory_bytes;        /* every byte the handle holds (all its allocations) */
+    size_t added_vertices;      /* vertices sinew_soffd_subdivide added (the last ones of vertex_count) */
+    size_t edit_count;          /* contributing-set edits kept since the last sinew_soffd_register */
 } sinew_soffd_info;
 
 /* Binds a driver polygon mesh: validates it, triangulates n-gons (ear clipping,
@@ -130,7 +132,7 @@ SINEW_API sinew_result sinew_soffd_element_face(const sinew_soffd *soffd, size_t
 SINEW_API sinew_result sinew_soffd_skipped_faces(const sinew_soffd *soffd, uint32_t *faces, size_t capacity,
                                                size_t *count);
 
-/* Registers points (replacing any earlier registration and edits):
+/* Registers points (replacing any earlier registration, and forgetting its edits):
  * weights, contributing sets and local coordinates, using the BVH over R.
  * ctx: this call's progress callback (NULL = none); memory comes from the
  * handle's allocator. Reports progress ("soffd: register") and stops with
@@ -147,13 +149,74 @@ SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *sof
 
 /* Re-registration: moves the reference surface R (same vertex count; the
  * triangulation is kept) and registers the same points again with the
- * same policy, without rebuilding the handle. Edits to contributing sets are
- * reset. ctx: progress of the re-registration ("soffd: register"), NULL =
+ * same policy, without rebuilding the handle. The edits to contributing sets
+ * made since sinew_soffd_register are then applied again, in order, to the
+ * new sets: a replaced set is replaced again, flagged elements are removed
+ * again from their points' sets (docs/soffd.md, "Edits that survive").
+ * ctx: progress of the re-registration ("soffd: register"), NULL =
  * none. Returns MISMATCH (vertex count), NON_FINITE, OUTSIDE_DOMAIN, DEGENERATE (a triangle
- * that was used loses its area), OUT_OF_MEMORY, CANCELLED; on failure the
- * handle is unchanged. Modifies the handle: not thread-safe. */
+ * that was used loses its area), INVALID_WEIGHTS (an exclusion would now
+ * leave a point no element: the message names the edit and the point),
+ * OUT_OF_MEMORY, CANCELLED; on failure the handle is unchanged. Modifies the
+ * handle: not thread-safe. */
 SINEW_API sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *soffd,
                                                  const sinew_points *reference);
+
+/* Changes the weights' falloff: `local` (> 0, 0 = keep the current one) and
+ * the length scale L in world units (> 0, 0 = keep), then registers the same
+ * points again with the same policy and re-applies the edits to contributing
+ * sets (see sinew_soffd_set_reference). ctx: progress ("soffd: register"),
+ * NULL = none. Returns INVALID_ARGUMENT (NULL, a negative or non-finite
+ * value), the codes of re-applying the edits, OUT_OF_MEMORY, CANCELLED; the
+ * handle unchanged on failure. Modifies the handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_set_falloff(sinew_context *ctx, sinew_soffd *soffd, float local,
+                                               float length_scale);
+
+/* How sinew_soffd_subdivide splits a triangle. */
+typedef enum sinew_soffd_split {
+    SINEW_SOFFD_SPLIT_EDGES = 0,   /* 1 -> 4 at its edge midpoints (shared by chosen neighbours) */
+    SINEW_SOFFD_SPLIT_CENTROID = 1 /* 1 -> 3 around its centroid */
+} sinew_soffd_split;
+
+/* Finer control in a region (paper section 5): splits the elements flagged
+ * in `chosen` (chosen_flag_count bytes, which must be element_count; nonzero
+ * = split). New vertices are appended to R and to the driver (vertex_count
+ * grows: the deform-time driver must give them too; sinew_soffd_added_vertices
+ * says how each is made from earlier ones). A split element's first child
+ * keeps its number and the others are appended, so elements not chosen keep
+ * theirs; sinew_soffd_element_parent maps each to the element it came from.
+ * An edge midpoint is shared by chosen neighbours; a neighbour not chosen
+ * keeps its whole edge (the driver then has a T-junction there, which SOFFD
+ * does not mind while the midpoint stays on the edge). Registered points are
+ * registered again with the same policy and every edit to contributing sets
+ * re-applied, a split element standing for all its children (the children
+ * of an excluded element stay excluded). Nothing chosen changes nothing.
+ * ctx: progress ("soffd: register"), NULL = none. Returns INVALID_ARGUMENT
+ * (NULL, an unknown split), MISMATCH (chosen_flag_count, both named),
+ * DEGENERATE (a child of zero area, naming its parent), SIZE_OVERFLOW (more
+ * than 2^32 - 2 elements or vertices), the codes of re-applying the edits,
+ * OUT_OF_MEMORY, CANCELLED; the handle unchanged on failure. Modifies the
+ * handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_subdivide(sinew_context *ctx, sinew_soffd *soffd, const uint8_t *chosen,
+                                             size_t chosen_flag_count, sinew_soffd_split split);
+
+/* Element that `element` was split from by the subdivision that made it: its
+ * own number when it was never split (and for a first child, which keeps its
+ * parent's number). Returns INVALID_ARGUMENT (NULL), INDEX_OUT_OF_RANGE.
+ * Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_element_parent(const sinew_soffd *soffd, size_t element, uint32_t *parent);
+
+/* The vertices subdivision added, in order (vertex vertex_count -
+ * added_vertices + j is entry j): each is sum_c weights[3j + c] *
+ * vertex sources[3j + c] of earlier vertices (an edge midpoint: its two
+ * ends at 1/2, the third weight 0; a centroid: three at 1/3), so a posed
+ * driver can be extended the same way. sources and weights: 3 * capacity
+ * entries (weights may be NULL; sources NULL asks only for the count).
+ * *count receives the number of added vertices on SINEW_OK and on
+ * BUFFER_TOO_SMALL (nothing else written). Returns INVALID_ARGUMENT (NULL
+ * soffd or count, weights without sources). Reads the handle only. */
+SINEW_API sinew_result sinew_soffd_added_vertices(const sinew_soffd *soffd, uint32_t *sources, float *weights,
+                                                  size_t capacity, size_t *count);
 
 /* Weight mass point `point` lost to pruning: an upper bound on the sum of
  * the exact normalised weights (over every element) of the elements outside
@@ -189,14 +252,16 @@ SINEW_API sinew_result sinew_soffd_contributors(const sinew_soffd *soffd, size_t
 SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t point, const uint32_t *elements,
                                                     size_t count);
 
-/* Removes the elements flagged in `excluded` (element_count bytes, nonzero =
- * remove) from C_P of points [first, first + count), renormalising the rest
- * (for example the right thigh's elements from the left leg's points). A point
- * that would lose every element keeps its set, and the call fails with
- * INVALID_WEIGHTS naming it, before anything changes. Returns
- * INDEX_OUT_OF_RANGE, INVALID_STATE. Modifies the handle: not thread-safe. */
-SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const uint8_t *excluded, size_t first,
-                                                    size_t count);
+/* Removes the elements flagged in `excluded` (excluded_flag_count bytes, which
+ * must be element_count; nonzero = remove) from C_P of points [first, first +
+ * count), renormalising the rest (for example the right thigh's elements from
+ * the left leg's points). A point that would lose every element keeps its set,
+ * and the call fails with INVALID_WEIGHTS naming it, before anything changes.
+ * Returns MISMATCH (excluded_flag_count is not element_count, both named),
+ * INVALID_ARGUMENT (NULL), INDEX_OUT_OF_RANGE, INVALID_STATE, OUT_OF_MEMORY;
+ * the handle unchanged on failure. Modifies the handle: not thread-safe. */
+SINEW_API sinew_result sinew_soffd_exclude_elements(sinew_soffd *soffd, const uint8_t *excluded,
+                                                    size_t excluded_flag_count, size_t first, size_t count);
 
 /* Pose step 1 (basic algorithm): the frame Q_k^D of every element of the
  * current driver, as column-major 4x4 matrices (columns e1 = B - A, e2 = C - A,

@@ -78,6 +78,38 @@ class Soffd(HandleObject):
         """Moves the reference surface (same vertex count) and registers again."""
         _sinew.soffd_set_reference(self._handle, reference, progress=progress)
 
+    def set_falloff(self, local=0.0, length_scale=0.0, *, progress=None):
+        """Changes local and/or the length scale (0 = keep) and registers again, keeping the edits."""
+        _sinew.soffd_set_falloff(self._handle, float(local), float(length_scale), progress=progress)
+
+    def subdivide(self, chosen, split="edges", *, progress=None):
+        """Splits the flagged elements (E truth values), 1 -> 4 at edge midpoints
+        (split="edges") or 1 -> 3 at the centroid (split="centroid"); the
+        driver gains vertices (added_vertices); edits are kept."""
+        modes = {"edges": 0, "centroid": 1}
+        if split not in modes:
+            raise ValueError(f"split must be 'edges' or 'centroid', got {split!r}")
+        _sinew.soffd_subdivide(self._handle, chosen, modes[split], progress=progress)
+
+    def element_parents(self):
+        """Element each element was split from (its own number if never split), uint32 (E,)."""
+        return _sinew.soffd_element_parents(self._handle)
+
+    def added_vertices(self):
+        """(sources uint32 (A, 3), weights float32 (A, 3)): each vertex subdivision
+        added is the weighted sum of three earlier vertices."""
+        return _sinew.soffd_added_vertices(self._handle)
+
+    def extend_driver(self, driver):
+        """The driver positions (V0, 3) extended by the vertices subdivision added,
+        each made as added_vertices says."""
+        sources, weights = self.added_vertices()
+        out = np.empty((len(driver) + len(sources), 3), np.float32)
+        out[:len(driver)] = driver
+        for j in range(len(sources)):
+            out[len(driver) + j] = (weights[j][:, None] * out[sources[j]]).sum(axis=0)
+        return out
+
     def dropped_mass(self, point):
         """Weight mass point lost to pruning (an upper bound; 0 when exact)."""
         return _sinew.soffd_dropped_mass(self._handle, int(point))

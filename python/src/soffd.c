@@ -202,6 +202,101 @@ done:
     return result;
 }
 
+static PyObject *py_soffd_set_falloff(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    (void)self;
+    static char *keywords[] = {"soffd", "local", "length_scale", "progress", NULL};
+    PyObject *handle, *progress = Py_None;
+    float local = 0, length_scale = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ff$O:soffd_set_falloff", keywords, &handle, &local,
+                                     &length_scale, &progress))
+        return NULL;
+    sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 1);
+    if (!soffd) return NULL;
+    PyObject *result = NULL;
+    sn_py_call call;
+    if (sn_py_call_begin(&call, progress) < 0) goto done;
+    sn_py_release_gil(&call);
+    sinew_result r = sinew_soffd_set_falloff(call.ctx, soffd, local, length_scale);
+    sn_py_acquire_gil(&call);
+    if (sn_py_call_end(&call, r) < 0) goto done;
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    sn_py_handle_leave(handle, 1);
+    return result;
+}
+
+static PyObject *py_soffd_subdivide(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    (void)self;
+    static char *keywords[] = {"soffd", "chosen", "split", "progress", NULL};
+    PyObject *handle, *chosen_obj, *progress = Py_None;
+    int split = SINEW_SOFFD_SPLIT_EDGES;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|i$O:soffd_subdivide", keywords, &handle, &chosen_obj, &split,
+                                     &progress))
+        return NULL;
+    sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 1);
+    if (!soffd) return NULL;
+    PyObject *result = NULL;
+    PyArrayObject *flags = (PyArrayObject *)PyArray_FromAny(chosen_obj, PyArray_DescrFromType(NPY_BOOL), 1, 1,
+                                                            NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                                                                NPY_ARRAY_FORCECAST, NULL);
+    if (!flags) goto done;
+    sn_py_call call;
+    if (sn_py_call_begin(&call, progress) < 0) goto done;
+    sn_py_release_gil(&call);
+    sinew_result r = sinew_soffd_subdivide(call.ctx, soffd, PyArray_DATA(flags), (size_t)PyArray_DIM(flags, 0),
+                                           (sinew_soffd_split)split);
+    sn_py_acquire_gil(&call);
+    if (sn_py_call_end(&call, r) < 0) goto done;
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    Py_XDECREF(flags);
+    sn_py_handle_leave(handle, 1);
+    return result;
+}
+
+static PyObject *py_soffd_element_parents(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const sinew_soffd *soffd = sn_py_handle_enter(arg, SOFFD, "soffd", 0);
+    if (!soffd) return NULL;
+    sinew_soffd_info info = get_info(soffd);
+    npy_intp n = (npy_intp)info.element_count;
+    PyArrayObject *parents = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
+    for (size_t e = 0; parents && e < info.element_count; ++e) {
+        sinew_result r = sinew_soffd_element_parent(soffd, e, (uint32_t *)PyArray_DATA(parents) + e);
+        if (r != SINEW_OK) {
+            Py_CLEAR(parents);
+            sn_py_raise(r);
+        }
+    }
+    sn_py_handle_leave(arg, 0);
+    return (PyObject *)parents;
+}
+
+static PyObject *py_soffd_added_vertices(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    const sinew_soffd *soffd = sn_py_handle_enter(arg, SOFFD, "soffd", 0);
+    if (!soffd) return NULL;
+    size_t count = 0;
+    PyObject *result = NULL;
+    sinew_result r = sinew_soffd_added_vertices(soffd, NULL, NULL, 0, &count);
+    npy_intp dims[2] = {(npy_intp)count, 3};
+    PyArrayObject *sources = r == SINEW_OK ? (PyArrayObject *)PyArray_EMPTY(2, dims, NPY_UINT32, 0) : NULL;
+    PyArrayObject *weights = sources ? (PyArrayObject *)PyArray_EMPTY(2, dims, NPY_FLOAT32, 0) : NULL;
+    if (weights) r = sinew_soffd_added_vertices(soffd, PyArray_DATA(sources), PyArray_DATA(weights), count, &count);
+    if (r != SINEW_OK) sn_py_raise(r);
+    else if (weights) result = Py_BuildValue("(OO)", sources, weights);
+    Py_XDECREF(sources);
+    Py_XDECREF(weights);
+    sn_py_handle_leave(arg, 0);
+    return result;
+}
+
 static PyObject *py_soffd_dropped_mass(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -298,7 +393,7 @@ static PyObject *py_soffd_exclude_elements(PyObject *self, PyObject *args, PyObj
                         info.element_count, (Py_ssize_t)PyArray_DIM(flags, 0));
         goto done;
     }
-    sinew_result r = sinew_soffd_exclude_elements(soffd, PyArray_DATA(flags), first, count);
+    sinew_result r = sinew_soffd_exclude_elements(soffd, PyArray_DATA(flags), (size_t)PyArray_DIM(flags, 0), first, count);
     if (r != SINEW_OK) {
         sn_py_raise(r);
         goto done;
@@ -463,6 +558,14 @@ static PyMethodDef soffd_methods[] = {
     {"soffd_register", FN(py_soffd_register), KW,
      "soffd_register(soffd, points, *, weight_threshold=0, max_contributors=0, max_distance=0, exclusive=False, "
      "progress=None) (sinew_soffd_register)."},
+    {"soffd_set_falloff", FN(py_soffd_set_falloff), KW,
+     "soffd_set_falloff(soffd, local=0, length_scale=0, *, progress=None) (sinew_soffd_set_falloff; 0 = keep)."},
+    {"soffd_subdivide", FN(py_soffd_subdivide), KW,
+     "soffd_subdivide(soffd, chosen, split=0, *, progress=None) (sinew_soffd_subdivide; 0 edges, 1 centroid)."},
+    {"soffd_element_parents", py_soffd_element_parents, METH_O,
+     "soffd_element_parents(soffd) -> uint32 array (sinew_soffd_element_parent of every element)."},
+    {"soffd_added_vertices", py_soffd_added_vertices, METH_O,
+     "soffd_added_vertices(soffd) -> (sources uint32 (A, 3), weights float32 (A, 3)) (sinew_soffd_added_vertices)."},
     {"soffd_set_reference", FN(py_soffd_set_reference), KW,
      "soffd_set_reference(soffd, reference, *, progress=None) (sinew_soffd_set_reference)."},
     {"soffd_dropped_mass", py_soffd_dropped_mass, METH_VARARGS,

@@ -195,3 +195,28 @@ def test_gil_is_released_and_handles_guard_conflicting_calls():
     worker.join()
     assert not errors
     assert soffd.point_count == len(points)
+
+
+def test_edits_survive_subdivision_and_falloff():
+    positions = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.5, 0.5, 1]], np.float32)
+    faces = np.array([0, 1, 4, 1, 2, 4, 2, 3, 4, 3, 0, 4, 0, 2, 1, 0, 3, 2], np.uint32).reshape(-1, 3)
+    soffd = sinew.Soffd(positions, faces)
+    points = np.random.default_rng(3).uniform(-0.2, 1.2, (20, 3)).astype(np.float32)
+    soffd.register(points)
+    excluded = np.zeros(soffd.element_count, bool)
+    excluded[0] = True
+    soffd.exclude_elements(excluded, first=0, count=10)
+    chosen = np.zeros(soffd.element_count, bool)
+    chosen[[0, 1]] = True
+    soffd.subdivide(chosen, "edges")
+    parents = soffd.element_parents()
+    assert len(parents) == 6 + 6 and list(parents[6:]) == [0, 0, 0, 1, 1, 1]
+    sources, weights = soffd.added_vertices()
+    assert sources.shape == (5, 3) and np.allclose(weights.sum(axis=1), 1)
+    soffd.set_falloff(local=4.0)
+    for p in range(10):
+        assert not np.isin(soffd.contributors(p)[0], [0, 6, 7, 8]).any()  # element 0 and its children
+    posed = soffd.pose(soffd.extend_driver(positions))
+    np.testing.assert_allclose(posed, points, atol=1e-5)
+    with pytest.raises(ValueError):
+        soffd.subdivide(chosen, "thirds")

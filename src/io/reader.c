@@ -100,7 +100,7 @@ static sinew_result check_finite(sn_reader *r, const sn_io_entry *e)
  * (src/bbw/saved.h), the others are still version 1. */
 #define SN_IO_LAST_KIND SINEW_KIND_CORRECTIVE
 static const uint32_t kind_newest_version[] = {
-    [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 1, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
+    [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 3, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
     [SINEW_KIND_LATTICE_REFINEMENT] = 1, [SINEW_KIND_BBW] = 2, [SINEW_KIND_PLACEMENT] = 1,
     [SINEW_KIND_CORRECTIVE] = 1,
 };

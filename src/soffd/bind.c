@@ -12,16 +12,8 @@ void sinew_soffd_destroy(sinew_soffd *h)
 {
     if (!h) return;
     sn_env env = h->env;
-    sn_soffd_reg_free(&env, &h->reg);
-    sn_soffd_ring_free(&env, &h->ring);
-    sn_bvh_free(&h->bvh, &env);
-    sn_free(&env, h->reference);
-    sn_free(&env, h->elements);
-    sn_free(&env, h->element_face);
-    sn_free(&env, h->skipped_face);
-    sn_free(&env, h->reference_normal);
-    sn_free(&env, h->reference_inverse);
-    sn_free(&env, h->reference_frame);
+    const sinew_soffd none = {0};
+    sn_soffd_free_unshared(&env, h, &none);
     sn_free(&env, h);
 }
 
@@ -256,6 +248,8 @@ sinew_result sinew_soffd_get_info(const sinew_soffd *h, sinew_soffd_info *info)
         }
     }
     i.memory_bytes = h->held_bytes;
+    i.added_vertices = h->added_count;
+    i.edit_count = h->edit_count;
     sn_write_struct(info, &i, sizeof i);
     return SINEW_OK;
 }

@@ -113,6 +113,21 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     sinew_result r = check_point(h, point);
     if (r != SINEW_OK) return r;
     if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
+    /* Room in the edit record first, so the edit cannot apply and then go unrecorded. */
+    sn_soffd_edit_room room = {0};
+    if (count <= h->element_count && !sn_soffd_edits_reserve(h, count, &room)) return sn_alloc_failure();
+    if ((r = sn_soffd_apply_set(h, point, elements, count)) != SINEW_OK) {
+        sn_soffd_edits_cancel(h, &room);
+        return r;
+    }
+    sn_soffd_edits_record(h, &room, SN_SOFFD_EDIT_SET, point, 1, elements, NULL, count);
+    return SINEW_OK;
+}
+
+sinew_result sn_soffd_apply_set(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
+{
+    sinew_result r;
+    if (count && !elements) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "elements is NULL for %zu elements", count);
     size_t bytes;
     if (!sn_mul_size(count, sizeof(uint32_t), &bytes))
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "a new set of %zu elements for point %zu overflows its array size",
@@ -192,12 +207,32 @@ sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const ui
     return SINEW_OK;
 }
 
-sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count)
+sinew_result sinew_soffd_exclude_elements(sinew_soffd *h, const uint8_t *excluded, size_t excluded_flag_count,
+                                          size_t first, size_t count)
 {
     sn_clear_error();
     if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
     if (!h->registered) return sn_fail(SINEW_ERROR_INVALID_STATE, "no points are registered yet");
     if (!excluded) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "excluded is NULL");
+    if (excluded_flag_count != h->element_count)
+        return sn_fail(SINEW_ERROR_MISMATCH, "excluded has %zu flags, but the driver has %zu elements (one flag each)",
+                       excluded_flag_count, h->element_count);
+    size_t flagged = 0;
+    for (size_t e = 0; e < h->element_count; ++e) flagged += excluded[e] != 0;
+    /* Nothing flagged changes nothing now or after any re-registration: not recorded. */
+    sn_soffd_edit_room room = {0};
+    if (flagged && !sn_soffd_edits_reserve(h, flagged, &room)) return sn_alloc_failure();
+    sinew_result r = sn_soffd_apply_exclude(h, excluded, first, count);
+    if (r != SINEW_OK || !flagged || !count) {
+        sn_soffd_edits_cancel(h, &room);
+        return r;
+    }
+    sn_soffd_edits_record(h, &room, SN_SOFFD_EDIT_EXCLUDE, first, count, NULL, excluded, flagged);
+    return SINEW_OK;
+}
+
+sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count)
+{
     sn_soffd_reg *reg = &h->reg;
     if (first > reg->point_count || count > reg->point_count - first)
         return sn_fail(SINEW_ERROR_INDEX_OUT_OF_RANGE, "points [%zu, %zu + %zu) lie past the %zu registered", first,

@@ -120,8 +120,10 @@ static sinew_result sn_soffd_check_triangulation(const sinew_soffd *h)
             return sn_fail(SINEW_ERROR_DEGENERATE, WHAT ": element %zu (driver face %u, vertices %u, %u, %u) has zero "
                            "area", k, h->element_face[k], t[0], t[1], t[2]);
     }
+    /* Subdivision appends children after the bind's elements (checked with their parents). */
+    const size_t bind_elements = h->element_parent ? h->bind_elements : h->element_count;
     const uint32_t *lists[2] = {h->element_face, h->skipped_face};
-    const size_t lengths[2] = {h->element_count, h->skipped};
+    const size_t lengths[2] = {bind_elements, h->skipped};
     for (int l = 0; l < 2; ++l)
         for (size_t i = 0; i < lengths[l]; ++i)
             if (lists[l][i] >= h->face_count || (i > 0 && lists[l][i] < lists[l][i - 1]))
@@ -129,8 +131,8 @@ static sinew_result sn_soffd_check_triangulation(const sinew_soffd *h)
                                "faces", l ? "skipped triangle" : "element", i, lists[l][i], h->face_count);
     /* Both lists ascend: walk them together, faces must appear without a gap. */
     size_t next = 0, i = 0, j = 0;
-    while (i < h->element_count || j < h->skipped) {
-        uint32_t f = j == h->skipped || (i < h->element_count && h->element_face[i] <= h->skipped_face[j])
+    while (i < bind_elements || j < h->skipped) {
+        uint32_t f = j == h->skipped || (i < bind_elements && h->element_face[i] <= h->skipped_face[j])
                          ? h->element_face[i++]
                          : h->skipped_face[j++];
         if (f > next) break;
@@ -269,6 +271,11 @@ static sinew_result sn_soffd_load_bind(sn_reader *r, sinew_soffd *h, const sn_so
     if (res != SINEW_OK) return res;
     const sinew_points reference = {h->reference, s->vertices, 0};
     if ((res = sn_soffd_check_domain(&reference, WHAT ": reference vertex")) != SINEW_OK) return res;
+    for (size_t k = 0; k < h->element_count; ++k)
+        if (h->element_face[k] >= h->face_count)
+            return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": element %zu is face %u, past the %zu faces", k,
+                           h->element_face[k], h->face_count);
+    if ((res = sn_soffd_load_subdivision(r, h)) != SINEW_OK) return res;
     if ((res = sn_soffd_check_triangulation(h)) != SINEW_OK) return res;
     return sn_soffd_build_reference_data(h);
 }
@@ -301,6 +308,8 @@ sinew_result sinew_soffd_load(sinew_context *ctx, const void *data, size_t size,
     h->policy = s.policy;
     res = sn_soffd_load_bind(&r, h, &s);
     if (res == SINEW_OK && s.registered) res = sn_soffd_load_registration(&r, h, &s);
+    h->registered = s.registered;
+    if (res == SINEW_OK) res = sn_soffd_load_edits(&r, h);
     if (res == SINEW_OK) res = sn_reader_finish(&r);
     if (res == SINEW_OK) res = sn_progress(&env, "soffd: load", 1.0f);
     if (res != SINEW_OK) {

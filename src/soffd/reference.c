@@ -1,7 +1,9 @@
 /* Re-registration: R moves relative to the skin (paper section 3.1: "needs to
  * be repeated only if the position of the reference surface R changes"). The
  * triangulation stays; everything derived from R's positions is rebuilt aside
- * and swapped in only when all of it succeeded. */
+ * (rebuild.c), the points registered again and the user's edits replayed. */
+#include <math.h>
+#include <math.h>
 #include <string.h>
 
 #include "soffd/soffd_internal.h"
@@ -31,29 +33,26 @@ sinew_result sinew_soffd_set_reference(sinew_context *ctx, sinew_soffd *h, const
     next.reference_frame = NULL;
     memset(&next.bvh, 0, sizeof next.bvh);
     memset(&next.ring, 0, sizeof next.ring);
-    memset(&next.reg, 0, sizeof next.reg);
     next.reference = (float *)sn_alloc_array(&h->env, h->vertex_count, 3 * sizeof(float), "the soffd reference surface");
     if (!next.reference) return sn_alloc_failure();
     for (size_t v = 0; v < h->vertex_count; ++v) memcpy(&next.reference[3 * v], sn_point(reference, v), 12);
-    r = sn_soffd_build_reference_data(&next);
-    if (r == SINEW_OK && h->registered)
-        r = sn_soffd_register_points(&next, &call, h->reg.rest, 0, h->reg.point_count, &h->policy, &next.reg);
-    if (r != SINEW_OK) {
-        sn_free(&h->env, next.reference);
-        sn_free(&h->env, next.reference_normal);
-        sn_free(&h->env, next.reference_inverse);
-        sn_free(&h->env, next.reference_frame);
-        sn_bvh_free(&next.bvh, &h->env);
-        sn_soffd_ring_free(&h->env, &next.ring);
-        return r;
-    }
-    sn_free(&h->env, h->reference);
-    sn_free(&h->env, h->reference_normal);
-    sn_free(&h->env, h->reference_inverse);
-    sn_free(&h->env, h->reference_frame);
-    sn_bvh_free(&h->bvh, &h->env);
-    sn_soffd_ring_free(&h->env, &h->ring);
-    sn_soffd_reg_free(&h->env, &h->reg);
-    *h = next;
-    return SINEW_OK;
+    return sn_soffd_rebuild(h, &next, &call, true);
+}
+
+sinew_result sinew_soffd_set_falloff(sinew_context *ctx, sinew_soffd *h, float local, float length_scale)
+{
+    sn_clear_error();
+    if (!h) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "soffd is NULL");
+    if (!isfinite(local) || local < 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "local must be a finite value >= 0 (0 = keep %g), got %g",
+                       h->local, (double)local);
+    if (!isfinite(length_scale) || length_scale < 0)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "length_scale must be finite and >= 0 (0 = keep %g), got %g",
+                       h->length_scale, (double)length_scale);
+    sn_env call;
+    sn_env_for_call(&call, &h->env, ctx);
+    sinew_soffd next = *h;
+    if (local > 0) next.local = local;
+    if (length_scale > 0) next.length_scale = length_scale;
+    return sn_soffd_rebuild(h, &next, &call, false);
 }

@@ -371,6 +371,7 @@ static sinew_result check_policy(const sinew_soffd_register_desc *p)
 static void commit(sinew_soffd *h, sn_soffd_reg *reg)
 {
     sn_soffd_reg_free(&h->env, &h->reg);
+    sn_soffd_edits_free(&h->env, h); /* a new registration starts without edits */
     h->reg = *reg;
     h->registered = 1;
 }

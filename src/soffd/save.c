@@ -43,6 +43,25 @@ static void sn_soffd_write_sections(sn_writer *w, const void *handle)
     sn_write_section(w, SN_SOFFD_TAG_COEFF, SN_IO_F32, reg->coeff, 4 * entries);
     sn_write_section(w, SN_SOFFD_TAG_BARY, SN_IO_F32, reg->bary, 3 * entries);
     sn_write_section(w, SN_SOFFD_TAG_DROPPED, SN_IO_F32, reg->dropped, points);
+    if (h->element_parent) {
+        const uint64_t bind_elements = h->bind_elements;
+        sn_write_format_version(w, SN_SOFFD_VERSION_EDITS);
+        sn_write_section(w, SN_SOFFD_TAG_SUBDIVIDED, SN_IO_U64, &bind_elements, 1);
+        sn_write_section(w, SN_SOFFD_TAG_PARENT, SN_IO_U32, h->element_parent, h->element_count);
+        sn_write_section(w, SN_SOFFD_TAG_ADDED_SOURCE, SN_IO_U32, h->added_source, 3 * h->added_count);
+        sn_write_section(w, SN_SOFFD_TAG_ADDED_WEIGHT, SN_IO_F32, h->added_weight, 3 * h->added_count);
+    }
+    if (h->edit_count) {
+        sn_write_format_version(w, SN_SOFFD_VERSION_EDITS);
+        sn_write_begin(w, SN_SOFFD_TAG_EDITS, SN_IO_U64);
+        for (size_t i = 0; i < h->edit_count; ++i) {
+            const sn_soffd_edit *e = &h->edits[i];
+            const uint64_t fields[4] = {e->kind, e->first, e->count, e->element_count};
+            sn_write_append(w, fields, 4);
+        }
+        sn_write_end(w);
+        sn_write_section(w, SN_SOFFD_TAG_EDIT_ELEMENTS, SN_IO_U32, h->edit_elements, h->edit_element_count);
+    }
 }
 
 sinew_result sinew_soffd_save(const sinew_soffd *soffd, void *buffer, size_t capacity, size_t *size)

@@ -44,6 +44,15 @@ typedef struct sn_soffd_reg {
     size_t max_set;
 } sn_soffd_reg;
 
+/* One contributing-set edit since the last sinew_soffd_register (edits.c):
+ * a replaced set (SN_SOFFD_EDIT_SET, one point) or elements removed from a
+ * range of points (SN_SOFFD_EDIT_EXCLUDE). Its elements are
+ * edit_elements[element_at, element_at + element_count), ascending. */
+enum { SN_SOFFD_EDIT_SET = 1, SN_SOFFD_EDIT_EXCLUDE = 2 };
+typedef struct sn_soffd_edit {
+    uint64_t kind, first, count, element_at, element_count;
+} sn_soffd_edit;
+
 struct sinew_soffd {
     sn_env env;
     size_t held_bytes;   /* every block the handle owns (env.held points here), the handle included */
@@ -61,6 +70,20 @@ struct sinew_soffd {
     sinew_soffd_register_desc policy;
     int registered;
     sn_soffd_reg reg;
+    /* The user's edits in order, replayed after every re-registration so they
+     * survive a moved reference, a new falloff and subdivision (edits.c). */
+    sn_soffd_edit *edits;
+    size_t edit_count, edit_cap;
+    uint32_t *edit_elements;
+    size_t edit_element_count, edit_element_cap;
+    /* Subdivision (subdivide.c): the element each element was split from (its
+     * own number when never split; NULL until the first subdivision), and each
+     * vertex added after the bind as a combination of 3 earlier vertices. */
+    uint32_t *element_parent;
+    size_t bind_elements;   /* elements the bind made, when element_parent is set; appended ones follow */
+    size_t added_count;
+    uint32_t *added_source; /* 3 per added vertex */
+    float *added_weight;    /* 3 per added vertex */
 };
 
 /* The numeric domain. Coordinates of the driver, the reference and the skin
@@ -211,5 +234,38 @@ sinew_result sn_soffd_check_normals(const sinew_soffd *h, const sinew_points *no
                                     size_t out_normal_stride, size_t first, size_t count);
 void sn_soffd_element_jacobian(const sinew_soffd *h, const float *frames, size_t point, double jac[9]);
 void sn_soffd_vertex_jacobian(const sinew_soffd *h, const float *vertex_frames, size_t point, double jac[9]);
+
+/* Contributing-set edits without recording them (contributors.c); the
+ * public calls check, reserve room in the edit record, apply, then record. */
+sinew_result sn_soffd_apply_set(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count);
+sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, size_t first, size_t count);
+
+/* The edit record (edits.c). An edit call first reserves room for one more
+ * edit of n elements (false when out of memory; the handle untouched: grown
+ * arrays wait in `room`), then either records the edit (cannot fail; its n
+ * elements listed in `elements` or flagged in `flags`, element_count bytes;
+ * a set replaces earlier edits of that point alone) or cancels the room. */
+typedef struct sn_soffd_edit_room {
+    sn_soffd_edit *edits;
+    uint32_t *elements;
+    size_t edit_cap, element_cap;
+} sn_soffd_edit_room;
+bool sn_soffd_edits_reserve(const sinew_soffd *h, size_t n, sn_soffd_edit_room *room);
+void sn_soffd_edits_cancel(const sinew_soffd *h, sn_soffd_edit_room *room);
+void sn_soffd_edits_record(sinew_soffd *h, sn_soffd_edit_room *room, uint64_t kind, size_t first, size_t count,
+                           const uint32_t *elements, const uint8_t *flags, size_t n);
+void sn_soffd_edits_free(const sn_env *env, sinew_soffd *h);
+/* Rewrites h's edits into next for a subdivision: element e becomes itself
+ * plus `extra` children numbered from first_child[e] (UINT32_MAX: not split). */
+sinew_result sn_soffd_edits_map(const sinew_soffd *h, sinew_soffd *next, const uint32_t *first_child, size_t extra);
+
+/* Replaces h by next, a copy of h whose bind data or falloff differ (rebuild.c):
+ * rebuilds what R determines when rebuild_reference (next's derived fields
+ * must then be empty), registers h's points again under next and replays
+ * next's edits; on success frees what h held that next does not share and
+ * installs next; on failure frees what next holds that h does not, h unchanged. */
+sinew_result sn_soffd_rebuild(sinew_soffd *h, sinew_soffd *next, const sn_env *call, bool rebuild_reference);
+/* Frees every block a holds that b does not share (release.c). */
+void sn_soffd_free_unshared(const sn_env *env, sinew_soffd *a, const sinew_soffd *b);
 
 #endif /* SINEW_SOFFD_INTERNAL_H */

@@ -18,6 +18,14 @@
  *   SFCO f32     4 per entry: u x, u y, u z, u (local coordinates scaled by the weight)
  *   SFBA f32     3 per entry: u times the barycentric coordinates of P's closest point
  *   SFDR f32     per point: the cheap dropped-mass bound
+ * Format version 3 adds, each only when there is something to hold:
+ *   SFSD u64[1]  elements the bind made (subdivision appends the rest)
+ *   SFPA u32     per element: the element it was split from (its own number if never split)
+ *   SFAV u32     3 per vertex subdivision added: the earlier vertices it is made from
+ *   SFAW f32     3 per vertex subdivision added: their weights
+ *   SFED u64     4 per contributing-set edit since registration: kind (1 set, 2
+ *                exclude), first point, point count, element count
+ *   SFEE u32     the edits' elements, ascending within each edit
  */
 #ifndef SINEW_SOFFD_SAVED_H
 #define SINEW_SOFFD_SAVED_H
@@ -37,6 +45,14 @@
 #define SN_SOFFD_TAG_COEFF SN_TAG('S', 'F', 'C', 'O')
 #define SN_SOFFD_TAG_BARY SN_TAG('S', 'F', 'B', 'A')
 #define SN_SOFFD_TAG_DROPPED SN_TAG('S', 'F', 'D', 'R')
+#define SN_SOFFD_TAG_SUBDIVIDED SN_TAG('S', 'F', 'S', 'D')
+#define SN_SOFFD_TAG_PARENT SN_TAG('S', 'F', 'P', 'A')
+#define SN_SOFFD_TAG_ADDED_SOURCE SN_TAG('S', 'F', 'A', 'V')
+#define SN_SOFFD_TAG_ADDED_WEIGHT SN_TAG('S', 'F', 'A', 'W')
+#define SN_SOFFD_TAG_EDITS SN_TAG('S', 'F', 'E', 'D')
+#define SN_SOFFD_TAG_EDIT_ELEMENTS SN_TAG('S', 'F', 'E', 'E')
+/* The format version that holds the sections above. */
+#define SN_SOFFD_VERSION_EDITS 3
 
 /* Indices into SFOP. */
 enum {
@@ -51,5 +67,12 @@ enum {
     SN_SOFFD_OP_EXCLUSIVE,
     SN_SOFFD_OP_COUNT
 };
+
+/* Format version 3's sections (load_edits.c), each checked: the subdivision
+ * record, read after the triangulation (it checks parents against faces);
+ * the edit record, read after the registration. */
+struct sinew_soffd;
+sinew_result sn_soffd_load_subdivision(sn_reader *r, struct sinew_soffd *h);
+sinew_result sn_soffd_load_edits(sn_reader *r, struct sinew_soffd *h);
 
 #endif /* SINEW_SOFFD_SAVED_H */

@@ -204,7 +204,7 @@ static sinew_result set_same_contributors(void)
 }
 static sinew_result exclude(size_t first, size_t count, const uint8_t *excluded)
 {
-    return sinew_soffd_exclude_elements(fx.registered, excluded, first, count);
+    return sinew_soffd_exclude_elements(fx.registered, excluded, ELEMENTS, first, count);
 }
 static const uint32_t set_past_end[2] = {1, ELEMENTS};
 static const uint32_t set_with_a_repeat[3] = {2, 0, 2};
@@ -527,14 +527,33 @@ static size_t contributors_of_point_0(void)
       { return sinew_soffd_set_contributors(fx.unregistered, 0, faces, 1); }) \
     X(set_contributors_ok, OK, NULL, { return set_same_contributors(); }) \
     X(exclude_null_soffd, INVALID_ARGUMENT, "soffd", \
-      { return sinew_soffd_exclude_elements(NULL, exclude_none, 0, 1); }) \
+      { return sinew_soffd_exclude_elements(NULL, exclude_none, ELEMENTS, 0, 1); }) \
     X(exclude_null_flags, INVALID_ARGUMENT, "excluded", { return exclude(0, POINTS, NULL); }) \
     X(exclude_range_past_end, INDEX_OUT_OF_RANGE, "points", { return exclude(2, 3, exclude_none); }) \
     X(exclude_range_wraps, INDEX_OUT_OF_RANGE, "points", { return exclude(1, SIZE_MAX, exclude_none); }) \
     X(exclude_every_element, INVALID_WEIGHTS, "point 0", { return exclude(0, POINTS, exclude_all); }) \
     X(exclude_unregistered, INVALID_STATE, "registered", \
-      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, 0, 0); }) \
+      { return sinew_soffd_exclude_elements(fx.unregistered, exclude_none, ELEMENTS, 0, 0); }) \
+    X(exclude_flags_short, MISMATCH, "elements", \
+      { return sinew_soffd_exclude_elements(fx.registered, exclude_none, ELEMENTS - 1, 0, POINTS); }) \
     X(exclude_nothing_ok, OK, NULL, { return exclude(0, POINTS, exclude_none); }) \
+    X(falloff_null_soffd, INVALID_ARGUMENT, "soffd", { return sinew_soffd_set_falloff(NULL, NULL, 4, 0); }) \
+    X(falloff_nan_local, INVALID_ARGUMENT, "local", { return sinew_soffd_set_falloff(NULL, fx.registered, NAN, 0); }) \
+    X(falloff_negative_scale, INVALID_ARGUMENT, "length_scale", \
+      { return sinew_soffd_set_falloff(NULL, fx.registered, 0, -1); }) \
+    X(falloff_keep_ok, OK, NULL, { return sinew_soffd_set_falloff(NULL, fx.registered, 0, 0); }) \
+    X(subdivide_null_flags, INVALID_ARGUMENT, "chosen", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, NULL, ELEMENTS, SINEW_SOFFD_SPLIT_EDGES); }) \
+    X(subdivide_flags_short, MISMATCH, "elements", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_all, ELEMENTS - 1, SINEW_SOFFD_SPLIT_EDGES); }) \
+    X(subdivide_unknown_split, INVALID_ARGUMENT, "split", \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_all, ELEMENTS, (sinew_soffd_split)9); }) \
+    X(subdivide_nothing_ok, OK, NULL, \
+      { return sinew_soffd_subdivide(NULL, fx.registered, exclude_none, ELEMENTS, SINEW_SOFFD_SPLIT_CENTROID); }) \
+    X(element_parent_past_end, INDEX_OUT_OF_RANGE, "element", \
+      { return sinew_soffd_element_parent(fx.registered, ELEMENTS, &(uint32_t){0}); }) \
+    X(added_vertices_null_count, INVALID_ARGUMENT, "count", \
+      { return sinew_soffd_added_vertices(fx.registered, NULL, NULL, 0, NULL); }) \
     /* pose */ \
     FRAMES_CASES(X, sized_element_frames, element_frames) \
     FRAMES_CASES(X, sized_vertex_frames, vertex_frames) \

@@ -82,7 +82,7 @@ static void contributors(fz_reader *r, sinew_soffd *soffd, size_t points, size_t
         size_t first, n;
         fz_subrange(r, points, &first, &n);
         fz_call_begin(&c, "sinew_soffd_exclude_elements");
-        fz_call_end(&c, sinew_soffd_exclude_elements(soffd, excluded, first, n), 0);
+        fz_call_end(&c, sinew_soffd_exclude_elements(soffd, excluded, elements, first, n), 0);
     }
 }
 

@@ -517,12 +517,12 @@ static void contributing_sets_can_be_edited(void **state)
     (void)only_right;
     sinew_soffd_get_info(h, &info);
     size_t entries = info.contribution_count;
-    assert_int_equal(sinew_soffd_exclude_elements(h, right, 0, N), SINEW_ERROR_INVALID_WEIGHTS);
+    assert_int_equal(sinew_soffd_exclude_elements(h, right, c.nt, 0, N), SINEW_ERROR_INVALID_WEIGHTS);
     assert_non_null(strstr(sinew_last_error(), "point 7"));
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.contribution_count, entries);
     assert_int_equal(sinew_soffd_set_contributors(h, victim, NULL, 0), SINEW_OK);
-    assert_int_equal(sinew_soffd_exclude_elements(h, right, 0, N), SINEW_OK);
+    assert_int_equal(sinew_soffd_exclude_elements(h, right, c.nt, 0, N), SINEW_OK);
     assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
     for (size_t i = 0; i < N; ++i) {
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
@@ -543,8 +543,11 @@ static void contributing_sets_can_be_edited(void **state)
         }
         for (int k = 0; k < 3; ++k) assert_float_equal(out[3 * i + k], want_i[k], 2e-5);
     }
-    assert_int_equal(sinew_soffd_exclude_elements(h, right, N, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
-    assert_int_equal(sinew_soffd_exclude_elements(h, NULL, 0, N), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_soffd_exclude_elements(h, right, c.nt, N, 1), SINEW_ERROR_INDEX_OUT_OF_RANGE);
+    assert_int_equal(sinew_soffd_exclude_elements(h, NULL, c.nt, 0, N), SINEW_ERROR_INVALID_ARGUMENT);
+    /* The flag array is sized by the call: one flag short is refused by name, before anything is read. */
+    assert_int_equal(sinew_soffd_exclude_elements(h, right, c.nt - 1, 0, N), SINEW_ERROR_MISMATCH);
+    assert_non_null(strstr(sinew_last_error(), "elements"));
     sinew_soffd_destroy(h);
     free(right), free(w), free(pk), free(skin), free(now), free(out), free(before), cage_free(&c);
 }
@@ -845,7 +848,7 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
         if (r == SINEW_OK) {
             uint8_t *mask = calloc(d->c.nt * 2, 1);
             mask[0] = mask[5] = mask[9] = 1;
-            r = sinew_soffd_exclude_elements(h, mask, 0, d->n);
+            r = sinew_soffd_exclude_elements(h, mask, d->c.nt, 0, d->n);
             free(mask);
         }
     }

@@ -535,7 +535,7 @@ static void bind_pose_is_identity_after_edits(void **state)
     sinew_points s = {pts, N, 0};
     sinew_soffd_register_desc pol = {sizeof pol, 1e-3f, 0, 0, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
-    assert_int_equal(sinew_soffd_exclude_elements(h, excluded, 0, N / 2), SINEW_OK);
+    assert_int_equal(sinew_soffd_exclude_elements(h, excluded, c.nt, 0, N / 2), SINEW_OK);
     const uint32_t set[2] = {4, 17};
     assert_int_equal(sinew_soffd_set_contributors(h, 3, set, 2), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 7, NULL, 0), SINEW_OK);

@@ -226,9 +226,9 @@ static void round_trip_edits(void **state)
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     uint8_t *excluded = calloc(info.element_count, 1);
     for (size_t e = 0; e < info.element_count; e += 3) excluded[e] = 1;
-    sinew_result r = sinew_soffd_exclude_elements(h, excluded, 20, 30);
+    sinew_result r = sinew_soffd_exclude_elements(h, excluded, info.element_count, 20, 30);
     assert_true(r == SINEW_OK || r == SINEW_ERROR_INVALID_WEIGHTS);
-    if (r != SINEW_OK) assert_int_equal(sinew_soffd_exclude_elements(h, excluded, 40, 5), SINEW_OK);
+    if (r != SINEW_OK) assert_int_equal(sinew_soffd_exclude_elements(h, excluded, info.element_count, 40, 5), SINEW_OK);
     check_round_trip(h, &d);
     free(excluded), free(skin);
     sinew_soffd_destroy(h);
