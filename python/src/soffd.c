@@ -94,24 +94,31 @@ static PyObject *py_soffd_info(PyObject *self, PyObject *arg)
     return d;
 }
 
-/* Face of every element, as one uint32 array (sinew_soffd_element_face). */
-static PyObject *py_soffd_element_faces(PyObject *self, PyObject *arg)
+/* One uint32 per element, read by `get` (sinew_soffd_element_face or
+ * sinew_soffd_element_parent). */
+static PyObject *per_element_array(PyObject *arg, sinew_result (*get)(const sinew_soffd *, size_t, uint32_t *))
 {
-    (void)self;
     const sinew_soffd *soffd = sn_py_handle_enter(arg, SOFFD, "soffd", 0);
     if (!soffd) return NULL;
     sinew_soffd_info info = get_info(soffd);
     npy_intp n = (npy_intp)info.element_count;
-    PyArrayObject *faces = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
-    for (size_t e = 0; faces && e < info.element_count; ++e) {
-        sinew_result r = sinew_soffd_element_face(soffd, e, (uint32_t *)PyArray_DATA(faces) + e);
+    PyArrayObject *out = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
+    for (size_t e = 0; out && e < info.element_count; ++e) {
+        sinew_result r = get(soffd, e, (uint32_t *)PyArray_DATA(out) + e);
         if (r != SINEW_OK) {
-            Py_CLEAR(faces);
+            Py_CLEAR(out);
             sn_py_raise(r);
         }
     }
     sn_py_handle_leave(arg, 0);
-    return (PyObject *)faces;
+    return (PyObject *)out;
+}
+
+/* Face of every element (sinew_soffd_element_face). */
+static PyObject *py_soffd_element_faces(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    return per_element_array(arg, sinew_soffd_element_face);
 }
 
 static PyObject *py_soffd_skipped(PyObject *self, PyObject *arg)
@@ -258,23 +265,11 @@ done:
     return result;
 }
 
+/* Parent of every element (sinew_soffd_element_parent). */
 static PyObject *py_soffd_element_parents(PyObject *self, PyObject *arg)
 {
     (void)self;
-    const sinew_soffd *soffd = sn_py_handle_enter(arg, SOFFD, "soffd", 0);
-    if (!soffd) return NULL;
-    sinew_soffd_info info = get_info(soffd);
-    npy_intp n = (npy_intp)info.element_count;
-    PyArrayObject *parents = (PyArrayObject *)PyArray_EMPTY(1, &n, NPY_UINT32, 0);
-    for (size_t e = 0; parents && e < info.element_count; ++e) {
-        sinew_result r = sinew_soffd_element_parent(soffd, e, (uint32_t *)PyArray_DATA(parents) + e);
-        if (r != SINEW_OK) {
-            Py_CLEAR(parents);
-            sn_py_raise(r);
-        }
-    }
-    sn_py_handle_leave(arg, 0);
-    return (PyObject *)parents;
+    return per_element_array(arg, sinew_soffd_element_parent);
 }
 
 static PyObject *py_soffd_added_vertices(PyObject *self, PyObject *arg)
