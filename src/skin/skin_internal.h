@@ -6,9 +6,10 @@
  * partitioning; linear-blend skins by the largest k of their padding block,
  * see SN_SKIN_PAD_VERTICES): group k holds, in increasing vertex order, the
  * vertex numbers, then k joint indices and k weights per vertex, sorted by
- * decreasing weight, zero-weight padding slots (slot 0's joint) last. Each group has a kernel specialised for its k, so the hot loop never
- * branches on the influence count, and a deform range maps to one contiguous
- * slice of every group (found by binary search).
+ * decreasing weight, zero-weight padding slots (slot 0's joint) last. Each
+ * group has a kernel specialised for its k, so the hot loop never branches
+ * on the influence count, and a deform range maps to one contiguous slice of
+ * every group (found by binary search).
  */
 #ifndef SINEW_SKIN_INTERNAL_H
 #define SINEW_SKIN_INTERNAL_H
