@@ -14,7 +14,10 @@ double measure_elbow_clearance(const arm_rig *rig, const float *skin)
     double nearest = INFINITY;
     for (size_t i = 0; i < rig->skin.vertex_count; ++i) {
         double s = 0.0;
-        for (int k = 0; k < 3; ++k) s += ((double)skin[3 * i + k] - rig->elbow[k]) * ((double)skin[3 * i + k] - rig->elbow[k]);
+        for (int k = 0; k < 3; ++k) {
+            double e = (double)skin[3 * i + k] - rig->elbow[k];
+            s += e * e;
+        }
         nearest = fmin(nearest, s);
     }
     return sqrt(nearest);
@@ -25,7 +28,10 @@ double measure_largest_distance(const float *a, const float *b, size_t count)
     double largest = 0.0;
     for (size_t i = 0; i < count; ++i) {
         double s = 0.0;
-        for (int k = 0; k < 3; ++k) s += ((double)a[3 * i + k] - b[3 * i + k]) * ((double)a[3 * i + k] - b[3 * i + k]);
+        for (int k = 0; k < 3; ++k) {
+            double e = (double)a[3 * i + k] - b[3 * i + k];
+            s += e * e;
+        }
         largest = fmax(largest, sqrt(s));
     }
     return largest;

@@ -19,8 +19,8 @@
  * folder given as the first argument (default: the current one), and checks
  * what it shows: the rest pose gives the skin back with and without the
  * correctives, the elbow key is reproduced at its pose, the elbow keeps its
- * thickness with the correctives, and the bulge grows with every frame. Exits 1 when a check fails, 77 (skipped) without the
- * shared data.
+ * thickness with the correctives, and the bulge grows with every frame.
+ * Exits 1 when a check fails, 77 (skipped) without the shared data.
  *
  *   character_workflow [output-folder]
  */
@@ -127,7 +127,11 @@ int main(int argc, char **argv)
         printf("skipped: %s not found (set SINEW_DATA_DIR)\n", missing);
         return EXIT_SKIP;
     }
-    if (!support_make_folder(dir)) return fprintf(stderr, "cannot make %s\n", dir), 1;
+    if (!support_make_folder(dir)) {
+        fprintf(stderr, "cannot make %s\n", dir);
+        arm_rig_free(&rig);
+        return 1;
+    }
     printf("character: libigl arm, %zu vertices, %zu triangles, %zu bones; upper arm radius %.3f\n",
            rig.skin.vertex_count, rig.skin.triangle_count, rig.bone_count, rig.upper_radius);
 
@@ -178,8 +182,9 @@ int main(int argc, char **argv)
         arm_rig_bone_worlds(&rig, angle, b.worlds);
         /* The correctives move the driver's rest points, one after the other; then the driver is skinned. */
         if (!character_elbow_pose(&rig, angle, pose) ||
-            sinew_corrective_deform(elbow, pose, ELBOW_POSE_SIZE, &rest, b.elbow_corrected, 0, 0, d.point_count) ||
-            sinew_corrective_deform(bulge, &scalar, 1, &after_elbow, b.corrected, 0, 0, d.point_count) ||
+            sinew_corrective_deform(elbow, pose, ELBOW_POSE_SIZE, &rest, b.elbow_corrected, 0, 0, d.point_count) !=
+                SINEW_OK ||
+            sinew_corrective_deform(bulge, &scalar, 1, &after_elbow, b.corrected, 0, 0, d.point_count) != SINEW_OK ||
             !character_driver_pose(&d, b.worlds, rig.bone_count, d.rest, b.posed_plain) ||
             !character_driver_pose(&d, b.worlds, rig.bone_count, b.corrected, b.posed_corrected) ||
             !character_driver_deform(&d, b.posed_plain, b.skin_plain) ||
