@@ -112,9 +112,11 @@ static bool check_key(const arm_rig *rig, const character_driver *d, const sinew
     }
     free(posed), free(target);
     printf("  key weight %g; posed corrected driver within %.2g of the key's smooth bend\n", (double)w, off);
-    return check(w == 1.0f, "elbow key weight exactly 1 at its pose") &
-           check(sums, "corrected rest driver = rest + key offsets, bit for bit") &
-           check(off <= tolerance, "posed, it reproduces the key");
+    /* Every check prints, whatever the ones before it gave. */
+    bool weight_one = check(w == 1.0f, "elbow key weight exactly 1 at its pose");
+    bool offsets_added = check(sums, "corrected rest driver = rest + key offsets, bit for bit");
+    bool reproduced = check(off <= tolerance, "posed, it reproduces the key");
+    return weight_one && offsets_added && reproduced;
 }
 
 int main(int argc, char **argv)
