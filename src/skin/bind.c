@@ -213,6 +213,29 @@ static sn_skin_format sn_skin_pick_format(const sinew_skin_desc *d)
     return d->joint_count <= 256 ? SN_SKIN_U8_J8 : SN_SKIN_U8_J16;
 }
 
+/* Appends vertex v to group k: its count cleaned slots, then padding slots
+ * (slot 0's joint, weight 0) up to k, and its blend factor in a mixed skin. */
+static void sn_skin_append_vertex(sinew_skin *skin, sn_skin_format format, size_t k, uint32_t v,
+                                  const sn_skin_slot *slots, size_t count, float dq_blend)
+{
+    const size_t jsize = format == SN_SKIN_U8_J8 ? 1 : 2;
+    const size_t wsize = format == SN_SKIN_F32_J16 ? 4 : 1;
+    sn_skin_group *g = &skin->groups[k - 1];
+    const size_t at = g->count++;
+    g->vertex[at] = v;
+    for (size_t s = 0; s < k; ++s) {
+        const size_t slot = at * k + s;
+        const sn_skin_slot x = s < count ? slots[s] : (sn_skin_slot){slots[0].joint, 0.0};
+        if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)x.joint;
+        else ((uint16_t *)g->joints)[slot] = (uint16_t)x.joint;
+        if (k > 1) {
+            if (wsize == 4) ((float *)g->weights)[slot] = (float)x.weight;
+            else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf((float)x.weight * 255.0f);
+        }
+    }
+    if (g->dq_blend) g->dq_blend[at] = dq_blend;
+}
+
 sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller_desc, sinew_skin **out)
 {
     sn_clear_error();
@@ -275,8 +298,6 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
 
     r = sn_skin_allocate(&env, desc->joint_count, max_k, histogram, format, mixed, &skin);
     if (r != SINEW_OK) goto fail;
-    const size_t jsize = format == SN_SKIN_U8_J8 ? 1 : 2;
-    const size_t wsize = format == SN_SKIN_F32_J16 ? 4 : 1;
     for (size_t j = 0; j < desc->joint_count; ++j) {
         static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
         memcpy(skin->inverse_bind + 16 * j, desc->inverse_bind ? desc->inverse_bind + 16 * j : identity,
@@ -292,21 +313,8 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
     for (size_t v = 0; v < desc->vertex_count; ++v) {
         sn_skin_clean c;
         sn_skin_clean_vertex(desc, v, scratch, &c);
-        const size_t k = block_k[v / pad];
-        sn_skin_group *g = &skin->groups[k - 1];
-        size_t at = g->count++;
-        g->vertex[at] = (uint32_t)v;
-        for (size_t s = 0; s < k; ++s) {
-            const size_t slot = at * k + s;
-            const sn_skin_slot x = s < c.count ? scratch[s] : (sn_skin_slot){scratch[0].joint, 0.0};
-            if (jsize == 1) ((uint8_t *)g->joints)[slot] = (uint8_t)x.joint;
-            else ((uint16_t *)g->joints)[slot] = (uint16_t)x.joint;
-            if (k > 1) {
-                if (wsize == 4) ((float *)g->weights)[slot] = (float)x.weight;
-                else ((uint8_t *)g->weights)[slot] = (uint8_t)lrintf((float)x.weight * 255.0f);
-            }
-        }
-        if (mixed) g->dq_blend[at] = desc->dq_blend[v];
+        sn_skin_append_vertex(skin, format, block_k[v / pad], (uint32_t)v, scratch, c.count,
+                              mixed ? desc->dq_blend[v] : 0.0f);
     }
     r = sn_progress(&env, "skin: layout", 1.0f);
     if (r != SINEW_OK) goto fail;
