@@ -96,7 +96,8 @@ void sn_soffd_edits_record(sinew_soffd *h, sn_soffd_edit_room *room, uint64_t ki
 {
     install(h, room);
     if (kind == SN_SOFFD_EDIT_SET) drop_edits_of(h, first);
-    uint32_t *to = &h->edit_elements[h->edit_element_count];
+    /* No element list yet when every recorded edit so far is empty. */
+    uint32_t *to = h->edit_elements ? h->edit_elements + h->edit_element_count : NULL;
     if (flags) {
         size_t j = 0;
         for (size_t e = 0; e < h->element_count && j < n; ++e)
