@@ -512,3 +512,21 @@ sinew_points sn_py_points(const sn_py_array *a)
     sinew_points points = {a->data, a->rows, a->stride};
     return points;
 }
+
+int sn_py_polymesh_in(PyObject *positions_obj, PyObject *indices_obj, PyObject *sizes_obj, sn_py_array *positions,
+                      sn_py_array *indices, sn_py_array *sizes, sinew_polymesh *out)
+{
+    if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, positions) < 0 ||
+        sn_py_uint32_in(sizes_obj, "face_sizes", SN_PY_ANY, 1, SN_PY_OPTIONAL | SN_PY_FLAT, sizes) < 0)
+        return -1;
+    if (sizes->data ? sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 1, SN_PY_FLAT, indices) < 0
+                    : sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 3, 0, indices) < 0)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->positions = sn_py_points(positions);
+    out->indices = indices->data;
+    out->face_sizes = sizes->data;
+    out->face_count = sizes->data ? sizes->rows : indices->rows;
+    out->index_type = indices->index_type;
+    return 0;
+}

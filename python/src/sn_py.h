@@ -165,6 +165,13 @@ int sn_py_check_overlap(const sn_py_array *a, const char *a_name, const sn_py_ar
 /* sinew_points view of a (rows, 3) float array. */
 sinew_points sn_py_points(const sn_py_array *a);
 
+/* A polygon mesh: positions (V, 3); triangles as indices (F, 3), or polygons
+ * as flat indices with face_sizes (F,) when sizes_obj is not None. The arrays
+ * are the views *out points into (release them after the call). Returns 0 or
+ * -1 with an exception naming the keyword. */
+int sn_py_polymesh_in(PyObject *positions_obj, PyObject *indices_obj, PyObject *sizes_obj, sn_py_array *positions,
+                      sn_py_array *indices, sn_py_array *sizes, sinew_polymesh *out);
+
 /* ---- Calls: progress, cancel, GIL --------------------------------------------------
  *     sn_py_call call;
  *     if (sn_py_call_begin(&call, progress) < 0) goto fail;   // progress: callable, None or NULL

@@ -33,20 +33,8 @@ static PyObject *py_soffd_create(PyObject *self, PyObject *args, PyObject *kwarg
         return NULL;
     sn_py_array positions = SN_PY_ARRAY_INIT, indices = SN_PY_ARRAY_INIT, sizes = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
-    if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &positions) < 0 ||
-        sn_py_uint32_in(sizes_obj, "face_sizes", SN_PY_ANY, 1, SN_PY_OPTIONAL | SN_PY_FLAT, &sizes) < 0)
-        goto done;
-    /* Triangles as (F, 3); polygons as flat indices with face_sizes. */
-    if (sizes.data ? sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 1, SN_PY_FLAT, &indices) < 0
-                   : sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 3, 0, &indices) < 0)
-        goto done;
     sinew_polymesh driver;
-    memset(&driver, 0, sizeof driver);
-    driver.positions = sn_py_points(&positions);
-    driver.indices = indices.data;
-    driver.face_sizes = sizes.data;
-    driver.face_count = sizes.data ? sizes.rows : indices.rows;
-    driver.index_type = indices.index_type;
+    if (sn_py_polymesh_in(positions_obj, indices_obj, sizes_obj, &positions, &indices, &sizes, &driver) < 0) goto done;
     sinew_soffd_desc desc;
     SINEW_INIT(&desc);
     desc.local = local;

@@ -82,21 +82,10 @@ static PyObject *py_driver_from_skin(PyObject *self, PyObject *args, PyObject *k
     sn_py_array positions = SN_PY_ARRAY_INIT, indices = SN_PY_ARRAY_INIT, sizes = SN_PY_ARRAY_INIT,
                 joints = SN_PY_ARRAY_INIT, bones = SN_PY_ARRAY_INIT;
     PyObject *result = NULL;
-    if (sn_py_floats_in(positions_obj, "positions", SN_PY_ANY, 3, SN_PY_STRIDED, &positions) < 0 ||
-        sn_py_uint32_in(sizes_obj, "face_sizes", SN_PY_ANY, 1, SN_PY_OPTIONAL | SN_PY_FLAT, &sizes) < 0 ||
+    sinew_polymesh skin;
+    if (sn_py_polymesh_in(positions_obj, indices_obj, sizes_obj, &positions, &indices, &sizes, &skin) < 0 ||
         read_skeleton(joints_obj, bones_obj, &joints, &bones) < 0)
         goto done;
-    /* Triangles as (F, 3); polygons as flat indices with face_sizes. */
-    if (sizes.data ? sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 1, SN_PY_FLAT, &indices) < 0
-                   : sn_py_indices_in(indices_obj, "indices", SN_PY_ANY, 3, 0, &indices) < 0)
-        goto done;
-    sinew_polymesh skin;
-    memset(&skin, 0, sizeof skin);
-    skin.positions = sn_py_points(&positions);
-    skin.indices = indices.data;
-    skin.face_sizes = sizes.data;
-    skin.face_count = sizes.data ? sizes.rows : indices.rows;
-    skin.index_type = indices.index_type;
     sinew_soffd_driver_desc desc;
     SINEW_INIT(&desc);
     desc.target_triangle_count = target;
