@@ -82,7 +82,8 @@ static void drop_edits_of(sinew_soffd *h, size_t point)
     for (size_t i = 0; i < h->edit_count; ++i) {
         sn_soffd_edit e = h->edits[i];
         if (e.first == point && e.count == 1) continue;
-        memmove(&h->edit_elements[at], &h->edit_elements[e.element_at], e.element_count * sizeof(uint32_t));
+        if (e.element_count)
+            memmove(&h->edit_elements[at], &h->edit_elements[e.element_at], e.element_count * sizeof(uint32_t));
         e.element_at = at;
         at += e.element_count;
         h->edits[kept++] = e;
@@ -148,7 +149,7 @@ sinew_result sn_soffd_edits_map(const sinew_soffd *h, sinew_soffd *next, const u
             if (first_child[old] != UINT32_MAX)
                 for (size_t c = 0; c < extra; ++c) next->edit_elements[at++] = first_child[old] + (uint32_t)c;
         }
-        qsort(&next->edit_elements[start], at - start, sizeof(uint32_t), by_value);
+        if (at > start) qsort(&next->edit_elements[start], at - start, sizeof(uint32_t), by_value);
         e.element_at = start;
         e.element_count = at - start;
         next->edits[i] = e;

@@ -104,7 +104,7 @@ sinew_result sn_soffd_load_edits(sn_reader *r, sinew_soffd *h)
                           (unsigned long long)f[4 * i + 3], elements);
             break;
         }
-        res = check_edit(h, i, &f[4 * i], &h->edit_elements[at]);
+        res = check_edit(h, i, &f[4 * i], f[4 * i + 3] ? &h->edit_elements[at] : NULL);
         h->edits[i] = (sn_soffd_edit){f[4 * i], f[4 * i + 1], f[4 * i + 2], at, f[4 * i + 3]};
         at += (size_t)f[4 * i + 3];
     }

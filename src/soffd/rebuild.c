@@ -19,7 +19,8 @@ static sinew_result replay_edits(sinew_soffd *h)
     size_t i = 0;
     for (; i < h->edit_count && r == SINEW_OK; ++i) {
         const sn_soffd_edit *e = &h->edits[i];
-        const uint32_t *list = &h->edit_elements[e->element_at];
+        /* An empty set may be recorded before any element list exists. */
+        const uint32_t *list = e->element_count ? &h->edit_elements[e->element_at] : NULL;
         if (e->kind == SN_SOFFD_EDIT_SET) {
             r = sn_soffd_apply_set(h, (size_t)e->first, list, (size_t)e->element_count);
             continue;

@@ -334,6 +334,47 @@ static void edited_and_subdivided_handles_round_trip(void **state)
     scene_free(&s);
 }
 
+/* Point 5's set emptied is the only edit: the record holds no element at
+ * all, and each operation that replays it keeps the point pinned at rest. */
+static void an_empty_set_alone_survives_every_operation(void **state)
+{
+    (void)state;
+    scene s;
+    scene_init(&s);
+    sinew_soffd *h = bind_triangles(s.c.pos, s.c.nv, s.c.tris, s.c.nt, 0, 0.7f);
+    sinew_points p = {s.pts, N, 0};
+    assert_int_equal(sinew_soffd_register(NULL, h, &p, &s.policy), SINEW_OK);
+    assert_int_equal(sinew_soffd_set_contributors(h, 5, NULL, 0), SINEW_OK);
+    uint8_t *chosen = calloc(s.c.nt, 1);
+    chosen[2] = 1;
+    float *moved = malloc(3 * s.c.nv * sizeof(float));
+    bend_twist(s.c.pos, moved, s.c.nv, 0.2f);
+    sinew_points r = {moved, s.c.nv, 0};
+    for (int step = 0; step < 4; ++step) {
+        if (step == 0) assert_int_equal(sinew_soffd_set_falloff(NULL, h, 3.0f, 0), SINEW_OK);
+        if (step == 1) assert_int_equal(sinew_soffd_set_reference(NULL, h, &r), SINEW_OK);
+        if (step == 2) assert_int_equal(sinew_soffd_subdivide(NULL, h, chosen, s.c.nt, SINEW_SOFFD_SPLIT_EDGES), SINEW_OK);
+        if (step == 3) {
+            size_t size;
+            unsigned char *buf = save(h, &size);
+            sinew_soffd_destroy(h);
+            h = NULL;
+            assert_int_equal(sinew_soffd_load(NULL, buf, size, &h), SINEW_OK);
+            free(buf);
+        }
+        assert_int_equal(info_of(h).edit_count, 1);
+        uint32_t e[512];
+        size_t n = 99;
+        assert_int_equal(sinew_soffd_contributors(h, 5, e, NULL, 512, &n), SINEW_OK);
+        assert_int_equal(n, 0);
+        assert_int_equal(sinew_soffd_contributors(h, 4, e, NULL, 512, &n), SINEW_OK);
+        assert_true(n > 0);
+    }
+    sinew_soffd_destroy(h);
+    free(chosen), free(moved);
+    scene_free(&s);
+}
+
 static void bad_input_is_named_and_the_handle_unchanged(void **state)
 {
     (void)state;
@@ -402,6 +443,7 @@ int main(void)
         cmocka_unit_test(edits_survive_a_new_falloff),
         cmocka_unit_test(edits_survive_subdivision),
         cmocka_unit_test(edited_and_subdivided_handles_round_trip),
+        cmocka_unit_test(an_empty_set_alone_survives_every_operation),
         cmocka_unit_test(bad_input_is_named_and_the_handle_unchanged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
