@@ -219,8 +219,8 @@ static sinew_result finish_analysis(const sn_env *env, const sn_sparse *a, sn_ld
 }
 
 /* Both analyses: the ordering given (order, n entries, order[new] = old) or,
- * without one, the cheaper of the graph and (with coords) the geometric
- * dissection. */
+ * without one, the cheapest of the graph and (with coords) the geometric and
+ * mixed dissections. */
 static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double *coords, const uint32_t *order,
                             sn_ldlt *out)
 {
@@ -249,18 +249,22 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
     }
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
     double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
-    if (!order && coords) {
-        /* Two orderings, keep the cheaper: the symbolic count costs a small
-         * fraction of the factorisation it can save. */
-        if ((r = sn_order_geometric_dissection(env, a, coords, alt)) != SINEW_OK) goto done;
+    for (int kind = 0; kind < 2 && !order && coords; ++kind) {
+        /* Three orderings, keep the cheapest: the symbolic count costs a
+         * small fraction of the factorisation it can save. */
+        r = kind == 0 ? sn_order_geometric_dissection(env, a, coords, alt)
+                      : sn_order_mixed_dissection(env, a, coords, alt);
+        if (r != SINEW_OK) goto done;
         for (size_t k = 0; k < n; ++k) alt_inv[alt[k]] = (uint32_t)k;
-        if (symbolic(a, alt, alt_inv, f.parent, colptr, flag, NULL) < cost) {
+        double alt_cost = symbolic(a, alt, alt_inv, f.parent, colptr, flag, NULL);
+        if (alt_cost < cost) {
+            cost = alt_cost;
             memcpy(f.perm, alt, n * sizeof(uint32_t));
             memcpy(f.iperm, alt_inv, n * sizeof(uint32_t));
-        } else {
-            symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL); /* its tree back */
         }
     }
+    if (!order && coords) symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL); /* the kept one's tree */
+    f.operations = cost;
     r = finish_analysis(env, a, &f, colptr, flag, alt, alt_inv, scratch);
 done:
     sn_free(env, colptr);

@@ -30,6 +30,7 @@ typedef struct sn_ldlt {
     uint32_t *low_rows;
     size_t *low_src;
     size_t nonzeros;    /* entries of the strictly lower factor, zeros of the blocks not counted */
+    double operations;  /* sum over columns of their strictly lower entries squared: the measure orderings compete on */
     double *diag;       /* D */
     size_t super_count;
     uint32_t *super_first;  /* super_count + 1 column boundaries */
@@ -62,8 +63,9 @@ static inline sn_ldlt_block sn_ldlt_block_of(const sn_ldlt *f, size_t s)
 }
 
 /* Orders A and computes the factor's pattern. A is stored in full. coords
- * (3 doubles per row, may be NULL) lets a geometric dissection compete with
- * the graph one; the ordering with fewer factorisation operations wins. */
+ * (3 doubles per row, may be NULL) lets the geometric and mixed dissections
+ * compete with the graph one; the ordering with the fewest factorisation
+ * operations wins. */
 sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
 
 /* sn_ldlt_analyse with the ordering given (order[new] = old, a permutation

@@ -14,11 +14,18 @@
  * pattern (A stored in full, symmetric pattern). */
 sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm);
 
-/* Same, splitting each part at the median of its longest coordinate axis
- * (coords: 3 doubles per row, the mesh vertex the row belongs to) and taking
- * the smaller side of the cut as separator. On meshes this finds separators
- * close to a plane's cross-section, smaller than breadth-first levels. */
+/* Same, splitting each part by a plane (coords: 3 doubles per row, the
+ * mesh vertex the row belongs to): the plane across one of seven directions,
+ * at one of several positions, whose cut leaves the smallest border on its
+ * smaller side, which is the separator. On meshes this finds separators
+ * close to a thin cross-section, smaller than breadth-first levels. */
 sinew_result sn_order_geometric_dissection(const sn_env *env, const sn_sparse *a, const double *coords,
                                            uint32_t *perm);
+
+/* Same, each part split by the smaller of the two separators, the plane
+ * cut's or the breadth-first level's. Neither greedy choice is best on every
+ * mesh, so callers compare the orderings' fill (sn_ldlt_analyse keeps the
+ * cheapest). */
+sinew_result sn_order_mixed_dissection(const sn_env *env, const sn_sparse *a, const double *coords, uint32_t *perm);
 
 #endif /* SN_LINALG_ORDERING_H */

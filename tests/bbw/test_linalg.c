@@ -288,6 +288,55 @@ static void grid3d_biharmonic(size_t nx, size_t ny, size_t nz, double shift, sn_
     free(ones);
 }
 
+/* On a 24 x 8 x 8 box of the biharmonic-like stencil, the thinnest plane
+ * cut is across x at the middle, and the stencil reaches two planes: the
+ * geometric dissection numbers those 2 x 64 vertices last. The mixed one is
+ * a permutation too, its factor solves, and the analysis keeps the
+ * cheapest of the three. */
+static void test_plane_cut_orderings(void **state)
+{
+    (void)state;
+    const size_t nx = 24, ny = 8, nz = 8, n = nx * ny * nz;
+    sn_sparse a;
+    grid3d_biharmonic(nx, ny, nz, 0.01, &a);
+    double *coords = malloc(3 * n * sizeof(double));
+    for (size_t p = 0; p < n; ++p) {
+        coords[3 * p] = (double)(p % nx);
+        coords[3 * p + 1] = (double)(p / nx % ny);
+        coords[3 * p + 2] = (double)(p / (nx * ny));
+    }
+    uint32_t *perm[3];
+    double least = INFINITY;
+    for (int kind = 0; kind < 3; ++kind) {
+        perm[kind] = malloc(n * sizeof(uint32_t));
+        sinew_result r = kind == 0   ? sn_order_nested_dissection(&env, &a, perm[kind])
+                         : kind == 1 ? sn_order_geometric_dissection(&env, &a, coords, perm[kind])
+                                     : sn_order_mixed_dissection(&env, &a, coords, perm[kind]);
+        assert_int_equal(r, SINEW_OK);
+        check_permutation(perm[kind], n);
+        sn_ldlt f;
+        assert_int_equal(sn_ldlt_analyse_ordered(&env, &a, perm[kind], &f), SINEW_OK);
+        if (f.operations < least) least = f.operations;
+        if (kind == 2) assert_factor_solves(&f, &a, 4);
+        sn_ldlt_free(&env, &f);
+    }
+    size_t lo = SIZE_MAX, hi = 0;
+    for (size_t i = n - 2 * ny * nz; i < n; ++i) {
+        size_t x = perm[1][i] % nx;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    assert_int_equal(hi - lo, 1);
+    assert_in_range(lo, nx / 2 - 2, nx / 2);
+    sn_ldlt chosen;
+    assert_int_equal(sn_ldlt_analyse(&env, &a, coords, &chosen), SINEW_OK);
+    assert_true(chosen.operations == least);
+    sn_ldlt_free(&env, &chosen);
+    for (int kind = 0; kind < 3; ++kind) free(perm[kind]);
+    free(coords);
+    sn_sparse_free(&env, &a);
+}
+
 /* The supernodal factor of a 3D biharmonic operator solves it to rounding
  * for one and for many right-hand sides, and really is supernodal. */
 static void test_ldlt_supernodal(void **state)
@@ -588,6 +637,7 @@ int main(void)
         cmocka_unit_test(test_orderings),
         cmocka_unit_test(test_ldlt),
         cmocka_unit_test(test_ldlt_ordered),
+        cmocka_unit_test(test_plane_cut_orderings),
         cmocka_unit_test(test_ldlt_supernodal),
         cmocka_unit_test(test_tile_kernels),
         cmocka_unit_test(test_update_kernels),
