@@ -169,7 +169,7 @@ def main(out_dir):
 
     # 4. The skin registered on the driver.
     soffd = sinew.Soffd(driver, driver_triangles)
-    soffd.register(skin, weight_threshold=1e-3)
+    soffd.register(skin)  # the defaults: significant elements, at most 4 per point
 
     # 5. The correctives, offsets of the driver's rest points. The elbow key:
     # the smooth bend carried back to the bind pose by the inverse of each

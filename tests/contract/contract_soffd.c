@@ -143,7 +143,7 @@ static sinew_result register_points(sinew_points p, const sinew_soffd_register_d
 }
 static sinew_result register_policy(float threshold, float max_distance)
 {
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0, 0};
     return register_points((sinew_points){skin, POINTS, 0}, &policy);
 }
 static sinew_result register_with_point(size_t point, float value)
