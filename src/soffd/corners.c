@@ -90,13 +90,31 @@ bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, 
     return true;
 }
 
+/* Distinct corners over every point of reg (slot as merge_point wants it). */
+static size_t count_corners(const sinew_soffd *h, const sn_soffd_reg *reg, uint32_t *slot)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < reg->point_count; ++i) {
+        size_t first = total;
+        for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j)
+            for (int c = 0; c < 3; ++c) {
+                uint32_t v = h->elements[3 * (size_t)reg->element[j] + c];
+                if (slot[v] == UINT32_MAX) slot[v] = (uint32_t)(total++ - first);
+            }
+        for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j)
+            for (int c = 0; c < 3; ++c) slot[h->elements[3 * (size_t)reg->element[j] + c]] = UINT32_MAX;
+    }
+    return total;
+}
+
 bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c)
 {
     const sn_env *env = &h->env;
     memset(c, 0, sizeof *c);
-    c->capacity = capacity;
     c->slot = (uint32_t *)sn_alloc_array(env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
     c->offsets = (size_t *)sn_alloc_array(env, point_count + 1, sizeof(size_t), "soffd corner offsets");
+    if (c->slot) memset(c->slot, 0xff, h->vertex_count * sizeof(uint32_t));
+    if (capacity == SN_SOFFD_CORNERS_COUNTED) capacity = c->slot ? count_corners(h, &h->reg, c->slot) : 0;
     if (capacity) {
         c->vertex = (uint32_t *)sn_alloc_array(env, capacity, sizeof(uint32_t), "soffd corner vertices");
         c->weight = (float *)sn_alloc_array(env, capacity, sizeof(float), "soffd corner weights");
@@ -127,22 +145,6 @@ void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, const flo
         c->offsets[i + 1] = reg->offsets[i] == reg->offsets[i + 1]
                                 ? at
                                 : at + merge_point(h, reg, bary, i, c->slot, &c->vertex[at], &c->weight[at]);
-    }
-    /* Hand back the room reserved beyond what the lists hold; when the
-     * smaller copy cannot be allocated the lists keep their room. */
-    size_t used = c->offsets[reg->point_count];
-    if (used && used < c->capacity) {
-        uint32_t *v = (uint32_t *)sn_alloc_array(&h->env, used, sizeof(uint32_t), "soffd corner vertices");
-        float *w = v ? (float *)sn_alloc_array(&h->env, used, sizeof(float), "soffd corner weights") : NULL;
-        if (w) {
-            memcpy(v, c->vertex, used * sizeof(uint32_t));
-            memcpy(w, c->weight, used * sizeof(float));
-            sn_free(&h->env, c->vertex);
-            sn_free(&h->env, c->weight);
-            c->vertex = v, c->weight = w;
-        } else {
-            sn_free(&h->env, v);
-        }
     }
     sn_soffd_corners_free(&h->env, reg);
     reg->corner_offsets = c->offsets;

@@ -248,7 +248,7 @@ static sinew_result sn_soffd_load_entries(sn_reader *r, sinew_soffd *h, const sn
     sn_free(env, mark);
     if (res != SINEW_OK) return res;
     sn_soffd_corners corners;
-    if (!sn_soffd_corners_reserve(h, s->points, 3 * s->entries, &corners)) return sn_alloc_failure();
+    if (!sn_soffd_corners_reserve(h, s->points, SN_SOFFD_CORNERS_COUNTED, &corners)) return sn_alloc_failure();
     sn_soffd_corners_install(h, reg, bary, &corners);
     if (!sn_soffd_rest_offsets_build(h, reg)) return sn_alloc_failure();
     return SINEW_OK;

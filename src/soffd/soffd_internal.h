@@ -223,8 +223,9 @@ typedef struct sn_soffd_corners {
     uint32_t *vertex;
     float *weight;
     uint32_t *slot; /* merge scratch, one per driver vertex */
-    size_t capacity; /* corners reserved in vertex and weight */
 } sn_soffd_corners;
+/* A reserve capacity: exactly the corners h->reg's entries make (counted). */
+#define SN_SOFFD_CORNERS_COUNTED SIZE_MAX
 bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, size_t *cap, uint32_t *slot);
 bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c);
 void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, const float *bary, sn_soffd_corners *c);

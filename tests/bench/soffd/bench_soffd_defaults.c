@@ -74,6 +74,15 @@ static bool rig_case(const char *rig, mesh_case *c)
     return ok;
 }
 
+static double diagonal(const float *p, size_t n, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
 /* beetle.obj (its own coarse version) driving beetle-alt.obj's vertices. */
 static bool beetle_case(mesh_case *c)
 {
@@ -87,6 +96,14 @@ static bool beetle_case(mesh_case *c)
         support_mesh_free(&dm);
         return false;
     }
+    /* beetle-alt is centred and larger: its box mapped onto beetle's (as test_soffd_data.c does). */
+    double dlo[3], dhi[3], slo[3], shi[3];
+    diagonal(dm.positions, dm.vertex_count, dlo, dhi);
+    diagonal(sm.positions, sm.vertex_count, slo, shi);
+    for (size_t i = 0; i < sm.vertex_count; ++i)
+        for (int k = 0; k < 3; ++k)
+            sm.positions[3 * i + k] =
+                (float)(dlo[k] + (sm.positions[3 * i + k] - slo[k]) * (dhi[k] - dlo[k]) / (shi[k] - slo[k]));
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "beetle");
     c->driver = malloc(3 * dm.vertex_count * sizeof(float));
@@ -101,15 +118,6 @@ static bool beetle_case(mesh_case *c)
     support_mesh_free(&dm);
     support_mesh_free(&sm);
     return true;
-}
-
-static double diagonal(const float *p, size_t n, double lo[3], double hi[3])
-{
-    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
-    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
 /* The driver bent and twisted (fixtures.h bend_twist) in coordinates
