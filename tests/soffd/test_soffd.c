@@ -83,6 +83,59 @@ static void rotation(double ax, double ay, double az, double angle, const float 
     m[15] = 1;
 }
 
+/* The defaults (a NULL desc, a SINEW_INIT'ed one, the resolved one) keep
+ * each point's significant elements, at most 4: they give every point back
+ * bit for bit at bind, follow a rigid motion, and agree bit for bit with
+ * each other; the exact flag keeps every element. */
+static void defaults_are_bounded_and_exact_at_rest(void **state)
+{
+    (void)state;
+    cage c = make_cube_cage(4, 0);
+    float *skin = random_points(21, N_SKIN, -1.6f, 1.6f), *out = malloc(3 * N_SKIN * sizeof(float));
+    float *ref = malloc(3 * N_SKIN * sizeof(float)), *moved = malloc(3 * c.nv * sizeof(float));
+    float *bent = malloc(3 * N_SKIN * sizeof(float));
+    sinew_soffd *h = bind_cage(&c, NULL), *r = bind_cage(&c, NULL);
+    sinew_soffd_register_desc init, resolved;
+    SINEW_INIT(&init);
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_soffd_register_desc_defaults(NULL, &resolved), SINEW_OK);
+    const sinew_soffd_register_desc *ways[3] = {NULL, &init, &resolved};
+    float m[16];
+    rotation(0.3, -1, 0.4, 1.1, (const float[3]){0.5f, -2, 7}, m);
+    apply_affine(m, c.pos, moved, c.nv);
+    for (int w = 0; w < 3; ++w) {
+        register_points(h, skin, N_SKIN, ways[w]);
+        sinew_soffd_info info;
+        SINEW_INIT(&info);
+        assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
+        assert_int_equal(info.max_set_size, 4);
+        assert_true(info.contribution_count <= 4 * (size_t)N_SKIN && info.empty_points == 0);
+        for (int ext = 0; ext < 2; ++ext) {
+            assert_int_equal(ext ? lib_deform_extended(h, c.pos, c.nv, out) : lib_deform(h, c.pos, c.nv, out), SINEW_OK);
+            assert_memory_equal(out, skin, 3 * N_SKIN * sizeof(float));
+            assert_int_equal(ext ? lib_deform_extended(h, moved, c.nv, out) : lib_deform(h, moved, c.nv, out), SINEW_OK);
+            apply_affine(m, skin, ref, N_SKIN);
+            assert_true(max_diff(out, ref, N_SKIN) <= 1e-5 * 8);
+        }
+        bend_twist(c.pos, moved, c.nv, 0.7f);
+        assert_int_equal(lib_deform(h, moved, c.nv, out), SINEW_OK);
+        if (w == 0) {
+            memcpy(bent, out, 3 * N_SKIN * sizeof(float));
+        } else {
+            assert_memory_equal(out, bent, 3 * N_SKIN * sizeof(float));
+        }
+        apply_affine(m, c.pos, moved, c.nv);
+    }
+    register_points(r, skin, N_SKIN, SOFFD_EXACT);
+    sinew_soffd_info info;
+    SINEW_INIT(&info);
+    assert_int_equal(sinew_soffd_get_info(r, &info), SINEW_OK);
+    assert_int_equal(info.contribution_count, (size_t)N_SKIN * info.element_count);
+    sinew_soffd_destroy(h);
+    sinew_soffd_destroy(r);
+    free(skin), free(out), free(ref), free(moved), free(bent), cage_free(&c);
+}
+
 static void rigid_motion_moves_the_skin_rigidly(void **state)
 {
     (void)state;
@@ -932,6 +985,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identity_at_bind),
         cmocka_unit_test(rigid_motion_moves_the_skin_rigidly),
+        cmocka_unit_test(defaults_are_bounded_and_exact_at_rest),
         cmocka_unit_test(normal_offset_stays_constant),
         cmocka_unit_test(scaling_the_scene_scales_the_deformation),
         cmocka_unit_test(extended_algorithm_reproduces_affine_maps),
