@@ -8,8 +8,8 @@
 #define SN_SOFFD_DEFAULT_LOCAL 8.0f
 
 /* sinew_soffd_register_desc.weight_threshold: the relative weight below
- * which an element is dropped; 1e-3 keeps the deformation within 0.1 % of
- * the formula over the elements the cap allows. */
+ * which an element is dropped; below a thousandth an element hardly moves a
+ * point (the paper's "significant elements"). */
 #define SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD 1e-3f
 
 /* sinew_soffd_register_desc.max_contributors: tuned on the shared data's
