@@ -188,9 +188,8 @@ int main(int argc, char **argv)
     t0 = support_now();
     if ((r = sinew_soffd_create(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
     sinew_points arm_points = {arm.positions, arm.vertex_count, 0};
-    sinew_soffd_register_desc policy;
+    sinew_soffd_register_desc policy; /* the defaults: significant elements, at most 4 per point */
     SINEW_INIT(&policy);
-    policy.weight_threshold = 1e-3f;
     if ((r = sinew_soffd_register(NULL, soffd, &arm_points, &policy)) != SINEW_OK) return fail("soffd register", r);
     double t_register = support_now() - t0;
     sinew_soffd_info info;

@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     }
     double t1 = support_now();
     sinew_points skin = {mesh.pos, mesh.nv, 0};
-    if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}) != SINEW_OK) {
+    if (sinew_soffd_register(NULL, h, &skin, NULL) != SINEW_OK) { /* the defaults (docs/soffd.md, Defaults) */
         fprintf(stderr, "register: %s\n", sinew_last_error());
         return 1;
     }

@@ -6,7 +6,8 @@
  *             triangulated; each triangle is one control element).
  *   register  sinew_soffd_register: for every point P, the closest point on
  *             each element, the weight w_k = 1 / (1 + (d_k / L)^local), the
- *             contributing set C_P (optionally pruned), normalised weights u_k,
+ *             contributing set C_P (pruned by default, or every element),
+ *             normalised weights u_k,
  *             and P in each contributing element's frame (paper eq. 2).
  *   deform    sinew_soffd_element_frames then sinew_soffd_deform:
  *             P_def = sum_k u_k * Q_k^D * P_k^R (paper eq. 3), or the extended
@@ -56,15 +57,22 @@ typedef struct sinew_soffd_desc {
  * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
 SINEW_API sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd_desc *resolved);
 
-/* Pruning policies for registration; combinable; SINEW_INIT it. All zero (or
- * a NULL desc) = the paper's exact formula: every element contributes. */
+/* Pruning policies for registration; combinable; SINEW_INIT it, then a zero
+ * field means its default. The defaults (or a NULL desc) keep each point's
+ * significant elements, at most 4 of them, which holds a registration within
+ * 200 bytes per point (docs/soffd.md, "Defaults"); `exact` asks for the
+ * paper's exact formula instead (every element for every point). */
 typedef struct sinew_soffd_register_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
-     * largest weight, in [0, 1). 1e-3 keeps the deformation within 0.1 % of
-     * the exact one (see sinew_soffd_dropped_mass). 0 = no threshold. */
+     * largest weight, in [0, 1). 0 = 1e-3 (alone, without a cap, it keeps
+     * about 60 to 100 elements per point and the deformation within about
+     * 1e-4 of the diagonal of the exact one; see sinew_soffd_dropped_mass).
+     * FLT_MIN in effect drops nothing. */
     float weight_threshold;
-    /* Keep at most this many elements per point (the closest). 0 = no cap. */
+    /* Keep at most this many elements per point (the closest). 0 = 4 (about
+     * 1e-2 of the diagonal from the exact formula on the shared data's
+     * characters); UINT32_MAX = no cap. */
     uint32_t max_contributors;
     /* Drop elements farther than max_distance * L (the length scale; not world
      * units, so it scales with the scene). A point with no element that close
@@ -72,7 +80,20 @@ typedef struct sinew_soffd_register_desc {
     float max_distance;
     /* Nonzero: one element per point, the closest (Maya Wrap's exclusiveBind). */
     int exclusive;
+    /* Nonzero: no weight threshold and no cap, so every element (within
+     * max_distance, when set) contributes: the paper's exact formula, P x F
+     * entries. weight_threshold, max_contributors and exclusive must then be 0. */
+    int exact;
 } sinew_soffd_register_desc;
+
+/* The policy sinew_soffd_register uses (docs/api.md, Defaults): *resolved =
+ * desc (NULL = all zero) with weight_threshold and max_contributors replaced by
+ * their defaults when zero and `exact` is 0; with `exact` set they stay 0.
+ * Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
+ * written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
+ * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
+SINEW_API sinew_result sinew_soffd_register_desc_defaults(const sinew_soffd_register_desc *desc,
+                                                          sinew_soffd_register_desc *resolved);
 
 /* Read-only facts about a handle. */
 typedef struct sinew_soffd_info {
@@ -142,7 +163,7 @@ SINEW_API sinew_result sinew_soffd_skipped_faces(const sinew_soffd *soffd, uint3
  * SIZE_OVERFLOW (exact registration needs points x elements entries),
  * CANCELLED. Weights are finite and sum to one for every accepted point.
  * points: the points to deform (any stride), copied; count may be 0. desc:
- * NULL = exact.
+ * NULL = the defaults (pruned; see sinew_soffd_register_desc for exact).
  * Modifies the handle: not thread-safe with other calls on it. */
 SINEW_API sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *soffd, const sinew_points *points,
                                             const sinew_soffd_register_desc *desc);

@@ -65,14 +65,17 @@ class Soffd(HandleObject):
         return _sinew.soffd_skipped(self._handle)
 
     def register(self, points, *, weight_threshold=0.0, max_contributors=0, max_distance=0.0, exclusive=False,
-                 progress=None):
+                 exact=False, progress=None):
         """Registers points (P, 3), replacing any earlier registration and
-        edits. Pruning: weight_threshold (relative; 1e-3 keeps 0.1 %),
-        max_contributors, max_distance (in length scales), exclusive (one
-        element per point). All zero = the paper's exact formula."""
+        edits. Pruning: weight_threshold (relative; 0 = 1e-3),
+        max_contributors (0 = 4, 2**32 - 1 = no cap), max_distance (in
+        length scales, 0 = none), exclusive (one element per point). The
+        defaults keep each point's significant elements, at most 4;
+        exact=True (with the threshold, the cap and exclusive left 0) is the
+        paper's exact formula, every element for every point."""
         _sinew.soffd_register(self._handle, points, weight_threshold=float(weight_threshold),
                               max_contributors=int(max_contributors), max_distance=float(max_distance),
-                              exclusive=bool(exclusive), progress=progress)
+                              exclusive=bool(exclusive), exact=bool(exact), progress=progress)
 
     def set_reference(self, reference, *, progress=None):
         """Moves the reference surface (same vertex count) and registers again."""

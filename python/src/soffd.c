@@ -134,14 +134,14 @@ static PyObject *py_soffd_register(PyObject *self, PyObject *args, PyObject *kwa
 {
     (void)self;
     static char *keywords[] = {"soffd", "points", "weight_threshold", "max_contributors", "max_distance", "exclusive",
-                               "progress", NULL};
+                               "exact", "progress", NULL};
     PyObject *handle, *points_obj, *progress = Py_None;
     float weight_threshold = 0.0f, max_distance = 0.0f;
     uint32_t max_contributors = 0;
-    int exclusive = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$fO&fpO:soffd_register", keywords, &handle, &points_obj,
+    int exclusive = 0, exact = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|$fO&fppO:soffd_register", keywords, &handle, &points_obj,
                                      &weight_threshold, SN_PY_U32("max_contributors", &max_contributors),
-                                     &max_distance, &exclusive, &progress))
+                                     &max_distance, &exclusive, &exact, &progress))
         return NULL;
     sinew_soffd *soffd = sn_py_handle_enter(handle, SOFFD, "soffd", 1);
     if (!soffd) return NULL;
@@ -154,6 +154,7 @@ static PyObject *py_soffd_register(PyObject *self, PyObject *args, PyObject *kwa
     policy.max_contributors = max_contributors;
     policy.max_distance = max_distance;
     policy.exclusive = exclusive;
+    policy.exact = exact;
     sinew_points view = sn_py_points(&points);
     sn_py_call call;
     if (sn_py_call_begin(&call, progress) < 0) goto done;
@@ -540,7 +541,7 @@ static PyMethodDef soffd_methods[] = {
     {"soffd_skipped", py_soffd_skipped, METH_O, "soffd_skipped(soffd) -> uint32 array (sinew_soffd_skipped_faces)."},
     {"soffd_register", FN(py_soffd_register), KW,
      "soffd_register(soffd, points, *, weight_threshold=0, max_contributors=0, max_distance=0, exclusive=False, "
-     "progress=None) (sinew_soffd_register)."},
+     "exact=False, progress=None) (sinew_soffd_register; 0 = the default)."},
     {"soffd_set_falloff", FN(py_soffd_set_falloff), KW,
      "soffd_set_falloff(soffd, local=0, length_scale=0, *, progress=None) (sinew_soffd_set_falloff; 0 = keep)."},
     {"soffd_subdivide", FN(py_soffd_subdivide), KW,

@@ -38,6 +38,18 @@ def test_identity_at_bind_and_rigid_motion():
     np.testing.assert_allclose(n, normals @ m[:3, :3].T, atol=1e-5)
 
 
+def test_defaults_prune_and_exact_keeps_every_element():
+    driver, triangles, points = driver_and_points()
+    soffd = sinew.Soffd(driver, triangles)
+    soffd.register(points)  # the defaults: significant elements, at most 4
+    assert max(len(soffd.contributors(i)[0]) for i in range(len(points))) <= 4
+    soffd.register(points, exact=True)
+    for i in range(0, len(points), 17):
+        assert len(soffd.contributors(i)[0]) == soffd.element_count
+    with pytest.raises(sinew.InvalidArgumentError, match="exact"):
+        soffd.register(points, exact=True, max_contributors=4)
+
+
 def test_extended_reproduces_an_affine_map():
     driver, triangles, points = driver_and_points()
     soffd = sinew.Soffd(driver, triangles)

@@ -97,14 +97,13 @@ static void measure(const sinew_soffd *h, const float p[3], const uint32_t *elem
     sn_soffd_weigh(h, out, n);
 }
 
-/* Copies n entries of reg from entry `from` into the arrays e, c, b at entry
+/* Copies n entries of reg from entry `from` into the arrays e, c at entry
  * `to`. Nothing is touched for n = 0: the arrays may then still be NULL. */
-static void copy_entries(const sn_soffd_reg *reg, size_t from, uint32_t *e, float *c, float *b, size_t to, size_t n)
+static void copy_entries(const sn_soffd_reg *reg, size_t from, uint32_t *e, float *c, size_t to, size_t n)
 {
     if (n == 0) return;
     memcpy(e + to, reg->element + from, n * sizeof *e);
     memcpy(c + 4 * to, reg->coeff + 4 * from, 4 * n * sizeof *c);
-    memcpy(b + 3 * to, reg->bary + 3 * from, 3 * n * sizeof *b);
 }
 
 sinew_result sinew_soffd_set_contributors(sinew_soffd *h, size_t point, const uint32_t *elements, size_t count)
@@ -172,36 +171,33 @@ sinew_result sn_soffd_apply_set(sinew_soffd *h, size_t point, const uint32_t *el
         return sn_alloc_failure();
     }
     uint32_t *e = reg->element;
-    float *c = reg->coeff, *b = reg->bary;
+    float *c = reg->coeff;
     if (count != old) {
         /* Sizes differ: copy into new arrays so a failure leaves the handle as it was. */
         e = (uint32_t *)sn_alloc_array(env, total, sizeof(uint32_t), "soffd contributing elements");
         c = e ? (float *)sn_alloc_array(env, total, 4 * sizeof(float), "soffd local coordinates") : NULL;
-        b = c ? (float *)sn_alloc_array(env, total, 3 * sizeof(float), "soffd barycentric weights") : NULL;
-        if (!b) {
+        if (!c) {
             r = sn_alloc_failure();
             sn_free(env, e);
-            sn_free(env, c);
             sn_free(env, items);
             sn_soffd_corners_release(h, &corners);
             return r;
         }
         size_t tail = reg->entry_count - s - old;
-        copy_entries(reg, 0, e, c, b, 0, s);
-        copy_entries(reg, s + old, e, c, b, s + count, tail);
+        copy_entries(reg, 0, e, c, 0, s);
+        copy_entries(reg, s + old, e, c, s + count, tail);
         sn_free(env, reg->element);
         sn_free(env, reg->coeff);
-        sn_free(env, reg->bary);
-        reg->element = e, reg->coeff = c, reg->bary = b;
+        reg->element = e, reg->coeff = c;
         for (size_t i = point + 1; i <= reg->point_count; ++i) reg->offsets[i] = reg->offsets[i] - old + count;
         reg->entry_count = total;
     }
     /* Cannot fail: the reach was checked above. An empty set writes nothing
      * (and the arrays may be NULL while every set is empty). */
-    if (count > 0) sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, b + 3 * s, NULL);
+    if (count > 0) sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, NULL);
     reg->dropped[point] = 0;
     recount_max_set(reg);
-    sn_soffd_corners_install(h, reg, &corners);
+    sn_soffd_corners_install(h, reg, NULL, &corners);
     sn_soffd_rest_offset_update(h, reg, point);
     sn_free(env, items);
     return SINEW_OK;
@@ -271,7 +267,7 @@ sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, siz
                 measure(h, &reg->rest[3 * i], kept_elements, kept, items);
                 /* A subset of a registered set: its local coordinates were in reach already. */
                 sn_soffd_write_entries(h, i, &reg->rest[3 * i], items, kept, reg->element + write,
-                                       reg->coeff + 4 * write, reg->bary + 3 * write, NULL);
+                                       reg->coeff + 4 * write, NULL);
                 reg->dropped[i] = 0;
                 write += kept;
                 continue;
@@ -281,14 +277,13 @@ sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, siz
         if (n > 0 && write != s) {
             memmove(reg->element + write, reg->element + s, n * sizeof(uint32_t));
             memmove(reg->coeff + 4 * write, reg->coeff + 4 * s, 4 * n * sizeof(float));
-            memmove(reg->bary + 3 * write, reg->bary + 3 * s, 3 * n * sizeof(float));
         }
         write += n;
     }
     reg->offsets[reg->point_count] = write;
     reg->entry_count = write;
     recount_max_set(reg);
-    sn_soffd_corners_install(h, reg, &corners);
+    sn_soffd_corners_install(h, reg, NULL, &corners);
     for (size_t i = first; i < first + count; ++i) sn_soffd_rest_offset_update(h, reg, i);
     sn_free(&h->env, items);
     sn_free(&h->env, kept_elements);

@@ -1,4 +1,4 @@
-/* The resolved-defaults query of the soffd desc (docs/api.md, Defaults). */
+/* The resolved-defaults queries of the soffd descs (docs/api.md, Defaults). */
 #include <string.h>
 
 #include "soffd/soffd_defaults.h"
@@ -13,4 +13,22 @@ sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd
     /* length_scale 0 (the driver's mean edge length) depends on the driver: it stays 0. */
     sn_write_struct(resolved, &d, sizeof d);
     return SINEW_OK;
+}
+
+sinew_result sinew_soffd_register_desc_defaults(const sinew_soffd_register_desc *desc,
+                                                sinew_soffd_register_desc *resolved)
+{
+    sinew_soffd_register_desc d;
+    sinew_result r = sn_defaults_begin(desc, resolved, &d, sizeof d);
+    if (r != SINEW_OK) return r;
+    sn_soffd_resolve_policy(&d);
+    sn_write_struct(resolved, &d, sizeof d);
+    return SINEW_OK;
+}
+
+void sn_soffd_resolve_policy(sinew_soffd_register_desc *p)
+{
+    if (p->exact) return; /* no threshold, no cap: both stay 0 */
+    if (p->weight_threshold == 0.0f) p->weight_threshold = SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD;
+    if (p->max_contributors == 0) p->max_contributors = SN_SOFFD_DEFAULT_MAX_CONTRIBUTORS;
 }

@@ -146,7 +146,7 @@ static sinew_result sn_soffd_check_triangulation(const sinew_soffd *h)
 /* One point's entries: elements in range and listed once (mark[e] == point
  * when seen), weights u in [0, 1] summing to 1, and the u-scaled local and
  * barycentric coordinates inside the domain that keeps the kernels finite. */
-static sinew_result sn_soffd_check_set(const sinew_soffd *h, size_t point, size_t *mark)
+static sinew_result sn_soffd_check_set(const sinew_soffd *h, const float *bary, size_t point, size_t *mark)
 {
     const sn_soffd_reg *reg = &h->reg;
     double sum = 0;
@@ -160,7 +160,7 @@ static sinew_result sn_soffd_check_set(const sinew_soffd *h, size_t point, size_
             return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": element %u is listed twice in the set of point %zu",
                            e, point);
         mark[e] = point;
-        const float *c = &reg->coeff[4 * j], *b = &reg->bary[3 * j];
+        const float *c = &reg->coeff[4 * j], *b = &bary[3 * j];
         const double u = c[3];
         if (!(u >= 0 && u <= 1))
             return sn_fail(SINEW_ERROR_INVALID_WEIGHTS, WHAT ": point %zu has weight %g on element %u, outside "
@@ -202,8 +202,9 @@ static sinew_result sn_soffd_read_offsets(sn_reader *r, sn_soffd_reg *reg, const
     return res;
 }
 
-/* Loads and checks the registration into h->reg, then rebuilds its corner lists. */
-static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
+/* Loads and checks the registration into h->reg, then rebuilds its corner
+ * lists from the saved barycentrics (read into bary, 3 per entry). */
+static sinew_result sn_soffd_load_entries(sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s, float *bary)
 {
     const sn_env *env = &h->env;
     sn_soffd_reg *reg = &h->reg;
@@ -217,8 +218,7 @@ static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, con
     if (s->entries) {
         reg->element = sn_alloc_array(env, s->entries, sizeof(uint32_t), "soffd contributing elements");
         reg->coeff = sn_alloc_array(env, s->entries, 4 * sizeof(float), "soffd local coordinates");
-        reg->bary = sn_alloc_array(env, s->entries, 3 * sizeof(float), "soffd barycentric weights");
-        if (!reg->element || !reg->coeff || !reg->bary) return sn_alloc_failure();
+        if (!reg->element || !reg->coeff) return sn_alloc_failure();
     }
     sinew_result res = sn_reader_copy(r, SN_SOFFD_TAG_POINTS, SN_IO_F32, 3 * s->points, reg->rest);
     if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_DROPPED, SN_IO_F32, s->points, reg->dropped);
@@ -226,7 +226,7 @@ static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, con
     if (res == SINEW_OK && s->entries) {
         res = sn_reader_copy(r, SN_SOFFD_TAG_ENTRY_ELEMENT, SN_IO_U32, s->entries, reg->element);
         if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_COEFF, SN_IO_F32, 4 * s->entries, reg->coeff);
-        if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_BARY, SN_IO_F32, 3 * s->entries, reg->bary);
+        if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_BARY, SN_IO_F32, 3 * s->entries, bary);
     }
     if (res != SINEW_OK) return res;
     const sinew_points rest = {reg->rest, s->points, 0};
@@ -244,14 +244,25 @@ static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, con
     size_t *mark = sn_alloc_array(env, h->element_count, sizeof *mark, "soffd element marks");
     if (!mark) return sn_alloc_failure();
     memset(mark, 0xff, h->element_count * sizeof *mark);  /* SIZE_MAX: no point (points < SIZE_MAX / 12) */
-    for (size_t i = 0; i < s->points && res == SINEW_OK; ++i) res = sn_soffd_check_set(h, i, mark);
+    for (size_t i = 0; i < s->points && res == SINEW_OK; ++i) res = sn_soffd_check_set(h, bary, i, mark);
     sn_free(env, mark);
     if (res != SINEW_OK) return res;
     sn_soffd_corners corners;
-    if (!sn_soffd_corners_reserve(h, s->points, 3 * s->entries, &corners)) return sn_alloc_failure();
-    sn_soffd_corners_install(h, reg, &corners);
+    if (!sn_soffd_corners_reserve(h, s->points, SN_SOFFD_CORNERS_COUNTED, &corners)) return sn_alloc_failure();
+    sn_soffd_corners_install(h, reg, bary, &corners);
     if (!sn_soffd_rest_offsets_build(h, reg)) return sn_alloc_failure();
     return SINEW_OK;
+}
+
+/* The handle keeps no barycentrics (corners.c): they live for the load only. */
+static sinew_result sn_soffd_load_registration(sn_reader *r, sinew_soffd *h, const sn_soffd_saved *s)
+{
+    float *bary = NULL;
+    if (s->entries && !(bary = sn_alloc_array(&h->env, s->entries, 3 * sizeof(float), "soffd barycentric weights")))
+        return sn_alloc_failure();
+    sinew_result res = sn_soffd_load_entries(r, h, s, bary);
+    sn_free(&h->env, bary);
+    return res;
 }
 
 /* Copies and checks the bind (R and its triangulation), then rebuilds what

@@ -137,7 +137,6 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
     sn_free(env, reg->offsets);
     sn_free(env, reg->element);
     sn_free(env, reg->coeff);
-    sn_free(env, reg->bary);
     sn_free(env, reg->dropped);
     sn_free(env, reg->rest_offset);
     sn_soffd_corners_free(env, reg);
@@ -158,23 +157,47 @@ static bool reserve_entries(const sn_env *env, sn_soffd_reg *reg, size_t *cap, s
     }
     uint32_t *e = (uint32_t *)sn_alloc_array(env, want, sizeof(uint32_t), "soffd contributing elements");
     float *c = e ? (float *)sn_alloc_array(env, want, 4 * sizeof(float), "soffd local coordinates") : NULL;
-    float *b = c ? (float *)sn_alloc_array(env, want, 3 * sizeof(float), "soffd barycentric weights") : NULL;
-    if (!b) {
+    if (!c) {
         sn_free(env, e);
-        sn_free(env, c);
         return false;
     }
     if (reg->entry_count) {
         memcpy(e, reg->element, reg->entry_count * sizeof(uint32_t));
         memcpy(c, reg->coeff, reg->entry_count * 4 * sizeof(float));
-        memcpy(b, reg->bary, reg->entry_count * 3 * sizeof(float));
     }
     sn_free(env, reg->element);
     sn_free(env, reg->coeff);
-    sn_free(env, reg->bary);
-    reg->element = e, reg->coeff = c, reg->bary = b;
+    reg->element = e, reg->coeff = c;
     *cap = want;
     return true;
+}
+
+/* Trims *p (n used of its elements of elem bytes) to exactly n, so the
+ * handle holds no growth slack; n 0 frees it. False when out of memory (*p
+ * then unchanged). */
+static bool trim(const sn_env *env, void **p, size_t n, size_t elem, const char *what)
+{
+    if (!*p) return true;
+    void *next = NULL;
+    if (n) {
+        next = sn_alloc_array(env, n, elem, what);
+        if (!next) return false;
+        memcpy(next, *p, n * elem);
+    }
+    sn_free(env, *p);
+    *p = next;
+    return true;
+}
+
+/* Trims the entry and corner arrays, grown by doubling while registering,
+ * to what they hold. */
+static bool trim_registration(const sn_env *env, sn_soffd_reg *reg)
+{
+    size_t n = reg->entry_count, corners = reg->corner_offsets[reg->point_count];
+    return trim(env, (void **)&reg->element, n, sizeof(uint32_t), "soffd contributing elements") &&
+           trim(env, (void **)&reg->coeff, n, 4 * sizeof(float), "soffd local coordinates") &&
+           trim(env, (void **)&reg->corner_vertex, corners, sizeof(uint32_t), "soffd corner vertices") &&
+           trim(env, (void **)&reg->corner_weight, corners, sizeof(float), "soffd corner weights");
 }
 
 /* Local coordinates of point `point` (at p) in element e's frame, which
@@ -192,7 +215,7 @@ static sinew_result local_coords_in_reach(const sinew_soffd *h, size_t point, co
 }
 
 sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3], const candidate *items,
-                                    size_t n, uint32_t *element, float *coeff, float *bary, double *kept_weight)
+                                    size_t n, uint32_t *element, float *coeff, double *kept_weight)
 {
     double total = 0;
     size_t nearest = 0;
@@ -213,7 +236,6 @@ sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const fl
         coeff[4 * j + 1] = (float)(u * xyz[1]);
         coeff[4 * j + 2] = (float)(u * xyz[2]);
         coeff[4 * j + 3] = (float)u;
-        for (int k = 0; k < 3; ++k) bary[3 * j + k] = (float)(u * items[i].bary[k]);
     }
     if (kept_weight) *kept_weight = total;
     return SINEW_OK;
@@ -269,7 +291,9 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
     g.h = h;
     g.env = env;
     g.eps = policy->weight_threshold;
-    g.keep = policy->exclusive ? 1 : policy->max_contributors ? policy->max_contributors : SIZE_MAX;
+    g.keep = policy->exclusive                                                              ? 1
+             : policy->max_contributors && policy->max_contributors != UINT32_MAX ? policy->max_contributors
+                                                                                     : SIZE_MAX;
     g.max_dist2 = policy->max_distance > 0
                       ? (float)(policy->max_distance * h->length_scale * policy->max_distance * h->length_scale)
                       : INFINITY;
@@ -327,8 +351,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         size_t at = reg.entry_count;
         double kept_w = 0;
         if (g.count > 0) { /* the entry arrays are still NULL while every set so far is empty */
-            r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at],
-                                       &reg.bary[3 * at], &kept_w);
+            r = sn_soffd_write_entries(h, i, p, g.items, g.count, &reg.element[at], &reg.coeff[4 * at], &kept_w);
             if (r != SINEW_OK) goto fail;
         }
         reg.entry_count = need;
@@ -340,7 +363,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
         else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
     }
-    if (!sn_soffd_rest_offsets_build(h, &reg)) goto oom;
+    if (!trim_registration(env, &reg) || !sn_soffd_rest_offsets_build(h, &reg)) goto oom;
     if ((r = sn_progress(call, "soffd: register", 1.0f)) != SINEW_OK) goto fail;
     sn_free(env, g.items);
     sn_free(env, g.drops);
@@ -365,6 +388,11 @@ static sinew_result check_policy(const sinew_soffd_register_desc *p)
     if (!isfinite(p->max_distance) || p->max_distance < 0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "max_distance must be finite and >= 0, got %g",
                        (double)p->max_distance);
+    if (p->exact && (p->weight_threshold != 0 || p->max_contributors != 0 || p->exclusive))
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT,
+                       "exact registration keeps every element: weight_threshold (%g), max_contributors (%u) and "
+                       "exclusive (%d) must be 0", (double)p->weight_threshold, (unsigned)p->max_contributors,
+                       p->exclusive);
     return SINEW_OK;
 }
 
@@ -388,6 +416,8 @@ sinew_result sinew_soffd_register(sinew_context *ctx, sinew_soffd *h, const sine
     if (desc && (r = sn_read_struct(&p, sizeof p, desc, "desc")) != SINEW_OK) return r;
     r = check_policy(&p);
     if (r != SINEW_OK) return r;
+    sn_soffd_resolve_policy(&p);
+    p.exact = 0; /* kept as the saved data keeps it: no threshold and no cap are 0 */
     if ((r = sn_check_points(points, "point")) != SINEW_OK) return r;
     if ((r = sn_soffd_check_domain(points, "point")) != SINEW_OK) return r;
     sn_soffd_reg reg;

@@ -41,7 +41,16 @@ static void sn_soffd_write_sections(sn_writer *w, const void *handle)
     sn_write_end(w);
     sn_write_section(w, SN_SOFFD_TAG_ENTRY_ELEMENT, SN_IO_U32, reg->element, entries);
     sn_write_section(w, SN_SOFFD_TAG_COEFF, SN_IO_F32, reg->coeff, 4 * entries);
-    sn_write_section(w, SN_SOFFD_TAG_BARY, SN_IO_F32, reg->bary, 3 * entries);
+    /* The barycentrics the corner lists were made of, computed again (the
+     * handle does not keep them; corners.c). */
+    sn_write_begin(w, SN_SOFFD_TAG_BARY, SN_IO_F32);
+    for (size_t i = 0; i < points; ++i)
+        for (size_t j = reg->offsets[i]; j < reg->offsets[i + 1]; ++j) {
+            float b[3];
+            sn_soffd_entry_bary(h, &reg->rest[3 * i], reg->element[j], reg->coeff[4 * j + 3], b);
+            sn_write_append(w, b, 3);
+        }
+    sn_write_end(w);
     sn_write_section(w, SN_SOFFD_TAG_DROPPED, SN_IO_F32, reg->dropped, points);
     if (h->element_parent) {
         const uint64_t bind_elements = h->bind_elements;

@@ -7,4 +7,13 @@
  * elements around a point above a 1e-3 weight threshold. */
 #define SN_SOFFD_DEFAULT_LOCAL 8.0f
 
+/* sinew_soffd_register_desc.weight_threshold: the relative weight below
+ * which an element is dropped; below a thousandth an element hardly moves a
+ * point (the paper's "significant elements"). */
+#define SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD 1e-3f
+
+/* sinew_soffd_register_desc.max_contributors: tuned on the shared data's
+ * skins and drivers for at most 200 bytes per registered point. */
+#define SN_SOFFD_DEFAULT_MAX_CONTRIBUTORS 4u
+
 #endif /* SN_SOFFD_DEFAULTS_H */

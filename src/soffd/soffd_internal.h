@@ -34,8 +34,10 @@ typedef struct sn_soffd_reg {
     size_t *offsets;      /* point_count + 1 */
     uint32_t *element;    /* per entry: the element k */
     float *coeff;         /* 4 per entry: u*x, u*y, u*z, u (P_k^R scaled by u_k) */
-    float *bary;          /* 3 per entry: u * barycentrics of P's closest point on k */
-    size_t *corner_offsets; /* point_count + 1 into the two below; always built with the entries (corners.c) */
+    /* The corner lists of the extended kernel (corners.c), built with the
+     * entries from each entry's u * barycentrics (sn_soffd_entry_bary), which
+     * are not kept: they follow from P, k and u. */
+    size_t *corner_offsets; /* point_count + 1 into the two below */
     uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
     float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
     float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
@@ -67,6 +69,9 @@ struct sinew_soffd {
     double local, length_scale;
     sn_bvh bvh;
     sn_soffd_ring ring;
+    /* The registration policy as registration applies it: resolved (no zero
+     * field that has a default), or exact with weight_threshold and
+     * max_contributors 0 (no threshold, no cap), as the saved data keeps it. */
     sinew_soffd_register_desc policy;
     int registered;
     sn_soffd_reg reg;
@@ -168,6 +173,11 @@ int sn_soffd_by_element(const void *a, const void *b);
 /* Fills the weights of n candidates (distances set), relative to the nearest of them. */
 void sn_soffd_weigh(const sinew_soffd *h, sn_soffd_candidate *items, size_t n);
 
+/* u times the barycentric coordinates of p's closest point on element k of
+ * R, rounded to float: what the corner lists are made of. The same bits for
+ * the same (p, k, u) wherever it is computed (registration, the edits, save). */
+void sn_soffd_entry_bary(const sinew_soffd *h, const float p[3], uint32_t k, float u, float out[3]);
+
 /* Writes the entries of point `point` (at p) from its kept candidates (in
  * the order given, weights filled), normalising the weights over them, and
  * the kept weight sum to *kept_weight (may be NULL). Fails with
@@ -175,7 +185,7 @@ void sn_soffd_weigh(const sinew_soffd *h, sn_soffd_candidate *items, size_t n);
  * SN_SOFFD_MAX_LOCAL; the destination is then partly written. */
 sinew_result sn_soffd_write_entries(const sinew_soffd *h, size_t point, const float p[3],
                                     const sn_soffd_candidate *items, size_t n, uint32_t *element, float *coeff,
-                                    float *bary, double *kept_weight);
+                                    double *kept_weight);
 /* The check of sn_soffd_write_entries alone, for edits that write in place. */
 sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const float p[3],
                                   const sn_soffd_candidate *items, size_t n);
@@ -185,6 +195,10 @@ sinew_result sn_soffd_check_reach(const sinew_soffd *h, size_t point, const floa
  * point's after its entries changed. They read h->reference_frame. */
 bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg);
 void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t point);
+
+/* Replaces the zero fields of a public policy that have defaults by them,
+ * unless it asks for the exact formula (desc_defaults.c). */
+void sn_soffd_resolve_policy(sinew_soffd_register_desc *p);
 
 /* Registers `skin` (count points, stride bytes, 0 = packed) into *reg, reporting progress through `call`. */
 sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, const float *skin, size_t stride,
@@ -199,18 +213,22 @@ float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point);
 /* Corner lists of the extended kernel (corners.c). Append: registration
  * merges point i (its entries and corner_offsets[i] in place) into lists
  * grown by doubling (*cap corners; slot: one per vertex, all UINT32_MAX);
- * false when out of memory. Edits reserve room
+ * false when out of memory. Edits and load reserve room
  * (`capacity` merged corners, at least what the edited entries will need)
- * before changing anything, then install (cannot fail) or release. */
+ * before changing anything, then install (cannot fail) or release. Install
+ * merges the entries' u * barycentrics given in `bary` (3 per entry, as load
+ * reads them), or with bary NULL those sn_soffd_entry_bary gives. */
 typedef struct sn_soffd_corners {
     size_t *offsets;
     uint32_t *vertex;
     float *weight;
     uint32_t *slot; /* merge scratch, one per driver vertex */
 } sn_soffd_corners;
+/* A reserve capacity: exactly the corners h->reg's entries make (counted). */
+#define SN_SOFFD_CORNERS_COUNTED SIZE_MAX
 bool sn_soffd_corners_append(const sinew_soffd *h, sn_soffd_reg *reg, size_t i, size_t *cap, uint32_t *slot);
 bool sn_soffd_corners_reserve(const sinew_soffd *h, size_t point_count, size_t capacity, sn_soffd_corners *c);
-void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, sn_soffd_corners *c);
+void sn_soffd_corners_install(const sinew_soffd *h, sn_soffd_reg *reg, const float *bary, sn_soffd_corners *c);
 void sn_soffd_corners_release(const sinew_soffd *h, sn_soffd_corners *c);
 void sn_soffd_corners_free(const sn_env *env, sn_soffd_reg *reg);
 

@@ -143,7 +143,7 @@ static sinew_result register_points(sinew_points p, const sinew_soffd_register_d
 }
 static sinew_result register_policy(float threshold, float max_distance)
 {
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), threshold, 0, max_distance, 0, 0};
     return register_points((sinew_points){skin, POINTS, 0}, &policy);
 }
 static sinew_result register_with_point(size_t point, float value)
@@ -450,6 +450,10 @@ static size_t contributors_of_point_0(void)
       { return register_points((sinew_points){skin, 2, 17}, NULL); }) \
     X(register_stride_too_small, INVALID_ARGUMENT, "stride", \
       { return register_points((sinew_points){skin, 2, 8}, NULL); }) \
+    X(register_exact_with_a_cap, INVALID_ARGUMENT, "exact", \
+      { return register_points(skin_points(), &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 4, 0, 0, 1}); }) \
+    X(register_exact_ok, OK, NULL, \
+      { return register_points(skin_points(), &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0, 0, 1}); }) \
     X(register_count_size_max_8, SIZE_OVERFLOW, "point", \
       { return register_points((sinew_points){skin, SIZE_MAX / 8, 0}, NULL); }) \
     X(register_point_nan, NON_FINITE, "point 2", { return register_with_point(2, NAN); }) \

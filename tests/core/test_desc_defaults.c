@@ -138,6 +138,21 @@ static void zero_descs_resolve_to_the_documented_defaults(void **state)
     assert_int_equal(sinew_soffd_desc_defaults(NULL, &o), SINEW_OK);
     assert_true(o.local == 8.0f);
     assert_true(o.length_scale == 0.0f);   /* depends on the driver */
+
+    sinew_soffd_register_desc rd;
+    SINEW_INIT(&rd);
+    assert_int_equal(sinew_soffd_register_desc_defaults(NULL, &rd), SINEW_OK);
+    assert_true(rd.weight_threshold == 1e-3f);
+    assert_int_equal(rd.max_contributors, 4);
+    assert_true(rd.max_distance == 0.0f);  /* no limit is a mode, not a value */
+    assert_int_equal(rd.exact, 0);
+    sinew_soffd_register_desc exact;
+    SINEW_INIT(&exact);
+    exact.exact = 1;                        /* no threshold and no cap: both stay 0 */
+    assert_int_equal(sinew_soffd_register_desc_defaults(&exact, &rd), SINEW_OK);
+    assert_true(rd.weight_threshold == 0.0f);
+    assert_int_equal(rd.max_contributors, 0);
+    assert_int_equal(rd.exact, 1);
 }
 
 static void given_fields_pass_through_and_dependent_defaults_follow(void **state)

@@ -180,7 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             policy.weight_threshold = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -0.1f, 1.1f);
             policy.max_contributors = fz_u8(&r) < 128 ? 0 : fz_range(&r, 0, 8);
             policy.max_distance = fz_u8(&r) < 128 ? 0.0f : fz_param(&r, -1.0f, 8.0f);
-            policy.exclusive = fz_u8(&r) >= 220;
+            uint8_t mode = fz_u8(&r);
+            policy.exclusive = mode >= 220;
+            policy.exact = mode >= 100 && mode < 160; /* with stray pruning fields: refused */
             fz_call_begin(&c, "sinew_soffd_register");
             res = fz_call_end(&c, sinew_soffd_register(NULL, soffd, &skin, fz_bool(&r) ? &policy : NULL), 0);
             fz_call_begin(&c, "sinew_soffd_get_info");

@@ -11,6 +11,11 @@
 #include "sinew.h"
 #include "support.h"
 
+/* The exact formula, spelled out (the registration defaults prune and cap);
+ * and the cap that means none, for a threshold alone. */
+#define SOFFD_EXACT (&(sinew_soffd_register_desc){.struct_size = sizeof(sinew_soffd_register_desc), .exact = 1})
+#define SOFFD_NO_CAP UINT32_MAX
+
 typedef struct cage {
     float *pos;
     size_t nv;

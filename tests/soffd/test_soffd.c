@@ -3,6 +3,7 @@
  * extended algorithm), units, pruning against its dropped-mass bound, BVH
  * registration against brute force, contributing-set edits, re-registration,
  * threads, and every validation path. */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -47,10 +48,10 @@ static void identity_at_bind(void **state)
     assert_float_equal(info.local, 8, 0);
     assert_float_equal(info.length_scale, 2.0f / 3.0f, 1e-6); /* mean edge of the 3 x 3 grid */
     const sinew_soffd_register_desc policies[] = {
-        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 0, 5, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1}};
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0, 1},
+        {sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), FLT_MIN, 5, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1, 0}};
     for (size_t k = 0; k < 4; ++k) {
         register_points(h, skin, N_SKIN, &policies[k]);
         assert_int_equal(lib_deform(h, c.pos, c.nv, out), SINEW_OK);
@@ -82,6 +83,59 @@ static void rotation(double ax, double ay, double az, double angle, const float 
     m[15] = 1;
 }
 
+/* The defaults (a NULL desc, a SINEW_INIT'ed one, the resolved one) keep
+ * each point's significant elements, at most 4: they give every point back
+ * bit for bit at bind, follow a rigid motion, and agree bit for bit with
+ * each other; the exact flag keeps every element. */
+static void defaults_are_bounded_and_exact_at_rest(void **state)
+{
+    (void)state;
+    cage c = make_cube_cage(4, 0);
+    float *skin = random_points(21, N_SKIN, -1.6f, 1.6f), *out = malloc(3 * N_SKIN * sizeof(float));
+    float *ref = malloc(3 * N_SKIN * sizeof(float)), *moved = malloc(3 * c.nv * sizeof(float));
+    float *bent = malloc(3 * N_SKIN * sizeof(float));
+    sinew_soffd *h = bind_cage(&c, NULL), *r = bind_cage(&c, NULL);
+    sinew_soffd_register_desc init, resolved;
+    SINEW_INIT(&init);
+    SINEW_INIT(&resolved);
+    assert_int_equal(sinew_soffd_register_desc_defaults(NULL, &resolved), SINEW_OK);
+    const sinew_soffd_register_desc *ways[3] = {NULL, &init, &resolved};
+    float m[16];
+    rotation(0.3, -1, 0.4, 1.1, (const float[3]){0.5f, -2, 7}, m);
+    apply_affine(m, c.pos, moved, c.nv);
+    for (int w = 0; w < 3; ++w) {
+        register_points(h, skin, N_SKIN, ways[w]);
+        sinew_soffd_info info;
+        SINEW_INIT(&info);
+        assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
+        assert_int_equal(info.max_set_size, 4);
+        assert_true(info.contribution_count <= 4 * (size_t)N_SKIN && info.empty_points == 0);
+        for (int ext = 0; ext < 2; ++ext) {
+            assert_int_equal(ext ? lib_deform_extended(h, c.pos, c.nv, out) : lib_deform(h, c.pos, c.nv, out), SINEW_OK);
+            assert_memory_equal(out, skin, 3 * N_SKIN * sizeof(float));
+            assert_int_equal(ext ? lib_deform_extended(h, moved, c.nv, out) : lib_deform(h, moved, c.nv, out), SINEW_OK);
+            apply_affine(m, skin, ref, N_SKIN);
+            assert_true(max_diff(out, ref, N_SKIN) <= 1e-5 * 8);
+        }
+        bend_twist(c.pos, moved, c.nv, 0.7f);
+        assert_int_equal(lib_deform(h, moved, c.nv, out), SINEW_OK);
+        if (w == 0) {
+            memcpy(bent, out, 3 * N_SKIN * sizeof(float));
+        } else {
+            assert_memory_equal(out, bent, 3 * N_SKIN * sizeof(float));
+        }
+        apply_affine(m, c.pos, moved, c.nv);
+    }
+    register_points(r, skin, N_SKIN, SOFFD_EXACT);
+    sinew_soffd_info info;
+    SINEW_INIT(&info);
+    assert_int_equal(sinew_soffd_get_info(r, &info), SINEW_OK);
+    assert_int_equal(info.contribution_count, (size_t)N_SKIN * info.element_count);
+    sinew_soffd_destroy(h);
+    sinew_soffd_destroy(r);
+    free(skin), free(out), free(ref), free(moved), free(bent), cage_free(&c);
+}
+
 static void rigid_motion_moves_the_skin_rigidly(void **state)
 {
     (void)state;
@@ -89,7 +143,7 @@ static void rigid_motion_moves_the_skin_rigidly(void **state)
     float *skin = random_points(2, N_SKIN, -1.5f, 1.5f), *moved = malloc(3 * c.nv * sizeof(float));
     float *out = malloc(3 * N_SKIN * sizeof(float)), *want = malloc(3 * N_SKIN * sizeof(float));
     sinew_soffd *h = bind_cage(&c, NULL);
-    register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-4f, 0, 0, 0});
+    register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-4f, SOFFD_NO_CAP, 0, 0, 0});
     float m[16];
     rotation(1, 2, -0.5, 2.1, (float[3]){3, -7, 0.5f}, m);
     apply_affine(m, c.pos, moved, c.nv);
@@ -130,7 +184,7 @@ static void normal_offset_stays_constant(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float *skin = random_points(3, N_SKIN, 0.05f, 0.95f), *out = malloc(3 * N_SKIN * sizeof(float));
     for (size_t i = 0; i < N_SKIN; ++i) skin[3 * i + 2] = (skin[3 * i + 2] - 0.5f) * 0.6f;
-    register_points(h, skin, N_SKIN, NULL);
+    register_points(h, skin, N_SKIN, SOFFD_EXACT);
     assert_int_equal(lib_deform(h, now, nv, out), SINEW_OK);
     double moved = 0;
     for (size_t i = 0; i < N_SKIN; ++i) {
@@ -154,7 +208,7 @@ static void scaling_the_scene_scales_the_deformation(void **state)
     bend_twist(c.pos, now, c.nv, 1.0f);
     for (size_t i = 0; i < 3 * c.nv; ++i) now_big[i] = now[i] * 1000;
     sinew_soffd *h = bind_cage(&c, NULL), *hb = bind_cage(&big, NULL);
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 2.0f, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 2.0f, 0, 0};
     register_points(h, skin, N_SKIN, &policy);
     register_points(hb, skin_big, N_SKIN, &policy);
     sinew_soffd_info a, b;
@@ -204,7 +258,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         for (size_t i = 0; i < 3 * N_SKIN; ++i) size = fmax(size, fabs(want[i]));
         /* Estimated frames on the 8-vertex cube, whose one-rings all span 3D. */
         sinew_soffd *h = bind_cage(&coarse, NULL);
-        register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
+        register_points(h, skin, N_SKIN, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0});
         float *now = malloc(3 * coarse.nv * sizeof(float));
         apply_affine(m, coarse.pos, now, coarse.nv);
         assert_int_equal(lib_deform_extended(h, now, coarse.nv, out), SINEW_OK);
@@ -217,7 +271,7 @@ static void extended_algorithm_reproduces_affine_maps(void **state)
         free(now);
         /* Caller frames (the map itself at every vertex) on a cage with flat rings. */
         h = bind_cage(&fine, NULL);
-        register_points(h, skin, N_SKIN, NULL);
+        register_points(h, skin, N_SKIN, SOFFD_EXACT);
         float *frames = malloc(16 * fine.nv * sizeof(float));
         for (size_t v = 0; v < fine.nv; ++v) memcpy(&frames[16 * v], m, sizeof m);
         assert_int_equal(sinew_soffd_deform_extended(h, frames, sinew_soffd_vertex_frames_size(h), NULL, out, 0, NULL, 0, 0, N_SKIN), SINEW_OK);
@@ -278,7 +332,7 @@ static void pruning_error_follows_the_dropped_mass(void **state)
     const float eps[] = {2e-1f, 1e-2f, 1e-3f, 1e-4f};
     double err[4];
     for (int e = 0; e < 4; ++e) {
-        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], 0, 0, 0});
+        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], SOFFD_NO_CAP, 0, 0, 0});
         assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
         sinew_soffd_info pruned;
         SINEW_INIT(&pruned);
@@ -329,7 +383,7 @@ static void registration_equals_brute_force(void **state)
     float *weights = malloc(c.nt * sizeof(float));
     const float eps[] = {0, 1e-3f, 5e-2f};
     for (int e = 0; e < 3; ++e) {
-        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], 0, 0, 0});
+        register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), eps[e], SOFFD_NO_CAP, 0, 0, 0});
         for (size_t i = 0; i < N; ++i) {
             brute_elements(&c, now, 0.5, 3.0, &skin[3 * i], w, NULL);
             double wmax = 0, kept = 0;
@@ -382,7 +436,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
     uint32_t el[64];
     float wt[64];
     /* At most 5 contributors: the five closest. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 5, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), FLT_MIN, 5, 0, 0, 0});
     sinew_soffd_get_info(h, &info);
     assert_int_equal(info.max_set_size, 5);
     for (size_t i = 0; i < N; ++i) {
@@ -402,7 +456,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         assert_true(closer <= 4);
     }
     /* Exclusive: the one closest element, weight 1. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0, 1});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0, 1, 0});
     for (size_t i = 0; i < N; ++i) {
         size_t n;
         assert_int_equal(sinew_soffd_contributor_count(h, i, &n), SINEW_OK);
@@ -411,7 +465,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
         assert_float_equal(wt[0], 1, 1e-7);
     }
     /* Max distance (in L): far points keep no element and stay at rest. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0.75f, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 0, 0, 0.75f, 0, 1});
     sinew_soffd_get_info(h, &info);
     assert_true(info.empty_points > 10 && info.empty_points < N);
     assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
@@ -433,7 +487,7 @@ static void pruning_policies_keep_what_they_promise(void **state)
     next:;
     }
     /* Combined: threshold and cap. */
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-2f, 3, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-2f, 3, 0, 0, 0});
     sinew_soffd_get_info(h, &info);
     assert_true(info.max_set_size <= 3 && info.empty_points == 0);
     sinew_soffd_destroy(h);
@@ -452,7 +506,7 @@ static void contributing_sets_can_be_edited(void **state)
     sinew_soffd_info info;
     SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0});
     assert_int_equal(lib_deform(h, now, c.nv, before), SINEW_OK);
     double *w = malloc(c.nt * sizeof(double)), (*pk)[3] = malloc(c.nt * sizeof *pk);
     uint32_t el[128];
@@ -506,7 +560,7 @@ static void contributing_sets_can_be_edited(void **state)
         for (int v = 0; v < 3; ++v) cx += c.pos[3 * c.tris[3 * t + v]];
         right[t] = cx > 0.5f;
     }
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0});
     assert_int_equal(lib_deform(h, now, c.nv, before), SINEW_OK);
     /* A point whose whole set is excluded makes the call fail before any change. */
     const uint32_t only_right[1] = {0};
@@ -561,7 +615,7 @@ static void re_registration_equals_a_fresh_bind(void **state)
     float *b = malloc(3 * N_SKIN * sizeof(float));
     bend_twist(c.pos, moved, c.nv, 0.3f);
     bend_twist(c.pos, now, c.nv, 1.1f);
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 12, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 12, 0, 0, 0};
     sinew_soffd *h = bind_cage(&c, NULL);
     register_points(h, skin, N_SKIN, &policy);
     sinew_points ref = {moved, c.nv, 0};
@@ -621,7 +675,7 @@ static void deform_is_safe_from_many_threads(void **state)
     float *skin = random_points(12, N, -1.5f, 1.5f), *now = malloc(3 * c.nv * sizeof(float));
     bend_twist(c.pos, now, c.nv, 1.0f);
     sinew_soffd *h = bind_cage(&c, NULL);
-    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0});
+    register_points(h, skin, N, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0, 0});
     sinew_soffd_info info;
     SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
@@ -677,7 +731,7 @@ static void bind_triangulates_concave_faces(void **state)
     assert_int_equal(sinew_soffd_element_face(h, 6, &face), SINEW_ERROR_INDEX_OUT_OF_RANGE);
     /* Points above the L (also above its notch) follow a lift of the whole driver. */
     const float skin[] = {1.5f, 0.5f, 0.3f, 0.5f, 2.5f, -0.2f, 1.5f, 2.0f, 0.1f, 2.5f, 0.5f, 0.4f};
-    register_points(h, skin, 4, NULL);
+    register_points(h, skin, 4, SOFFD_EXACT);
     float now[27], out[12];
     for (int i = 0; i < 27; ++i) now[i] = pos[i] + (i % 3 == 2 ? 5.0f : 0.0f);
     assert_int_equal(lib_deform(h, now, 9, out), SINEW_OK);
@@ -770,17 +824,22 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_register(NULL, NULL, &s, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     assert_int_equal(sinew_soffd_register(NULL, h, NULL, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     const sinew_soffd_register_desc bad[] = {
-        {sizeof(sinew_soffd_register_desc), -0.1f, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 1.0f, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), NAN, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0},
-        {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0}};
-    for (int k = 0; k < 5; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
+        {sizeof(sinew_soffd_register_desc), -0.1f, SOFFD_NO_CAP, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 1.0f, SOFFD_NO_CAP, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), NAN, SOFFD_NO_CAP, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), 0, 0, -1, 0, 1},
+        {sizeof(sinew_soffd_register_desc), 0, 0, INFINITY, 0, 1},
+        /* exact with a threshold, a cap or one element: contradictions */
+        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0, 1},
+        {sizeof(sinew_soffd_register_desc), 0, 4, 0, 0, 1},
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 1, 1}};
+    for (int k = 0; k < 8; ++k) assert_int_equal(sinew_soffd_register(NULL, h, &s, &bad[k]), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "exclusive (1) must be 0"));
     skin[5] = INFINITY;
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_NON_FINITE);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_ERROR_NON_FINITE);
     assert_string_equal(sinew_last_error(), "point 1 has a non-finite coordinate z (inf)");
     skin[5] = -0.3f;
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     sinew_points d = {pos, 4, 0};
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_ERROR_MISMATCH);
     assert_string_equal(sinew_last_error(), "the driver has 4 vertices now, but 5 were bound");
@@ -812,7 +871,7 @@ static void validation_names_the_element(void **state)
     assert_int_equal(sinew_soffd_set_reference(NULL, h, NULL), SINEW_ERROR_INVALID_ARGUMENT);
     /* Zero points is a valid registration. */
     s.count = 0;
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, 0), SINEW_OK);
     sinew_soffd_destroy(h);
 }
@@ -834,7 +893,8 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     sinew_result r = sinew_soffd_create(ctx, &m, NULL, &h);
     if (r != SINEW_OK) return r;
     sinew_points s = {d->skin, d->n, 0};
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), d->what == 1 ? 0.0f : 1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), d->what == 1 ? 0.0f : 1e-3f,
+                                         d->what == 1 ? 0u : SOFFD_NO_CAP, 0, 0, d->what == 1};
     if (d->what >= 1) r = sinew_soffd_register(NULL, h, &s, &policy);
     if (r == SINEW_OK && d->what == 2) {
         float *moved = malloc(3 * d->c.nv * sizeof(float));
@@ -901,14 +961,14 @@ static void registration_can_be_cancelled(void **state)
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(ctx, &m, NULL, &h), SINEW_OK);
     sinew_points s = {skin, 3, 0};
-    assert_int_equal(sinew_soffd_register(ctx, h, &s, NULL), SINEW_OK); /* one report at 0, one at 1 */
+    assert_int_equal(sinew_soffd_register(ctx, h, &s, SOFFD_EXACT), SINEW_OK); /* one report at 0, one at 1 */
     /* Progress is per call: the handle keeps no callback, so a call without a
      * context reports nothing (and is never cancelled). */
     int before = calls;
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     assert_int_equal(calls, before);
     s.count = N;
-    assert_int_equal(sinew_soffd_register(ctx, h, &s, NULL), SINEW_ERROR_CANCELLED);
+    assert_int_equal(sinew_soffd_register(ctx, h, &s, SOFFD_EXACT), SINEW_ERROR_CANCELLED);
     sinew_context_destroy(ctx);
     assert_non_null(strstr(sinew_last_error(), "soffd: register"));
     sinew_soffd_info info;
@@ -925,6 +985,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(identity_at_bind),
         cmocka_unit_test(rigid_motion_moves_the_skin_rigidly),
+        cmocka_unit_test(defaults_are_bounded_and_exact_at_rest),
         cmocka_unit_test(normal_offset_stays_constant),
         cmocka_unit_test(scaling_the_scene_scales_the_deformation),
         cmocka_unit_test(extended_algorithm_reproduces_affine_maps),

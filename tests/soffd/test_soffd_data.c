@@ -1,6 +1,7 @@
 /* Real data: beetle.obj (1,148 vertices) drives beetle-alt.obj (19,887
  * vertices) through a bend and a twist; the library must agree with the
  * independent brute force of brute.h. Skips when the shared data is absent. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +38,11 @@ static void bend_model(const float *in, float *out, size_t n, const double lo[3]
         for (int k = 0; k < 3; ++k) out[3 * i + (ax + k) % 3] = (float)(tmp[3 * i + k] * half + c[(ax + k) % 3]);
     free(tmp);
 }
+
+/* The error of the default registration against the exact formula on
+ * beetle-alt, in units of the diagonal, as docs/soffd.md states it (rounded up). */
+#define BEETLE_DEFAULT_MAX_ERROR 0.012
+#define BEETLE_DEFAULT_MEAN_ERROR 0.002
 
 typedef struct frames_bf {
     double (*ref)[4][3], (*def)[4][3];
@@ -122,7 +128,7 @@ static void beetle_drives_beetle_alt(void **state)
 
     /* 1. Pruned registration of every point (eps = 1e-4) against the exact formula. */
     sinew_points skin = {s.positions, s.vertex_count, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-4f, 0, 0, 0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-4f, SOFFD_NO_CAP, 0, 0, 0}), SINEW_OK);
     assert_int_equal(lib_deform(h, now, d.vertex_count, out), SINEW_OK);
     double moved = 0, worst = 0;
     for (size_t i = 0; i < s.vertex_count; i += 16) {
@@ -144,10 +150,48 @@ static void beetle_drives_beetle_alt(void **state)
                   (double)info.length_scale, moved, worst, size);
     assert_true(moved > 0.1 * size);
 
-    /* 2. Exact registration of a subset equals the brute force to float precision. */
+    /* 2. The defaults: at most 4 contributors and 200 bytes per point
+     * (registration's share of the handle), and within the dropped mass
+     * times the spread of the exact formula, as docs/soffd.md states. */
+    size_t bind_bytes;
+    {
+        sinew_soffd *fresh = NULL;
+        assert_int_equal(sinew_soffd_create(NULL, &m, &(sinew_soffd_desc){sizeof(sinew_soffd_desc), 0, 0, 1}, &fresh),
+                         SINEW_OK);
+        assert_int_equal(sinew_soffd_get_info(fresh, &info), SINEW_OK);
+        bind_bytes = info.memory_bytes;
+        assert_int_equal(sinew_soffd_register(NULL, fresh, &skin, NULL), SINEW_OK);
+        assert_int_equal(sinew_soffd_get_info(fresh, &info), SINEW_OK);
+        assert_true(info.max_set_size <= 4);
+        assert_true(info.contribution_count <= 4 * s.vertex_count);
+        double per_point = (double)(info.memory_bytes - bind_bytes) / (double)s.vertex_count;
+        assert_true(per_point <= 200);
+        assert_int_equal(lib_deform(fresh, now, d.vertex_count, out), SINEW_OK);
+        double err_max = 0, err_sum = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < s.vertex_count; i += 16, ++n) {
+            double exact[3], dropped, spread;
+            brute_point(&d, now, &f, info.length_scale, info.local, &s.positions[3 * i], 0, exact, &dropped, &spread,
+                        w, pk);
+            float reported;
+            assert_int_equal(sinew_soffd_dropped_mass(fresh, i, &reported), SINEW_OK);
+            double e[3] = {out[3 * i] - exact[0], out[3 * i + 1] - exact[1], out[3 * i + 2] - exact[2]};
+            double diff = sqrt(bf_dot(e, e));
+            assert_true(diff <= reported * spread + 1e-5 * size);
+            err_max = fmax(err_max, diff / size);
+            err_sum += diff / size;
+        }
+        print_message("beetle at the defaults: %.1f B/point, error against exact max %.3g mean %.3g of the diagonal\n",
+                      per_point, err_max, err_sum / (double)n);
+        /* docs/soffd.md, Defaults: beetle's row */
+        assert_true(err_max <= BEETLE_DEFAULT_MAX_ERROR && err_sum / (double)n <= BEETLE_DEFAULT_MEAN_ERROR);
+        sinew_soffd_destroy(fresh);
+    }
+
+    /* 3. Exact registration of a subset equals the brute force to float precision. */
     size_t sub = (s.vertex_count + 15) / 16;
     sinew_points subset = {s.positions, sub, 16 * 3 * sizeof(float)};
-    assert_int_equal(sinew_soffd_register(NULL, h, &subset, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &subset, SOFFD_EXACT), SINEW_OK);
     assert_int_equal(lib_deform(h, now, d.vertex_count, out), SINEW_OK);
     for (size_t j = 0; j < sub; ++j) {
         double exact[3], dropped, spread;
@@ -198,7 +242,7 @@ static void dropped_mass_is_tight(void **state)
         }
     }
     sinew_points s = {skin, N, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0}), SINEW_OK);
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     uint32_t *e = malloc(d.triangle_count * sizeof(uint32_t));
     uint8_t *kept = calloc(d.triangle_count, 1);

@@ -32,6 +32,7 @@ static void scene_init(scene *s)
     s->pts = random_points(7, N, -1.3f, 1.3f);
     SINEW_INIT(&s->policy);
     s->policy.weight_threshold = 1e-3f;
+    s->policy.max_contributors = SOFFD_NO_CAP;
     s->excluded = calloc(s->c.nt, 1);
     for (size_t k = 0; k < s->c.nt; k += 4) s->excluded[k] = 1;
     s->set[0] = 1, s->set[1] = 6, s->set[2] = 9; /* none of them excluded */

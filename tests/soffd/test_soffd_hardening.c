@@ -43,7 +43,7 @@ static void frames_of_the_wrong_size_are_refused(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     const float pts[] = {0.2f, 0.2f, 0.1f, 0.7f, 0.6f, -0.2f};
     sinew_points s = {pts, 2, 0}, d = {quad, 4, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     assert_int_equal(sinew_soffd_element_frames_size(h), 32);
     assert_int_equal(sinew_soffd_vertex_frames_size(h), 64);
     assert_int_equal(sinew_soffd_element_frames_size(NULL), 0);
@@ -108,7 +108,7 @@ static void huge_counts_fail_before_reading(void **state)
     h = bind_triangle(NULL);
     const float skin[] = {0.2f, 0.2f, 0.1f, 0.3f, 0.3f, 0.2f, 0.1f, 0.5f, -0.2f};
     sinew_points s = {skin, 3, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     /* A set longer than the element count is read no further than needed. */
     const uint32_t one = 0;
     assert_int_equal(sinew_soffd_set_contributors(h, 1, &one, SIZE_MAX), SINEW_ERROR_SIZE_OVERFLOW);
@@ -176,7 +176,7 @@ static void far_points_keep_finite_weights(void **state)
     sinew_soffd *h = bind_triangle(&(sinew_soffd_desc){sizeof(sinew_soffd_desc), 100, 0, 0});
     const float far[] = {1e6f, 0, 0, 0.25f, 0.25f, 3e5f, -4e5f, 2e5f, 1};
     sinew_points s = {far, 3, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     assert_weights_sum_to_one(h, 3);
     float moved[9], frames[16], out[9];
     for (int i = 0; i < 9; ++i) moved[i] = tri_pos[i] + (i % 3 == 1 ? 2.0f : 0.0f);
@@ -195,9 +195,9 @@ static void far_points_keep_finite_weights(void **state)
     const float pts[] = {1e15f, 0, 0, 3e14f, -2e14f, 1e15f, 0.1f, 0.2f, 1e17f};
     s = (sinew_points){pts, 3, 0};
     const sinew_soffd_register_desc policies[] = {
-        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0},
-        {sizeof(sinew_soffd_register_desc), 0, 2, 0, 0}};
+        {sizeof(sinew_soffd_register_desc), 0, 0, 0, 0, 1},
+        {sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0},
+        {sizeof(sinew_soffd_register_desc), FLT_MIN, 2, 0, 0, 0}};
     for (int k = 0; k < 3; ++k) {
         assert_int_equal(sinew_soffd_register(NULL, h, &s, &policies[k]), SINEW_OK);
         assert_weights_sum_to_one(h, 3);
@@ -228,14 +228,14 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     /* Ppoints far beyond 2^60: named, and the earlier registration kept. */
     const float ok_pts[] = {0.1f, 0.2f, 2};
     sinew_points s = {ok_pts, 1, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     const float far[] = {0, 0, 0, 1e38f, 0, 0};
     s = (sinew_points){far, 2, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point 1 has coordinate x = 1e+38"));
     const float far2[] = {2e19f, 0, 0};
     s = (sinew_points){far2, 1, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}),
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, SOFFD_NO_CAP, 0, 0, 0}),
                      SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point 0"));
     sinew_soffd_info info;
@@ -288,10 +288,10 @@ static void coordinates_beyond_the_domain_are_named(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &tm, NULL, &h), SINEW_OK);
     const float away[] = {0, 0, 1e-30f, 1e15f, 1e15f, 0};
     s = (sinew_points){away, 2, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_ERROR_OUTSIDE_DOMAIN);
     assert_non_null(strstr(sinew_last_error(), "point 1 lies"));
     s.count = 1;
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     assert_int_equal(sinew_soffd_set_contributors(h, 0, (const uint32_t[]){0, 1}, 2), SINEW_OK);
     /* A pose stretching the tiny one-rings by 1e48: the vertex maps would overflow. */
     float stretched[18];
@@ -384,7 +384,8 @@ static void precision_holds_far_from_the_origin(void **state)
         assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
         for (int exact = 1; exact >= 0; --exact) {
             sinew_points s = {skin, N, 0};
-            sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f, 0, 0, 0};
+            sinew_soffd_register_desc pol = {sizeof(sinew_soffd_register_desc), exact ? 0.0f : 1e-3f,
+                                                   exact ? 0u : SOFFD_NO_CAP, 0, 0, exact};
             assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
             for (int pose = 0; pose < 2; ++pose) {
                 /* pose 0: rest; pose 1: a rotation about the model's centre and a translation. */
@@ -500,7 +501,7 @@ static void bind_pose_is_identity_for_thin_elements(void **state)
         sinew_soffd *h = NULL;
         assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
         sinew_points s = {pts, N, 0}, now = {drivers[d], 3, 0};
-        assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+        assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
         assert_int_equal(sinew_soffd_element_frames(h, &now, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);
         assert_int_equal(sinew_soffd_deform(h, frames, sinew_soffd_element_frames_size(h), NULL, out, 0, NULL, 0, 0, N), SINEW_OK);
         double worst = 0;
@@ -533,7 +534,7 @@ static void bind_pose_is_identity_after_edits(void **state)
     uint8_t *excluded = calloc(c.nt, 1);
     for (size_t k = 0; k < c.nt; k += 3) excluded[k] = 1;
     sinew_points s = {pts, N, 0};
-    sinew_soffd_register_desc pol = {sizeof pol, 1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc pol = {sizeof pol, 1e-3f, SOFFD_NO_CAP, 0, 0, 0};
     assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
     assert_int_equal(sinew_soffd_exclude_elements(h, excluded, c.nt, 0, N / 2), SINEW_OK);
     const uint32_t set[2] = {4, 17};
@@ -606,7 +607,7 @@ static void positions_do_not_depend_on_other_outputs(void **state)
     const size_t cuts[] = {0, 1, 13, 14, 50, 96, N};
     for (int exact = 0; exact < 2; ++exact) {
         sinew_points s = {skin, N, 0};
-        sinew_soffd_register_desc pol = {sizeof pol, exact ? 0.0f : 1e-3f, 0, 0, 0};
+        sinew_soffd_register_desc pol = {sizeof pol, exact ? 0.0f : 1e-3f, exact ? 0u : SOFFD_NO_CAP, 0, 0, exact};
         assert_int_equal(sinew_soffd_register(NULL, h, &s, &pol), SINEW_OK);
         for (int extended = 0; extended < 2; ++extended) {
             const float *frames = extended ? vf : ef;
@@ -644,7 +645,7 @@ static void frame_checks_name_every_entry(void **state)
     assert_int_equal(sinew_soffd_create(NULL, &m, NULL, &h), SINEW_OK);
     float p[3] = {0.1f, 0.2f, 1.3f};
     sinew_points s = {p, 1, 0};
-    assert_int_equal(sinew_soffd_register(NULL, h, &s, NULL), SINEW_OK);
+    assert_int_equal(sinew_soffd_register(NULL, h, &s, SOFFD_EXACT), SINEW_OK);
     sinew_points d = {c.pos, c.nv, 0};
     float *frames = malloc(16 * c.nt * sizeof(float)), *vframes = malloc(16 * c.nv * sizeof(float));
     assert_int_equal(sinew_soffd_element_frames(h, &d, frames, sinew_soffd_element_frames_size(h)), SINEW_OK);

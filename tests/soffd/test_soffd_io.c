@@ -5,6 +5,7 @@
  * content errors in resealed data; the golden file of format version 1; the
  * corruption sweeps and an allocation-failure sweep on load.
  * SINEW_WRITE_GOLDEN=1 rewrites tests/golden/soffd-v1.bin instead of reading it. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +162,7 @@ static void check_round_trip(sinew_soffd *h, const driver *d)
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);
     policy.weight_threshold = 1e-2f;
+    policy.max_contributors = SOFFD_NO_CAP;
     assert_int_equal(sinew_soffd_register(NULL, h, &pts, &policy), SINEW_OK);
     assert_int_equal(sinew_soffd_register(NULL, loaded, &pts, &policy), SINEW_OK);
     check_same(h, loaded, d);
@@ -189,14 +191,15 @@ static void round_trip_registrations(void **state)
     driver_init(&d, 2, 0);
     float *skin = random_points(7, 200, -1.3f, 1.3f);
     sinew_points pts = {skin, 200, 0};
-    sinew_soffd_register_desc policies[6];
-    for (int p = 0; p < 6; ++p) SINEW_INIT(&policies[p]);  /* [0]: exact */
-    policies[1].weight_threshold = 1e-3f;
-    policies[2].max_contributors = 3;
-    policies[3].max_distance = 0.6f;      /* some points keep no element */
+    sinew_soffd_register_desc policies[7];
+    for (int p = 0; p < 7; ++p) SINEW_INIT(&policies[p]);  /* [6]: the defaults */
+    policies[0].exact = 1;
+    policies[1].weight_threshold = 1e-3f, policies[1].max_contributors = SOFFD_NO_CAP;
+    policies[2].weight_threshold = FLT_MIN, policies[2].max_contributors = 3;
+    policies[3].exact = 1, policies[3].max_distance = 0.6f;      /* some points keep no element */
     policies[4].exclusive = 1;
     policies[5].weight_threshold = 1e-2f, policies[5].max_contributors = 5, policies[5].max_distance = 2.0f;
-    for (int p = 0; p < 6; ++p) {
+    for (int p = 0; p < 7; ++p) {
         sinew_soffd *h = driver_bind(&d, 0);
         assert_int_equal(sinew_soffd_register(NULL, h, &pts, &policies[p]), SINEW_OK);
         check_round_trip(h, &d);
@@ -216,6 +219,7 @@ static void round_trip_edits(void **state)
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);
     policy.weight_threshold = 1e-3f;
+    policy.max_contributors = SOFFD_NO_CAP;
     sinew_soffd *h = driver_bind(&d, 0);
     assert_int_equal(sinew_soffd_register(NULL, h, &pts, &policy), SINEW_OK);
     const uint32_t set[3] = {5, 0, 17};
@@ -280,6 +284,7 @@ static unsigned char *small_saved(size_t *size)
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);
     policy.weight_threshold = 1e-2f;
+    policy.max_contributors = SOFFD_NO_CAP;
     assert_int_equal(sinew_soffd_register(NULL, h, &pts, &policy), SINEW_OK);
     const uint32_t set[2] = {1, 8};
     assert_int_equal(sinew_soffd_set_contributors(h, 2, set, 2), SINEW_OK);
@@ -539,7 +544,7 @@ static void write_corpus(void **state)
             sinew_soffd *h = driver_bind(&d, 0);
             float *skin = random_points(5, 4, -1.2f, 1.2f);
             sinew_points pts = {skin, 4, 0};
-            if (seed == 2) assert_int_equal(sinew_soffd_register(NULL, h, &pts, NULL), SINEW_OK);
+            if (seed == 2) assert_int_equal(sinew_soffd_register(NULL, h, &pts, SOFFD_EXACT), SINEW_OK);
             buf = save(h, &size);
             free(skin);
             sinew_soffd_destroy(h);

@@ -80,7 +80,7 @@ static void rigid_and_affine_maps_are_exact(void **state)
     (void)state;
     cage c;
     float *points = random_points(3, N, -1.6f, 1.6f), *normals = unit_normals(4, N);
-    sinew_soffd *h = bound_cage(&c, points, N, NULL);
+    sinew_soffd *h = bound_cage(&c, points, N, SOFFD_EXACT);
     float *moved = malloc(3 * c.nv * sizeof(float)), *basic = malloc(3 * N * sizeof(float));
     float *extended = malloc(3 * N * sizeof(float)), *maps = malloc(16 * c.nv * sizeof(float));
     /* A rotation about (1, 2, 3) by 1 radian plus a translation. */
@@ -202,7 +202,7 @@ static void normals_are_continuous(void **state)
         nrm[3 * i] = 0.3f, nrm[3 * i + 1] = 1, nrm[3 * i + 2] = 0.2f;
     }
     cage c;
-    sinew_soffd *h = bound_cage(&c, pts, S, NULL);
+    sinew_soffd *h = bound_cage(&c, pts, S, SOFFD_EXACT);
     float *moved = malloc(3 * c.nv * sizeof(float));
     bend_twist(c.pos, moved, c.nv, 0.8f);
     deform_both(h, &c, moved, NULL, nrm, basic, extended);
@@ -238,6 +238,7 @@ static void ranges_and_rest_points(void **state)
     cage c;
     sinew_soffd_register_desc near;
     SINEW_INIT(&near);
+    near.exact = 1;
     near.max_distance = 1.0f; /* point 1 reaches no element */
     sinew_soffd *h = bound_cage(&c, pts, 4, &near);
     sinew_soffd_info info;

@@ -182,7 +182,7 @@ static void soffd_is_thread_safe(void **state)
     bend_twist(c.pos, now, c.nv, 0.4f);
     sinew_polymesh driver = cage_polymesh(&c, NULL);
     sinew_points skin_view = {skin, SOFFD_POINTS, 0};
-    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0};
+    sinew_soffd_register_desc policy = {sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0, 0};
     sinew_soffd *h = NULL;
     assert_int_equal(sinew_soffd_create(NULL, &driver, NULL, &h), SINEW_OK);
     assert_int_equal(sinew_soffd_register(NULL, h, &skin_view, &policy), SINEW_OK);

@@ -216,6 +216,7 @@ static int bench_soffd(void)
     sinew_soffd_register_desc policy;
     SINEW_INIT(&policy);
     policy.weight_threshold = 1e-3f;
+    policy.max_contributors = UINT32_MAX; /* no cap: the threshold alone, as docs/soffd.md reports it */
     double t0 = support_cpu_now();
     if (sinew_soffd_register(NULL, h, &pts, &policy) != SINEW_OK) {
         fprintf(stderr, "soffd register failed: %s\n", sinew_last_error());

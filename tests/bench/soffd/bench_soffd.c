@@ -165,7 +165,7 @@ int main(void)
         double best = INFINITY;
         for (int rep = 0; rep < 3; ++rep) {
             double t0 = support_cpu_now();
-            if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 0, 0, 0}) != SINEW_OK) return 1;
+            if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, UINT32_MAX, 0, 0, 0}) != SINEW_OK) return 1;
             best = fmin(best, support_cpu_now() - t0);
         }
         sinew_soffd_get_info(h, &info);
@@ -184,7 +184,7 @@ int main(void)
     }
 
     /* Deformation with at most 8 contributors per point. */
-    if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0}) != SINEW_OK) return 1;
+    if (sinew_soffd_register(NULL, h, &skin, &(sinew_soffd_register_desc){sizeof(sinew_soffd_register_desc), 1e-3f, 8, 0, 0, 0}) != SINEW_OK) return 1;
     sinew_soffd_get_info(h, &info);
     float *now = malloc(3 * s.nv * sizeof(float)), *out = malloc(3 * s.ns * sizeof(float));
     float *ref_out = malloc(3 * s.ns * sizeof(float));
