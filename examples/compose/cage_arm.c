@@ -188,7 +188,7 @@ int main(int argc, char **argv)
     t0 = support_now();
     if ((r = sinew_soffd_create(NULL, &driver, NULL, &soffd)) != SINEW_OK) return fail("soffd bind", r);
     sinew_points arm_points = {arm.positions, arm.vertex_count, 0};
-    sinew_soffd_register_desc policy; /* the defaults: significant elements, at most 4 per point */
+    sinew_soffd_register_desc policy; /* the defaults: each point's significant elements */
     SINEW_INIT(&policy);
     if ((r = sinew_soffd_register(NULL, soffd, &arm_points, &policy)) != SINEW_OK) return fail("soffd register", r);
     double t_register = support_now() - t0;

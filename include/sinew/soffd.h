@@ -59,9 +59,10 @@ SINEW_API sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, s
 
 /* Pruning policies for registration; combinable; SINEW_INIT it, then a zero
  * field means its default. The defaults (or a NULL desc) keep each point's
- * significant elements, at most 4 of them, which holds a registration within
- * 200 bytes per point (docs/soffd.md, "Defaults"); `exact` asks for the
- * paper's exact formula instead (every element for every point). */
+ * significant elements, those above a thousandth of its largest weight
+ * (docs/soffd.md, "Defaults", states the memory and error per mesh);
+ * `exact` asks for the paper's exact formula instead (every element for
+ * every point). */
 typedef struct sinew_soffd_register_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
@@ -70,9 +71,11 @@ typedef struct sinew_soffd_register_desc {
      * 1e-4 of the diagonal of the exact one; see sinew_soffd_dropped_mass).
      * FLT_MIN in effect drops nothing. */
     float weight_threshold;
-    /* Keep at most this many elements per point (the closest). 0 = 4 (about
-     * 1e-2 of the diagonal from the exact formula on the shared data's
-     * characters); UINT32_MAX = no cap. */
+    /* Keep at most this many elements per point (the closest). 0 (the
+     * default) and UINT32_MAX = no cap. A cap bounds memory (4: under 200
+     * bytes per point) but leaves steps in the deformed skin, about 1e-2 of
+     * the diagonal on the shared data's characters, where a point's last kept
+     * element and the first dropped one trade places. */
     uint32_t max_contributors;
     /* Drop elements farther than max_distance * L (the length scale; not world
      * units, so it scales with the scene). A point with no element that close
@@ -87,8 +90,8 @@ typedef struct sinew_soffd_register_desc {
 } sinew_soffd_register_desc;
 
 /* The policy sinew_soffd_register uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with weight_threshold and max_contributors replaced by
- * their defaults when zero and `exact` is 0; with `exact` set they stay 0.
+ * desc (NULL = all zero) with weight_threshold replaced by its default when
+ * zero and `exact` is 0; with `exact` set it stays 0.
  * Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
  * written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
  * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */

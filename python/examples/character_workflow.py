@@ -169,9 +169,9 @@ def main(out_dir):
 
     # 4. The skin registered on the driver.
     soffd = sinew.Soffd(driver, driver_triangles)
-    # Every element above 1e-3 of a point's largest weight, no cap: the wide
-    # blend rounds the elbow's crease (the default 4 nearest follow it more closely).
-    soffd.register(skin, weight_threshold=1e-3, max_contributors=2**32 - 1)
+    # The defaults: every element above 1e-3 of a point's largest weight,
+    # whose wide blend rounds the elbow's crease.
+    soffd.register(skin)
 
     # 5. The correctives, offsets of the driver's rest points. The elbow key:
     # the smooth bend carried back to the bind pose by the inverse of each

@@ -51,7 +51,7 @@ def main(out_dir):
     normals = skin * [0.0, 1.0, 1.0]  # outward, unnormalised (fine: the deform normalises)
 
     soffd = sinew.Soffd(driver, driver_quads)  # quads are triangulated
-    soffd.register(skin,  # the defaults: significant elements, at most 4 per point
+    soffd.register(skin,  # the defaults: each point's significant elements
                    progress=lambda stage, fraction: print(f"\r{stage}: {fraction:4.0%}", end="", flush=True))
     info = soffd.info
     print(f"\n{info.element_count} elements, {info.point_count} points, "

@@ -68,9 +68,10 @@ class Soffd(HandleObject):
                  exact=False, progress=None):
         """Registers points (P, 3), replacing any earlier registration and
         edits. Pruning: weight_threshold (relative; 0 = 1e-3),
-        max_contributors (0 = 4, 2**32 - 1 = no cap), max_distance (in
-        length scales, 0 = none), exclusive (one element per point). The
-        defaults keep each point's significant elements, at most 4;
+        max_contributors (0 and 2**32 - 1 = no cap; a cap bounds memory but
+        steps the deformed surface), max_distance (in length scales,
+        0 = none), exclusive (one element per point). The defaults keep
+        each point's significant elements;
         exact=True (with the threshold, the cap and exclusive left 0) is the
         paper's exact formula, every element for every point."""
         _sinew.soffd_register(self._handle, points, weight_threshold=float(weight_threshold),

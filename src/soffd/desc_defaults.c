@@ -28,7 +28,6 @@ sinew_result sinew_soffd_register_desc_defaults(const sinew_soffd_register_desc 
 
 void sn_soffd_resolve_policy(sinew_soffd_register_desc *p)
 {
-    if (p->exact) return; /* no threshold, no cap: both stay 0 */
+    if (p->exact) return; /* no threshold: it stays 0 */
     if (p->weight_threshold == 0.0f) p->weight_threshold = SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD;
-    if (p->max_contributors == 0) p->max_contributors = SN_SOFFD_DEFAULT_MAX_CONTRIBUTORS;
 }

@@ -12,8 +12,8 @@
  * point (the paper's "significant elements"). */
 #define SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD 1e-3f
 
-/* sinew_soffd_register_desc.max_contributors: tuned on the shared data's
- * skins and drivers for at most 200 bytes per registered point. */
-#define SN_SOFFD_DEFAULT_MAX_CONTRIBUTORS 4u
+/* sinew_soffd_register_desc.max_contributors has no default cap: a hard
+ * cap makes steps in the deformed skin where a point's last kept element
+ * and the first dropped one trade places (docs/soffd.md, Defaults). */
 
 #endif /* SN_SOFFD_DEFAULTS_H */

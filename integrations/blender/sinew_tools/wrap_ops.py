@@ -14,7 +14,7 @@ class SINEW_OT_wrap_bind(bpy.types.Operator):
         name="Weight Threshold", default=0.0, min=0.0, max=1.0, precision=4,
         description="Drop driver faces weighing less than this fraction of a point's largest (0: 1e-3)")
     max_contributors: bpy.props.IntProperty(
-        name="Max Faces", default=0, min=0, description="Driver faces per point at most (0: 4)")
+        name="Max Faces", default=0, min=0, description="Driver faces per point at most (0: no cap; a cap steps the surface)")
 
     @classmethod
     def poll(cls, context):
