@@ -567,6 +567,7 @@ int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     const bool characters_only = argc > 1 && strcmp(argv[1], "characters") == 0;
+    if (argc > 1 && strcmp(argv[1], "load") == 0) return bench_load() ? 0 : 1;
     const size_t sizes[2] = {10000, 1000000};
     const size_t influences[4] = {1, 2, 4, 8};
     const unsigned masks[3] = {1, 3, 7};
