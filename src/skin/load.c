@@ -443,17 +443,22 @@ static sinew_result sn_skin_load_opened(sinew_context *ctx, sn_reader *r, sinew_
     sinew_skin *skin = NULL;
     uint64_t *raw = sn_alloc_array(&env, s.max_k, sizeof *raw, "skin group counts");
     size_t *counts = sn_alloc_array(&env, s.max_k + 1, sizeof *counts, "skin group counts");
-    /* One byte per vertex for the fast fill's marks; its first vertex_count / 8
-     * + 1 bytes are the detailed check's bitmap. */
-    uint8_t *seen = sn_calloc(&env, s.vertex_count + 1, "skin vertex bitmap");
+    uint8_t *seen = NULL;
     uint32_t *last_vertex = sn_alloc_array(&env, s.joint_count, sizeof *last_vertex, "skin joint marks");
-    if (!raw || !counts || !seen || !last_vertex) {
+    if (!raw || !counts || !last_vertex) {
         res = sn_alloc_failure();
         goto done;
     }
     /* Vertex numbers are below 2^32 - 1, so UINT32_MAX marks no vertex. */
     memset(last_vertex, 0xff, s.joint_count * sizeof *last_vertex);
     if ((res = sn_skin_read_counts(r, &s, raw, counts)) != SINEW_OK) goto done;
+    /* One byte per vertex for the fast fill's marks (the data holds four per
+     * vertex, so no count in it allocates more than it holds); the first
+     * vertex_count / 8 + 1 bytes are the detailed check's bitmap. */
+    if (!(seen = sn_calloc(&env, s.vertex_count + 1, "skin vertex bitmap"))) {
+        res = sn_alloc_failure();
+        goto done;
+    }
     res = sn_skin_allocate(&env, s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, &skin);
     if (res != SINEW_OK) goto done;
     skin->vertex_count = s.vertex_count;
