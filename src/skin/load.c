@@ -350,15 +350,20 @@ static bool sn_skin_vertices_ok(const sn_skin_group *g, size_t begin, size_t end
     return true;
 }
 
-/* The fast fill's check of a chunk's slots (the AVX2 pass for the common
- * float four-influence group). */
+/* The fast fill's check of a chunk's slots (AVX2 passes for the common
+ * four-influence group, float or compressed with 8-bit joints). */
 static bool sn_skin_chunk_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t begin, size_t end, bool avx2)
 {
 #if defined(SINEW_HAVE_X86_KERNELS)
-    if (avx2 && g->influences == 4 && skin->format == SN_SKIN_F32_J16) {
+    if (avx2 && g->influences == 4 && skin->format != SN_SKIN_U8_J16) {
         const size_t whole = (end - begin) / 8 * 8;
-        if (!sn_skin_slots4_f32_ok_avx2((const uint16_t *)g->joints + 4 * begin, (const float *)g->weights + 4 * begin,
-                                        whole, (uint32_t)skin->joint_count, SN_SKIN_SUM_TOLERANCE))
+        const uint32_t joints = (uint32_t)skin->joint_count;
+        if (skin->format == SN_SKIN_F32_J16
+                ? !sn_skin_slots4_f32_ok_avx2((const uint16_t *)g->joints + 4 * begin,
+                                              (const float *)g->weights + 4 * begin, whole, joints,
+                                              SN_SKIN_SUM_TOLERANCE)
+                : !sn_skin_slots4_u8_ok_avx2((const uint8_t *)g->joints + 4 * begin,
+                                             (const uint8_t *)g->weights + 4 * begin, whole, joints))
             return false;
         begin += whole;
         if (begin == end) return true;
