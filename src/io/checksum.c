@@ -44,3 +44,49 @@ uint64_t sn_io_checksum(const unsigned char *data, size_t size, size_t checksum_
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
     return h ^ (h >> 31);
 }
+
+/* Pieces: word i of lane l ends in b_l with the factor (n - i / 8), n the
+ * data's block count, so each byte adds its value to a_l and (n - block) times
+ * it to b_l, in whatever order the pieces come. */
+void sn_io_checksum_begin(sn_io_checksum_state *st, size_t size)
+{
+    memset(st, 0, sizeof *st);
+    st->blocks = size / 32;
+}
+
+static void add_byte(sn_io_checksum_state *st, unsigned char byte, size_t at)
+{
+    const uint64_t v = (uint64_t)byte << (8 * (at & 3));
+    const size_t l = (at >> 2) & 7;
+    st->a[l] += v;
+    st->b[l] += (uint64_t)(st->blocks - at / 32) * v;
+}
+
+void sn_io_checksum_add(sn_io_checksum_state *st, const unsigned char *p, size_t at, size_t len)
+{
+    size_t i = 0;
+    for (; i < len && (at + i) % 32 != 0; ++i) add_byte(st, p[i], at + i);
+    const size_t whole = (len - i) / 32;
+    if (whole) {
+        /* b_l of the whole blocks alone weighs block j of m by m - j. */
+        uint64_t a[8] = {0}, b[8] = {0};
+        for (size_t j = 0; j < whole; ++j) add_block(a, b, p + i + 32 * j);
+        const uint64_t after = (uint64_t)(st->blocks - (at + i) / 32 - whole);
+        for (int l = 0; l < 8; ++l) {
+            st->a[l] += a[l];
+            st->b[l] += after * a[l] + b[l];
+        }
+        i += 32 * whole;
+    }
+    for (; i < len; ++i) add_byte(st, p[i], at + i);
+}
+
+uint64_t sn_io_checksum_end(const sn_io_checksum_state *st)
+{
+    uint64_t h = 0;
+    for (int l = 0; l < 8; ++l) h += (uint64_t)(2 * l + 1) * st->a[l] + (uint64_t)(2 * l + 2) * st->b[l];
+    h += 0x9e3779b97f4a7c15ull;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}

@@ -44,6 +44,18 @@ uint64_t sn_io_checksum(const unsigned char *data, size_t size, size_t checksum_
 /* Offset of the checksum field in the header. */
 #define SN_IO_CHECKSUM_AT 32u
 
+/* The same checksum summed piece by piece, in any order, for a loader that
+ * sums bytes while it copies them: begin with the data's size (a multiple of
+ * 64), add every byte once (pieces of len bytes starting at offset `at`, p
+ * pointing at them; the checksum field as zero), end. */
+typedef struct sn_io_checksum_state {
+    uint64_t a[8], b[8];
+    size_t blocks;
+} sn_io_checksum_state;
+void sn_io_checksum_begin(sn_io_checksum_state *st, size_t size);
+void sn_io_checksum_add(sn_io_checksum_state *st, const unsigned char *p, size_t at, size_t len);
+uint64_t sn_io_checksum_end(const sn_io_checksum_state *st);
+
 /* ---- Saving ------------------------------------------------------------ */
 
 typedef struct sn_io_entry {
@@ -111,6 +123,25 @@ typedef struct sn_reader {
  * padding) and that every F32/F64 element is finite. Messages start with
  * `what` ("skin data"). On success r describes the data (which must outlive r). */
 sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what);
+
+/* sn_reader_open in two steps, for a loader that checksums and checks the
+ * floats of its large sections while it copies them: open_deferred checks
+ * everything but the checksum and the finiteness of floats (a failure there
+ * is reported as the checksum mismatch when the checksum is wrong, the order
+ * sn_reader_open reports in). The loader then either sums every byte
+ * (sn_reader_checksum_outside adds the bytes outside the sections it summed)
+ * and compares (sn_reader_checksum_check), checking the floats it does not
+ * range-check itself (sn_reader_finite), or, on any failure of its own, calls
+ * sn_reader_verify first (the checksum, then every float finite) and reports
+ * that failure instead when there is one: its codes and messages are then
+ * sn_reader_open's. */
+sinew_result sn_reader_open_deferred(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what);
+sinew_result sn_reader_verify(sn_reader *r);
+void sn_reader_checksum_outside(const sn_reader *r, sn_io_checksum_state *st, const uint32_t *tags, size_t tag_count);
+sinew_result sn_reader_checksum_check(const sn_reader *r, const sn_io_checksum_state *st);
+/* Every float of a section finite (NON_FINITE naming the element); OK when
+ * the section is absent or not of a float type. */
+sinew_result sn_reader_finite(sn_reader *r, uint32_t tag);
 
 /* sn_reader_open without the kind check (any known kind), for
  * sinew_saved_get_info. */

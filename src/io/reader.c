@@ -113,30 +113,38 @@ static const char *kind_name(uint32_t kind)
     return sinew_kind_string((sinew_kind)kind);
 }
 
-static sinew_result open_data(sn_reader *r, const void *data, size_t size, const char *what, bool any_kind,
-                              sinew_kind kind)
+
+static int find_index(const sn_reader *r, uint32_t tag);
+
+static bool checksum_matches(const unsigned char *p, uint64_t total)
 {
-    if (!data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", what);
-    const unsigned char *p = (const unsigned char *)data;
-    if (size < SN_IO_HEADER_BYTES || memcmp(p, magic, sizeof magic) != 0)
-        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: not sinew saved data (%s)", what,
-                       size < SN_IO_HEADER_BYTES ? "shorter than the 64-byte header" : "wrong magic bytes");
-    uint32_t version = sn_get_le32(p + 8);
-    if (version == 0) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: format version 0 does not exist", what);
-    if (version > SINEW_FORMAT_VERSION)
-        return sn_fail(SINEW_ERROR_UNSUPPORTED,
-                       "%s: format version %u, written by sinew %u, is newer than this library (%s) reads (%u)", what,
-                       version, sn_get_le32(p + 12), SINEW_VERSION_STRING, SINEW_FORMAT_VERSION);
-    uint64_t total = sn_get_le64(p + 24);
-    if (total > size)
-        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: truncated: the data states %llu bytes, %zu given", what,
-                       (unsigned long long)total, size);
-    if (total < SN_IO_HEADER_BYTES || total % SN_IO_ALIGN != 0)
-        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: stated size %llu is not a whole number of 64-byte blocks",
-                       what, (unsigned long long)total);
-    uint64_t stored = sn_get_le64(p + SN_IO_CHECKSUM_AT);
-    if (sn_io_checksum(p, (size_t)total, SN_IO_CHECKSUM_AT) != stored)
-        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: checksum mismatch: the data is corrupted", what);
+    return sn_io_checksum(p, (size_t)total, SN_IO_CHECKSUM_AT) == sn_get_le64(p + SN_IO_CHECKSUM_AT);
+}
+
+static sinew_result checksum_mismatch(const char *what)
+{
+    return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: checksum mismatch: the data is corrupted", what);
+}
+
+/* Every F32/F64 element of r's sections finite, in table order. */
+static sinew_result check_all_finite(sn_reader *r)
+{
+    for (uint32_t i = 0; i < r->section_count; ++i) {
+        const sn_io_entry *t = &r->table[i];
+        if (t->type == SN_IO_F32 || t->type == SN_IO_F64) {
+            sinew_result res = check_finite(r, t);
+            if (res != SINEW_OK) return res;
+        }
+    }
+    return SINEW_OK;
+}
+
+/* The header fields and the section table after the checksum field: what
+ * open_data checks once the checksum matches (or, deferred, before it is
+ * known). On success r describes the data. */
+static sinew_result check_layout(sn_reader *r, const unsigned char *p, uint64_t total, uint32_t version,
+                                 const char *what, bool any_kind, sinew_kind kind)
+{
     if (!all_zero(p + 40, SN_IO_HEADER_BYTES - 40))
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: reserved header bytes are not zero", what);
     uint32_t k = sn_get_le32(p + 16);
@@ -205,25 +213,108 @@ static sinew_result open_data(sn_reader *r, const void *data, size_t size, const
     }
     if (!all_zero(p + covered, (size_t)total - covered))
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: nonzero padding at the end", what);
-    for (uint32_t i = 0; i < n; ++i) {
-        const sn_io_entry *t = &tmp.table[i];
-        if (t->type == SN_IO_F32 || t->type == SN_IO_F64) {
-            sinew_result res = check_finite(&tmp, t);
-            if (res != SINEW_OK) return res;
-        }
-    }
     *r = tmp;
     return SINEW_OK;
 }
 
+/* deferred: everything but the checksum and the finiteness of floats, which
+ * the caller then checks (sn_reader_open_deferred). */
+static sinew_result open_data(sn_reader *r, const void *data, size_t size, const char *what, bool any_kind,
+                              sinew_kind kind, bool deferred)
+{
+    if (!data) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s pointer is NULL", what);
+    const unsigned char *p = (const unsigned char *)data;
+    if (size < SN_IO_HEADER_BYTES || memcmp(p, magic, sizeof magic) != 0)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: not sinew saved data (%s)", what,
+                       size < SN_IO_HEADER_BYTES ? "shorter than the 64-byte header" : "wrong magic bytes");
+    uint32_t version = sn_get_le32(p + 8);
+    if (version == 0) return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: format version 0 does not exist", what);
+    if (version > SINEW_FORMAT_VERSION)
+        return sn_fail(SINEW_ERROR_UNSUPPORTED,
+                       "%s: format version %u, written by sinew %u, is newer than this library (%s) reads (%u)", what,
+                       version, sn_get_le32(p + 12), SINEW_VERSION_STRING, SINEW_FORMAT_VERSION);
+    uint64_t total = sn_get_le64(p + 24);
+    if (total > size)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: truncated: the data states %llu bytes, %zu given", what,
+                       (unsigned long long)total, size);
+    if (total < SN_IO_HEADER_BYTES || total % SN_IO_ALIGN != 0)
+        return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: stated size %llu is not a whole number of 64-byte blocks",
+                       what, (unsigned long long)total);
+    if (deferred) {
+        /* A layout failure of corrupted data is reported as the corruption,
+         * as the checksum-first order does. */
+        sinew_result res = check_layout(r, p, total, version, what, any_kind, kind);
+        if (res != SINEW_OK && !checksum_matches(p, total)) return checksum_mismatch(what);
+        return res;
+    }
+    if (!checksum_matches(p, total)) return checksum_mismatch(what);
+    sn_reader tmp;
+    sinew_result res = check_layout(&tmp, p, total, version, what, any_kind, kind);
+    if (res == SINEW_OK) res = check_all_finite(&tmp);
+    if (res == SINEW_OK) *r = tmp;
+    return res;
+}
+
 sinew_result sn_reader_open(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what)
 {
-    return open_data(r, data, size, what, false, kind);
+    return open_data(r, data, size, what, false, kind, false);
+}
+
+sinew_result sn_reader_open_deferred(sn_reader *r, const void *data, size_t size, sinew_kind kind, const char *what)
+{
+    return open_data(r, data, size, what, false, kind, true);
+}
+
+sinew_result sn_reader_verify(sn_reader *r)
+{
+    if (!checksum_matches(r->data, r->size)) return checksum_mismatch(r->what);
+    return check_all_finite(r);
+}
+
+/* The byte extent of a section: offset to the end of its elements. */
+static void section_extent(const sn_io_entry *e, size_t *begin, size_t *end)
+{
+    *begin = (size_t)e->offset;
+    *end = *begin + (size_t)e->count * sn_io_type_size(e->type);
+}
+
+void sn_reader_checksum_outside(const sn_reader *r, sn_io_checksum_state *st, const uint32_t *tags, size_t tag_count)
+{
+    /* The header block goes through a copy with the checksum field zeroed. */
+    unsigned char header[SN_IO_HEADER_BYTES];
+    memcpy(header, r->data, sizeof header);
+    memset(header + SN_IO_CHECKSUM_AT, 0, 8);
+    sn_io_checksum_add(st, header, 0, sizeof header);
+    /* The listed sections' extents, in offset order (the table's order). */
+    size_t at = SN_IO_HEADER_BYTES;
+    for (uint32_t i = 0; i < r->section_count; ++i) {
+        bool listed = false;
+        for (size_t t = 0; t < tag_count; ++t) listed |= r->table[i].tag == tags[t];
+        if (!listed) continue;
+        size_t begin, end;
+        section_extent(&r->table[i], &begin, &end);
+        sn_io_checksum_add(st, r->data + at, at, begin - at);
+        at = end;
+    }
+    sn_io_checksum_add(st, r->data + at, at, r->size - at);
+}
+
+sinew_result sn_reader_checksum_check(const sn_reader *r, const sn_io_checksum_state *st)
+{
+    return sn_io_checksum_end(st) == sn_get_le64(r->data + SN_IO_CHECKSUM_AT) ? SINEW_OK : checksum_mismatch(r->what);
+}
+
+sinew_result sn_reader_finite(sn_reader *r, uint32_t tag)
+{
+    int at = find_index(r, tag);
+    return at >= 0 && (r->table[at].type == SN_IO_F32 || r->table[at].type == SN_IO_F64)
+               ? check_finite(r, &r->table[at])
+               : SINEW_OK;
 }
 
 sinew_result sn_reader_open_any(sn_reader *r, const void *data, size_t size, const char *what)
 {
-    return open_data(r, data, size, what, true, SINEW_KIND_SKIN);
+    return open_data(r, data, size, what, true, SINEW_KIND_SKIN, false);
 }
 
 static int find_index(const sn_reader *r, uint32_t tag)

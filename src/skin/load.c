@@ -1,11 +1,13 @@
 /* Loading a skin: the saved layout (skin_saved.h) is copied into a handle
- * allocated like create's and every value is checked there, so a skin loads
- * at about the speed of copying it. Contents create would refuse fail with
+ * allocated like create's and every value is checked there, in one pass that
+ * also sums the checksum (sn_skin_fill_fast), so a skin loads at about the
+ * speed of copying it; only a failure runs the detailed checks that name it. Contents create would refuse fail with
  * create's codes; a layout create cannot produce (vertices out of order,
  * counts that do not add up) is INVALID_DATA. */
 #include <math.h>
 #include <string.h>
 
+#include "io/bytes.h"
 #include "skin/skin_internal.h"
 #include "skin/skin_saved.h"
 
@@ -331,15 +333,114 @@ static sinew_result sn_skin_fill_groups(sn_reader *r, sinew_skin *skin, const si
     return res;
 }
 
-sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out)
+/* The fast fill's check of a chunk's vertex numbers: increasing and in range,
+ * each marked in marks (one byte per vertex, a plain store): as the groups
+ * hold vertex_count vertices in all, no vertex is in two groups exactly when
+ * every mark is set at the end. */
+static bool sn_skin_vertices_ok(const sn_skin_group *g, size_t begin, size_t end, size_t vertex_count,
+                                uint8_t *marks)
 {
-    sn_clear_error();
-    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
-    sn_reader r;
-    sinew_result res = sn_reader_open(&r, data, size, SINEW_KIND_SKIN, WHAT);
-    if (res != SINEW_OK) return res;
+    const uint32_t *v = g->vertex;
+    unsigned bad = v[end - 1] >= vertex_count;
+    for (size_t at = begin > 0 ? begin : 1; at < end; ++at) bad |= v[at] <= v[at - 1];
+    if (bad) return false;
+    if (v[end - 1] - v[begin] == end - 1 - begin) memset(marks + v[begin], 1, end - begin);
+    else
+        for (size_t at = begin; at < end; ++at) marks[v[at]] = 1;
+    return true;
+}
+
+/* The fast fill's check of a chunk's slots (AVX2 passes for the common
+ * four-influence group, float or compressed with 8-bit joints). */
+static bool sn_skin_chunk_slots_ok(const sinew_skin *skin, const sn_skin_group *g, size_t begin, size_t end, bool avx2)
+{
+#if defined(SINEW_HAVE_X86_KERNELS)
+    if (avx2 && g->influences == 4 && skin->format != SN_SKIN_U8_J16) {
+        const size_t whole = (end - begin) / 8 * 8;
+        const uint32_t joints = (uint32_t)skin->joint_count;
+        if (skin->format == SN_SKIN_F32_J16
+                ? !sn_skin_slots4_f32_ok_avx2((const uint16_t *)g->joints + 4 * begin,
+                                              (const float *)g->weights + 4 * begin, whole, joints,
+                                              SN_SKIN_SUM_TOLERANCE)
+                : !sn_skin_slots4_u8_ok_avx2((const uint8_t *)g->joints + 4 * begin,
+                                             (const uint8_t *)g->weights + 4 * begin, whole, joints))
+            return false;
+        begin += whole;
+        if (begin == end) return true;
+    }
+#else
+    (void)avx2;
+#endif
+    return sn_skin_group_slots_ok(skin, g, begin, end);
+}
+
+/* Where a section's elements start in the data (its offset). */
+static size_t sn_skin_section_offset(const sn_reader *r, uint32_t tag)
+{
+    for (uint32_t i = 0; i < r->section_count; ++i)
+        if (r->table[i].tag == tag) return (size_t)r->table[i].offset;
+    return 0;
+}
+
+/* The sections the fast fill copies, sums into the checksum and range-checks. */
+static const uint32_t sn_skin_streamed[] = {SN_SKIN_TAG_VERTICES, SN_SKIN_TAG_JOINTS, SN_SKIN_TAG_WEIGHTS,
+                                            SN_SKIN_TAG_DQ_BLEND};
+
+/* Copies elem-byte elements [first, first + count) of the section at `offset`
+ * into dst and adds their bytes to the checksum. */
+static void sn_skin_copy_summed(const sn_reader *r, sn_io_checksum_state *st, size_t offset, size_t first,
+                                size_t count, size_t elem, void *dst)
+{
+    const size_t at = offset + first * elem;
+    sn_copy_elements_le(dst, r->data + at, count, elem);
+    sn_io_checksum_add(st, r->data + at, at, count * elem);
+}
+
+/* sn_skin_fill_groups in one pass over the data: each chunk is copied, summed
+ * into the checksum and checked while it is in cache, by passes that only say
+ * whether everything is valid. False when something is not (or may not be):
+ * the caller then runs sn_skin_fill_groups, which names the first failure. The
+ * sections' sizes were checked against counts (sn_skin_read_counts). */
+static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *marks,
+                              sn_io_checksum_state *st)
+{
+    const size_t jsize = skin->format == SN_SKIN_U8_J8 ? 1 : 2, wsize = skin->format == SN_SKIN_F32_J16 ? 4 : 1;
+    const size_t vx = sn_skin_section_offset(r, SN_SKIN_TAG_VERTICES), jt = sn_skin_section_offset(r, SN_SKIN_TAG_JOINTS),
+                 wt = sn_skin_section_offset(r, SN_SKIN_TAG_WEIGHTS), dq = sn_skin_section_offset(r, SN_SKIN_TAG_DQ_BLEND);
+    const bool avx2 = sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2);
+    size_t vertex_at = 0, slot_at = 0, weight_at = 0;
+    for (size_t k = 1; k <= skin->max_influences; ++k) {
+        sn_skin_group *g = &skin->groups[k - 1];
+        g->count = counts[k];
+        for (size_t at = 0; at < g->count; at += SN_SKIN_LOAD_CHUNK) {
+            const size_t n = g->count - at < SN_SKIN_LOAD_CHUNK ? g->count - at : SN_SKIN_LOAD_CHUNK;
+            sn_skin_copy_summed(r, st, vx, vertex_at + at, n, 4, g->vertex + at);
+            sn_skin_copy_summed(r, st, jt, slot_at + at * k, n * k, jsize, (char *)g->joints + at * k * jsize);
+            if (k > 1)
+                sn_skin_copy_summed(r, st, wt, weight_at + at * k, n * k, wsize, (char *)g->weights + at * k * wsize);
+            if (g->dq_blend) sn_skin_copy_summed(r, st, dq, vertex_at + at, n, 4, g->dq_blend + at);
+            if (!sn_skin_vertices_ok(g, at, at + n, skin->vertex_count, marks) ||
+                !sn_skin_chunk_slots_ok(skin, g, at, at + n, avx2))
+                return false;
+            unsigned bad = 0;
+            for (size_t i = at; g->dq_blend && i < at + n; ++i) bad |= !(g->dq_blend[i] >= 0.0f && g->dq_blend[i] <= 1.0f);
+            if (bad) return false;
+        }
+        vertex_at += g->count;
+        slot_at += g->count * k;
+        if (k > 1) weight_at += g->count * k;
+    }
+    return memchr(marks, 0, skin->vertex_count) == NULL;
+}
+
+/* The load after the data's layout is known (sn_reader_open_deferred): its
+ * checksum and floats are checked on the way, by the fast fill, or after it
+ * (sn_reader_verify) when the fill had to name a failure. */
+static sinew_result sn_skin_load_opened(sinew_context *ctx, sn_reader *r, sinew_skin **out)
+{
     sn_skin_saved s = {0};
-    if ((res = sn_skin_read_options(&r, &s)) != SINEW_OK) return res;
+    sinew_result res = sn_skin_read_options(r, &s);
+    if (res != SINEW_OK) return res;
 
     sn_env env;
     sn_env_from_context(&env, ctx);
@@ -347,15 +448,22 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     sinew_skin *skin = NULL;
     uint64_t *raw = sn_alloc_array(&env, s.max_k, sizeof *raw, "skin group counts");
     size_t *counts = sn_alloc_array(&env, s.max_k + 1, sizeof *counts, "skin group counts");
-    uint8_t *seen = sn_calloc(&env, s.vertex_count / 8 + 1, "skin vertex bitmap");
+    uint8_t *seen = NULL;
     uint32_t *last_vertex = sn_alloc_array(&env, s.joint_count, sizeof *last_vertex, "skin joint marks");
-    if (!raw || !counts || !seen || !last_vertex) {
+    if (!raw || !counts || !last_vertex) {
         res = sn_alloc_failure();
         goto done;
     }
     /* Vertex numbers are below 2^32 - 1, so UINT32_MAX marks no vertex. */
     memset(last_vertex, 0xff, s.joint_count * sizeof *last_vertex);
-    if ((res = sn_skin_read_counts(&r, &s, raw, counts)) != SINEW_OK) goto done;
+    if ((res = sn_skin_read_counts(r, &s, raw, counts)) != SINEW_OK) goto done;
+    /* One byte per vertex for the fast fill's marks (the data holds four per
+     * vertex, so no count in it allocates more than it holds); the first
+     * vertex_count / 8 + 1 bytes are the detailed check's bitmap. */
+    if (!(seen = sn_calloc(&env, s.vertex_count + 1, "skin vertex bitmap"))) {
+        res = sn_alloc_failure();
+        goto done;
+    }
     res = sn_skin_allocate(&env, s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, &skin);
     if (res != SINEW_OK) goto done;
     skin->vertex_count = s.vertex_count;
@@ -367,9 +475,15 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
     skin->merged_duplicates = s.merged;
     skin->renormalised_vertices = s.renormalised;
     skin->unweighted_vertices = s.unweighted;
-    res = sn_reader_copy(&r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
+    res = sn_reader_copy(r, SN_SKIN_TAG_INVERSE_BIND, SN_IO_F32, 16 * s.joint_count, skin->inverse_bind);
     if (res == SINEW_OK) res = sn_skin_check_inverse_bind(skin);
-    if (res == SINEW_OK) res = sn_skin_fill_groups(&r, skin, counts, seen, last_vertex);
+    sn_io_checksum_state sum;
+    sn_io_checksum_begin(&sum, r->size);
+    const bool summed = res == SINEW_OK && sn_skin_fill_fast(r, skin, counts, seen, &sum);
+    if (res == SINEW_OK && !summed) {
+        memset(seen, 0, s.vertex_count / 8 + 1);
+        res = sn_skin_fill_groups(r, skin, counts, seen, last_vertex);
+    }
     /* Unweighted vertices are bound to one joint: the one-joint group, or
      * padded into a larger one (scanned only when the group falls short). */
     if (res == SINEW_OK && s.unweighted > counts[1]) {
@@ -378,7 +492,16 @@ sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, 
             res = sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": %zu unweighted vertices, but only %zu have one influence",
                           s.unweighted, single);
     }
-    if (res == SINEW_OK) res = sn_reader_finish(&r);
+    if (res == SINEW_OK) res = sn_reader_finish(r);
+    /* The fast fill range-checked every float it summed (weights and blend
+     * factors in [0, 1]); the matrices' finiteness is checked here. */
+    if (res == SINEW_OK && summed) {
+        sn_reader_checksum_outside(r, &sum, sn_skin_streamed, sizeof sn_skin_streamed / sizeof sn_skin_streamed[0]);
+        res = sn_reader_checksum_check(r, &sum);
+        if (res == SINEW_OK) res = sn_reader_finite(r, SN_SKIN_TAG_INVERSE_BIND);
+    } else if (res == SINEW_OK) {
+        res = sn_reader_verify(r);
+    }
     if (res == SINEW_OK) res = sn_progress(&env, "skin: load", 1.0f);
     if (res != SINEW_OK) goto done;
     sn_skin_use_kernels(skin);
@@ -390,5 +513,22 @@ done:
     sn_free(&env, counts);
     sn_free(&env, seen);
     sn_free(&env, last_vertex);
+    return res;
+}
+
+sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out)
+{
+    sn_clear_error();
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
+    sn_reader r;
+    sinew_result res = sn_reader_open_deferred(&r, data, size, SINEW_KIND_SKIN, WHAT);
+    if (res != SINEW_OK) return res;
+    res = sn_skin_load_opened(ctx, &r, out);
+    /* Any failure of corrupted or non-finite data is reported as that, in
+     * sn_reader_open's order, as though the data had been verified first. */
+    if (res != SINEW_OK) {
+        sinew_result verified = sn_reader_verify(&r);
+        if (verified != SINEW_OK) return verified;
+    }
     return res;
 }

@@ -140,6 +140,15 @@ void sn_skin_kernels_scalar(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKI
 void sn_skin_kernels_sse2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 #endif
+#if defined(SINEW_HAVE_X86_KERNELS)
+/* The load's fast check of count vertices of a float skin's four-influence
+ * group (load_avx2.c; whole blocks of 8 only, the caller checks the rest):
+ * true when every vertex passes load.c's sn_skin_slots_ok. */
+bool sn_skin_slots4_f32_ok_avx2(const uint16_t *joints, const float *weights, size_t count, uint32_t joint_count,
+                                double sum_tolerance);
+/* The same for compressed storage with 8-bit joints. */
+bool sn_skin_slots4_u8_ok_avx2(const uint8_t *joints, const uint8_t *weights, size_t count, uint32_t joint_count);
+#endif
 /* Dual-quaternion and mixed blends: one portable kernel for every k. */
 void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                        const sn_skin_io *io);
