@@ -1,9 +1,10 @@
 /* Loading a skin: the saved layout (skin_saved.h) is copied into a handle
  * allocated like create's and every value is checked there, in one pass that
  * also sums the checksum (sn_skin_fill_fast), so a skin loads at about the
- * speed of copying it; only a failure runs the detailed checks that name it. Contents create would refuse fail with
- * create's codes; a layout create cannot produce (vertices out of order,
- * counts that do not add up) is INVALID_DATA. */
+ * speed of copying it; only a failure runs the detailed checks that name it.
+ * Contents create would refuse fail with create's codes; a layout create
+ * cannot produce (vertices out of order, counts that do not add up) is
+ * INVALID_DATA. */
 #include <math.h>
 #include <string.h>
 

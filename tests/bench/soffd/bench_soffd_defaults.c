@@ -38,6 +38,13 @@ typedef struct mesh_case {
     size_t skin_triangle_count;
 } mesh_case;
 
+static void *copy_of(const void *p, size_t bytes)
+{
+    void *q = malloc(bytes);
+    if (q) memcpy(q, p, bytes);
+    return q;
+}
+
 static void case_free(mesh_case *c)
 {
     free(c->driver), free(c->triangles), free(c->points), free(c->skin_triangles);
@@ -69,11 +76,9 @@ static bool rig_case(const char *rig, mesh_case *c)
         ok = sinew_soffd_driver_from_skin(NULL, &skin, &d, c->driver, rep.vertex_count, c->triangles,
                                           rep.triangle_count, &rep) == SINEW_OK;
         c->driver_vertices = rep.vertex_count, c->triangle_count = rep.triangle_count;
-        c->points = malloc(3 * r.vertex_count * sizeof(float));
-        memcpy(c->points, r.positions, 3 * r.vertex_count * sizeof(float));
+        c->points = copy_of(r.positions, 3 * r.vertex_count * sizeof(float));
         c->point_count = r.vertex_count;
-        c->skin_triangles = malloc(3 * r.triangle_count * sizeof(uint32_t));
-        memcpy(c->skin_triangles, r.triangles, 3 * r.triangle_count * sizeof(uint32_t));
+        c->skin_triangles = copy_of(r.triangles, 3 * r.triangle_count * sizeof(uint32_t));
         c->skin_triangle_count = r.triangle_count;
         if (!ok) case_free(c);
     }
@@ -113,17 +118,13 @@ static bool beetle_case(mesh_case *c)
                 (float)(dlo[k] + (sm.positions[3 * i + k] - slo[k]) * (dhi[k] - dlo[k]) / (shi[k] - slo[k]));
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "beetle");
-    c->driver = malloc(3 * dm.vertex_count * sizeof(float));
-    memcpy(c->driver, dm.positions, 3 * dm.vertex_count * sizeof(float));
+    c->driver = copy_of(dm.positions, 3 * dm.vertex_count * sizeof(float));
     c->driver_vertices = dm.vertex_count;
-    c->triangles = malloc(3 * dm.triangle_count * sizeof(uint32_t));
-    memcpy(c->triangles, dm.triangles, 3 * dm.triangle_count * sizeof(uint32_t));
+    c->triangles = copy_of(dm.triangles, 3 * dm.triangle_count * sizeof(uint32_t));
     c->triangle_count = dm.triangle_count;
-    c->points = malloc(3 * sm.vertex_count * sizeof(float));
-    memcpy(c->points, sm.positions, 3 * sm.vertex_count * sizeof(float));
+    c->points = copy_of(sm.positions, 3 * sm.vertex_count * sizeof(float));
     c->point_count = sm.vertex_count;
-    c->skin_triangles = malloc(3 * sm.triangle_count * sizeof(uint32_t));
-    memcpy(c->skin_triangles, sm.triangles, 3 * sm.triangle_count * sizeof(uint32_t));
+    c->skin_triangles = copy_of(sm.triangles, 3 * sm.triangle_count * sizeof(uint32_t));
     c->skin_triangle_count = sm.triangle_count;
     support_mesh_free(&dm);
     support_mesh_free(&sm);
