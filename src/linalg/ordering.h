@@ -15,10 +15,10 @@
 sinew_result sn_order_nested_dissection(const sn_env *env, const sn_sparse *a, uint32_t *perm);
 
 /* Same, splitting each part by a plane (coords: 3 doubles per row, the
- * mesh vertex the row belongs to): the plane across one of seven directions,
- * at one of several positions, whose cut leaves the smallest border on its
- * smaller side, which is the separator. On meshes this finds separators
- * close to a thin cross-section, smaller than breadth-first levels. */
+ * mesh vertex the row belongs to): across one of seven directions, at the
+ * position whose smaller side's border, scored for balance, is least; that
+ * border is the separator. On meshes this finds separators close to a thin
+ * cross-section, smaller than breadth-first levels. */
 sinew_result sn_order_geometric_dissection(const sn_env *env, const sn_sparse *a, const double *coords,
                                            uint32_t *perm);
 
