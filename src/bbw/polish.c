@@ -142,7 +142,7 @@ static sinew_result analyse_system(const polish *p, const sn_sparse *h, uint32_t
                 memcpy(coords + 3 * (size_t)a, s->b->positions + 3 * (size_t)s->free_vertex[f], 3 * sizeof(double));
         }
     sn_ldlt dissected = {0};
-    r = sn_ldlt_analyse(env, h, coords, &dissected);
+    r = sn_ldlt_analyse_quick(env, h, coords, &dissected);
     sn_free(env, coords);
     if (r != SINEW_OK) return r;
     if (sn_ldlt_factor_nonzeros(&dissected) < sn_ldlt_factor_nonzeros(fac)) {

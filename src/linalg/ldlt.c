@@ -218,11 +218,11 @@ static sinew_result finish_analysis(const sn_env *env, const sn_sparse *a, sn_ld
     return r;
 }
 
-/* Both analyses: the ordering given (order, n entries, order[new] = old) or,
- * without one, the cheapest of the graph and (with coords) the geometric and
- * mixed dissections. */
+/* The analyses: the ordering given (order, n entries, order[new] = old) or,
+ * without one, the cheapest of the graph and (with coords) the geometric and,
+ * when `mixed`, the mixed dissections. */
 static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double *coords, const uint32_t *order,
-                            sn_ldlt *out)
+                            int mixed, sn_ldlt *out)
 {
     size_t n = a->n;
     sn_ldlt f;
@@ -249,7 +249,7 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
     }
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
     double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
-    for (int kind = 0; kind < 2 && !order && coords; ++kind) {
+    for (int kind = 0; kind < (mixed ? 2 : 1) && !order && coords; ++kind) {
         /* Three orderings, keep the cheapest: the symbolic count costs a
          * small fraction of the factorisation it can save. */
         r = kind == 0 ? sn_order_geometric_dissection(env, a, coords, alt)
@@ -282,10 +282,15 @@ done:
 
 sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out)
 {
-    return analyse(env, a, coords, NULL, out);
+    return analyse(env, a, coords, NULL, 1, out);
+}
+
+sinew_result sn_ldlt_analyse_quick(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out)
+{
+    return analyse(env, a, coords, NULL, 0, out);
 }
 
 sinew_result sn_ldlt_analyse_ordered(const sn_env *env, const sn_sparse *a, const uint32_t *order, sn_ldlt *out)
 {
-    return analyse(env, a, NULL, order, out);
+    return analyse(env, a, NULL, order, 0, out);
 }

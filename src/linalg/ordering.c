@@ -72,8 +72,6 @@ static const double cut_directions[7][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1,
  * the factorisation operations of the BBW rig set's automatic volumes. */
 #define SN_ND_CUT_BALANCE 2.0
 
-
-
 /* Whether v has a neighbour in the part labelled `side` that is not marked
  * with `stamp` (v itself aside). */
 static int has_unmarked_neighbour(const nd_work *w, uint32_t v, uint32_t side, size_t stamp)
@@ -111,6 +109,7 @@ static size_t mark_borders(nd_work *w, const uint32_t *part, size_t len, size_t 
     return stamp;
 }
 
+/* Orders keys by position, ties by vertex, so the sort is the same on every platform. */
 static int by_key(const void *a, const void *b)
 {
     const nd_key *x = a, *y = b;
