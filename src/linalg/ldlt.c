@@ -250,8 +250,9 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
     for (size_t k = 0; k < n; ++k) f.iperm[f.perm[k]] = (uint32_t)k;
     double cost = symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL);
     for (int kind = 0; kind < (mixed ? 2 : 1) && !order && coords; ++kind) {
-        /* Three orderings, keep the cheapest: the symbolic count costs a
-         * small fraction of the factorisation it can save. */
+        /* The graph ordering against the geometric (and mixed) ones, the
+         * cheapest kept: the symbolic count costs a small fraction of the
+         * factorisation it can save. */
         r = kind == 0 ? sn_order_geometric_dissection(env, a, coords, alt)
                       : sn_order_mixed_dissection(env, a, coords, alt);
         if (r != SINEW_OK) goto done;
