@@ -156,6 +156,8 @@ sinew_result sn_reader_finish(const sn_reader *r);
 
 /* Whether a section with this tag exists (does not count as reading it). */
 bool sn_reader_has(const sn_reader *r, uint32_t tag);
+/* Where section `tag`'s elements start in the data (0 when it is absent). */
+size_t sn_reader_offset(const sn_reader *r, uint32_t tag);
 
 /* Element count of a required section of the given type; INVALID_DATA naming
  * the tag when it is missing or holds another type. */

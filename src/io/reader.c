@@ -329,6 +329,12 @@ bool sn_reader_has(const sn_reader *r, uint32_t tag)
     return find_index(r, tag) >= 0;
 }
 
+size_t sn_reader_offset(const sn_reader *r, uint32_t tag)
+{
+    int i = find_index(r, tag);
+    return i < 0 ? 0 : (size_t)r->table[i].offset;
+}
+
 sinew_result sn_reader_finish(const sn_reader *r)
 {
     for (uint32_t i = 0; i < r->section_count; ++i)

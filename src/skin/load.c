@@ -375,14 +375,6 @@ static bool sn_skin_chunk_slots_ok(const sinew_skin *skin, const sn_skin_group *
     return sn_skin_group_slots_ok(skin, g, begin, end);
 }
 
-/* Where a section's elements start in the data (its offset). */
-static size_t sn_skin_section_offset(const sn_reader *r, uint32_t tag)
-{
-    for (uint32_t i = 0; i < r->section_count; ++i)
-        if (r->table[i].tag == tag) return (size_t)r->table[i].offset;
-    return 0;
-}
-
 /* The sections the fast fill copies, sums into the checksum and range-checks. */
 static const uint32_t sn_skin_streamed[] = {SN_SKIN_TAG_VERTICES, SN_SKIN_TAG_JOINTS, SN_SKIN_TAG_WEIGHTS,
                                             SN_SKIN_TAG_DQ_BLEND};
@@ -406,8 +398,8 @@ static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t
                               sn_io_checksum_state *st)
 {
     const size_t jsize = skin->format == SN_SKIN_U8_J8 ? 1 : 2, wsize = skin->format == SN_SKIN_F32_J16 ? 4 : 1;
-    const size_t vx = sn_skin_section_offset(r, SN_SKIN_TAG_VERTICES), jt = sn_skin_section_offset(r, SN_SKIN_TAG_JOINTS),
-                 wt = sn_skin_section_offset(r, SN_SKIN_TAG_WEIGHTS), dq = sn_skin_section_offset(r, SN_SKIN_TAG_DQ_BLEND);
+    const size_t vx = sn_reader_offset(r, SN_SKIN_TAG_VERTICES), jt = sn_reader_offset(r, SN_SKIN_TAG_JOINTS),
+                 wt = sn_reader_offset(r, SN_SKIN_TAG_WEIGHTS), dq = sn_reader_offset(r, SN_SKIN_TAG_DQ_BLEND);
     const bool avx2 = sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2);
     size_t vertex_at = 0, slot_at = 0, weight_at = 0;
     for (size_t k = 1; k <= skin->max_influences; ++k) {

@@ -163,4 +163,28 @@ static inline double max_diff(const float *a, const float *b, size_t n)
     return m;
 }
 
+/* The box of n packed points (lo, hi) and its diagonal. */
+static inline double box_diagonal(const float *p, size_t n, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* Maps the box of `points` (count of them, in place) onto the box of
+ * `target` (lo, hi out), as beetle-alt is laid onto beetle; returns the
+ * target box's diagonal. */
+static inline double fit_box_onto(const float *target, size_t target_count, float *points, size_t count,
+                                  double lo[3], double hi[3])
+{
+    double plo[3], phi[3], size = box_diagonal(target, target_count, lo, hi);
+    box_diagonal(points, count, plo, phi);
+    for (size_t i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k)
+            points[3 * i + k] = (float)(lo[k] + (points[3 * i + k] - plo[k]) * (hi[k] - lo[k]) / (phi[k] - plo[k]));
+    return size;
+}
+
 #endif /* SINEW_TEST_SOFFD_FIXTURES_H */

@@ -14,13 +14,6 @@
 #include "brute.h"
 #include "fixtures.h"
 
-static void bounds(const float *p, size_t n, double lo[3], double hi[3])
-{
-    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
-}
-
 /* Bend and twist along the longest axis, in coordinates where that axis spans
  * [-1, 1], so the deformation is the same whatever the model's frame. */
 static void bend_model(const float *in, float *out, size_t n, const double lo[3], const double hi[3])
@@ -94,15 +87,8 @@ static void beetle_drives_beetle_alt(void **state)
     assert_int_equal(d.vertex_count, 1148);
     assert_int_equal(s.vertex_count, 19887);
     /* beetle-alt is centred and larger: map its bounding box onto beetle's. */
-    double dlo[3], dhi[3], slo[3], shi[3];
-    bounds(d.positions, d.vertex_count, dlo, dhi);
-    bounds(s.positions, s.vertex_count, slo, shi);
-    for (size_t i = 0; i < s.vertex_count; ++i)
-        for (int k = 0; k < 3; ++k)
-            s.positions[3 * i + k] =
-                (float)(dlo[k] + (s.positions[3 * i + k] - slo[k]) * (dhi[k] - dlo[k]) / (shi[k] - slo[k]));
-    double size = sqrt((dhi[0] - dlo[0]) * (dhi[0] - dlo[0]) + (dhi[1] - dlo[1]) * (dhi[1] - dlo[1]) +
-                       (dhi[2] - dlo[2]) * (dhi[2] - dlo[2]));
+    double dlo[3], dhi[3];
+    double size = fit_box_onto(d.positions, d.vertex_count, s.positions, s.vertex_count, dlo, dhi);
 
     sinew_polymesh m = {{d.positions, d.vertex_count, 0}, d.face_indices, d.face_sizes, d.face_count, SINEW_INDEX_U32};
     sinew_soffd *h = NULL;
@@ -224,7 +210,7 @@ static void dropped_mass_is_tight(void **state)
     assert_int_equal(sinew_soffd_get_info(h, &info), SINEW_OK);
     assert_int_equal(info.element_count, d.triangle_count);
     double lo[3], hi[3];
-    bounds(d.positions, d.vertex_count, lo, hi);
+    box_diagonal(d.positions, d.vertex_count, lo, hi);
     enum { N = 300 };
     float *skin = malloc(3 * N * sizeof(float));
     support_rng r;

@@ -86,15 +86,6 @@ static bool rig_case(const char *rig, mesh_case *c)
     return ok;
 }
 
-static double diagonal(const float *p, size_t n, double lo[3], double hi[3])
-{
-    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
-    for (size_t i = 0; i < n; ++i)
-        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], p[3 * i + k]), hi[k] = fmax(hi[k], p[3 * i + k]);
-    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                (hi[2] - lo[2]) * (hi[2] - lo[2]));
-}
-
 /* beetle.obj (its own coarse version) driving beetle-alt.obj's vertices. */
 static bool beetle_case(mesh_case *c)
 {
@@ -109,13 +100,8 @@ static bool beetle_case(mesh_case *c)
         return false;
     }
     /* beetle-alt is centred and larger: its box mapped onto beetle's (as test_soffd_data.c does). */
-    double dlo[3], dhi[3], slo[3], shi[3];
-    diagonal(dm.positions, dm.vertex_count, dlo, dhi);
-    diagonal(sm.positions, sm.vertex_count, slo, shi);
-    for (size_t i = 0; i < sm.vertex_count; ++i)
-        for (int k = 0; k < 3; ++k)
-            sm.positions[3 * i + k] =
-                (float)(dlo[k] + (sm.positions[3 * i + k] - slo[k]) * (dhi[k] - dlo[k]) / (shi[k] - slo[k]));
+    double dlo[3], dhi[3];
+    fit_box_onto(dm.positions, dm.vertex_count, sm.positions, sm.vertex_count, dlo, dhi);
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "beetle");
     c->driver = copy_of(dm.positions, 3 * dm.vertex_count * sizeof(float));
@@ -186,7 +172,7 @@ static void run_case(const mesh_case *c, const sinew_soffd_register_desc *policy
     snprintf(name, sizeof name, "soffd/defaults/%s/register", c->name);
     support_bench_line(name, 1e3 * t_default, "ms", "exact", 1e3 * t_exact);
 
-    double lo[3], hi[3], diag = diagonal(c->points, c->point_count, lo, hi);
+    double lo[3], hi[3], diag = box_diagonal(c->points, c->point_count, lo, hi);
     float *now = malloc(3 * c->driver_vertices * sizeof(float));
     pose_driver(c, lo, hi, diag, now);
     float *a = malloc(3 * c->point_count * sizeof(float)), *b = malloc(3 * c->point_count * sizeof(float));
