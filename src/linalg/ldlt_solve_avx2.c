@@ -2,9 +2,10 @@
  * pushes 20 handles through the factor every iteration, which is most of
  * its time). Built with -mavx2 -mfma when the compiler and the `simd` option
  * allow; sn_ldlt_solve calls it only after checking the CPU. Four target
- * rows at a time stay in registers, eight right-hand sides at a time (the
- * last 1 to 7 together), while the sources stream past: each source chunk
- * is loaded once for all four targets and each coefficient once per chunk. */
+ * rows at a time stay in registers, twelve right-hand sides at a time, then
+ * eight, then the last 1 to 7 together, while the sources stream past: each
+ * source chunk is loaded once for all four targets and each coefficient once
+ * per chunk. */
 #include "linalg/ldlt_kernels.h"
 
 #if defined(__AVX2__) && defined(__FMA__) && (defined(__GNUC__) || defined(__clang__))
@@ -36,6 +37,37 @@ static inline __attribute__((always_inline)) void chunk8(double *const *targets,
     for (size_t a = 0; a < NT; ++a) {
         _mm256_storeu_pd(targets[a] + h, lo[a]);
         _mm256_storeu_pd(targets[a] + h + 4, hi[a]);
+    }
+}
+
+/* Twelve right-hand sides from column h: as chunk8, with one more register
+ * per target, so each coefficient's broadcast serves twelve columns (the
+ * accumulators, sources and coefficient fill the sixteen registers). */
+static inline __attribute__((always_inline)) void chunk12(double *const *targets, size_t NT, const double *base,
+                                                         const uint32_t *idx, size_t ns, const double *coef,
+                                                         size_t ct, size_t ca, size_t m, size_t h)
+{
+    __m256d v0[4], v1[4], v2[4];
+    for (size_t a = 0; a < NT; ++a) {
+        v0[a] = _mm256_loadu_pd(targets[a] + h);
+        v1[a] = _mm256_loadu_pd(targets[a] + h + 4);
+        v2[a] = _mm256_loadu_pd(targets[a] + h + 8);
+    }
+    for (size_t t = 0; t < ns; ++t) {
+        const double *x = SOURCE(t);
+        __m256d x0 = _mm256_loadu_pd(x), x1 = _mm256_loadu_pd(x + 4), x2 = _mm256_loadu_pd(x + 8);
+        const double *c = coef + t * ct;
+        for (size_t a = 0; a < NT; ++a) {
+            __m256d l = _mm256_broadcast_sd(c + a * ca);
+            v0[a] = _mm256_fnmadd_pd(l, x0, v0[a]);
+            v1[a] = _mm256_fnmadd_pd(l, x1, v1[a]);
+            v2[a] = _mm256_fnmadd_pd(l, x2, v2[a]);
+        }
+    }
+    for (size_t a = 0; a < NT; ++a) {
+        _mm256_storeu_pd(targets[a] + h, v0[a]);
+        _mm256_storeu_pd(targets[a] + h + 4, v1[a]);
+        _mm256_storeu_pd(targets[a] + h + 8, v2[a]);
     }
 }
 
@@ -85,6 +117,7 @@ static inline __attribute__((always_inline)) void tile_nt(double *const *targets
                                                          size_t ct, size_t ca, size_t m)
 {
     size_t h = 0;
+    for (; h + 12 <= m; h += 12) chunk12(targets, NT, base, idx, ns, coef, ct, ca, m, h);
     for (; h + 8 <= m; h += 8) chunk8(targets, NT, base, idx, ns, coef, ct, ca, m, h);
     switch (m - h) {
     case 7: chunk_tail(targets, NT, 1, 3, base, idx, ns, coef, ct, ca, m, h); break;
