@@ -34,7 +34,9 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     return SINEW_OK;
 }
 
-/* Element and barycentric coordinates of point i, or a failure naming it. */
+/* Element and barycentric coordinates of point i, or a failure naming it;
+ * *element holds on entry the element of a point located before (SIZE_MAX:
+ * none), which speeds the search without changing its answer. */
 static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, size_t i, size_t *element,
                                  double bary[4])
 {
@@ -44,7 +46,7 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
             return sn_fail(SINEW_ERROR_NON_FINITE, "point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
                            (double)p[a]);
     double q[3] = {p[0], p[1], p[2]};
-    *element = sn_bbw_locate(b, q, b->reach, bary);
+    *element = sn_bbw_locate_near(b, q, b->reach, *element, bary);
     if (*element == SIZE_MAX)
         return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "point %zu at (%g, %g, %g) lies outside the domain", i, q[0], q[1],
                        q[2]);
@@ -69,11 +71,11 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
  * products (sn_bbw_locate_certain); the rest are located in full. */
 static sinew_result check_locatable(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count)
 {
+    size_t e = SIZE_MAX; /* the last point located in full: nearby in a coherent order */
     for (size_t i = first; i < first + count; ++i) {
         const float *p = sn_point(pts, i);
         double q[3] = {p[0], p[1], p[2]};
-        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach)) continue;
-        size_t e;
+        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach, e)) continue;
         double bary[4];
         sinew_result r = locate_point(b, pts, i, &e, bary);
         if (r != SINEW_OK) return r;
@@ -102,9 +104,8 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
         SINEW_OK)
         return r;
     if ((r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
-    size_t m = b->handle_count;
+    size_t m = b->handle_count, e = SIZE_MAX;
     for (size_t i = first; i < first + count; ++i) {
-        size_t e;
         double bary[4];
         locate_point(b, pts, i, &e, bary);
         float *row = out + i * m;
@@ -126,45 +127,34 @@ static double weight_at(const sinew_bbw *b, const uint32_t *corners, const doubl
     return w;
 }
 
-/* Handles up to which top_k interpolates a point's row once, on the stack,
- * instead of once per slot (the same sums, in the same order). */
-#define SN_BBW_TOP_ROW 256
-
-/* Fills one point's k slots: repeated selection of the next largest weight
- * (ties by handle index), which needs no scratch memory. */
+/* Fills one point's k slots with its largest weights, in (weight desc,
+ * index asc) order, positive ones only: one pass over the handles keeping
+ * the best so far sorted (k <= 64), so each weight is interpolated once
+ * and no scratch memory is needed. */
 static void select_top(const sinew_bbw *b, const uint32_t *corners, const double *bary, uint32_t k,
                        uint32_t *joints, float *weights)
 {
     size_t m = b->handle_count;
-    double row_store[SN_BBW_TOP_ROW];
-    const double *row = NULL;
-    if (m <= SN_BBW_TOP_ROW) {
-        for (size_t j = 0; j < m; ++j) row_store[j] = weight_at(b, corners, bary, j);
-        row = row_store;
-    }
-    double prev_w = INFINITY, sum = 0.0;
-    size_t prev_j = SIZE_MAX;
-    uint32_t used = 0;
-    for (uint32_t s = 0; s < k; ++s) {
-        double best_w = 0.0;
-        size_t best_j = SIZE_MAX;
-        for (size_t j = 0; j < m; ++j) {
-            double w = row ? row[j] : weight_at(b, corners, bary, j);
-            /* Strictly after the previous pick in (weight desc, index asc). */
-            int after = w < prev_w || (w == prev_w && prev_j != SIZE_MAX && j > prev_j);
-            if (!after || !(w > 0.0)) continue;
-            if (best_j == SIZE_MAX || w > best_w) {
-                best_w = w;
-                best_j = j;
-            }
+    double best_w[64];
+    uint32_t best_j[64], used = 0;
+    for (size_t j = 0; j < m; ++j) {
+        double w = weight_at(b, corners, bary, j);
+        /* Handles come in index order, so a weight equal to the last kept
+         * one ranks after it. */
+        if (!(w > 0.0) || (used == k && !(w > best_w[k - 1]))) continue;
+        uint32_t at = used < k ? used++ : k - 1;
+        for (; at > 0 && w > best_w[at - 1]; --at) {
+            best_w[at] = best_w[at - 1];
+            best_j[at] = best_j[at - 1];
         }
-        if (best_j == SIZE_MAX) break;
-        joints[s] = (uint32_t)best_j;
-        weights[s] = (float)best_w;
-        sum += best_w;
-        prev_w = best_w;
-        prev_j = best_j;
-        ++used;
+        best_w[at] = w;
+        best_j[at] = (uint32_t)j;
+    }
+    double sum = 0.0;
+    for (uint32_t s = 0; s < used; ++s) {
+        joints[s] = best_j[s];
+        weights[s] = (float)best_w[s];
+        sum += best_w[s];
     }
     for (uint32_t s = used; s < k; ++s) {
         joints[s] = 0;
@@ -198,11 +188,11 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
         (r = sn_check_float_array(weights, 0, k, rows, "top-k weight output")) != SINEW_OK)
         return r;
     if (pts && (r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
+    size_t e = SIZE_MAX;
     for (size_t i = first; i < first + count; ++i) {
         uint32_t corners[4] = {0, 0, 0, 0};
         double bary[4] = {1.0, 0.0, 0.0, 0.0};
         if (pts) {
-            size_t e;
             locate_point(b, pts, i, &e, bary);
             memcpy(corners, b->elements + e * b->per, b->per * sizeof(uint32_t));
         } else {
