@@ -17,6 +17,7 @@
 #include "bbw_dataset.h"
 #include "bbw_fixture.h"
 #include "sinew.h"
+#include "bbw/bbw_internal.h"
 #include "support.h"
 
 /* Barycentric coordinates of q in tet t (Cramer's rule, doubles). */
@@ -126,6 +127,7 @@ typedef struct flat_domain {
     const uint32_t *el;
     size_t count;
     int per;
+    bool exact; /* pos are the domain's own positions, not a rounding of them */
 } flat_domain;
 
 /* Barycentric coordinates of q in element e of d (2D by Cramer's rule too). */
@@ -146,18 +148,19 @@ static void element_barycentric(const flat_domain *d, size_t e, const double q[3
 }
 
 /* The reference row at q: the lowest-numbered element holding q (slack
- * 1e-9), else the one whose clamped point is nearest. */
-static void scan_weights(const flat_domain *d, const float *vw, size_t m, const double q[3], double *out)
+ * 1e-9), else the one whose clamped point is nearest. Returns the holding
+ * element, SIZE_MAX when none holds q. */
+static size_t scan_weights(const flat_domain *d, const float *vw, size_t m, const double q[3], double *out)
 {
     double best_d2 = INFINITY, best_t[4] = {0};
-    size_t best = 0;
+    size_t best = 0, holding = SIZE_MAX;
     for (size_t e = 0; e < d->count; ++e) {
         double t[4], sum = 0.0, x[3] = {0, 0, 0};
         element_barycentric(d, e, q, t);
         double lowest = t[0];
         for (int k = 1; k < d->per; ++k) lowest = fmin(lowest, t[k]);
         if (lowest >= -1e-9) {
-            best = e, best_d2 = 0.0;
+            best = holding = e, best_d2 = 0.0;
             memcpy(best_t, t, sizeof t);
             break;
         }
@@ -177,10 +180,13 @@ static void scan_weights(const flat_domain *d, const float *vw, size_t m, const 
         out[j] = 0.0;
         for (int k = 0; k < d->per; ++k) out[j] += best_t[k] * vw[d->el[(size_t)d->per * best + k] * m + j];
     }
+    return holding;
 }
 
 /* Largest difference between point_weights and the scan over pts; also
- * checks that top_k's weights are the row's largest, renormalised. */
+ * checks that top_k's weights are the row's largest, renormalised, and that
+ * the locator's containment test alone (no nearest-element search, which
+ * would hide a holding element it missed) picks the scan's element. */
 static double worst_against_scan(const sinew_bbw *b, const flat_domain *d, size_t m, const float *pts, size_t n)
 {
     float *vw = malloc(d->vertex_count * m * sizeof(float)), *w = malloc(n * m * sizeof(float));
@@ -195,7 +201,24 @@ static double worst_against_scan(const sinew_bbw *b, const flat_domain *d, size_
     double worst = 0.0;
     for (size_t i = 0; i < n; ++i) {
         double q[3] = {pts[3 * i], pts[3 * i + 1], d->per == 4 ? pts[3 * i + 2] : 0.0}, kept = 0.0;
-        scan_weights(d, vw, m, q, ref);
+        size_t holding = scan_weights(d, vw, m, q, ref);
+        double t[4];
+        size_t found = sn_bbw_locate(b, q, 0.0, t);
+        if (d->exact) {
+            assert_int_equal(found, holding);
+        } else if (holding != SIZE_MAX) {
+            /* Positions read back as floats: a point the scan finds clearly
+             * inside is found, in an element holding it within their rounding. */
+            element_barycentric(d, holding, q, t);
+            double lowest = t[0];
+            for (int k = 1; k < d->per; ++k) lowest = fmin(lowest, t[k]);
+            if (lowest >= 1e-5) {
+                found = sn_bbw_locate(b, q, 0.0, t);
+                assert_true(found != SIZE_MAX);
+                element_barycentric(d, found, q, t);
+                for (int k = 0; k < d->per; ++k) assert_true(t[k] >= -1e-5);
+            }
+        }
         for (size_t j = 0; j < m; ++j) worst = fmax(worst, fabs(ref[j] - (double)w[i * m + j]));
         for (int s = 0; s < 4; ++s) kept += tw[4 * i + s] > 0.0f ? ref[tj[4 * i + s]] : 0.0;
         for (int s = 0; s < 4 && kept > 0.0; ++s)
@@ -299,7 +322,7 @@ static void graded_tets_match_the_scan(void **state)
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
-    flat_domain dom = {g.positions, g.vertex_count, g.tets, g.tet_count, 4};
+    flat_domain dom = {g.positions, g.vertex_count, g.tets, g.tet_count, 4, true};
     enum { N = 1200 };
     float *pts = mixed_points(&dom, N, 3);
     double worst = worst_against_scan(b, &dom, 4, pts, N);
@@ -326,7 +349,7 @@ static void graded_triangles_match_the_scan(void **state)
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
-    flat_domain dom = {g.positions, g.vertex_count, g.triangles, g.triangle_count, 3};
+    flat_domain dom = {g.positions, g.vertex_count, g.triangles, g.triangle_count, 3, true};
     enum { N = 1200 };
     float *pts = mixed_points(&dom, N, 4);
     double worst = worst_against_scan(b, &dom, 3, pts, N);
@@ -363,7 +386,7 @@ static void a_rig_matches_the_scan(void **state)
     uint32_t *el = malloc(4 * info.element_count * sizeof(uint32_t));
     assert_int_equal(sinew_bbw_domain_vertices(b, pos, 0, 0, info.vertex_count), SINEW_OK);
     assert_int_equal(sinew_bbw_domain_elements(b, el, 0, info.element_count), SINEW_OK);
-    flat_domain dom = {pos, info.vertex_count, el, info.element_count, 4};
+    flat_domain dom = {pos, info.vertex_count, el, info.element_count, 4, false};
     size_t m = info.handle_count;
     double worst = worst_against_scan(b, &dom, m, c.mesh.positions, c.mesh.vertex_count);
     print_message("arm, mesh vertices: worst difference from the scan %.3g\n", worst);
