@@ -119,6 +119,12 @@ size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance,
  * start the nearest-element search from: the same answer, sooner for
  * points in a coherent order. */
 size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, double bary[4]);
+/* The same answer by the cells' own lists alone: no subcells, no quick
+ * pass (the reference the tests and the benchmark compare with). */
+size_t sn_bbw_locate_full(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
+/* How many elements' coordinates the quick search from hint (quick) or the
+ * full one computes for q: the work the benchmark counts. */
+size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick);
 /* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an
  * element, by a test of a few products (false = not known: locate); hint
  * as in sn_bbw_locate_near. */

@@ -242,6 +242,10 @@ typedef struct nearest_search {
     double best_d2;
     size_t best;
     double bary[4];
+    /* The quick pass (see sn_bbw_locate_near): split cells by subcell, no
+     * seen set, and whether another element came as near as the best. */
+    bool quick, tie;
+    size_t tested; /* elements whose coordinates were computed */
     size_t seen_count;
     uint32_t seen[SN_BBW_SEEN_SLOTS]; /* element + 1, 0 = free */
 } nearest_search;
@@ -295,12 +299,32 @@ static double clamped_distance2(const sinew_bbw *b, size_t e, const double p[3],
     return d2;
 }
 
+/* The quick pass's consider: a nearer element replaces the best, an
+ * equally near other one marks a tie (elements listed in several subcells
+ * come again: the best coming again is no tie). */
+static void consider_quick(nearest_search *n, uint32_t e)
+{
+    const sinew_bbw *b = n->b;
+    if (e == n->best || box_distance2(&b->locator, e, n->p) > n->best_d2) return;
+    double t[4], d2 = clamped_distance2(b, e, n->p, t);
+    ++n->tested;
+    if (d2 < n->best_d2 || (d2 == n->best_d2 && n->best == SIZE_MAX)) {
+        n->best_d2 = d2;
+        n->best = e;
+        n->tie = false;
+        memcpy(n->bary, t, sizeof t);
+    } else if (d2 == n->best_d2) {
+        n->tie = true;
+    }
+}
+
 /* The element's clamped point replaces the best when at least as near. */
 static void consider(nearest_search *n, uint32_t e)
 {
     const sinew_bbw *b = n->b;
     if (box_distance2(&b->locator, e, n->p) > n->best_d2 || seen_before(n, e)) return;
     double t[4], d2 = clamped_distance2(b, e, n->p, t);
+    ++n->tested;
     if (d2 <= n->best_d2) {
         n->best_d2 = d2;
         n->best = e;
@@ -329,7 +353,39 @@ static void scan_cell(nearest_search *n, const int64_t c[3])
         if (c[a] < 0 || c[a] >= (int64_t)g->dims[a]) return;
     if (cell_distance2(g, n->p, c) > n->best_d2) return;
     size_t cell = ((size_t)c[2] * g->dims[1] + (size_t)c[1]) * g->dims[0] + (size_t)c[0];
-    for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider(n, g->items[k]);
+    if (!n->quick) {
+        for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider(n, g->items[k]);
+        return;
+    }
+    uint32_t s = g->sub_res[cell];
+    if (s <= 1) {
+        for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider_quick(n, g->items[k]);
+        return;
+    }
+    /* The subcells within the best distance, nearest first along no order:
+     * the quick pass's answer does not depend on the order. */
+    const uint32_t dim = n->b->dim;
+    double sub = g->cell / s, r = sqrt(n->best_d2), lo[3];
+    uint32_t s0[3] = {0, 0, 0}, s1[3] = {0, 0, 0};
+    for (uint32_t a = 0; a < dim; ++a) {
+        lo[a] = g->origin[a] + (double)c[a] * g->cell;
+        s0[a] = sub_coord(g, n->p[a] - r, lo[a], s);
+        s1[a] = sub_coord(g, n->p[a] + r, lo[a], s);
+    }
+    for (uint32_t z = s0[2]; z <= s1[2]; ++z)
+        for (uint32_t y = s0[1]; y <= s1[1]; ++y)
+            for (uint32_t x = s0[0]; x <= s1[0]; ++x) {
+                uint32_t sc[3] = {x, y, z};
+                double d2 = 0.0;
+                for (uint32_t a = 0; a < dim; ++a) {
+                    double l = lo[a] + sc[a] * sub, h = l + sub;
+                    double d = n->p[a] < l ? l - n->p[a] : n->p[a] > h ? n->p[a] - h : 0.0;
+                    d2 += d * d;
+                }
+                if (d2 > n->best_d2) continue;
+                size_t i = g->sub_first[cell] + ((size_t)z * s + y) * s + x;
+                for (size_t k = g->sub_start[i]; k < g->sub_start[i + 1]; ++k) consider_quick(n, g->sub_items[k]);
+            }
 }
 
 /* The nearest element within the search's distance: cells in shells of
@@ -365,7 +421,30 @@ size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance,
     return sn_bbw_locate_near(b, q, max_distance, SIZE_MAX, bary);
 }
 
-size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, double bary[4])
+/* The first element in the list holding p (with the slack), SIZE_MAX if none. */
+static size_t first_holding(const sinew_bbw *b, const uint32_t *list, size_t n, const double p[3], double bary[4],
+                            size_t *tested)
+{
+    for (size_t k = 0; k < n; ++k) {
+        /* The box (a sixth of the data) rejects most of a crowded cell;
+         * its outward rounding keeps every point the slack admits. */
+        if (box_distance2(&b->locator, list[k], p) > 0.0) continue;
+        double t[4];
+        sn_bbw_barycentric(b, list[k], p, t);
+        ++*tested;
+        double lowest = t[0];
+        for (uint32_t i = 1; i < b->per; ++i) lowest = lowest < t[i] ? lowest : t[i];
+        if (lowest >= -SN_BBW_INSIDE_EPS) {
+            memcpy(bary, t, sizeof t);
+            return list[k];
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* The search behind sn_bbw_locate_near (quick) and sn_bbw_locate_full. */
+static size_t locate(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                     double bary[4], size_t *tested)
 {
     const sn_bbw_locator *g = &b->locator;
     double p[3] = {q[0], q[1], b->dim == 3 ? q[2] : 0.0};
@@ -377,40 +456,57 @@ size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_dist
     uint32_t home[3];
     for (int a = 0; a < 3; ++a) home[a] = cell_coord(g, p[a], a);
     if (inside_grid) {
+        /* A subcell lists, in the same order, the cell's elements whose
+         * boxes reach it: the same first holder. */
         size_t c = ((size_t)home[2] * g->dims[1] + home[1]) * g->dims[0] + home[0], n;
-        const uint32_t *list = cell_list(g, b->dim, c, home, p, &n);
-        for (size_t k = 0; k < n; ++k) {
-            /* The box (a sixth of the data) rejects most of a crowded cell;
-             * its outward rounding keeps every point the slack admits. */
-            if (box_distance2(g, list[k], p) > 0.0) continue;
-            double t[4];
-            sn_bbw_barycentric(b, list[k], p, t);
-            double lowest = t[0];
-            for (uint32_t i = 1; i < b->per; ++i) lowest = lowest < t[i] ? lowest : t[i];
-            if (lowest >= -SN_BBW_INSIDE_EPS) {
-                memcpy(bary, t, sizeof t);
-                return list[k];
-            }
-        }
+        const uint32_t *list = quick ? cell_list(g, b->dim, c, home, p, &n) : g->items + g->cell_start[c];
+        if (!quick) n = g->cell_start[c + 1] - g->cell_start[c];
+        size_t e = first_holding(b, list, n, p, bary, tested);
+        if (e != SIZE_MAX) return e;
     }
     if (!(max_distance > 0.0)) return SIZE_MAX;
+    /* The nearest element is the one the shells over the cells' own lists
+     * find, in their order when several are equally near. A quick pass
+     * finds it sooner: from the hint's distance (a nearby point's element),
+     * through split cells' subcells within the best distance, with no seen
+     * set. Only when it meets a tie does the full search run to break it
+     * in that order. */
     nearest_search n;
-    memset(&n, 0, sizeof n);
     n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
-    /* The hint only tightens the bound the shells start from: it is not
-     * marked seen, so the shells weigh it again in their order and the
-     * answer is the one they give without it. */
-    if (hint < b->element_count) {
-        double t[4], d2 = clamped_distance2(b, hint, p, t);
-        if (d2 <= n.best_d2) {
-            n.best_d2 = d2;
-            n.best = hint;
-            memcpy(n.bary, t, sizeof t);
-        }
+    n.quick = true, n.tie = false, n.seen_count = 0, n.tested = 0;
+    if (quick) {
+        if (hint < b->element_count) consider_quick(&n, (uint32_t)hint);
+        scan_shells(&n, home);
     }
-    scan_shells(&n, home);
+    if (!quick || n.tie) {
+        size_t so_far = n.tested;
+        memset(&n, 0, sizeof n);
+        n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX, n.tested = so_far;
+        scan_shells(&n, home);
+    }
+    *tested += n.tested;
     if (n.best != SIZE_MAX) memcpy(bary, n.bary, sizeof n.bary);
     return n.best;
+}
+
+size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, double bary[4])
+{
+    size_t tested = 0;
+    return locate(b, q, max_distance, hint, true, bary, &tested);
+}
+
+size_t sn_bbw_locate_full(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
+{
+    size_t tested = 0;
+    return locate(b, q, max_distance, SIZE_MAX, false, bary, &tested);
+}
+
+size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick)
+{
+    size_t tested = 0;
+    double bary[4];
+    locate(b, q, max_distance, hint, quick, bary, &tested);
+    return tested;
 }
 
 /* An element's clamped point is a convex combination of its corners, so it

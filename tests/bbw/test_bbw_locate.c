@@ -183,6 +183,27 @@ static size_t scan_weights(const flat_domain *d, const float *vw, size_t m, cons
     return holding;
 }
 
+/* The locator's quick search from any hint (the previous point's element,
+ * or a far one) gives the element and coordinates of the search over the
+ * cells' own lists, to the bit. */
+static void quick_is_full(const sinew_bbw *b, const float *pts, size_t n, size_t element_count)
+{
+    size_t prev = SIZE_MAX, nearest = 0;
+    for (size_t i = 0; i < n; ++i) {
+        double q[3] = {pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]}, t0[4] = {0}, t1[4] = {0}, t2[4] = {0};
+        size_t full = sn_bbw_locate_full(b, q, 0.1, t0);
+        size_t quick = sn_bbw_locate_near(b, q, 0.1, prev, t1);
+        size_t far = sn_bbw_locate_near(b, q, 0.1, (i * 7919) % element_count, t2);
+        assert_int_equal(quick, full);
+        assert_int_equal(far, full);
+        assert_memory_equal(t0, t1, sizeof t0);
+        assert_memory_equal(t0, t2, sizeof t0);
+        prev = quick;
+        nearest += full != SIZE_MAX && sn_bbw_locate_full(b, q, 0.0, t0) == SIZE_MAX;
+    }
+    print_message("quick = full at %zu points (%zu located by the nearest element)\n", n, nearest);
+}
+
 /* Largest difference between point_weights and the scan over pts; also
  * checks that top_k's weights are the row's largest, renormalised, and that
  * the locator's containment test alone (no nearest-element search, which
@@ -196,6 +217,7 @@ static double worst_against_scan(const sinew_bbw *b, const flat_domain *d, size_
     assert_non_null(vw), assert_non_null(w), assert_non_null(tw), assert_non_null(tj), assert_non_null(ref);
     assert_int_equal(sinew_bbw_vertex_weights(b, vw, 0, d->vertex_count), SINEW_OK);
     sinew_points view = {pts, n, 0};
+    quick_is_full(b, pts, n, d->count);
     assert_int_equal(sinew_bbw_point_weights(b, &view, w, 0, n), SINEW_OK);
     assert_int_equal(sinew_bbw_top_k(b, &view, 4, tj, tw, 0, n), SINEW_OK);
     double worst = 0.0;
@@ -267,6 +289,11 @@ static float *mixed_points(const flat_domain *d, size_t n, uint64_t seed)
                 int axis = (int)(support_rng_next(&rng) % (d->per == 4 ? 3 : 2));
                 double off = support_rng_uniform(&rng, 1e-4, 0.03);
                 pts[3 * i + axis] = (float)(support_rng_next(&rng) % 2 ? 1.0 + off : -off);
+            } else if (i % 24 == 17) {
+                /* Off an edge or a corner on its diagonal: equally near
+                 * elements meet there (the tie the order breaks). */
+                float off = (float)support_rng_uniform(&rng, 1e-3, 0.03);
+                for (int a = 0; a < (i % 48 == 17 ? 3 : 2); ++a) pts[3 * i + a] = a % 2 ? -off : 1.0f + off;
             }
         }
         if (d->per == 3) pts[3 * i + 2] = 0.0f;
