@@ -234,6 +234,10 @@ static inline void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double
  * weighs repeats again (the same answer, more work). A power of two. */
 #define SN_BBW_SEEN_SLOTS 512
 
+/* Slots of the quick pass's seen set (a power of two): twice the elements
+ * a search near the domain weighs. */
+#define SN_BBW_QUICK_SLOTS 64
+
 /* The nearest-element search's state: the best element so far, its
  * squared distance and the barycentric coordinates of its nearest point. */
 typedef struct nearest_search {
@@ -246,6 +250,10 @@ typedef struct nearest_search {
      * seen set, and whether another element came as near as the best. */
     bool quick, tie;
     size_t tested; /* elements whose coordinates were computed */
+    /* The quick pass's seen set: small, so clearing it costs little; past
+     * half full, repeats are weighed again (the same distance, no tie). */
+    uint32_t quick_seen[SN_BBW_QUICK_SLOTS];
+    size_t quick_count;
     size_t seen_count;
     uint32_t seen[SN_BBW_SEEN_SLOTS]; /* element + 1, 0 = free */
 } nearest_search;
@@ -306,6 +314,15 @@ static void consider_quick(nearest_search *n, uint32_t e)
 {
     const sinew_bbw *b = n->b;
     if (e == n->best || box_distance2(&b->locator, e, n->p) > n->best_d2) return;
+    if (n->quick_count < SN_BBW_QUICK_SLOTS / 2) {
+        uint32_t h = (e * 2654435761u) & (SN_BBW_QUICK_SLOTS - 1);
+        while (n->quick_seen[h]) {
+            if (n->quick_seen[h] == e + 1) return;
+            h = (h + 1) & (SN_BBW_QUICK_SLOTS - 1);
+        }
+        n->quick_seen[h] = e + 1;
+        ++n->quick_count;
+    }
     double t[4], d2 = clamped_distance2(b, e, n->p, t);
     ++n->tested;
     if (d2 < n->best_d2 || (d2 == n->best_d2 && n->best == SIZE_MAX)) {
@@ -473,7 +490,8 @@ static size_t locate(const sinew_bbw *b, const double q[3], double max_distance,
      * in that order. */
     nearest_search n;
     n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
-    n.quick = true, n.tie = false, n.seen_count = 0, n.tested = 0;
+    n.quick = true, n.tie = false, n.seen_count = 0, n.tested = 0, n.quick_count = 0;
+    memset(n.quick_seen, 0, sizeof n.quick_seen);
     if (quick) {
         if (hint < b->element_count) consider_quick(&n, (uint32_t)hint);
         scan_shells(&n, home);
