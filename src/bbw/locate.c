@@ -56,7 +56,7 @@ static uint32_t cell_coord(const sn_bbw_locator *g, double x, int a)
  * inside a graded volume, whose cells near the bones list ~100 elements);
  * at most SN_BBW_SUBCELL_MAX per axis. */
 #define SN_BBW_CROWDED 16
-#define SN_BBW_SUBCELL_ITEMS 4.0
+#define SN_BBW_SUBCELL_ITEMS 8.0
 #define SN_BBW_SUBCELL_MAX 12
 
 /* Subcell coordinate of x along axis a in a cell starting at lo, s per axis. */

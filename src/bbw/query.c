@@ -164,6 +164,36 @@ static void select_top(const sinew_bbw *b, const uint32_t *corners, const double
         for (uint32_t s = 0; s < used; ++s) weights[s] = (float)(weights[s] / sum);
 }
 
+/* Corners and barycentric coordinates of point i (pts), or of vertex i
+ * (pts NULL); *e as in locate_point. */
+static void corners_of(const sinew_bbw *b, const sinew_points *pts, size_t i, size_t *e, uint32_t corners[4],
+                       double bary[4])
+{
+    if (pts) {
+        memset(corners, 0, 4 * sizeof(uint32_t));
+        locate_point(b, pts, i, e, bary);
+        memcpy(corners, b->elements + *e * b->per, b->per * sizeof(uint32_t));
+        return;
+    }
+    for (uint32_t c = 0; c < 4; ++c) corners[c] = (uint32_t)i;
+    bary[0] = 1.0, bary[1] = bary[2] = bary[3] = 0.0;
+}
+
+/* Asks the cache for the corners' weight rows (a hint only). */
+static void fetch_rows(const sinew_bbw *b, const uint32_t corners[4])
+{
+#if defined(__GNUC__) || defined(__clang__)
+    size_t bytes = b->handle_count * sizeof(float);
+    for (uint32_t c = 0; c < b->per; ++c) {
+        const char *row = (const char *)(b->weights + (size_t)corners[c] * b->handle_count);
+        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(row + at);
+        if (bytes) __builtin_prefetch(row + bytes - 1);
+    }
+#else
+    (void)b, (void)corners;
+#endif
+}
+
 sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t influence_count,
                              uint32_t *joints, float *weights, size_t first, size_t count)
 {
@@ -188,18 +218,19 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
         (r = sn_check_float_array(weights, 0, k, rows, "top-k weight output")) != SINEW_OK)
         return r;
     if (pts && (r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
+    /* Point i + 1 is located (and its weight rows fetched) before point i's
+     * rows are read, so the memory of one overlaps the work of the other. */
     size_t e = SIZE_MAX;
-    for (size_t i = first; i < first + count; ++i) {
-        uint32_t corners[4] = {0, 0, 0, 0};
-        double bary[4] = {1.0, 0.0, 0.0, 0.0};
-        if (pts) {
-            locate_point(b, pts, i, &e, bary);
-            memcpy(corners, b->elements + e * b->per, b->per * sizeof(uint32_t));
-        } else {
-            corners[0] = (uint32_t)i;
-            for (uint32_t c = 1; c < 4; ++c) corners[c] = corners[0];
+    uint32_t corners[2][4];
+    double bary[2][4];
+    for (size_t i = first; i <= first + count; ++i) {
+        size_t at = (i - first) & 1;
+        if (i < first + count) {
+            corners_of(b, pts, i, &e, corners[at], bary[at]);
+            fetch_rows(b, corners[at]);
         }
-        select_top(b, corners, bary, k, joints + i * k, weights + i * k);
+        if (i > first)
+            select_top(b, corners[at ^ 1], bary[at ^ 1], k, joints + (i - 1) * k, weights + (i - 1) * k);
     }
     return SINEW_OK;
 }
