@@ -126,9 +126,11 @@ size_t sn_bbw_locate_full(const sinew_bbw *b, const double q[3], double max_dist
  * full one computes for q: the work the benchmark counts. */
 size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick);
 /* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an
- * element, by a test of a few products (false = not known: locate); hint
- * as in sn_bbw_locate_near. */
-bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t hint);
+ * element, by a test of a few products (false = not known: locate): an
+ * element of q's cell within reach, or *hint (an element near the last
+ * point, SIZE_MAX: none) whose clamped point is. On true *hint becomes an
+ * element near q. */
+bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t *hint);
 
 /* ---- handles.c ---- */
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);

@@ -533,7 +533,7 @@ size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_di
  * so does a hint whose clamped point lies within it. */
 #define SN_BBW_CERTAIN_MARGIN 0.98
 
-bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t hint)
+bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t *hint)
 {
     const sn_bbw_locator *g = &b->locator;
     double p[3] = {q[0], q[1], b->dim == 3 ? q[2] : 0.0};
@@ -548,9 +548,12 @@ bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_dis
             for (int a = 0; a < 3; ++a) d2 += (v[a] - p[a]) * (v[a] - p[a]);
             far2 = fmax(far2, d2);
         }
-        if (far2 <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance) return true;
+        if (far2 <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance) {
+            *hint = e;
+            return true;
+        }
     }
     double t[4];
-    return hint < b->element_count &&
-           clamped_distance2(b, hint, p, t) <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance;
+    return *hint < b->element_count &&
+           clamped_distance2(b, *hint, p, t) <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance;
 }

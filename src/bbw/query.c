@@ -71,11 +71,11 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
  * products (sn_bbw_locate_certain); the rest are located in full. */
 static sinew_result check_locatable(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count)
 {
-    size_t e = SIZE_MAX; /* the last point located in full: nearby in a coherent order */
+    size_t e = SIZE_MAX; /* an element near the last point: nearby in a coherent order */
     for (size_t i = first; i < first + count; ++i) {
         const float *p = sn_point(pts, i);
         double q[3] = {p[0], p[1], p[2]};
-        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach, e)) continue;
+        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach, &e)) continue;
         double bary[4];
         sinew_result r = locate_point(b, pts, i, &e, bary);
         if (r != SINEW_OK) return r;
