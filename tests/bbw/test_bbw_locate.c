@@ -432,6 +432,77 @@ static void a_rig_matches_the_scan(void **state)
     bbw_dataset_free(&c);
 }
 
+/* The pre-check that every point can be located, whatever certifies the
+ * points before: a point beyond the reach after located ones (inside, and
+ * just outside a face) fails naming it, with the outputs untouched; within
+ * the reach the same range succeeds. top_k at vertices keeps (weight desc,
+ * index asc) order for any k, padding with zero slots. */
+static void a_point_beyond_the_reach_fails_after_located_ones(void **state)
+{
+    (void)state;
+    grid3d g;
+    grid3d_make(&g, 6, 1.0f);
+    const float handles[4 * 3] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.5f, 0.5f, 0.9f};
+    sinew_tetmesh tets = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
+    sinew_bbw_desc d;
+    SINEW_INIT(&d);
+    d.tets = &tets;
+    d.points = (sinew_points){handles, 4, 0};
+    sinew_bbw *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    enum { N = 40 };
+    float pts[3 * N], w[N * 4], sentinel[N * 4];
+    for (size_t i = 0; i < N; ++i) {
+        pts[3 * i] = 0.3f + 0.01f * (float)i, pts[3 * i + 1] = 0.4f, pts[3 * i + 2] = 0.5f;
+        if (i >= N / 2) pts[3 * i + 1] = 1.0f + (float)(0.3 * b->reach) * (float)(i - N / 2) / N;
+    }
+    pts[3 * (N - 3) + 1] = 1.0f + (float)(1.5 * b->reach);
+    for (size_t i = 0; i < N * 4; ++i) sentinel[i] = w[i] = -7.0f;
+    sinew_points view = {pts, N, 0};
+    assert_int_equal(sinew_bbw_point_weights(b, &view, w, 0, N), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_non_null(strstr(sinew_last_error(), "point 37 "));
+    assert_memory_equal(w, sentinel, sizeof w);
+    uint32_t tj[N * 4];
+    assert_int_equal(sinew_bbw_top_k(b, &view, 4, tj, w, 0, N), SINEW_ERROR_OUTSIDE_DOMAIN);
+    assert_memory_equal(w, sentinel, sizeof w);
+    assert_int_equal(sinew_bbw_point_weights(b, &view, w, 0, N - 3), SINEW_OK);
+    assert_int_equal(sinew_bbw_point_weights(b, &view, w, N - 2, 2), SINEW_OK);
+
+    /* top_k at vertices against repeated selection of the largest. */
+    float *vw = malloc(g.vertex_count * 4 * sizeof(float));
+    assert_int_equal(sinew_bbw_vertex_weights(b, vw, 0, g.vertex_count), SINEW_OK);
+    for (size_t k = 1; k <= 6; ++k) {
+        uint32_t *joints = malloc(g.vertex_count * k * sizeof(uint32_t));
+        float *weights = malloc(g.vertex_count * k * sizeof(float));
+        assert_int_equal(sinew_bbw_top_k(b, NULL, k, joints, weights, 0, g.vertex_count), SINEW_OK);
+        for (size_t v = 0; v < g.vertex_count; ++v) {
+            const float *row = vw + 4 * v;
+            bool taken[4] = {false, false, false, false};
+            double sum = 0.0, kept[6];
+            size_t used = 0;
+            for (; used < k; ++used) {
+                size_t best = SIZE_MAX;
+                for (size_t j = 0; j < 4; ++j)
+                    if (!taken[j] && row[j] > 0.0f && (best == SIZE_MAX || row[j] > row[best])) best = j;
+                if (best == SIZE_MAX) break;
+                taken[best] = true;
+                assert_int_equal(joints[v * k + used], best);
+                sum += kept[used] = row[best];
+            }
+            for (size_t s = 0; s < used; ++s) assert_true(weights[v * k + s] == (float)(kept[s] / sum));
+            for (size_t s = used; s < k; ++s) {
+                assert_int_equal(joints[v * k + s], 0);
+                assert_true(weights[v * k + s] == 0.0f);
+            }
+        }
+        free(joints), free(weights);
+    }
+    free(vw);
+    sinew_bbw_destroy(b);
+    grid3d_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +510,7 @@ int main(void)
         cmocka_unit_test(graded_tets_match_the_scan),
         cmocka_unit_test(graded_triangles_match_the_scan),
         cmocka_unit_test(a_rig_matches_the_scan),
+        cmocka_unit_test(a_point_beyond_the_reach_fails_after_located_ones),
     };
     return cmocka_run_group_tests_name("bbw-locate", tests, NULL, NULL);
 }
