@@ -1,6 +1,9 @@
 /*
  * Point location: a uniform grid whose cells list the elements whose boxes
- * overlap them, sized so a cell holds a handful of elements.
+ * overlap them, sized so a cell holds a handful of elements on average, with
+ * crowded cells split again into subcells; the containment test, then the
+ * nearest-element search for points outside (a quick pass, and the search
+ * over the cells' own lists that breaks its ties).
  */
 #include <math.h>
 #include <string.h>
@@ -59,7 +62,8 @@ static uint32_t cell_coord(const sn_bbw_locator *g, double x, int a)
 #define SN_BBW_SUBCELL_ITEMS 8.0
 #define SN_BBW_SUBCELL_MAX 12
 
-/* Subcell coordinate of x along axis a in a cell starting at lo, s per axis. */
+/* Subcell coordinate of x along an axis in a cell starting at lo there,
+ * split s times per axis. */
 static uint32_t sub_coord(const sn_bbw_locator *g, double x, double lo, uint32_t s)
 {
     double c = floor((x - lo) / (g->cell / s));
@@ -249,6 +253,7 @@ typedef struct nearest_search {
     /* The quick pass (see sn_bbw_locate_near): split cells by subcell, no
      * seen set, and whether another element came as near as the best. */
     bool quick, tie;
+    double slack2; /* the quick pass's pruning margin, see reach2 */
     size_t tested; /* elements whose coordinates were computed */
     /* The quick pass's seen set: small, so clearing it costs little; past
      * half full, repeats are weighed again (the same distance, no tie). */
@@ -310,10 +315,20 @@ static double clamped_distance2(const sinew_bbw *b, size_t e, const double p[3],
 /* The quick pass's consider: a nearer element replaces the best, an
  * equally near other one marks a tie (elements listed in several subcells
  * come again: the best coming again is no tie). */
+/* The squared distance beyond which the search skips a cell, subcell or
+ * box: the best so far, and in the quick pass a margin over it for rounding
+ * (a clamped point an ulp outside its element's box, or a subcell border
+ * through it), so that it never skips an element the full search, pruning
+ * against larger distances, would weigh. */
+static double reach2(const nearest_search *n)
+{
+    return n->quick ? n->best_d2 * (1.0 + 1e-6) + n->slack2 : n->best_d2;
+}
+
 static void consider_quick(nearest_search *n, uint32_t e)
 {
     const sinew_bbw *b = n->b;
-    if (e == n->best || box_distance2(&b->locator, e, n->p) > n->best_d2) return;
+    if (e == n->best || box_distance2(&b->locator, e, n->p) > reach2(n)) return;
     if (n->quick_count < SN_BBW_QUICK_SLOTS / 2) {
         uint32_t h = (e * 2654435761u) & (SN_BBW_QUICK_SLOTS - 1);
         while (n->quick_seen[h]) {
@@ -368,7 +383,7 @@ static void scan_cell(nearest_search *n, const int64_t c[3])
     const sn_bbw_locator *g = &n->b->locator;
     for (int a = 0; a < 3; ++a)
         if (c[a] < 0 || c[a] >= (int64_t)g->dims[a]) return;
-    if (cell_distance2(g, n->p, c) > n->best_d2) return;
+    if (cell_distance2(g, n->p, c) > reach2(n)) return;
     size_t cell = ((size_t)c[2] * g->dims[1] + (size_t)c[1]) * g->dims[0] + (size_t)c[0];
     if (!n->quick) {
         for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider(n, g->items[k]);
@@ -379,10 +394,10 @@ static void scan_cell(nearest_search *n, const int64_t c[3])
         for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider_quick(n, g->items[k]);
         return;
     }
-    /* The subcells within the best distance, nearest first along no order:
-     * the quick pass's answer does not depend on the order. */
+    /* The subcells within reach, in any order: the quick pass's answer does
+     * not depend on it. */
     const uint32_t dim = n->b->dim;
-    double sub = g->cell / s, r = sqrt(n->best_d2), lo[3];
+    double sub = g->cell / s, r = sqrt(reach2(n)), lo[3];
     uint32_t s0[3] = {0, 0, 0}, s1[3] = {0, 0, 0};
     for (uint32_t a = 0; a < dim; ++a) {
         lo[a] = g->origin[a] + (double)c[a] * g->cell;
@@ -399,7 +414,7 @@ static void scan_cell(nearest_search *n, const int64_t c[3])
                     double d = n->p[a] < l ? l - n->p[a] : n->p[a] > h ? n->p[a] - h : 0.0;
                     d2 += d * d;
                 }
-                if (d2 > n->best_d2) continue;
+                if (d2 > reach2(n)) continue;
                 size_t i = g->sub_first[cell] + ((size_t)z * s + y) * s + x;
                 for (size_t k = g->sub_start[i]; k < g->sub_start[i + 1]; ++k) consider_quick(n, g->sub_items[k]);
             }
@@ -418,7 +433,7 @@ static void scan_shells(nearest_search *n, const uint32_t home[3])
     int64_t most = 1;
     for (int a = 0; a < 3; ++a) most = g->dims[a] > most ? (int64_t)g->dims[a] : most;
     for (int64_t s = 0; s <= most; ++s) {
-        if (s >= 1 && (double)(s - 1) * g->cell > sqrt(n->best_d2)) break;
+        if (s >= 1 && (double)(s - 1) * g->cell > sqrt(reach2(n))) break;
         int64_t z0 = -s > -(int64_t)home[2] ? -s : -(int64_t)home[2];
         int64_t z1 = s < (int64_t)g->dims[2] - 1 - home[2] ? s : (int64_t)g->dims[2] - 1 - home[2];
         for (int64_t dz = z0; dz <= z1; ++dz)
@@ -491,6 +506,11 @@ static size_t locate(const sinew_bbw *b, const double q[3], double max_distance,
     nearest_search n;
     n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
     n.quick = true, n.tie = false, n.seen_count = 0, n.tested = 0, n.quick_count = 0;
+    /* Rounding of coordinates: some hundreds of ulps of the largest. */
+    double extent = 0.0;
+    for (int a = 0; a < 3; ++a)
+        extent = fmax(extent, fmax(fabs(g->origin[a]), fabs(g->origin[a] + g->dims[a] * g->cell)));
+    n.slack2 = (1e-13 * extent) * (1e-13 * extent);
     memset(n.quick_seen, 0, sizeof n.quick_seen);
     if (quick) {
         if (hint < b->element_count) consider_quick(&n, (uint32_t)hint);
