@@ -115,16 +115,13 @@ void sn_bbw_locator_free(sinew_bbw *b);
  * element whose clamped point is nearest within max_distance. Returns the
  * element or SIZE_MAX. */
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
-/* sn_bbw_locate with the element of a nearby point (SIZE_MAX: none) to
- * start the nearest-element search from: the same answer, sooner for
- * points in a coherent order. */
-size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, double bary[4]);
-/* The same answer by the cells' own lists alone: no subcells, no quick
- * pass (the reference the tests and the benchmark compare with). */
-size_t sn_bbw_locate_full(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
-/* How many elements' coordinates the quick search from hint (quick) or the
- * full one computes for q: the work the benchmark counts. */
-size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick);
+/* sn_bbw_locate with the element of a nearby point (hint, SIZE_MAX: none)
+ * to start the nearest-element search from: the same answer, sooner for
+ * points in a coherent order. quick = false searches the coarse cells' own
+ * lists alone (the reference the tests and the benchmark compare with).
+ * *tested (when not NULL) = elements whose coordinates it computed. */
+size_t sn_bbw_locate_with(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                          double bary[4], size_t *tested);
 /* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an
  * element, by a test of a few products (false = not known: locate): an
  * element of q's cell within reach, or *hint (an element near the last

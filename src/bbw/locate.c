@@ -138,8 +138,9 @@ static sinew_result build_subgrids(sinew_bbw *b)
         }
         if (pass == 0) {
             for (size_t i = 0; i < subcells; ++i) g->sub_start[i + 1] += g->sub_start[i];
+            if (subcells == 0) break; /* no crowded cell */
             g->sub_items = sn_alloc_array(&b->env, g->sub_start[subcells], sizeof(uint32_t), "locator subcell items");
-            if (!g->sub_items && g->sub_start[subcells]) return sn_alloc_failure();
+            if (!g->sub_items) return sn_alloc_failure();
         } else {
             memmove(g->sub_start + 1, g->sub_start, subcells * sizeof(size_t));
             g->sub_start[0] = 0;
@@ -250,7 +251,7 @@ typedef struct nearest_search {
     double best_d2;
     size_t best;
     double bary[4];
-    /* The quick pass (see sn_bbw_locate_near): split cells by subcell, no
+    /* The quick pass (see locate): split cells by subcell, no
      * seen set, and whether another element came as near as the best. */
     bool quick, tie;
     double slack2; /* the quick pass's pruning margin, see reach2 */
@@ -450,7 +451,7 @@ static void scan_shells(nearest_search *n, const uint32_t home[3])
 
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
 {
-    return sn_bbw_locate_near(b, q, max_distance, SIZE_MAX, bary);
+    return sn_bbw_locate_with(b, q, max_distance, SIZE_MAX, true, bary, NULL);
 }
 
 /* The first element in the list holding p (with the slack), SIZE_MAX if none. */
@@ -474,7 +475,7 @@ static size_t first_holding(const sinew_bbw *b, const uint32_t *list, size_t n, 
     return SIZE_MAX;
 }
 
-/* The search behind sn_bbw_locate_near (quick) and sn_bbw_locate_full. */
+/* The search behind sn_bbw_locate_with. */
 static size_t locate(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
                      double bary[4], size_t *tested)
 {
@@ -527,24 +528,13 @@ static size_t locate(const sinew_bbw *b, const double q[3], double max_distance,
     return n.best;
 }
 
-size_t sn_bbw_locate_near(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, double bary[4])
+size_t sn_bbw_locate_with(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                          double bary[4], size_t *tested)
 {
-    size_t tested = 0;
-    return locate(b, q, max_distance, hint, true, bary, &tested);
-}
-
-size_t sn_bbw_locate_full(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
-{
-    size_t tested = 0;
-    return locate(b, q, max_distance, SIZE_MAX, false, bary, &tested);
-}
-
-size_t sn_bbw_locate_tested(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick)
-{
-    size_t tested = 0;
-    double bary[4];
-    locate(b, q, max_distance, hint, quick, bary, &tested);
-    return tested;
+    size_t count = 0;
+    size_t e = locate(b, q, max_distance, hint, quick, bary, &count);
+    if (tested) *tested = count;
+    return e;
 }
 
 /* An element's clamped point is a convex combination of its corners, so it

@@ -46,7 +46,7 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
             return sn_fail(SINEW_ERROR_NON_FINITE, "point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
                            (double)p[a]);
     double q[3] = {p[0], p[1], p[2]};
-    *element = sn_bbw_locate_near(b, q, b->reach, *element, bary);
+    *element = sn_bbw_locate_with(b, q, b->reach, *element, true, bary, NULL);
     if (*element == SIZE_MAX)
         return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "point %zu at (%g, %g, %g) lies outside the domain", i, q[0], q[1],
                        q[2]);

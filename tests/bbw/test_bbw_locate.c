@@ -191,15 +191,15 @@ static void quick_is_full(const sinew_bbw *b, const float *pts, size_t n, size_t
     size_t prev = SIZE_MAX, nearest = 0;
     for (size_t i = 0; i < n; ++i) {
         double q[3] = {pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]}, t0[4] = {0}, t1[4] = {0}, t2[4] = {0};
-        size_t full = sn_bbw_locate_full(b, q, 0.1, t0);
-        size_t quick = sn_bbw_locate_near(b, q, 0.1, prev, t1);
-        size_t far = sn_bbw_locate_near(b, q, 0.1, (i * 7919) % element_count, t2);
+        size_t full = sn_bbw_locate_with(b, q, 0.1, SIZE_MAX, false, t0, NULL);
+        size_t quick = sn_bbw_locate_with(b, q, 0.1, prev, true, t1, NULL);
+        size_t far = sn_bbw_locate_with(b, q, 0.1, (i * 7919) % element_count, true, t2, NULL);
         assert_int_equal(quick, full);
         assert_int_equal(far, full);
         assert_memory_equal(t0, t1, sizeof t0);
         assert_memory_equal(t0, t2, sizeof t0);
         prev = quick;
-        nearest += full != SIZE_MAX && sn_bbw_locate_full(b, q, 0.0, t0) == SIZE_MAX;
+        nearest += full != SIZE_MAX && sn_bbw_locate_with(b, q, 0.0, SIZE_MAX, false, t0, NULL) == SIZE_MAX;
     }
     print_message("quick = full at %zu points (%zu located by the nearest element)\n", n, nearest);
 }

@@ -65,7 +65,7 @@ static void time_search(const sinew_bbw *b, const sinew_points *pts, double *qui
             for (size_t i = 0; i < pts->count; ++i) {
                 const float *p = sn_point(pts, i);
                 double q[3] = {p[0], p[1], p[2]}, bary[4];
-                e = which ? sn_bbw_locate_full(b, q, b->reach, bary) : sn_bbw_locate_near(b, q, b->reach, e, bary);
+                e = sn_bbw_locate_with(b, q, b->reach, which ? SIZE_MAX : e, !which, bary, NULL);
                 sink += e;
             }
             double t = (support_cpu_now() - t0) / (double)(pts->count ? pts->count : 1);
@@ -82,9 +82,11 @@ static void count_tested(const sinew_bbw *b, const sinew_points *pts, double *qu
     for (size_t i = 0; i < pts->count; ++i) {
         const float *p = sn_point(pts, i);
         double q[3] = {p[0], p[1], p[2]}, bary[4];
-        nq += sn_bbw_locate_tested(b, q, b->reach, e, true);
-        nf += sn_bbw_locate_tested(b, q, b->reach, e, false);
-        e = sn_bbw_locate_near(b, q, b->reach, e, bary);
+        size_t tested;
+        sn_bbw_locate_with(b, q, b->reach, SIZE_MAX, false, bary, &tested);
+        nf += tested;
+        e = sn_bbw_locate_with(b, q, b->reach, e, true, bary, &tested);
+        nq += tested;
     }
     *quick = (double)nq / (double)(pts->count ? pts->count : 1);
     *full = (double)nf / (double)(pts->count ? pts->count : 1);
