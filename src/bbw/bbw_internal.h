@@ -117,9 +117,9 @@ void sn_bbw_locator_free(sinew_bbw *b);
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
 /* sn_bbw_locate with the element of a nearby point (hint, SIZE_MAX: none)
  * to start the nearest-element search from: the same answer, sooner for
- * points in a coherent order. quick = false searches the coarse cells' own
- * lists alone (the reference the tests and the benchmark compare with).
- * *tested (when not NULL) = elements whose coordinates it computed. */
+ * points in a coherent order. quick = false uses no hint and no split cells
+ * (the reference the tests and the benchmark compare with). *tested (when
+ * not NULL) = elements whose coordinates it computed. */
 size_t sn_bbw_locate_with(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
                           double bary[4], size_t *tested);
 /* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an

@@ -1,9 +1,8 @@
 /*
  * Point location: a uniform grid whose cells list the elements whose boxes
  * overlap them, sized so a cell holds a handful of elements on average, with
- * crowded cells split again into subcells; the containment test, then the
- * nearest-element search for points outside (a quick pass, and the search
- * over the cells' own lists that breaks its ties).
+ * crowded cells split again into subcells for the containment test; then
+ * the nearest-element search for points outside.
  */
 #include <math.h>
 #include <string.h>
@@ -239,10 +238,6 @@ static inline void sn_bbw_barycentric(const sinew_bbw *b, size_t e, const double
  * weighs repeats again (the same answer, more work). A power of two. */
 #define SN_BBW_SEEN_SLOTS 512
 
-/* Slots of the quick pass's seen set (a power of two): twice the elements
- * a search near the domain weighs. */
-#define SN_BBW_QUICK_SLOTS 64
-
 /* The nearest-element search's state: the best element so far, its
  * squared distance and the barycentric coordinates of its nearest point. */
 typedef struct nearest_search {
@@ -251,15 +246,7 @@ typedef struct nearest_search {
     double best_d2;
     size_t best;
     double bary[4];
-    /* The quick pass (see locate): split cells by subcell, no
-     * seen set, and whether another element came as near as the best. */
-    bool quick, tie;
-    double slack2; /* the quick pass's pruning margin, see reach2 */
     size_t tested; /* elements whose coordinates were computed */
-    /* The quick pass's seen set: small, so clearing it costs little; past
-     * half full, repeats are weighed again (the same distance, no tie). */
-    uint32_t quick_seen[SN_BBW_QUICK_SLOTS];
-    size_t quick_count;
     size_t seen_count;
     uint32_t seen[SN_BBW_SEEN_SLOTS]; /* element + 1, 0 = free */
 } nearest_search;
@@ -313,44 +300,6 @@ static double clamped_distance2(const sinew_bbw *b, size_t e, const double p[3],
     return d2;
 }
 
-/* The quick pass's consider: a nearer element replaces the best, an
- * equally near other one marks a tie (elements listed in several subcells
- * come again: the best coming again is no tie). */
-/* The squared distance beyond which the search skips a cell, subcell or
- * box: the best so far, and in the quick pass a margin over it for rounding
- * (a clamped point an ulp outside its element's box, or a subcell border
- * through it), so that it never skips an element the full search, pruning
- * against larger distances, would weigh. */
-static double reach2(const nearest_search *n)
-{
-    return n->quick ? n->best_d2 * (1.0 + 1e-6) + n->slack2 : n->best_d2;
-}
-
-static void consider_quick(nearest_search *n, uint32_t e)
-{
-    const sinew_bbw *b = n->b;
-    if (e == n->best || box_distance2(&b->locator, e, n->p) > reach2(n)) return;
-    if (n->quick_count < SN_BBW_QUICK_SLOTS / 2) {
-        uint32_t h = (e * 2654435761u) & (SN_BBW_QUICK_SLOTS - 1);
-        while (n->quick_seen[h]) {
-            if (n->quick_seen[h] == e + 1) return;
-            h = (h + 1) & (SN_BBW_QUICK_SLOTS - 1);
-        }
-        n->quick_seen[h] = e + 1;
-        ++n->quick_count;
-    }
-    double t[4], d2 = clamped_distance2(b, e, n->p, t);
-    ++n->tested;
-    if (d2 < n->best_d2 || (d2 == n->best_d2 && n->best == SIZE_MAX)) {
-        n->best_d2 = d2;
-        n->best = e;
-        n->tie = false;
-        memcpy(n->bary, t, sizeof t);
-    } else if (d2 == n->best_d2) {
-        n->tie = true;
-    }
-}
-
 /* The element's clamped point replaces the best when at least as near. */
 static void consider(nearest_search *n, uint32_t e)
 {
@@ -384,41 +333,9 @@ static void scan_cell(nearest_search *n, const int64_t c[3])
     const sn_bbw_locator *g = &n->b->locator;
     for (int a = 0; a < 3; ++a)
         if (c[a] < 0 || c[a] >= (int64_t)g->dims[a]) return;
-    if (cell_distance2(g, n->p, c) > reach2(n)) return;
+    if (cell_distance2(g, n->p, c) > n->best_d2) return;
     size_t cell = ((size_t)c[2] * g->dims[1] + (size_t)c[1]) * g->dims[0] + (size_t)c[0];
-    if (!n->quick) {
-        for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider(n, g->items[k]);
-        return;
-    }
-    uint32_t s = g->sub_res[cell];
-    if (s <= 1) {
-        for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider_quick(n, g->items[k]);
-        return;
-    }
-    /* The subcells within reach, in any order: the quick pass's answer does
-     * not depend on it. */
-    const uint32_t dim = n->b->dim;
-    double sub = g->cell / s, r = sqrt(reach2(n)), lo[3];
-    uint32_t s0[3] = {0, 0, 0}, s1[3] = {0, 0, 0};
-    for (uint32_t a = 0; a < dim; ++a) {
-        lo[a] = g->origin[a] + (double)c[a] * g->cell;
-        s0[a] = sub_coord(g, n->p[a] - r, lo[a], s);
-        s1[a] = sub_coord(g, n->p[a] + r, lo[a], s);
-    }
-    for (uint32_t z = s0[2]; z <= s1[2]; ++z)
-        for (uint32_t y = s0[1]; y <= s1[1]; ++y)
-            for (uint32_t x = s0[0]; x <= s1[0]; ++x) {
-                uint32_t sc[3] = {x, y, z};
-                double d2 = 0.0;
-                for (uint32_t a = 0; a < dim; ++a) {
-                    double l = lo[a] + sc[a] * sub, h = l + sub;
-                    double d = n->p[a] < l ? l - n->p[a] : n->p[a] > h ? n->p[a] - h : 0.0;
-                    d2 += d * d;
-                }
-                if (d2 > reach2(n)) continue;
-                size_t i = g->sub_first[cell] + ((size_t)z * s + y) * s + x;
-                for (size_t k = g->sub_start[i]; k < g->sub_start[i + 1]; ++k) consider_quick(n, g->sub_items[k]);
-            }
+    for (size_t k = g->cell_start[cell]; k < g->cell_start[cell + 1]; ++k) consider(n, g->items[k]);
 }
 
 /* The nearest element within the search's distance: cells in shells of
@@ -434,7 +351,7 @@ static void scan_shells(nearest_search *n, const uint32_t home[3])
     int64_t most = 1;
     for (int a = 0; a < 3; ++a) most = g->dims[a] > most ? (int64_t)g->dims[a] : most;
     for (int64_t s = 0; s <= most; ++s) {
-        if (s >= 1 && (double)(s - 1) * g->cell > sqrt(reach2(n))) break;
+        if (s >= 1 && (double)(s - 1) * g->cell > sqrt(n->best_d2)) break;
         int64_t z0 = -s > -(int64_t)home[2] ? -s : -(int64_t)home[2];
         int64_t z1 = s < (int64_t)g->dims[2] - 1 - home[2] ? s : (int64_t)g->dims[2] - 1 - home[2];
         for (int64_t dz = z0; dz <= z1; ++dz)
@@ -475,7 +392,7 @@ static size_t first_holding(const sinew_bbw *b, const uint32_t *list, size_t n, 
     return SIZE_MAX;
 }
 
-/* The search behind sn_bbw_locate_with. */
+/* The search behind sn_bbw_locate_with: quick uses the split cells and the hint. */
 static size_t locate(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
                      double bary[4], size_t *tested)
 {
@@ -498,31 +415,24 @@ static size_t locate(const sinew_bbw *b, const double q[3], double max_distance,
         if (e != SIZE_MAX) return e;
     }
     if (!(max_distance > 0.0)) return SIZE_MAX;
-    /* The nearest element is the one the shells over the cells' own lists
-     * find, in their order when several are equally near. A quick pass
-     * finds it sooner: from the hint's distance (a nearby point's element),
-     * through split cells' subcells within the best distance, with no seen
-     * set. Only when it meets a tie does the full search run to break it
-     * in that order. */
+    /* The nearest element: the one the shells over the cells find, in
+     * their order when several are equally near. The hint (a nearby point's
+     * element) only tightens the bound they start from: it is not marked
+     * seen, so the shells weigh it again in their order and the answer is
+     * the one they give without it. */
     nearest_search n;
+    memset(&n, 0, sizeof n);
     n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
-    n.quick = true, n.tie = false, n.seen_count = 0, n.tested = 0, n.quick_count = 0;
-    /* Rounding of coordinates: some hundreds of ulps of the largest. */
-    double extent = 0.0;
-    for (int a = 0; a < 3; ++a)
-        extent = fmax(extent, fmax(fabs(g->origin[a]), fabs(g->origin[a] + g->dims[a] * g->cell)));
-    n.slack2 = (1e-13 * extent) * (1e-13 * extent);
-    memset(n.quick_seen, 0, sizeof n.quick_seen);
-    if (quick) {
-        if (hint < b->element_count) consider_quick(&n, (uint32_t)hint);
-        scan_shells(&n, home);
+    if (quick && hint < b->element_count) {
+        double t[4], d2 = clamped_distance2(b, hint, p, t);
+        ++n.tested;
+        if (d2 <= n.best_d2) {
+            n.best_d2 = d2;
+            n.best = hint;
+            memcpy(n.bary, t, sizeof t);
+        }
     }
-    if (!quick || n.tie) {
-        size_t so_far = n.tested;
-        memset(&n, 0, sizeof n);
-        n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX, n.tested = so_far;
-        scan_shells(&n, home);
-    }
+    scan_shells(&n, home);
     *tested += n.tested;
     if (n.best != SIZE_MAX) memcpy(bary, n.bary, sizeof n.bary);
     return n.best;
