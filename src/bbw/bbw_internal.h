@@ -24,6 +24,15 @@ typedef struct sn_bbw_locator {
      * vertex 0, so a point's coordinates are a few products from one place
      * instead of an inverse per test. */
     double *gradients;
+    /* Crowded cells split again for the containment test (a graded volume's
+     * fine elements crowd the cells sized from the mean): cell c with
+     * sub_res[c] = s > 1 has s per axis of the domain's dimension, whose
+     * lists are sub_items[sub_start[sub_first[c] + i] ..], in element order
+     * like the cells'. */
+    uint8_t *sub_res;
+    uint32_t *sub_first;
+    size_t *sub_start;
+    uint32_t *sub_items;
 } sn_bbw_locator;
 
 /* What an automatic volume was made from (source.c): the surface and the
@@ -106,9 +115,19 @@ void sn_bbw_locator_free(sinew_bbw *b);
  * element whose clamped point is nearest within max_distance. Returns the
  * element or SIZE_MAX. */
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4]);
+/* sn_bbw_locate with the element of a nearby point (hint, SIZE_MAX: none)
+ * to start the nearest-element search from: the same answer, sooner for
+ * points in a coherent order. quick = false uses no hint and no split cells
+ * (the reference the tests and the benchmark compare with). *tested (when
+ * not NULL) = elements whose coordinates it computed. */
+size_t sn_bbw_locate_with(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                          double bary[4], size_t *tested);
 /* Whether sn_bbw_locate(b, q, max_distance, ...) certainly finds an
- * element, by a test of a few products (false = not known: locate). */
-bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance);
+ * element, by a test of a few products (false = not known: locate): an
+ * element of q's cell within reach, or *hint (an element near the last
+ * point, SIZE_MAX: none) whose clamped point is. On true *hint becomes an
+ * element near q. */
+bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t *hint);
 
 /* ---- handles.c ---- */
 sinew_result sn_bbw_constrain(sinew_bbw *b, const sinew_bbw_desc *desc, double tolerance);

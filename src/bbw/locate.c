@@ -1,6 +1,8 @@
 /*
  * Point location: a uniform grid whose cells list the elements whose boxes
- * overlap them, sized so a cell holds a handful of elements.
+ * overlap them, sized so a cell holds a handful of elements on average, with
+ * crowded cells split again into subcells for the containment test; then
+ * the nearest-element search for points outside.
  */
 #include <math.h>
 #include <string.h>
@@ -21,6 +23,10 @@ void sn_bbw_locator_free(sinew_bbw *b)
     sn_free(&b->env, b->locator.items);
     sn_free(&b->env, b->locator.boxes);
     sn_free(&b->env, b->locator.gradients);
+    sn_free(&b->env, b->locator.sub_res);
+    sn_free(&b->env, b->locator.sub_first);
+    sn_free(&b->env, b->locator.sub_start);
+    sn_free(&b->env, b->locator.sub_items);
     memset(&b->locator, 0, sizeof b->locator);
 }
 
@@ -45,6 +51,101 @@ static uint32_t cell_coord(const sn_bbw_locator *g, double x, int a)
     if (c < 0) return 0;
     if (c >= g->dims[a]) return g->dims[a] - 1;
     return (uint32_t)c;
+}
+
+/* A cell listing more elements than this is split for the containment test,
+ * into about SN_BBW_SUBCELL_ITEMS per subcell (tuned for top_k at points
+ * inside a graded volume, whose cells near the bones list ~100 elements);
+ * at most SN_BBW_SUBCELL_MAX per axis. */
+#define SN_BBW_CROWDED 16
+#define SN_BBW_SUBCELL_ITEMS 8.0
+#define SN_BBW_SUBCELL_MAX 12
+
+/* Subcell coordinate of x along an axis in a cell starting at lo there,
+ * split s times per axis. */
+static uint32_t sub_coord(const sn_bbw_locator *g, double x, double lo, uint32_t s)
+{
+    double c = floor((x - lo) / (g->cell / s));
+    if (c < 0) return 0;
+    if (c >= s) return s - 1;
+    return (uint32_t)c;
+}
+
+/* The list of cell c (at coordinates cc) to test p against: the subcell's
+ * holding p when c is split. */
+static const uint32_t *cell_list(const sn_bbw_locator *g, uint32_t dim, size_t c, const uint32_t cc[3],
+                                 const double p[3], size_t *count)
+{
+    uint32_t s = g->sub_res[c];
+    if (s <= 1) {
+        *count = g->cell_start[c + 1] - g->cell_start[c];
+        return g->items + g->cell_start[c];
+    }
+    size_t i = 0;
+    for (int a = (int)dim - 1; a >= 0; --a)
+        i = i * s + sub_coord(g, p[a], g->origin[a] + (double)cc[a] * g->cell, s);
+    size_t k = g->sub_first[c] + i;
+    *count = g->sub_start[k + 1] - g->sub_start[k];
+    return g->sub_items + g->sub_start[k];
+}
+
+/* Splits the crowded cells (see SN_BBW_CROWDED): each element of such a
+ * cell goes to the subcells its box overlaps, in the cell's order. */
+static sinew_result build_subgrids(sinew_bbw *b)
+{
+    sn_bbw_locator *g = &b->locator;
+    size_t cells = (size_t)g->dims[0] * g->dims[1] * g->dims[2], subcells = 0;
+    g->sub_res = sn_calloc_array(&b->env, cells, 1, "locator subcell resolutions");
+    g->sub_first = sn_calloc_array(&b->env, cells, sizeof(uint32_t), "locator subcells");
+    if (!g->sub_res || !g->sub_first) return sn_alloc_failure();
+    for (size_t c = 0; c < cells; ++c) {
+        size_t n = g->cell_start[c + 1] - g->cell_start[c];
+        if (n <= SN_BBW_CROWDED) continue;
+        double s = ceil(pow((double)n / SN_BBW_SUBCELL_ITEMS, 1.0 / b->dim));
+        g->sub_res[c] = (uint8_t)fmin(s, SN_BBW_SUBCELL_MAX);
+        size_t block = 1;
+        for (uint32_t a = 0; a < b->dim; ++a) block *= g->sub_res[c];
+        if (subcells + block > UINT32_MAX) return sn_fail(SINEW_ERROR_OUT_OF_MEMORY, "locator: too many subcells");
+        g->sub_first[c] = (uint32_t)subcells;
+        subcells += block;
+    }
+    g->sub_start = sn_calloc_array(&b->env, subcells + 1, sizeof(size_t), "locator subcell starts");
+    if (!g->sub_start) return sn_alloc_failure();
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t c = 0; c < cells; ++c) {
+            uint32_t s = g->sub_res[c];
+            if (s <= 1) continue;
+            uint32_t cc[3] = {(uint32_t)(c % g->dims[0]), (uint32_t)(c / g->dims[0] % g->dims[1]),
+                              (uint32_t)(c / g->dims[0] / g->dims[1])};
+            for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) {
+                double elo[3], ehi[3];
+                element_box(b, g->items[k], elo, ehi);
+                uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+                for (uint32_t a = 0; a < b->dim; ++a) {
+                    double lo = g->origin[a] + (double)cc[a] * g->cell;
+                    c0[a] = sub_coord(g, elo[a], lo, s);
+                    c1[a] = sub_coord(g, ehi[a], lo, s);
+                }
+                for (uint32_t z = c0[2]; z <= c1[2]; ++z)
+                    for (uint32_t y = c0[1]; y <= c1[1]; ++y)
+                        for (uint32_t x = c0[0]; x <= c1[0]; ++x) {
+                            size_t i = g->sub_first[c] + ((size_t)z * s + y) * s + x;
+                            if (pass == 0) g->sub_start[i + 1]++;
+                            else g->sub_items[g->sub_start[i]++] = g->items[k];
+                        }
+            }
+        }
+        if (pass == 0) {
+            for (size_t i = 0; i < subcells; ++i) g->sub_start[i + 1] += g->sub_start[i];
+            if (subcells == 0) break; /* no crowded cell */
+            g->sub_items = sn_alloc_array(&b->env, g->sub_start[subcells], sizeof(uint32_t), "locator subcell items");
+            if (!g->sub_items) return sn_alloc_failure();
+        } else {
+            memmove(g->sub_start + 1, g->sub_start, subcells * sizeof(size_t));
+            g->sub_start[0] = 0;
+        }
+    }
+    return SINEW_OK;
 }
 
 sinew_result sn_bbw_locator_build(sinew_bbw *b)
@@ -115,7 +216,7 @@ sinew_result sn_bbw_locator_build(sinew_bbw *b)
             g->cell_start[0] = 0;
         }
     }
-    return SINEW_OK;
+    return build_subgrids(b);
 }
 
 /* Barycentric coordinates of q in element e, from its stored gradients
@@ -145,6 +246,7 @@ typedef struct nearest_search {
     double best_d2;
     size_t best;
     double bary[4];
+    size_t tested; /* elements whose coordinates were computed */
     size_t seen_count;
     uint32_t seen[SN_BBW_SEEN_SLOTS]; /* element + 1, 0 = free */
 } nearest_search;
@@ -177,14 +279,12 @@ static double box_distance2(const sn_bbw_locator *g, size_t e, const double p[3]
     return d2;
 }
 
-/* The element's point given by clamping p's barycentric coordinates to the
- * element and renormalising; it replaces the best when at least as near. */
-static void consider(nearest_search *n, uint32_t e)
+/* Squared distance from p to element e's point given by clamping p's
+ * barycentric coordinates to the element and renormalising (those in t). */
+static double clamped_distance2(const sinew_bbw *b, size_t e, const double p[3], double t[4])
 {
-    const sinew_bbw *b = n->b;
-    if (box_distance2(&b->locator, e, n->p) > n->best_d2 || seen_before(n, e)) return;
-    double t[4], sum = 0.0;
-    sn_bbw_barycentric(b, e, n->p, t);
+    double sum = 0.0;
+    sn_bbw_barycentric(b, e, p, t);
     for (uint32_t i = 0; i < b->per; ++i) {
         t[i] = fmax(t[i], 0.0);
         sum += t[i];
@@ -196,7 +296,17 @@ static void consider(nearest_search *n, uint32_t e)
         for (int a = 0; a < 3; ++a) x3[a] += t[i] * v[a];
     }
     double d2 = 0.0;
-    for (int a = 0; a < 3; ++a) d2 += (x3[a] - n->p[a]) * (x3[a] - n->p[a]);
+    for (int a = 0; a < 3; ++a) d2 += (x3[a] - p[a]) * (x3[a] - p[a]);
+    return d2;
+}
+
+/* The element's clamped point replaces the best when at least as near. */
+static void consider(nearest_search *n, uint32_t e)
+{
+    const sinew_bbw *b = n->b;
+    if (box_distance2(&b->locator, e, n->p) > n->best_d2 || seen_before(n, e)) return;
+    double t[4], d2 = clamped_distance2(b, e, n->p, t);
+    ++n->tested;
     if (d2 <= n->best_d2) {
         n->best_d2 = d2;
         n->best = e;
@@ -258,6 +368,34 @@ static void scan_shells(nearest_search *n, const uint32_t home[3])
 
 size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance, double bary[4])
 {
+    return sn_bbw_locate_with(b, q, max_distance, SIZE_MAX, true, bary, NULL);
+}
+
+/* The first element in the list holding p (with the slack), SIZE_MAX if none. */
+static size_t first_holding(const sinew_bbw *b, const uint32_t *list, size_t n, const double p[3], double bary[4],
+                            size_t *tested)
+{
+    for (size_t k = 0; k < n; ++k) {
+        /* The box (a sixth of the data) rejects most of a crowded cell;
+         * its outward rounding keeps every point the slack admits. */
+        if (box_distance2(&b->locator, list[k], p) > 0.0) continue;
+        double t[4];
+        sn_bbw_barycentric(b, list[k], p, t);
+        ++*tested;
+        double lowest = t[0];
+        for (uint32_t i = 1; i < b->per; ++i) lowest = lowest < t[i] ? lowest : t[i];
+        if (lowest >= -SN_BBW_INSIDE_EPS) {
+            memcpy(bary, t, sizeof t);
+            return list[k];
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* The search behind sn_bbw_locate_with: quick uses the split cells and the hint. */
+static size_t locate(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                     double bary[4], size_t *tested)
+{
     const sn_bbw_locator *g = &b->locator;
     double p[3] = {q[0], q[1], b->dim == 3 ? q[2] : 0.0};
     int inside_grid = 1;
@@ -268,49 +406,74 @@ size_t sn_bbw_locate(const sinew_bbw *b, const double q[3], double max_distance,
     uint32_t home[3];
     for (int a = 0; a < 3; ++a) home[a] = cell_coord(g, p[a], a);
     if (inside_grid) {
-        size_t c = ((size_t)home[2] * g->dims[1] + home[1]) * g->dims[0] + home[0];
-        for (size_t k = g->cell_start[c]; k < g->cell_start[c + 1]; ++k) {
-            /* The box (a sixth of the data) rejects most of a crowded cell;
-             * its outward rounding keeps every point the slack admits. */
-            if (box_distance2(g, g->items[k], p) > 0.0) continue;
-            double t[4];
-            sn_bbw_barycentric(b, g->items[k], p, t);
-            double lowest = t[0];
-            for (uint32_t i = 1; i < b->per; ++i) lowest = fmin(lowest, t[i]);
-            if (lowest >= -SN_BBW_INSIDE_EPS) {
-                memcpy(bary, t, sizeof t);
-                return g->items[k];
-            }
-        }
+        /* A subcell lists, in the same order, the cell's elements whose
+         * boxes reach it: the same first holder. */
+        size_t c = ((size_t)home[2] * g->dims[1] + home[1]) * g->dims[0] + home[0], n;
+        const uint32_t *list = quick ? cell_list(g, b->dim, c, home, p, &n) : g->items + g->cell_start[c];
+        if (!quick) n = g->cell_start[c + 1] - g->cell_start[c];
+        size_t e = first_holding(b, list, n, p, bary, tested);
+        if (e != SIZE_MAX) return e;
     }
     if (!(max_distance > 0.0)) return SIZE_MAX;
+    /* The nearest element: the one the shells over the cells find, in
+     * their order when several are equally near. The hint (a nearby point's
+     * element) only tightens the bound they start from: it is not marked
+     * seen, so the shells weigh it again in their order and the answer is
+     * the one they give without it. */
     nearest_search n;
     memset(&n, 0, sizeof n);
     n.b = b, n.p = p, n.best_d2 = max_distance * max_distance, n.best = SIZE_MAX;
+    if (quick && hint < b->element_count) {
+        double t[4], d2 = clamped_distance2(b, hint, p, t);
+        ++n.tested;
+        if (d2 <= n.best_d2) {
+            n.best_d2 = d2;
+            n.best = hint;
+            memcpy(n.bary, t, sizeof t);
+        }
+    }
     scan_shells(&n, home);
+    *tested += n.tested;
     if (n.best != SIZE_MAX) memcpy(bary, n.bary, sizeof n.bary);
     return n.best;
 }
 
+size_t sn_bbw_locate_with(const sinew_bbw *b, const double q[3], double max_distance, size_t hint, bool quick,
+                          double bary[4], size_t *tested)
+{
+    size_t count = 0;
+    size_t e = locate(b, q, max_distance, hint, quick, bary, &count);
+    if (tested) *tested = count;
+    return e;
+}
+
 /* An element's clamped point is a convex combination of its corners, so it
  * lies no farther from q than its farthest corner: a corner set within the
- * distance (with a margin for rounding) proves the search finds something. */
+ * distance (with a margin for rounding) proves the search finds something;
+ * so does a hint whose clamped point lies within it. */
 #define SN_BBW_CERTAIN_MARGIN 0.98
 
-bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance)
+bool sn_bbw_locate_certain(const sinew_bbw *b, const double q[3], double max_distance, size_t *hint)
 {
     const sn_bbw_locator *g = &b->locator;
     double p[3] = {q[0], q[1], b->dim == 3 ? q[2] : 0.0};
     size_t c = 0;
     for (int a = 2; a >= 0; --a) c = c * g->dims[a] + cell_coord(g, p[a], a);
-    if (g->cell_start[c] == g->cell_start[c + 1]) return false;
-    size_t e = g->items[g->cell_start[c]];
-    double far2 = 0.0;
-    for (uint32_t k = 0; k < b->per; ++k) {
-        const double *v = b->positions + 3 * (size_t)b->elements[e * b->per + k];
-        double d2 = 0.0;
-        for (int a = 0; a < 3; ++a) d2 += (v[a] - p[a]) * (v[a] - p[a]);
-        far2 = fmax(far2, d2);
+    if (g->cell_start[c] < g->cell_start[c + 1]) {
+        size_t e = g->items[g->cell_start[c]];
+        double far2 = 0.0;
+        for (uint32_t k = 0; k < b->per; ++k) {
+            const double *v = b->positions + 3 * (size_t)b->elements[e * b->per + k];
+            double d2 = 0.0;
+            for (int a = 0; a < 3; ++a) d2 += (v[a] - p[a]) * (v[a] - p[a]);
+            far2 = fmax(far2, d2);
+        }
+        if (far2 <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance) {
+            *hint = e;
+            return true;
+        }
     }
-    return far2 <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance;
+    double t[4];
+    return *hint < b->element_count &&
+           clamped_distance2(b, *hint, p, t) <= SN_BBW_CERTAIN_MARGIN * max_distance * max_distance;
 }

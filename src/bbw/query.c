@@ -34,7 +34,9 @@ sinew_result sinew_bbw_vertex_weights(const sinew_bbw *b, float *out, size_t fir
     return SINEW_OK;
 }
 
-/* Element and barycentric coordinates of point i, or a failure naming it. */
+/* Element and barycentric coordinates of point i, or a failure naming it;
+ * *element holds on entry the element of a point located before (SIZE_MAX:
+ * none), which speeds the search without changing its answer. */
 static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, size_t i, size_t *element,
                                  double bary[4])
 {
@@ -44,7 +46,7 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
             return sn_fail(SINEW_ERROR_NON_FINITE, "point %zu has a non-finite coordinate %c (%g)", i, "xyz"[a],
                            (double)p[a]);
     double q[3] = {p[0], p[1], p[2]};
-    *element = sn_bbw_locate(b, q, b->reach, bary);
+    *element = sn_bbw_locate_with(b, q, b->reach, *element, true, bary, NULL);
     if (*element == SIZE_MAX)
         return sn_fail(SINEW_ERROR_OUTSIDE_DOMAIN, "point %zu at (%g, %g, %g) lies outside the domain", i, q[0], q[1],
                        q[2]);
@@ -69,11 +71,11 @@ static sinew_result locate_point(const sinew_bbw *b, const sinew_points *pts, si
  * products (sn_bbw_locate_certain); the rest are located in full. */
 static sinew_result check_locatable(const sinew_bbw *b, const sinew_points *pts, size_t first, size_t count)
 {
+    size_t e = SIZE_MAX; /* an element near the last point: nearby in a coherent order */
     for (size_t i = first; i < first + count; ++i) {
         const float *p = sn_point(pts, i);
         double q[3] = {p[0], p[1], p[2]};
-        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach)) continue;
-        size_t e;
+        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && sn_bbw_locate_certain(b, q, b->reach, &e)) continue;
         double bary[4];
         sinew_result r = locate_point(b, pts, i, &e, bary);
         if (r != SINEW_OK) return r;
@@ -102,9 +104,8 @@ sinew_result sinew_bbw_point_weights(const sinew_bbw *b, const sinew_points *pts
         SINEW_OK)
         return r;
     if ((r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
-    size_t m = b->handle_count;
+    size_t m = b->handle_count, e = SIZE_MAX;
     for (size_t i = first; i < first + count; ++i) {
-        size_t e;
         double bary[4];
         locate_point(b, pts, i, &e, bary);
         float *row = out + i * m;
@@ -126,45 +127,34 @@ static double weight_at(const sinew_bbw *b, const uint32_t *corners, const doubl
     return w;
 }
 
-/* Handles up to which top_k interpolates a point's row once, on the stack,
- * instead of once per slot (the same sums, in the same order). */
-#define SN_BBW_TOP_ROW 256
-
-/* Fills one point's k slots: repeated selection of the next largest weight
- * (ties by handle index), which needs no scratch memory. */
+/* Fills one point's k slots with its largest weights, in (weight desc,
+ * index asc) order, positive ones only: one pass over the handles keeping
+ * the best so far sorted (k <= 64), so each weight is interpolated once
+ * and no scratch memory is needed. */
 static void select_top(const sinew_bbw *b, const uint32_t *corners, const double *bary, uint32_t k,
                        uint32_t *joints, float *weights)
 {
     size_t m = b->handle_count;
-    double row_store[SN_BBW_TOP_ROW];
-    const double *row = NULL;
-    if (m <= SN_BBW_TOP_ROW) {
-        for (size_t j = 0; j < m; ++j) row_store[j] = weight_at(b, corners, bary, j);
-        row = row_store;
-    }
-    double prev_w = INFINITY, sum = 0.0;
-    size_t prev_j = SIZE_MAX;
-    uint32_t used = 0;
-    for (uint32_t s = 0; s < k; ++s) {
-        double best_w = 0.0;
-        size_t best_j = SIZE_MAX;
-        for (size_t j = 0; j < m; ++j) {
-            double w = row ? row[j] : weight_at(b, corners, bary, j);
-            /* Strictly after the previous pick in (weight desc, index asc). */
-            int after = w < prev_w || (w == prev_w && prev_j != SIZE_MAX && j > prev_j);
-            if (!after || !(w > 0.0)) continue;
-            if (best_j == SIZE_MAX || w > best_w) {
-                best_w = w;
-                best_j = j;
-            }
+    double best_w[64];
+    uint32_t best_j[64], used = 0;
+    for (size_t j = 0; j < m; ++j) {
+        double w = weight_at(b, corners, bary, j);
+        /* Handles come in index order, so a weight equal to the last kept
+         * one ranks after it. */
+        if (!(w > 0.0) || (used == k && !(w > best_w[k - 1]))) continue;
+        uint32_t at = used < k ? used++ : k - 1;
+        for (; at > 0 && w > best_w[at - 1]; --at) {
+            best_w[at] = best_w[at - 1];
+            best_j[at] = best_j[at - 1];
         }
-        if (best_j == SIZE_MAX) break;
-        joints[s] = (uint32_t)best_j;
-        weights[s] = (float)best_w;
-        sum += best_w;
-        prev_w = best_w;
-        prev_j = best_j;
-        ++used;
+        best_w[at] = w;
+        best_j[at] = (uint32_t)j;
+    }
+    double sum = 0.0;
+    for (uint32_t s = 0; s < used; ++s) {
+        joints[s] = best_j[s];
+        weights[s] = (float)best_w[s];
+        sum += best_w[s];
     }
     for (uint32_t s = used; s < k; ++s) {
         joints[s] = 0;
@@ -172,6 +162,36 @@ static void select_top(const sinew_bbw *b, const uint32_t *corners, const double
     }
     if (sum > 0.0)
         for (uint32_t s = 0; s < used; ++s) weights[s] = (float)(weights[s] / sum);
+}
+
+/* Corners and barycentric coordinates of point i (pts), or of vertex i
+ * (pts NULL); *e as in locate_point. */
+static void corners_of(const sinew_bbw *b, const sinew_points *pts, size_t i, size_t *e, uint32_t corners[4],
+                       double bary[4])
+{
+    if (pts) {
+        memset(corners, 0, 4 * sizeof(uint32_t));
+        locate_point(b, pts, i, e, bary);
+        memcpy(corners, b->elements + *e * b->per, b->per * sizeof(uint32_t));
+        return;
+    }
+    for (uint32_t c = 0; c < 4; ++c) corners[c] = (uint32_t)i;
+    bary[0] = 1.0, bary[1] = bary[2] = bary[3] = 0.0;
+}
+
+/* Asks the cache for the corners' weight rows (a hint only). */
+static void fetch_rows(const sinew_bbw *b, const uint32_t corners[4])
+{
+#if defined(__GNUC__) || defined(__clang__)
+    size_t bytes = b->handle_count * sizeof(float);
+    for (uint32_t c = 0; c < b->per; ++c) {
+        const char *row = (const char *)(b->weights + (size_t)corners[c] * b->handle_count);
+        for (size_t at = 0; at < bytes; at += 64) __builtin_prefetch(row + at);
+        if (bytes) __builtin_prefetch(row + bytes - 1);
+    }
+#else
+    (void)b, (void)corners;
+#endif
 }
 
 sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t influence_count,
@@ -198,18 +218,19 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
         (r = sn_check_float_array(weights, 0, k, rows, "top-k weight output")) != SINEW_OK)
         return r;
     if (pts && (r = check_locatable(b, pts, first, count)) != SINEW_OK) return r;
-    for (size_t i = first; i < first + count; ++i) {
-        uint32_t corners[4] = {0, 0, 0, 0};
-        double bary[4] = {1.0, 0.0, 0.0, 0.0};
-        if (pts) {
-            size_t e;
-            locate_point(b, pts, i, &e, bary);
-            memcpy(corners, b->elements + e * b->per, b->per * sizeof(uint32_t));
-        } else {
-            corners[0] = (uint32_t)i;
-            for (uint32_t c = 1; c < 4; ++c) corners[c] = corners[0];
+    /* Point i + 1 is located (and its weight rows fetched) before point i's
+     * rows are read, so the memory of one overlaps the work of the other. */
+    size_t e = SIZE_MAX;
+    uint32_t corners[2][4];
+    double bary[2][4];
+    for (size_t i = first; i <= first + count; ++i) {
+        size_t at = (i - first) & 1;
+        if (i < first + count) {
+            corners_of(b, pts, i, &e, corners[at], bary[at]);
+            fetch_rows(b, corners[at]);
         }
-        select_top(b, corners, bary, k, joints + i * k, weights + i * k);
+        if (i > first)
+            select_top(b, corners[at ^ 1], bary[at ^ 1], k, joints + (i - 1) * k, weights + (i - 1) * k);
     }
     return SINEW_OK;
 }

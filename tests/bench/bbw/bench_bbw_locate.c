@@ -5,9 +5,16 @@
  * surfaces) two sets: the mesh's own vertices, in file order (what a bind
  * reads: on a volume made from a surface they lie on or just off the
  * domain's boundary), and 1,000 points drawn inside random domain elements.
- * One line per set: CPU microseconds per point, best of nine, against a
- * brute-force scan of every element for the inside points (measured in the
- * same run, on the first 100 of them).
+ * Per set, CPU microseconds per point, best of nine:
+ *   <rig>-<set>: top_k, against a brute-force scan of every element for the
+ *     inside points (measured in the same run, on the first 100 of them);
+ *   <rig>-<set>-search: location alone, each point starting from the
+ *     previous one's element as top_k does, against the search over the
+ *     coarse cells' own lists with no quick pass (the same answers), in
+ *     interleaved rounds;
+ *   <rig>-<set>-tested: elements whose coordinates each computes per point
+ *     (deterministic);
+ * and per rig the locator's bytes per element, against the coarse grid's.
  * Usage: bench_bbw_locate [name-filter]
  */
 #include <math.h>
@@ -16,6 +23,7 @@
 #include <string.h>
 
 #include "sinew.h"
+#include "bbw/bbw_internal.h"
 
 #include "support.h"
 #include "../../bbw/bbw_dataset.h"
@@ -42,6 +50,62 @@ static double time_top_k(const sinew_bbw *b, const sinew_points *pts)
     free(joints);
     free(weights);
     return best / (double)(pts->count ? pts->count : 1);
+}
+
+/* CPU seconds per point of locating pts, quick (from the previous point's
+ * element) or by the full search, in interleaved rounds: best of ROUNDS. */
+static void time_search(const sinew_bbw *b, const sinew_points *pts, double *quick, double *full)
+{
+    *quick = *full = INFINITY;
+    volatile size_t sink = 0;
+    for (int round = 0; round < ROUNDS; ++round)
+        for (int which = 0; which < 2; ++which) {
+            size_t e = SIZE_MAX;
+            double t0 = support_cpu_now();
+            for (size_t i = 0; i < pts->count; ++i) {
+                const float *p = sn_point(pts, i);
+                double q[3] = {p[0], p[1], p[2]}, bary[4];
+                e = sn_bbw_locate_with(b, q, b->reach, which ? SIZE_MAX : e, !which, bary, NULL);
+                sink += e;
+            }
+            double t = (support_cpu_now() - t0) / (double)(pts->count ? pts->count : 1);
+            if (which) *full = fmin(*full, t);
+            else *quick = fmin(*quick, t);
+        }
+    (void)sink;
+}
+
+/* Elements tested per point, quick and full. */
+static void count_tested(const sinew_bbw *b, const sinew_points *pts, double *quick, double *full)
+{
+    size_t nq = 0, nf = 0, e = SIZE_MAX;
+    for (size_t i = 0; i < pts->count; ++i) {
+        const float *p = sn_point(pts, i);
+        double q[3] = {p[0], p[1], p[2]}, bary[4];
+        size_t tested;
+        sn_bbw_locate_with(b, q, b->reach, SIZE_MAX, false, bary, &tested);
+        nf += tested;
+        e = sn_bbw_locate_with(b, q, b->reach, e, true, bary, &tested);
+        nq += tested;
+    }
+    *quick = (double)nq / (double)(pts->count ? pts->count : 1);
+    *full = (double)nf / (double)(pts->count ? pts->count : 1);
+}
+
+/* The locator's bytes per element: all of it, and the coarse grid alone
+ * (cells, lists, boxes, affine maps). */
+static void locator_bytes(const sinew_bbw *b, double *all, double *coarse)
+{
+    const sn_bbw_locator *g = &b->locator;
+    size_t cells = (size_t)g->dims[0] * g->dims[1] * g->dims[2], subcells = 0;
+    for (size_t c = 0; c < cells; ++c)
+        if (g->sub_res[c] > 1) subcells = g->sub_first[c] + (size_t)pow(g->sub_res[c], b->dim);
+    double base = (double)(cells + 1) * sizeof(size_t) + (double)g->cell_start[cells] * sizeof(uint32_t) +
+                  (double)b->element_count * (6 * sizeof(float) + SN_BBW_AFFINE * sizeof(double));
+    double split = (double)cells * (1 + sizeof(uint32_t)) + (double)(subcells + 1) * sizeof(size_t) +
+                   (double)g->sub_start[subcells] * sizeof(uint32_t);
+    *coarse = base / (double)b->element_count;
+    *all = (base + split) / (double)b->element_count;
 }
 
 typedef struct domain {
@@ -121,7 +185,7 @@ static void run(const bbw_case *c)
     }
     domain d = {0};
     if (r != SINEW_OK || !domain_read(b, &d) || d.per != 4) {
-        printf("bbw-locate/%s: skipped (%s: %s)\n", c->name, sinew_result_string(r), sinew_last_error());
+        printf("bbw/locate/%s: skipped (%s: %s)\n", c->name, sinew_result_string(r), sinew_last_error());
         sinew_bbw_destroy(b);
         free(d.vertices), free(d.elements);
         return;
@@ -144,11 +208,24 @@ static void run(const bbw_case *c)
     sinew_points inside_points = {inside, INSIDE_POINTS, 0};
     double brute = time_brute_force(&d, inside, BRUTE_POINTS);
     char name[128], label[128];
-    snprintf(name, sizeof name, "bbw-locate/%s-mesh-vertices", c->name);
     snprintf(label, sizeof label, "brute-force scan, inside points, %zu elements", d.element_count);
-    support_bench_line(name, 1e6 * time_top_k(b, &mesh_points), "us/point", label, 1e6 * brute);
-    snprintf(name, sizeof name, "bbw-locate/%s-inside", c->name);
-    support_bench_line(name, 1e6 * time_top_k(b, &inside_points), "us/point", label, 1e6 * brute);
+    const sinew_points *sets[2] = {&mesh_points, &inside_points};
+    const char *set_names[2] = {"mesh-vertices", "inside"};
+    for (int k = 0; k < 2; ++k) {
+        double quick, full;
+        snprintf(name, sizeof name, "bbw/locate/%s-%s", c->name, set_names[k]);
+        support_bench_line(name, 1e6 * time_top_k(b, sets[k]), "us/point", label, 1e6 * brute);
+        time_search(b, sets[k], &quick, &full);
+        snprintf(name, sizeof name, "bbw/locate/%s-%s-search", c->name, set_names[k]);
+        support_bench_line(name, 1e6 * quick, "us/point", "the coarse cells' own lists", 1e6 * full);
+        count_tested(b, sets[k], &quick, &full);
+        snprintf(name, sizeof name, "bbw/locate/%s-%s-tested", c->name, set_names[k]);
+        support_bench_line(name, quick, "elements/point", "the coarse cells' own lists", full);
+    }
+    double all, coarse;
+    locator_bytes(b, &all, &coarse);
+    snprintf(name, sizeof name, "bbw/locate/%s-memory", c->name);
+    support_bench_line(name, all, "bytes/element", "the coarse grid alone", coarse);
     free(inside);
     free(d.vertices), free(d.elements);
     sinew_bbw_destroy(b);
@@ -168,6 +245,6 @@ int main(int argc, char **argv)
         }
         bbw_dataset_free(&c);
     }
-    if (ran == 0) printf("bbw-locate: skipped (no case of the shared data matches \"%s\")\n", filter);
+    if (ran == 0) printf("bbw/locate: skipped (no case of the shared data matches \"%s\")\n", filter);
     return 0;
 }
