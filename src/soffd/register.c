@@ -89,6 +89,52 @@ static void cap_candidates(gather *g)
     g->count = g->keep;
 }
 
+/* The fade: f is the largest weight the policy does not keep, the first
+ * element past the cap (the items must hold at most cap + 1, the traversal's
+ * keep) or the threshold's cut `cut` = eps * w_max, whichever is larger.
+ * Every kept weight becomes w - f, and elements at or below f leave (their
+ * weight added to *dropped_w). Order statistics of continuous functions are
+ * continuous, so each faded weight is a continuous function of the point:
+ * an element enters or leaves the set at weight 0, and the deformed surface
+ * has no step where a point's k-th and (k+1)-th elements trade places.
+ * Returns f; 0 (nothing faded) when every kept weight ties with f, where no
+ * choice of the tied elements is continuous anyway. */
+static double fade_candidates(gather *g, size_t cap, double cut, double *dropped_w)
+{
+    double f = cut, past_cap = 0;
+    if (g->count > cap) {
+        qsort(g->items, g->count, sizeof(candidate), by_distance);
+        for (size_t i = cap; i < g->count; ++i) {
+            f = fmax(f, g->items[i].weight);
+            past_cap += g->items[i].weight;
+        }
+        g->count = cap;
+    }
+    *dropped_w += past_cap;
+    bool any = false;
+    for (size_t j = 0; j < g->count; ++j) any = any || g->items[j].weight > f;
+    if (!any || !(f > 0)) return 0;
+    size_t kept = 0;
+    for (size_t j = 0; j < g->count; ++j) {
+        double w = g->items[j].weight;
+        if (w > f) {
+            g->items[kept] = g->items[j];
+            g->items[kept++].weight = w - f;
+        } else {
+            *dropped_w += w;
+        }
+    }
+    g->count = kept;
+    return f;
+}
+
+/* x rounded up to float, so a stored bound stays a bound. */
+static float round_up(double x)
+{
+    float v = (float)x;
+    return (double)v < x ? nextafterf(v, INFINITY) : v;
+}
+
 static float current_radius2(gather *g)
 {
     float r2 = fminf(g->max_dist2, g->threshold_r2);
@@ -138,6 +184,7 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
     sn_free(env, reg->element);
     sn_free(env, reg->coeff);
     sn_free(env, reg->dropped);
+    sn_free(env, reg->fade);
     sn_free(env, reg->rest_offset);
     sn_soffd_corners_free(env, reg);
     memset(reg, 0, sizeof *reg);
@@ -291,9 +338,13 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
     g.h = h;
     g.env = env;
     g.eps = policy->weight_threshold;
-    g.keep = policy->exclusive                                                              ? 1
-             : policy->max_contributors && policy->max_contributors != UINT32_MAX ? policy->max_contributors
-                                                                                     : SIZE_MAX;
+    const size_t keep = policy->exclusive                                                      ? 1
+                       : policy->max_contributors && policy->max_contributors != UINT32_MAX ? policy->max_contributors
+                                                                                               : SIZE_MAX;
+    /* Every policy but exclusive fades (fade_candidates), which needs the
+     * first element the cap drops: the traversal keeps one more. */
+    const bool fades = !policy->exclusive;
+    g.keep = fades && keep != SIZE_MAX ? keep + 1 : keep;
     g.max_dist2 = policy->max_distance > 0
                       ? (float)(policy->max_distance * h->length_scale * policy->max_distance * h->length_scale)
                       : INFINITY;
@@ -303,9 +354,10 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
     reg.rest = (float *)sn_alloc_array(env, count, 3 * sizeof(float), "soffd registered points");
     reg.offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd set offsets");
     reg.dropped = (float *)sn_alloc_array(env, count, sizeof(float), "soffd dropped mass");
+    reg.fade = (float *)sn_alloc_array(env, count, sizeof(float), "soffd faded mass");
     reg.corner_offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd corner offsets");
     slot = (uint32_t *)sn_alloc_array(env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
-    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.corner_offsets || !slot) goto oom;
+    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.fade || !reg.corner_offsets || !slot) goto oom;
     memset(slot, 0xff, h->vertex_count * sizeof(uint32_t));
     reg.offsets[0] = 0;
     reg.corner_offsets[0] = 0;
@@ -339,6 +391,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
         if (g.failed) goto oom;
+        double fade = fades ? fade_candidates(&g, keep, g.eps * w_max, &dropped_w) : 0;
 
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_contributors sorts what it hands out. */
@@ -358,10 +411,14 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         reg.offsets[i + 1] = need;
         if (!sn_soffd_corners_append(h, &reg, i, &corner_cap, slot)) goto oom;
         if (g.count > reg.max_set) reg.max_set = g.count;
-        /* The cheap bound; a point with nothing kept has lost all its mass. */
+        /* The cheap bound; a point with nothing kept has lost all its mass.
+         * What the fade took from the kept elements is lost too: the kept
+         * weights before it were kept_w + faded. */
         dropped_w = dropped_weight_bound(&g, &scale, dropped_w);
+        double faded = (double)g.count * fade, lost = dropped_w + faded;
+        reg.fade[i] = faded > 0 ? round_up(faded / (kept_w + faded)) : 0.0f;
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
-        else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
+        else reg.dropped[i] = lost > 0 ? (float)fmin(lost / (kept_w + lost), 1.0) : 0.0f;
     }
     if (!trim_registration(env, &reg) || !sn_soffd_rest_offsets_build(h, &reg)) goto oom;
     if ((r = sn_progress(call, "soffd: register", 1.0f)) != SINEW_OK) goto fail;

@@ -420,7 +420,7 @@ static void registration_equals_brute_force(void **state)
         assert_int_equal(lib_deform(h, now, c.nv, out), SINEW_OK);
         for (size_t i = 0; i < N; ++i) {
             double want[3];
-            bf_deform_point(c.pos, now, c.tris, c.nt, 0.5, 3.0, eps[e], &skin[3 * i], want);
+            bf_deform_point(c.pos, now, c.tris, c.nt, 0.5, 3.0, eps[e], 0, &skin[3 * i], want);
             for (int k = 0; k < 3; ++k) assert_float_equal(out[3 * i + k], want[k], 2e-5);
         }
     }
