@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "geom/closest_point.h"
+#include "soffd/soffd_defaults.h"
 #include "soffd/soffd_internal.h"
 
 typedef sn_soffd_candidate candidate;
@@ -27,6 +28,7 @@ typedef struct gather {
     size_t keep;          /* contributor cap, SIZE_MAX = none */
     float max_dist2;      /* INFINITY = none */
     float threshold_r2;   /* radius of the relative threshold for the current min_dist2 */
+    bool ramped;          /* a faded cap: the traversal finds the keep nearest whatever their weight */
     sn_soffd_drop *drops; /* elements and subtrees not kept, weighed once the nearest is known */
     size_t drop_count, drop_cap;
     bool failed;          /* out of memory inside a callback */
@@ -89,43 +91,66 @@ static void cap_candidates(gather *g)
     g->count = g->keep;
 }
 
-/* The fade: f is the largest weight the policy does not keep, the first
- * element past the cap (the items must hold at most cap + 1, the traversal's
- * keep) or the threshold's cut `cut` = eps * w_max, whichever is larger.
- * Every kept weight becomes w - f, and elements at or below f leave (their
- * weight added to *dropped_w). Order statistics of continuous functions are
- * continuous, so each faded weight is a continuous function of the point:
- * an element enters or leaves the set at weight 0, and the deformed surface
- * has no step where a point's k-th and (k+1)-th elements trade places.
- * Returns f; 0 (nothing faded) when every kept weight ties with f, where no
- * choice of the tied elements is continuous anyway. */
-static double fade_candidates(gather *g, size_t cap, double cut, double *dropped_w)
+/* A kept element's faded weight: its weight above the threshold's cut,
+ * times a ramp in its distance d that falls from 1 to 0 over `width` below
+ * `edge`, the distance of the first element the cap drops. */
+static double faded_weight(double w, double cut, double d, double edge, double width)
 {
-    double f = cut, past_cap = 0;
+    double ramp = edge == INFINITY ? 1.0 : fmin(fmax((edge - d) / width, 0.0), 1.0);
+    return fmax(w - cut, 0.0) * ramp;
+}
+
+/* Distance of the (cap + 1)-th nearest of the items (all the traversal
+ * found, before the threshold drops any), INFINITY when there are no more
+ * than cap: where a capped point's fade reaches 0. */
+static double fade_edge(gather *g, size_t cap)
+{
+    if (g->count <= cap) return INFINITY;
+    qsort(g->items, g->count, sizeof(candidate), by_distance);
+    return sqrt((double)g->items[cap].dist2);
+}
+
+/* The fade. Every kept weight w becomes (w - cut) r, cut = eps * w_max the
+ * threshold's, r a ramp that reaches 0 at `edge`, the distance of the
+ * (cap + 1)-th nearest element whatever its weight (fade_edge), and 1 at
+ * SN_SOFFD_FADE_WIDTH L nearer. Both are continuous functions of the point
+ * (order statistics of continuous functions are), so an element enters or
+ * leaves the set at weight 0: the deformed surface has no step where a
+ * point's k-th and (k+1)-th elements trade places, or where one crosses the
+ * threshold. The ramp is in distance, not weight, because weights are flat
+ * near the driver (many elements near 1), where a fade in weight would
+ * leave tiny differences to normalise and the surface steep. The items must
+ * be the elements the threshold and the traversal kept (the cap + 1 nearest
+ * at most, by distance); the ones past the cap and those that fade to 0
+ * leave (their weight added to *dropped_w). Returns the weight the fade took
+ * from the elements it kept; 0 (nothing faded) when every kept weight fades
+ * to 0, where the nearest elements are equally near (a point over a shared
+ * vertex) and no choice among them is continuous anyway. */
+static double fade_candidates(gather *g, size_t cap, double edge, double cut, double *dropped_w)
+{
     if (g->count > cap) {
-        qsort(g->items, g->count, sizeof(candidate), by_distance);
-        for (size_t i = cap; i < g->count; ++i) {
-            f = fmax(f, g->items[i].weight);
-            past_cap += g->items[i].weight;
-        }
+        for (size_t i = cap; i < g->count; ++i) *dropped_w += g->items[i].weight;
         g->count = cap;
     }
-    *dropped_w += past_cap;
-    bool any = false;
-    for (size_t j = 0; j < g->count; ++j) any = any || g->items[j].weight > f;
-    if (!any || !(f > 0)) return 0;
+    const double width = SN_SOFFD_FADE_WIDTH * g->h->length_scale;
+    double total = 0;
+    for (size_t j = 0; j < g->count; ++j)
+        total += faded_weight(g->items[j].weight, cut, sqrt((double)g->items[j].dist2), edge, width);
+    if (!(total > 0)) return 0;
     size_t kept = 0;
+    double took = 0;
     for (size_t j = 0; j < g->count; ++j) {
-        double w = g->items[j].weight;
-        if (w > f) {
+        double w = g->items[j].weight, f = faded_weight(w, cut, sqrt((double)g->items[j].dist2), edge, width);
+        if (f > 0) {
             g->items[kept] = g->items[j];
-            g->items[kept++].weight = w - f;
+            g->items[kept++].weight = f;
+            took += w - f;
         } else {
             *dropped_w += w;
         }
     }
     g->count = kept;
-    return f;
+    return took;
 }
 
 /* x rounded up to float, so a stored bound stays a bound. */
@@ -137,7 +162,7 @@ static float round_up(double x)
 
 static float current_radius2(gather *g)
 {
-    float r2 = fminf(g->max_dist2, g->threshold_r2);
+    float r2 = g->ramped ? g->max_dist2 : fminf(g->max_dist2, g->threshold_r2);
     if (g->keep != SIZE_MAX && g->count >= g->keep) {
         if (g->count >= 2 * g->keep) cap_candidates(g);
         /* the k-th nearest so far bounds the radius; after capping it is the last */
@@ -345,6 +370,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
      * first element the cap drops: the traversal keeps one more. */
     const bool fades = !policy->exclusive;
     g.keep = fades && keep != SIZE_MAX ? keep + 1 : keep;
+    g.ramped = fades && keep != SIZE_MAX;
     g.max_dist2 = policy->max_distance > 0
                       ? (float)(policy->max_distance * h->length_scale * policy->max_distance * h->length_scale)
                       : INFINITY;
@@ -381,6 +407,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
             g.items[j].weight = sn_soffd_scaled_weight(h, &scale, g.items[j].dist2);
             w_max = fmax(w_max, g.items[j].weight);
         }
+        double edge = g.ramped ? fade_edge(&g, keep) : INFINITY; /* sorts by distance; the filter keeps the order */
         size_t kept = 0;
         double dropped_w = 0;
         for (size_t j = 0; j < g.count; ++j) {
@@ -391,7 +418,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
         if (g.failed) goto oom;
-        double fade = fades ? fade_candidates(&g, keep, g.eps * w_max, &dropped_w) : 0;
+        double took = fades ? fade_candidates(&g, keep, edge, g.eps * w_max, &dropped_w) : 0;
 
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_contributors sorts what it hands out. */
@@ -413,10 +440,10 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         if (g.count > reg.max_set) reg.max_set = g.count;
         /* The cheap bound; a point with nothing kept has lost all its mass.
          * What the fade took from the kept elements is lost too: the kept
-         * weights before it were kept_w + faded. */
+         * weights before it were kept_w + took. */
         dropped_w = dropped_weight_bound(&g, &scale, dropped_w);
-        double faded = (double)g.count * fade, lost = dropped_w + faded;
-        reg.fade[i] = faded > 0 ? round_up(faded / (kept_w + faded)) : 0.0f;
+        double lost = dropped_w + took;
+        reg.fade[i] = took > 0 ? round_up(took / (kept_w + took)) : 0.0f;
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
         else reg.dropped[i] = lost > 0 ? (float)fmin(lost / (kept_w + lost), 1.0) : 0.0f;
     }

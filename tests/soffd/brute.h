@@ -99,41 +99,44 @@ static inline double bf_weight(double dist2, double L, double local)
     return 1.0 / (1.0 + pow(sqrt(dist2) / L, local));
 }
 
-static inline int bf_descending(const void *a, const void *b)
+static inline int bf_ascending(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
-    return x > y ? -1 : x < y;
+    return x < y ? -1 : x > y;
 }
 
-/* The fade of a pruned registration, straight from its definition: f is the
- * largest weight not kept, max(threshold * max w, the (cap + 1)-th largest w)
- * (cap 0 = none); each weight becomes max(w - f, 0). w: n weights, replaced
- * by the faded ones (unnormalised). Returns f. */
-static inline double bf_fade(double *w, size_t n, double threshold, size_t cap)
+/* The fade of a pruned registration, straight from its definition: with
+ * cut = threshold * max w and e the distance of the (cap + 1)-th nearest
+ * element (cap 0 = none: no ramp), each weight becomes
+ * max(w - cut, 0) * clamp((e - d) / width, 0, 1). w and d: n weights and
+ * distances; w is replaced by the faded weights (unnormalised). */
+static inline void bf_fade(double *w, const double *d, size_t n, double threshold, size_t cap, double width)
 {
-    double wmax = 0;
+    double wmax = 0, edge = INFINITY;
     for (size_t t = 0; t < n; ++t) wmax = w[t] > wmax ? w[t] : wmax;
-    double f = threshold * wmax;
     if (cap && cap < n) {
         double *sorted = (double *)malloc(n * sizeof(double));
-        memcpy(sorted, w, n * sizeof(double));
-        qsort(sorted, n, sizeof(double), bf_descending);
-        f = sorted[cap] > f ? sorted[cap] : f;
+        memcpy(sorted, d, n * sizeof(double));
+        qsort(sorted, n, sizeof(double), bf_ascending);
+        edge = sorted[cap];
         free(sorted);
     }
-    for (size_t t = 0; t < n; ++t) w[t] = w[t] > f ? w[t] - f : 0;
-    return f;
+    for (size_t t = 0; t < n; ++t) {
+        double ramp = edge == INFINITY ? 1 : (edge - d[t]) / width;
+        ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+        w[t] = w[t] > threshold * wmax ? (w[t] - threshold * wmax) * ramp : 0;
+    }
 }
 
 /* Deforms one point by the exact all-elements formula (eq. 3), or, when
- * threshold > 0 or cap > 0, with the faded weights of bf_fade.
- * rest/now: 3 floats per vertex; tris: 3 per triangle. */
+ * threshold > 0 or cap > 0, with the faded weights of bf_fade (ramp width
+ * `width`). rest/now: 3 floats per vertex; tris: 3 per triangle. */
 static inline void bf_deform_point(const float *rest, const float *now, const uint32_t *tris, size_t tri_count,
-                                   double L, double local, double threshold, size_t cap, const float *p_in,
-                                   double *out)
+                                   double L, double local, double threshold, size_t cap, double width,
+                                   const float *p_in, double *out)
 {
     double p[3], total = 0;
-    double *w = (double *)malloc(tri_count * sizeof(double));
+    double *w = (double *)malloc(2 * tri_count * sizeof(double)), *d = w + tri_count;
     bf_load(p_in, p);
     out[0] = out[1] = out[2] = 0;
     for (size_t t = 0; t < tri_count; ++t) {
@@ -141,9 +144,11 @@ static inline void bf_deform_point(const float *rest, const float *now, const ui
         bf_load(&rest[3 * tris[3 * t]], a);
         bf_load(&rest[3 * tris[3 * t + 1]], b);
         bf_load(&rest[3 * tris[3 * t + 2]], c);
-        w[t] = bf_weight(bf_triangle_dist2(p, a, b, c), L, local);
+        double d2 = bf_triangle_dist2(p, a, b, c);
+        w[t] = bf_weight(d2, L, local);
+        d[t] = sqrt(d2);
     }
-    if (threshold > 0 || cap > 0) bf_fade(w, tri_count, threshold, cap);
+    if (threshold > 0 || cap > 0) bf_fade(w, d, tri_count, threshold, cap, width);
     for (size_t t = 0; t < tri_count; ++t) {
         if (!(w[t] > 0)) continue;
         double a[3], b[3], c[3], mr[4][3], md[4][3], x[3], da[3], db[3], dc[3];

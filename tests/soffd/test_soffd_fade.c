@@ -1,5 +1,6 @@
-/* Faded pruning (a weight threshold and a contributor cap with the largest
- * weight left out subtracted from every kept one): the deformed skin is
+/* Faded pruning (the threshold's cut subtracted from every kept weight, and
+ * a capped point's farthest kept elements ramped out in distance before the
+ * next element takes their place): the deformed skin is
  * continuous where a point's k-th and (k+1)-th elements trade places, the
  * faded weights match an independent brute force of their definition, the
  * dropped mass counts what the fade took, identity at bind and rigid motion
@@ -103,8 +104,8 @@ static void faded_cap_is_continuous_where_elements_trade(void **state)
     free(now), free(coarse), free(fine), free(out), cage_free(&c);
 }
 
-/* Brute-force weights of one point over every element of the cage. */
-static void brute_weights(const cage *c, double L, double local, const float *p_in, double *w)
+/* Brute-force weights and distances of one point over every element of the cage. */
+static void brute_weights(const cage *c, double L, double local, const float *p_in, double *w, double *d)
 {
     double p[3];
     bf_load(p_in, p);
@@ -112,15 +113,21 @@ static void brute_weights(const cage *c, double L, double local, const float *p_
         double a[3], b[3], cc[3];
         bf_load(&c->pos[3 * c->tris[3 * t]], a), bf_load(&c->pos[3 * c->tris[3 * t + 1]], b);
         bf_load(&c->pos[3 * c->tris[3 * t + 2]], cc);
-        w[t] = bf_weight(bf_triangle_dist2(p, a, b, cc), L, local);
+        double d2 = bf_triangle_dist2(p, a, b, cc);
+        w[t] = bf_weight(d2, L, local);
+        d[t] = sqrt(d2);
     }
 }
+
+/* The ramp width of the fade, SN_SOFFD_FADE_WIDTH, in L. */
+#define FADE_WIDTH 0.5
 
 /* Per point, the set and the normalised weights equal bf_fade's; the weights
  * sum to one; the dropped mass bounds 1 - (kept faded weight) / (all weight)
  * from above, within 1.5 times it plus 1e-4; the deformation equals the
- * brute-force faded formula. Points near a tie (where rounding may pick
- * either element) are skipped. */
+ * brute-force faded formula. Points where rounding may decide membership (a
+ * faded weight near 0, or the cap-th and next elements about equally near,
+ * where registration keeps the nearest unfaded) are skipped. */
 static void faded_weights_match_their_definition(void **state)
 {
     (void)state;
@@ -134,6 +141,7 @@ static void faded_weights_match_their_definition(void **state)
     SINEW_INIT(&info);
     sinew_soffd_get_info(h, &info);
     double *w = malloc(c.nt * sizeof(double)), *faded = malloc(c.nt * sizeof(double));
+    double *d = malloc(c.nt * sizeof(double)), *sorted = malloc(c.nt * sizeof(double));
     uint32_t el[128];
     float wt[128];
     const struct { float eps; uint32_t cap; } policies[] = {{1e-3f, SOFFD_NO_CAP}, {1e-3f, 4}, {FLT_MIN, 6}, {5e-2f, 8}};
@@ -146,16 +154,17 @@ static void faded_weights_match_their_definition(void **state)
         sinew_soffd_get_info(h, &reg);
         size_t checked = 0;
         for (size_t i = 0; i < N; ++i) {
-            brute_weights(&c, info.length_scale, info.local, &skin[3 * i], w);
+            brute_weights(&c, info.length_scale, info.local, &skin[3 * i], w, d);
             memcpy(faded, w, c.nt * sizeof(double));
-            double f = bf_fade(faded, c.nt, policies[k].eps, cap), total = 0, kept = 0, wmax = 0;
-            bool tie = false;
-            for (size_t t = 0; t < c.nt; ++t) {
-                total += w[t], kept += faded[t], wmax = fmax(wmax, w[t]);
-                if (w[t] != f && fabs(w[t] - f) < 1e-5 * fmax(f, 1e-30) + 1e-9) tie = true;
-            }
-            /* Every kept weight tied with the first dropped: registration keeps them unfaded. */
-            if (tie || !(kept > 0)) continue;
+            bf_fade(faded, d, c.nt, policies[k].eps, cap, FADE_WIDTH * info.length_scale);
+            double total = 0, kept = 0;
+            for (size_t t = 0; t < c.nt; ++t) total += w[t], kept += faded[t];
+            bool unsure = !(kept > 0);
+            for (size_t t = 0; t < c.nt; ++t) unsure = unsure || (faded[t] > 0 && faded[t] < 1e-9 * kept);
+            memcpy(sorted, d, c.nt * sizeof(double));
+            qsort(sorted, c.nt, sizeof(double), bf_ascending);
+            if (cap) unsure = unsure || sorted[cap] - sorted[cap - 1] < 1e-5 * info.length_scale;
+            if (unsure) continue;
             double lost = 1 - kept / total;
             float mass;
             assert_int_equal(sinew_soffd_dropped_mass(h, i, &mass), SINEW_OK);
@@ -177,14 +186,15 @@ static void faded_weights_match_their_definition(void **state)
             assert_float_equal(sum, 1, 1e-5);
             double want[3];
             bf_deform_point(c.pos, now, c.tris, c.nt, info.length_scale, info.local, policies[k].eps, cap,
-                            &skin[3 * i], want);
+                            FADE_WIDTH * info.length_scale, &skin[3 * i], want);
             for (int q = 0; q < 3; ++q) assert_float_equal(out[3 * i + q], want[q], 5e-5);
             ++checked;
         }
+        print_message("policy %zu: %zu of %d points checked\n", k, checked, N);
         assert_true(checked > N / 2);
     }
     sinew_soffd_destroy(h);
-    free(w), free(faded), free(skin), free(now), free(out), cage_free(&c);
+    free(w), free(faded), free(d), free(sorted), free(skin), free(now), free(out), cage_free(&c);
 }
 
 static void rotation(double angle, const float t[3], float m[16])
