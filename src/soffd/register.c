@@ -3,8 +3,9 @@
  *
  * Pruning works on radii so the BVH can cut whole subtrees: the relative
  * threshold w_k >= eps * w_max becomes d_k <= r(d_min), a radius that shrinks
- * as closer elements turn up; a contributor cap becomes the distance of the
- * current k-th nearest; max_distance is a radius already. Every element that
+ * as closer elements turn up; a contributor cap k becomes the distance of the
+ * current (k + 1)-th nearest (the first one dropped fixes where the fade
+ * ends; fade_candidates); max_distance is a radius already. Every element that
  * is not kept is accounted for, exactly or by its subtree's box distance, in
  * the cheap dropped-mass bound kept per point (sinew_soffd_dropped_mass
  * tightens it on query). */
