@@ -77,11 +77,17 @@ bool character_driver_register(character_driver *d, const arm_rig *rig)
 {
     sinew_polymesh driver = {{d->rest, d->point_count, 0}, d->triangles, NULL, d->triangle_count, SINEW_INDEX_U32};
     if (sinew_soffd_create(NULL, &driver, NULL, &d->soffd) != SINEW_OK) return failed("soffd bind");
-    /* The defaults: every element above 1e-3 of a point's largest weight
-     * (about 60 per point), whose wide blend rounds the crease of the rigidly
-     * bound driver at the elbow (docs/soffd.md, Defaults). */
+    /* Every element above 1e-3 of a point's largest weight, uncapped (about
+     * 60 per point, 1-2 kB per point): the wide blend rounds the crease of
+     * the rigidly bound driver at the elbow. The default's 4 nearest
+     * elements follow the crease and pinch the bent elbow (docs/soffd.md,
+     * Defaults). */
+    sinew_soffd_register_desc wide;
+    SINEW_INIT(&wide);
+    wide.weight_threshold = 1e-3f;
+    wide.max_contributors = UINT32_MAX;
     sinew_points skin = {rig->skin.positions, rig->skin.vertex_count, 0};
-    if (sinew_soffd_register(NULL, d->soffd, &skin, NULL) != SINEW_OK) return failed("soffd register");
+    if (sinew_soffd_register(NULL, d->soffd, &skin, &wide) != SINEW_OK) return failed("soffd register");
     return true;
 }
 

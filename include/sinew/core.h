@@ -206,9 +206,10 @@ typedef enum sinew_kind {
  * it. Data is written in the oldest version that holds it: version 2 adds
  * BBW data's volume figures and an automatic volume's kept surface, so only
  * such BBW data is version 2; version 3 adds SOFFD data's subdivision and
- * contributing-set edit records, so only SOFFD data with either is version 3
- * (docs/serialization.md). */
-#define SINEW_FORMAT_VERSION 3
+ * contributing-set edit records, so only SOFFD data with either is version 3;
+ * version 4 adds SOFFD data's faded weight shares, so only SOFFD data
+ * registered with fading is version 4 (docs/serialization.md). */
+#define SINEW_FORMAT_VERSION 4
 
 typedef struct sinew_saved_info {
     size_t struct_size;        /* SINEW_INIT */

@@ -58,30 +58,38 @@ typedef struct sinew_soffd_desc {
 SINEW_API sinew_result sinew_soffd_desc_defaults(const sinew_soffd_desc *desc, sinew_soffd_desc *resolved);
 
 /* Pruning policies for registration; combinable; SINEW_INIT it, then a zero
- * field means its default. The defaults (or a NULL desc) keep each point's
- * significant elements, those above a thousandth of its largest weight
- * (docs/soffd.md, "Defaults", states the memory and error per mesh);
- * `exact` asks for the paper's exact formula instead (every element for
- * every point). */
+ * field means its default. The defaults (or a NULL desc) keep each point's 4
+ * nearest significant elements (above a thousandth of its largest weight),
+ * faded: under 200 bytes per point, a continuous deformed surface, about
+ * 1e-2 of the diagonal from the exact formula (docs/soffd.md, "Defaults",
+ * states the memory, error and dropped mass per mesh). Every policy but
+ * `exclusive` fades the kept weights: each loses the threshold's cut
+ * (weight_threshold times the point's largest weight), and under a cap the
+ * farthest kept elements are ramped out in distance (to 0 at the distance
+ * of the first element the cap drops, over half the length scale L), so an
+ * element enters and leaves a point's set at weight 0 and the deformed skin
+ * has no steps. `exact` asks for the paper's exact formula instead (every
+ * element for every point). */
 typedef struct sinew_soffd_register_desc {
     size_t struct_size;  /* SINEW_INIT(&s) sets it */
     /* Drop elements whose weight is below weight_threshold times the point's
-     * largest weight, in [0, 1). 0 = 1e-3 (alone, without a cap, it keeps
-     * about 60 to 100 elements per point and the deformation within about
-     * 1e-4 of the diagonal of the exact one; see sinew_soffd_dropped_mass).
-     * FLT_MIN in effect drops nothing. */
+     * largest weight, in [0, 1); the kept ones lose that cut. 0 = 1e-3
+     * (without a cap it keeps about 60 to 100 elements per point and the
+     * deformation within about 1e-4 of the diagonal of the exact one; see
+     * sinew_soffd_dropped_mass). FLT_MIN in effect drops nothing. */
     float weight_threshold;
-    /* Keep at most this many elements per point (the closest). 0 (the
-     * default) and UINT32_MAX = no cap. A cap bounds memory (4: under 200
-     * bytes per point) but leaves steps in the deformed skin, about 1e-2 of
-     * the diagonal on the shared data's characters, where a point's last kept
-     * element and the first dropped one trade places. */
+    /* Keep at most this many elements per point (the closest), the farthest
+     * of them faded out. 0 = 4 (under 200 bytes per point); UINT32_MAX = no
+     * cap. A cap of 1 (like exclusive) still steps where the nearest element
+     * changes: a single kept element always weighs 1. */
     uint32_t max_contributors;
     /* Drop elements farther than max_distance * L (the length scale; not world
      * units, so it scales with the scene). A point with no element that close
-     * keeps its rest position. 0 = no limit. */
+     * keeps its rest position. 0 = no limit. A hard cut, not faded: an
+     * element crossing it steps the surface. */
     float max_distance;
-    /* Nonzero: one element per point, the closest (Maya Wrap's exclusiveBind). */
+    /* Nonzero: one element per point, the closest (Maya Wrap's
+     * exclusiveBind), unfaded: the surface steps where the closest changes. */
     int exclusive;
     /* Nonzero: no weight threshold and no cap, so every element (within
      * max_distance, when set) contributes: the paper's exact formula, P x F
@@ -90,8 +98,9 @@ typedef struct sinew_soffd_register_desc {
 } sinew_soffd_register_desc;
 
 /* The policy sinew_soffd_register uses (docs/api.md, Defaults): *resolved =
- * desc (NULL = all zero) with weight_threshold replaced by its default when
- * zero and `exact` is 0; with `exact` set it stays 0.
+ * desc (NULL = all zero) with weight_threshold and max_contributors replaced
+ * by their defaults when zero and `exact` is 0 (max_contributors stays 0
+ * with `exclusive` set); with `exact` set both stay 0.
  * Other fields are copied unchecked. resolved must be SINEW_INIT'ed and is
  * written up to its struct_size. INVALID_ARGUMENT (NULL resolved),
  * UNSUPPORTED (unknown nonzero desc bytes). Thread-safe. */
@@ -242,12 +251,13 @@ SINEW_API sinew_result sinew_soffd_element_parent(const sinew_soffd *soffd, size
 SINEW_API sinew_result sinew_soffd_added_vertices(const sinew_soffd *soffd, uint32_t *sources, float *weights,
                                                   size_t capacity, size_t *count);
 
-/* Weight mass point `point` lost to pruning: an upper bound on the sum of
- * the exact normalised weights (over every element) of the elements outside
- * its contributing set, at most 1.5 times that sum plus 1e-4; 0 for exact
- * registration and edited points, 1 for a point with no contributor. The
- * deformed point is then within mass * (spread of the per-element results
- * P_k^def) of the exact formula. Computed on each query (nothing is cached):
+/* Weight mass point `point` lost to pruning: an upper bound on
+ * 1 - (sum of its kept, faded weights) / (sum of the weights of every
+ * element), the exact normalised weight of the elements outside its
+ * contributing set plus what the fade took from the kept ones; at most 1.5
+ * times that plus 1e-4; 0 for exact registration and edited points, 1 for a
+ * point with no contributor. The deformed point is then within mass *
+ * (spread of the per-element results P_k^def) of the exact formula. Computed on each query (nothing is cached):
  * about the cost of registering the point once more, a walk of the BVH over
  * R. Returns INDEX_OUT_OF_RANGE, INVALID_STATE (not registered). No
  * allocation; reads the handle only, so safe from many threads at once. */
@@ -267,7 +277,8 @@ SINEW_API sinew_result sinew_soffd_contributors(const sinew_soffd *soffd, size_t
                                                     float *weights, size_t capacity, size_t *count);
 
 /* Replaces C_P of a point with `count` elements (paper section 5); weights are
- * recomputed from the paper's formula normalised over the new set. count 0
+ * recomputed from the paper's formula normalised over the new set, unfaded
+ * (the set is the user's: nothing was dropped from it). count 0
  * pins the point at its rest position. Returns INDEX_OUT_OF_RANGE (point or an
  * element, named), INVALID_ARGUMENT (an element listed twice), OUTSIDE_DOMAIN
  * (the point lies more than 2^62 element sizes from one), SIZE_OVERFLOW
@@ -278,7 +289,8 @@ SINEW_API sinew_result sinew_soffd_set_contributors(sinew_soffd *soffd, size_t p
 
 /* Removes the elements flagged in `excluded` (excluded_flag_count bytes, which
  * must be element_count; nonzero = remove) from C_P of points [first, first +
- * count), renormalising the rest (for example the right thigh's elements from
+ * count), the rest weighed by the paper's formula, unfaded, renormalised over
+ * what is left (for example the right thigh's elements from
  * the left leg's points). A point that would lose every element keeps its set,
  * and the call fails with INVALID_WEIGHTS naming it, before anything changes.
  * Returns MISMATCH (excluded_flag_count is not element_count, both named),

@@ -169,9 +169,10 @@ def main(out_dir):
 
     # 4. The skin registered on the driver.
     soffd = sinew.Soffd(driver, driver_triangles)
-    # The defaults: every element above 1e-3 of a point's largest weight,
-    # whose wide blend rounds the elbow's crease.
-    soffd.register(skin)
+    # Every element above 1e-3 of a point's largest weight, uncapped: the
+    # wide blend rounds the elbow's crease (the default's 4 nearest elements
+    # follow it and pinch the bent elbow).
+    soffd.register(skin, weight_threshold=1e-3, max_contributors=2**32 - 1)
 
     # 5. The correctives, offsets of the driver's rest points. The elbow key:
     # the smooth bend carried back to the bind pose by the inverse of each

@@ -68,10 +68,13 @@ class Soffd(HandleObject):
                  exact=False, progress=None):
         """Registers points (P, 3), replacing any earlier registration and
         edits. Pruning: weight_threshold (relative; 0 = 1e-3),
-        max_contributors (0 and 2**32 - 1 = no cap; a cap bounds memory but
-        steps the deformed surface), max_distance (in length scales,
-        0 = none), exclusive (one element per point). The defaults keep
-        each point's significant elements;
+        max_contributors (0 = 4; 2**32 - 1 = no cap), max_distance (in
+        length scales, 0 = none), exclusive (one element per point). Kept
+        weights are faded (the threshold's cut subtracted, a capped point's
+        farthest elements ramped out), so the deformed surface has no steps.
+        The defaults keep each point's 4 nearest significant elements (under
+        200 bytes per point; docs/soffd.md, Defaults); max_contributors=2**32 - 1
+        keeps every significant element (a wider blend, 1-2 kB per point);
         exact=True (with the threshold, the cap and exclusive left 0) is the
         paper's exact formula, every element for every point."""
         _sinew.soffd_register(self._handle, points, weight_threshold=float(weight_threshold),

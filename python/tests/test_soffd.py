@@ -41,13 +41,16 @@ def test_identity_at_bind_and_rigid_motion():
 def test_defaults_prune_and_exact_keeps_every_element():
     driver, triangles, points = driver_and_points()
     soffd = sinew.Soffd(driver, triangles)
-    soffd.register(points)  # the defaults: elements above 1e-3 of a point's largest weight
+    soffd.register(points)  # the defaults: the 4 nearest significant elements, faded
     kept = 0
     for i in range(len(points)):
         elements, weights = soffd.contributors(i)
-        assert weights.min() >= 1e-3 * weights.max() * (1 - 1e-5)
+        assert 1 <= len(elements) <= 4 and weights.min() > 0
+        assert weights.sum() == pytest.approx(1.0, abs=1e-5)
         kept += len(elements)
     assert kept < len(points) * soffd.element_count
+    soffd.register(points, max_contributors=2**32 - 1)  # every significant element
+    assert max(len(soffd.contributors(i)[0]) for i in range(len(points))) > 4
     soffd.register(points, max_contributors=4)
     assert max(len(soffd.contributors(i)[0]) for i in range(len(points))) <= 4
     soffd.register(points, exact=True)

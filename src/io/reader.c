@@ -97,10 +97,11 @@ static sinew_result check_finite(sn_reader *r, const sn_io_entry *e)
 
 /* The newest layout of each kind (by sinew_kind; every kind's data is
  * written in the oldest version that holds it): bbw data gained version 2
- * (src/bbw/saved.h), the others are still version 1. */
+ * (src/bbw/saved.h), soffd data versions 3 and 4 (src/soffd/soffd_saved.h),
+ * the others are still version 1. */
 #define SN_IO_LAST_KIND SINEW_KIND_CORRECTIVE
 static const uint32_t kind_newest_version[] = {
-    [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 3, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
+    [SINEW_KIND_SKIN] = 1, [SINEW_KIND_SOFFD] = 4, [SINEW_KIND_LATTICE] = 1, [SINEW_KIND_LATTICE_BINDING] = 1,
     [SINEW_KIND_LATTICE_REFINEMENT] = 1, [SINEW_KIND_BBW] = 2, [SINEW_KIND_PLACEMENT] = 1,
     [SINEW_KIND_CORRECTIVE] = 1,
 };

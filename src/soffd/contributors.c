@@ -196,6 +196,7 @@ sinew_result sn_soffd_apply_set(sinew_soffd *h, size_t point, const uint32_t *el
      * (and the arrays may be NULL while every set is empty). */
     if (count > 0) sn_soffd_write_entries(h, point, p, items, count, e + s, c + 4 * s, NULL);
     reg->dropped[point] = 0;
+    reg->fade[point] = 0; /* a set the user chose is not faded */
     recount_max_set(reg);
     sn_soffd_corners_install(h, reg, NULL, &corners);
     sn_soffd_rest_offset_update(h, reg, point);
@@ -269,6 +270,7 @@ sinew_result sn_soffd_apply_exclude(sinew_soffd *h, const uint8_t *excluded, siz
                 sn_soffd_write_entries(h, i, &reg->rest[3 * i], items, kept, reg->element + write,
                                        reg->coeff + 4 * write, NULL);
                 reg->dropped[i] = 0;
+                reg->fade[i] = 0;
                 write += kept;
                 continue;
             }

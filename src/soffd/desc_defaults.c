@@ -30,4 +30,6 @@ void sn_soffd_resolve_policy(sinew_soffd_register_desc *p)
 {
     if (p->exact) return; /* no threshold: it stays 0 */
     if (p->weight_threshold == 0.0f) p->weight_threshold = SN_SOFFD_DEFAULT_WEIGHT_THRESHOLD;
+    /* exclusive keeps one element whatever the cap says. */
+    if (p->max_contributors == 0 && !p->exclusive) p->max_contributors = SN_SOFFD_DEFAULT_MAX_CONTRIBUTORS;
 }

@@ -91,6 +91,8 @@ float sn_soffd_tight_dropped_mass(const sinew_soffd *h, size_t point)
      * were not kept (ties at a contributor cap); both sums add the same terms
      * in different orders, so a little slack covers their rounding. */
     double dropped = fmax(within - kept, 0.0) + 1e-12 * kept + exact + upper;
-    double mass = dropped / (kept + dropped);
+    /* The fade took that share of the kept weight (stored rounded up). */
+    double faded = (double)reg->fade[point] * kept;
+    double mass = (dropped + faded) / (kept + dropped);
     return (float)fmin(mass, (double)cheap); /* both are upper bounds */
 }

@@ -182,6 +182,10 @@ static sinew_result sn_soffd_check_set(const sinew_soffd *h, const float *bary, 
     if (!(reg->dropped[point] >= 0 && reg->dropped[point] <= 1))
         return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": point %zu has dropped mass %g outside [0, 1]", point,
                        (double)reg->dropped[point]);
+    /* The fade is part of the dropped mass, so it cannot exceed it. */
+    if (!(reg->fade[point] >= 0 && reg->fade[point] < 1 && (reg->fade[point] == 0 || reg->dropped[point] > 0)))
+        return sn_fail(SINEW_ERROR_INVALID_DATA, WHAT ": point %zu has faded share %g outside [0, 1) or without "
+                       "dropped mass", point, (double)reg->fade[point]);
     return SINEW_OK;
 }
 
@@ -213,7 +217,8 @@ static sinew_result sn_soffd_load_entries(sn_reader *r, sinew_soffd *h, const sn
     reg->rest = sn_alloc_array(env, s->points, 3 * sizeof(float), "soffd registered points");
     reg->offsets = sn_alloc_array(env, s->points + 1, sizeof(size_t), "soffd set offsets");
     reg->dropped = sn_alloc_array(env, s->points, sizeof(float), "soffd dropped mass");
-    if (!reg->rest || !reg->offsets || !reg->dropped) return sn_alloc_failure();
+    reg->fade = sn_alloc_array(env, s->points, sizeof(float), "soffd faded mass");
+    if (!reg->rest || !reg->offsets || !reg->dropped || !reg->fade) return sn_alloc_failure();
     /* Registration leaves the entry arrays NULL while every set is empty. */
     if (s->entries) {
         reg->element = sn_alloc_array(env, s->entries, sizeof(uint32_t), "soffd contributing elements");
@@ -222,6 +227,10 @@ static sinew_result sn_soffd_load_entries(sn_reader *r, sinew_soffd *h, const sn
     }
     sinew_result res = sn_reader_copy(r, SN_SOFFD_TAG_POINTS, SN_IO_F32, 3 * s->points, reg->rest);
     if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_DROPPED, SN_IO_F32, s->points, reg->dropped);
+    /* Data saved without SFFA was registered unfaded. */
+    if (s->points) memset(reg->fade, 0, s->points * sizeof(float));
+    if (res == SINEW_OK && sn_reader_has(r, SN_SOFFD_TAG_FADE))
+        res = sn_reader_copy(r, SN_SOFFD_TAG_FADE, SN_IO_F32, s->points, reg->fade);
     if (res == SINEW_OK) res = sn_soffd_read_offsets(r, reg, env);
     if (res == SINEW_OK && s->entries) {
         res = sn_reader_copy(r, SN_SOFFD_TAG_ENTRY_ELEMENT, SN_IO_U32, s->entries, reg->element);

@@ -3,8 +3,9 @@
  *
  * Pruning works on radii so the BVH can cut whole subtrees: the relative
  * threshold w_k >= eps * w_max becomes d_k <= r(d_min), a radius that shrinks
- * as closer elements turn up; a contributor cap becomes the distance of the
- * current k-th nearest; max_distance is a radius already. Every element that
+ * as closer elements turn up; a contributor cap k becomes the distance of the
+ * current (k + 1)-th nearest (the first one dropped fixes where the fade
+ * ends; fade_candidates); max_distance is a radius already. Every element that
  * is not kept is accounted for, exactly or by its subtree's box distance, in
  * the cheap dropped-mass bound kept per point (sinew_soffd_dropped_mass
  * tightens it on query). */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "geom/closest_point.h"
+#include "soffd/soffd_defaults.h"
 #include "soffd/soffd_internal.h"
 
 typedef sn_soffd_candidate candidate;
@@ -27,6 +29,7 @@ typedef struct gather {
     size_t keep;          /* contributor cap, SIZE_MAX = none */
     float max_dist2;      /* INFINITY = none */
     float threshold_r2;   /* radius of the relative threshold for the current min_dist2 */
+    bool ramped;          /* a faded cap: the traversal finds the keep nearest whatever their weight */
     sn_soffd_drop *drops; /* elements and subtrees not kept, weighed once the nearest is known */
     size_t drop_count, drop_cap;
     bool failed;          /* out of memory inside a callback */
@@ -89,9 +92,78 @@ static void cap_candidates(gather *g)
     g->count = g->keep;
 }
 
+/* A kept element's faded weight: its weight above the threshold's cut,
+ * times a ramp in its distance d that falls from 1 to 0 over `width` below
+ * `edge`, the distance of the first element the cap drops. */
+static double faded_weight(double w, double cut, double d, double edge, double width)
+{
+    double ramp = edge == INFINITY ? 1.0 : fmin(fmax((edge - d) / width, 0.0), 1.0);
+    return fmax(w - cut, 0.0) * ramp;
+}
+
+/* Distance of the (cap + 1)-th nearest of the items (all the traversal
+ * found, before the threshold drops any), INFINITY when there are no more
+ * than cap: where a capped point's fade reaches 0. */
+static double fade_edge(gather *g, size_t cap)
+{
+    if (g->count <= cap) return INFINITY;
+    qsort(g->items, g->count, sizeof(candidate), by_distance);
+    return sqrt((double)g->items[cap].dist2);
+}
+
+/* The fade. Every kept weight w becomes (w - cut) r, cut = eps * w_max the
+ * threshold's, r a ramp that reaches 0 at `edge`, the distance of the
+ * (cap + 1)-th nearest element whatever its weight (fade_edge), and 1 at
+ * SN_SOFFD_FADE_WIDTH L nearer. Both are continuous functions of the point
+ * (order statistics of continuous functions are), so an element enters or
+ * leaves the set at weight 0: the deformed surface has no step where a
+ * point's k-th and (k+1)-th elements trade places, or where one crosses the
+ * threshold. The ramp is in distance, not weight, because weights are flat
+ * near the driver (many elements near 1), where a fade in weight would
+ * leave tiny differences to normalise and the surface steep. The items must
+ * be the elements the threshold and the traversal kept (the cap + 1 nearest
+ * at most, by distance); the ones past the cap and those that fade to 0
+ * leave (their weight added to *dropped_w). Returns the weight the fade took
+ * from the elements it kept; 0 (nothing faded) when every kept weight fades
+ * to 0, where the nearest elements are equally near (a point over a shared
+ * vertex) and no choice among them is continuous anyway. */
+static double fade_candidates(gather *g, size_t cap, double edge, double cut, double *dropped_w)
+{
+    if (g->count > cap) {
+        for (size_t i = cap; i < g->count; ++i) *dropped_w += g->items[i].weight;
+        g->count = cap;
+    }
+    const double width = SN_SOFFD_FADE_WIDTH * g->h->length_scale;
+    double total = 0;
+    for (size_t j = 0; j < g->count; ++j)
+        total += faded_weight(g->items[j].weight, cut, sqrt((double)g->items[j].dist2), edge, width);
+    if (!(total > 0)) return 0;
+    size_t kept = 0;
+    double took = 0;
+    for (size_t j = 0; j < g->count; ++j) {
+        double w = g->items[j].weight, f = faded_weight(w, cut, sqrt((double)g->items[j].dist2), edge, width);
+        if (f > 0) {
+            g->items[kept] = g->items[j];
+            g->items[kept++].weight = f;
+            took += w - f;
+        } else {
+            *dropped_w += w;
+        }
+    }
+    g->count = kept;
+    return took;
+}
+
+/* x rounded up to float, so a stored bound stays a bound. */
+static float round_up(double x)
+{
+    float v = (float)x;
+    return (double)v < x ? nextafterf(v, INFINITY) : v;
+}
+
 static float current_radius2(gather *g)
 {
-    float r2 = fminf(g->max_dist2, g->threshold_r2);
+    float r2 = g->ramped ? g->max_dist2 : fminf(g->max_dist2, g->threshold_r2);
     if (g->keep != SIZE_MAX && g->count >= g->keep) {
         if (g->count >= 2 * g->keep) cap_candidates(g);
         /* the k-th nearest so far bounds the radius; after capping it is the last */
@@ -138,6 +210,7 @@ void sn_soffd_reg_free(const sn_env *env, sn_soffd_reg *reg)
     sn_free(env, reg->element);
     sn_free(env, reg->coeff);
     sn_free(env, reg->dropped);
+    sn_free(env, reg->fade);
     sn_free(env, reg->rest_offset);
     sn_soffd_corners_free(env, reg);
     memset(reg, 0, sizeof *reg);
@@ -291,9 +364,14 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
     g.h = h;
     g.env = env;
     g.eps = policy->weight_threshold;
-    g.keep = policy->exclusive                                                              ? 1
-             : policy->max_contributors && policy->max_contributors != UINT32_MAX ? policy->max_contributors
-                                                                                     : SIZE_MAX;
+    const size_t keep = policy->exclusive                                                      ? 1
+                       : policy->max_contributors && policy->max_contributors != UINT32_MAX ? policy->max_contributors
+                                                                                               : SIZE_MAX;
+    /* Every policy but exclusive fades (fade_candidates), which needs the
+     * first element the cap drops: the traversal keeps one more. */
+    const bool fades = !policy->exclusive;
+    g.keep = fades && keep != SIZE_MAX ? keep + 1 : keep;
+    g.ramped = fades && keep != SIZE_MAX;
     g.max_dist2 = policy->max_distance > 0
                       ? (float)(policy->max_distance * h->length_scale * policy->max_distance * h->length_scale)
                       : INFINITY;
@@ -303,9 +381,10 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
     reg.rest = (float *)sn_alloc_array(env, count, 3 * sizeof(float), "soffd registered points");
     reg.offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd set offsets");
     reg.dropped = (float *)sn_alloc_array(env, count, sizeof(float), "soffd dropped mass");
+    reg.fade = (float *)sn_alloc_array(env, count, sizeof(float), "soffd faded mass");
     reg.corner_offsets = (size_t *)sn_alloc_array(env, count + 1, sizeof(size_t), "soffd corner offsets");
     slot = (uint32_t *)sn_alloc_array(env, h->vertex_count, sizeof(uint32_t), "soffd corner merge scratch");
-    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.corner_offsets || !slot) goto oom;
+    if (!reg.rest || !reg.offsets || !reg.dropped || !reg.fade || !reg.corner_offsets || !slot) goto oom;
     memset(slot, 0xff, h->vertex_count * sizeof(uint32_t));
     reg.offsets[0] = 0;
     reg.corner_offsets[0] = 0;
@@ -329,6 +408,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
             g.items[j].weight = sn_soffd_scaled_weight(h, &scale, g.items[j].dist2);
             w_max = fmax(w_max, g.items[j].weight);
         }
+        double edge = g.ramped ? fade_edge(&g, keep) : INFINITY; /* sorts by distance; the filter keeps the order */
         size_t kept = 0;
         double dropped_w = 0;
         for (size_t j = 0; j < g.count; ++j) {
@@ -339,6 +419,7 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         g.count = kept;
         if (g.keep != SIZE_MAX && g.count > g.keep) cap_candidates(&g);
         if (g.failed) goto oom;
+        double took = fades ? fade_candidates(&g, keep, edge, g.eps * w_max, &dropped_w) : 0;
 
         /* Entries stay in BVH order (spatially coherent for the deform kernel);
          * sinew_soffd_contributors sorts what it hands out. */
@@ -358,10 +439,14 @@ sinew_result sn_soffd_register_points(const sinew_soffd *h, const sn_env *call, 
         reg.offsets[i + 1] = need;
         if (!sn_soffd_corners_append(h, &reg, i, &corner_cap, slot)) goto oom;
         if (g.count > reg.max_set) reg.max_set = g.count;
-        /* The cheap bound; a point with nothing kept has lost all its mass. */
+        /* The cheap bound; a point with nothing kept has lost all its mass.
+         * What the fade took from the kept elements is lost too: the kept
+         * weights before it were kept_w + took. */
         dropped_w = dropped_weight_bound(&g, &scale, dropped_w);
+        double lost = dropped_w + took;
+        reg.fade[i] = took > 0 ? round_up(took / (kept_w + took)) : 0.0f;
         if (!(kept_w > 0)) reg.dropped[i] = g.drop_count || dropped_w > 0 ? 1.0f : 0.0f;
-        else reg.dropped[i] = dropped_w > 0 ? (float)fmin(dropped_w / (kept_w + dropped_w), 1.0) : 0.0f;
+        else reg.dropped[i] = lost > 0 ? (float)fmin(lost / (kept_w + lost), 1.0) : 0.0f;
     }
     if (!trim_registration(env, &reg) || !sn_soffd_rest_offsets_build(h, &reg)) goto oom;
     if ((r = sn_progress(call, "soffd: register", 1.0f)) != SINEW_OK) goto fail;

@@ -52,6 +52,13 @@ static void sn_soffd_write_sections(sn_writer *w, const void *handle)
         }
     sn_write_end(w);
     sn_write_section(w, SN_SOFFD_TAG_DROPPED, SN_IO_F32, reg->dropped, points);
+    /* Unfaded registrations (exact, exclusive) keep the data earlier versions read. */
+    bool faded = false;
+    for (size_t i = 0; i < points && !faded; ++i) faded = reg->fade[i] != 0;
+    if (faded) {
+        sn_write_format_version(w, SN_SOFFD_VERSION_FADE);
+        sn_write_section(w, SN_SOFFD_TAG_FADE, SN_IO_F32, reg->fade, points);
+    }
     if (h->element_parent) {
         const uint64_t bind_elements = h->bind_elements;
         sn_write_format_version(w, SN_SOFFD_VERSION_EDITS);

@@ -41,6 +41,8 @@ typedef struct sn_soffd_reg {
     uint32_t *corner_vertex;/* per merged corner: a driver vertex of the point's elements */
     float *corner_weight;   /* per merged corner: sum of u * beta over the point's elements */
     float *dropped;       /* per point: cheap dropped-mass bound (box distances); 0 = nothing dropped */
+    float *fade;          /* per point: the share of its kept elements' weight the fade took (register.c),
+                           * rounded up; 0 = not faded (exact, exclusive, edited) */
     double *rest_offset;  /* 3 per point: P minus the basic kernel's sum at the rest frames (deform.c) */
     size_t entry_count;
     size_t max_set;

@@ -26,6 +26,9 @@
  *   SFED u64     4 per contributing-set edit since registration: kind (1 set, 2
  *                exclude), first point, point count, element count
  *   SFEE u32     the edits' elements, ascending within each edit
+ * Format version 4 adds, when some point's weights were faded:
+ *   SFFA f32     per point: the share of its kept elements' weight the fade
+ *                took (data without it was registered unfaded: 0 for every point)
  */
 #ifndef SINEW_SOFFD_SAVED_H
 #define SINEW_SOFFD_SAVED_H
@@ -51,8 +54,10 @@
 #define SN_SOFFD_TAG_ADDED_WEIGHT SN_TAG('S', 'F', 'A', 'W')
 #define SN_SOFFD_TAG_EDITS SN_TAG('S', 'F', 'E', 'D')
 #define SN_SOFFD_TAG_EDIT_ELEMENTS SN_TAG('S', 'F', 'E', 'E')
-/* The format version that holds the sections above. */
+#define SN_SOFFD_TAG_FADE SN_TAG('S', 'F', 'F', 'A')
+/* The format versions that hold the sections above. */
 #define SN_SOFFD_VERSION_EDITS 3
+#define SN_SOFFD_VERSION_FADE 4
 
 /* Indices into SFOP. */
 enum {

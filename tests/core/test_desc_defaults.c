@@ -143,7 +143,7 @@ static void zero_descs_resolve_to_the_documented_defaults(void **state)
     SINEW_INIT(&rd);
     assert_int_equal(sinew_soffd_register_desc_defaults(NULL, &rd), SINEW_OK);
     assert_true(rd.weight_threshold == 1e-3f);
-    assert_int_equal(rd.max_contributors, 0); /* no cap */
+    assert_int_equal(rd.max_contributors, 4); /* the 4 nearest, faded */
     assert_true(rd.max_distance == 0.0f);  /* no limit is a mode, not a value */
     assert_int_equal(rd.exact, 0);
     sinew_soffd_register_desc exact;

@@ -10,6 +10,8 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 static inline void bf_sub(const double *a, const double *b, double *o)
 {
@@ -97,40 +99,74 @@ static inline double bf_weight(double dist2, double L, double local)
     return 1.0 / (1.0 + pow(sqrt(dist2) / L, local));
 }
 
-/* Deforms one point by the exact all-elements formula (eq. 3), or, when
- * threshold > 0, keeping only elements with w >= threshold * max w.
- * rest/now: 3 floats per vertex; tris: 3 per triangle. */
-static inline void bf_deform_point(const float *rest, const float *now, const uint32_t *tris, size_t tri_count,
-                                   double L, double local, double threshold, const float *p_in, double *out)
+static inline int bf_ascending(const void *a, const void *b)
 {
-    double p[3], wmax = 0, total = 0;
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The fade of a pruned registration, straight from its definition: with
+ * cut = threshold * max w and e the distance of the (cap + 1)-th nearest
+ * element (cap 0 = none: no ramp), each weight becomes
+ * max(w - cut, 0) * clamp((e - d) / width, 0, 1). w and d: n weights and
+ * distances; w is replaced by the faded weights (unnormalised). */
+static inline void bf_fade(double *w, const double *d, size_t n, double threshold, size_t cap, double width)
+{
+    double wmax = 0, edge = INFINITY;
+    for (size_t t = 0; t < n; ++t) wmax = w[t] > wmax ? w[t] : wmax;
+    if (cap && cap < n) {
+        double *sorted = (double *)malloc(n * sizeof(double));
+        memcpy(sorted, d, n * sizeof(double));
+        qsort(sorted, n, sizeof(double), bf_ascending);
+        edge = sorted[cap];
+        free(sorted);
+    }
+    for (size_t t = 0; t < n; ++t) {
+        double ramp = edge == INFINITY ? 1 : (edge - d[t]) / width;
+        ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+        w[t] = w[t] > threshold * wmax ? (w[t] - threshold * wmax) * ramp : 0;
+    }
+}
+
+/* Deforms one point by the exact all-elements formula (eq. 3), or, when
+ * threshold > 0 or cap > 0, with the faded weights of bf_fade (ramp width
+ * `width`). rest/now: 3 floats per vertex; tris: 3 per triangle. */
+static inline void bf_deform_point(const float *rest, const float *now, const uint32_t *tris, size_t tri_count,
+                                   double L, double local, double threshold, size_t cap, double width,
+                                   const float *p_in, double *out)
+{
+    double p[3], total = 0;
+    double *w = (double *)malloc(2 * tri_count * sizeof(double)), *d = w + tri_count;
     bf_load(p_in, p);
     out[0] = out[1] = out[2] = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        for (size_t t = 0; t < tri_count; ++t) {
-            double a[3], b[3], c[3];
-            bf_load(&rest[3 * tris[3 * t]], a);
-            bf_load(&rest[3 * tris[3 * t + 1]], b);
-            bf_load(&rest[3 * tris[3 * t + 2]], c);
-            double w = bf_weight(bf_triangle_dist2(p, a, b, c), L, local);
-            if (pass == 0) {
-                if (w > wmax) wmax = w;
-                continue;
-            }
-            if (w < threshold * wmax) continue;
-            double mr[4][3], md[4][3], x[3], da[3], db[3], dc[3];
-            bf_frame(a, b, c, mr);
-            bf_local(mr, p, x);
-            bf_load(&now[3 * tris[3 * t]], da);
-            bf_load(&now[3 * tris[3 * t + 1]], db);
-            bf_load(&now[3 * tris[3 * t + 2]], dc);
-            bf_frame(da, db, dc, md);
-            for (int i = 0; i < 3; ++i)
-                out[i] += w * (md[3][i] + x[0] * md[0][i] + x[1] * md[1][i] + x[2] * md[2][i]);
-            total += w;
-        }
+    for (size_t t = 0; t < tri_count; ++t) {
+        double a[3], b[3], c[3];
+        bf_load(&rest[3 * tris[3 * t]], a);
+        bf_load(&rest[3 * tris[3 * t + 1]], b);
+        bf_load(&rest[3 * tris[3 * t + 2]], c);
+        double d2 = bf_triangle_dist2(p, a, b, c);
+        w[t] = bf_weight(d2, L, local);
+        d[t] = sqrt(d2);
+    }
+    if (threshold > 0 || cap > 0) bf_fade(w, d, tri_count, threshold, cap, width);
+    for (size_t t = 0; t < tri_count; ++t) {
+        if (!(w[t] > 0)) continue;
+        double a[3], b[3], c[3], mr[4][3], md[4][3], x[3], da[3], db[3], dc[3];
+        bf_load(&rest[3 * tris[3 * t]], a);
+        bf_load(&rest[3 * tris[3 * t + 1]], b);
+        bf_load(&rest[3 * tris[3 * t + 2]], c);
+        bf_frame(a, b, c, mr);
+        bf_local(mr, p, x);
+        bf_load(&now[3 * tris[3 * t]], da);
+        bf_load(&now[3 * tris[3 * t + 1]], db);
+        bf_load(&now[3 * tris[3 * t + 2]], dc);
+        bf_frame(da, db, dc, md);
+        for (int i = 0; i < 3; ++i)
+            out[i] += w[t] * (md[3][i] + x[0] * md[0][i] + x[1] * md[1][i] + x[2] * md[2][i]);
+        total += w[t];
     }
     for (int i = 0; i < 3; ++i) out[i] /= total;
+    free(w);
 }
 
 #endif /* SINEW_TEST_SOFFD_BRUTE_H */
