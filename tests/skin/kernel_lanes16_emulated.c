@@ -16,21 +16,22 @@ typedef struct sn_w16 {
 #define SN_W_LANES 16u
 #define SN_W_ALL 0xFFFFu
 
-/* Each operation on both halves. */
+/* Each operation on both halves (the body need not use every one). */
+#define SN_W16_FN static inline __attribute__((always_inline, unused))
 #define SN_W16_UNARY(name, op)                                                                                     \
-    SN_SKIN_INLINE sn_w name(sn_w a)                                                                               \
+    SN_W16_FN sn_w name(sn_w a)                                                                                    \
     {                                                                                                              \
         const sn_w r = {op(a.lo), op(a.hi)};                                                                       \
         return r;                                                                                                  \
     }
 #define SN_W16_BINARY(name, op)                                                                                    \
-    SN_SKIN_INLINE sn_w name(sn_w a, sn_w b)                                                                       \
+    SN_W16_FN sn_w name(sn_w a, sn_w b)                                                                            \
     {                                                                                                              \
         const sn_w r = {op(a.lo, b.lo), op(a.hi, b.hi)};                                                           \
         return r;                                                                                                  \
     }
 #define SN_W16_TERNARY(name, op)                                                                                   \
-    SN_SKIN_INLINE sn_w name(sn_w a, sn_w b, sn_w c)                                                               \
+    SN_W16_FN sn_w name(sn_w a, sn_w b, sn_w c)                                                                    \
     {                                                                                                              \
         const sn_w r = {op(a.lo, b.lo, c.lo), op(a.hi, b.hi, c.hi)};                                               \
         return r;                                                                                                  \
