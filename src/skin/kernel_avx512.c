@@ -19,21 +19,10 @@
 
 #  include "skin/kernel_body.h"
 
-bool sn_skin_avx512_runs(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 #else
 
-/* Built without the flags: the kernel set is never available. */
-bool sn_skin_avx512_runs(void)
-{
-    return false;
-}
-
+/* Built without the flags: the kernel set is never available
+ * (kernel_common.c), so this is never called. */
 void sn_skin_kernels_avx512(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT])
 {
     sn_skin_kernels_avx2(table);

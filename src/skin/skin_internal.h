@@ -139,10 +139,9 @@ void sn_skin_kernels_scalar(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKI
 #if defined(SINEW_HAVE_X86_KERNELS)
 void sn_skin_kernels_sse2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
-/* The AVX-512 table (kernel_avx512.c), and whether this build and CPU run it
- * (false when the compiler lacked the flags). */
+/* The AVX-512 table (kernel_avx512.c; SINEW_HAVE_AVX512_SKIN says the
+ * compiler took the flags). */
 void sn_skin_kernels_avx512(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
-bool sn_skin_avx512_runs(void);
 #endif
 #if defined(SINEW_HAVE_X86_KERNELS)
 /* The load's fast check of count vertices of a float skin's four-influence
