@@ -90,15 +90,18 @@ typedef enum sinew_skin_unweighted {
 } sinew_skin_unweighted;
 
 /* Which deform kernels a skin uses. AUTO picks the best the CPU supports at run
- * time (AVX2+FMA, then SSE2, then portable C); the others force one, so tests
- * and benchmarks can compare paths. All paths agree within 1e-5 relative.
- * The dual-quaternion blend has an AVX2 kernel and otherwise runs portable C;
- * the mixed blend always runs portable C. */
+ * time (AVX-512, then AVX2+FMA, then SSE2, then portable C); the others force
+ * one, so tests and benchmarks can compare paths. All paths agree within 1e-5
+ * relative. The dual-quaternion blend has an AVX2 kernel (also used by the
+ * AVX-512 set) and otherwise runs portable C; the mixed blend always runs
+ * portable C. */
 typedef enum sinew_skin_kernel {
     SINEW_SKIN_KERNEL_AUTO = 0,
     SINEW_SKIN_KERNEL_SCALAR = 1,
-    SINEW_SKIN_KERNEL_SSE2 = 2,  /* x86 builds with the simd option only */
-    SINEW_SKIN_KERNEL_AVX2 = 3   /* ... and a CPU with AVX2 and FMA */
+    SINEW_SKIN_KERNEL_SSE2 = 2,   /* x86 builds with the simd option only */
+    SINEW_SKIN_KERNEL_AVX2 = 3,   /* ... and a CPU with AVX2 and FMA */
+    SINEW_SKIN_KERNEL_AVX512 = 4  /* ... built by a compiler that takes AVX-512 flags, and a CPU with
+                                   * AVX-512F and VL besides AVX2 and FMA */
 } sinew_skin_kernel;
 
 /* Type of skin weights. Normalised integers map to [0, 1] as glTF's

@@ -8,7 +8,7 @@ from ._common import HandleObject, Kind, info, option, register_kind
 BLEND = {"linear": 0, "dual_quaternion": 1, "mixed": 2}
 STORAGE = {"float": 0, "compressed": 1}
 NORMALS = {"inverse_transpose": 0, "largest_weight": 1, "blended_matrix": 2}
-KERNEL = {"auto": 0, "scalar": 1, "sse2": 2, "avx2": 3}
+KERNEL = {"auto": 0, "scalar": 1, "sse2": 2, "avx2": 3, "avx512": 4}
 UNWEIGHTED = {"reject": 0, "bind": 1}
 
 
@@ -26,7 +26,7 @@ class Skin(HandleObject):
     Options as sinew_skin_desc: blend "linear" | "dual_quaternion" | "mixed"
     (with dq_blend, V factors), storage "float" | "compressed", normals
     "inverse_transpose" | "largest_weight" | "blended_matrix", kernel "auto" |
-    "scalar" | "sse2" | "avx2", unweighted_joint (bind all-zero vertices to it
+    "scalar" | "sse2" | "avx2" | "avx512", unweighted_joint (bind all-zero vertices to it
     instead of failing), renormalise, weight_tolerance.
     progress: callable(stage, fraction) -> None/True to go on, False to cancel."""
 

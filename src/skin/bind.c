@@ -48,11 +48,11 @@ static sinew_result sn_skin_check_desc(const sinew_skin_desc *d)
     if ((unsigned)d->unweighted > SINEW_SKIN_UNWEIGHTED_BIND)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin unweighted %d is not a sinew_skin_unweighted",
                        (int)d->unweighted);
-    if ((unsigned)d->kernel > SINEW_SKIN_KERNEL_AVX2)
+    if ((unsigned)d->kernel > SINEW_SKIN_KERNEL_AVX512)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin kernel %d is not a sinew_skin_kernel", (int)d->kernel);
     if (d->kernel != SINEW_SKIN_KERNEL_AUTO && !sn_skin_kernel_available(d->kernel))
         return sn_fail(SINEW_ERROR_UNSUPPORTED, "skin kernel %s is not available in this build or on this CPU",
-                       d->kernel == SINEW_SKIN_KERNEL_SSE2 ? "SSE2" : "AVX2");
+                       sn_skin_kernel_name(d->kernel));
     if (!(d->weight_tolerance >= 0.0f) || !isfinite(d->weight_tolerance))
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin weight_tolerance %g must be finite and >= 0",
                        (double)d->weight_tolerance);

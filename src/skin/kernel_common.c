@@ -14,8 +14,28 @@ bool sn_skin_kernel_available(sinew_skin_kernel kernel)
     case SINEW_SKIN_KERNEL_AVX2:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case SINEW_SKIN_KERNEL_AVX512:
+#  if defined(SINEW_HAVE_AVX512_SKIN)
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#  else
+        return false; /* the compiler lacked the flags */
+#  endif
 #endif
     default: return false;
+    }
+}
+
+const char *sn_skin_kernel_name(sinew_skin_kernel kernel)
+{
+    switch (kernel) {
+    case SINEW_SKIN_KERNEL_AUTO: return "AUTO";
+    case SINEW_SKIN_KERNEL_SCALAR: return "SCALAR";
+    case SINEW_SKIN_KERNEL_SSE2: return "SSE2";
+    case SINEW_SKIN_KERNEL_AVX2: return "AVX2";
+    case SINEW_SKIN_KERNEL_AVX512: return "AVX512";
+    default: return "unknown";
     }
 }
 

@@ -1,13 +1,14 @@
 /*
  * The several-vertex structure-of-arrays linear-blend kernel, written once
- * against a small vocabulary and included by kernel_wide_avx2.h (8 lanes) and
- * kernel_wide_sse2.h (4 lanes), which first define:
+ * against a small vocabulary and included by kernel_wide_avx512.h (16 lanes),
+ * kernel_wide_avx2.h (8 lanes) and kernel_wide_sse2.h (4 lanes), which first
+ * define:
  *
  *   sn_w, SN_W_LANES, SN_W_ALL   the register, its lanes, the all-lanes mask
  *   sn_w_add, sn_w_mul, sn_w_xor, sn_w_and, sn_w_set1, sn_w_zero, sn_w_rsqrt
  *   sn_w_fmadd(a, b, c) = a b + c, sn_w_fmsub = a b - c, sn_w_fnmadd = c - a b
  *   sn_w_gt, sn_w_lt             ordered comparisons, all-ones lanes
- *   sn_w_movemask, sn_w_load, sn_w_store (aligned)
+ *   sn_w_movemask, sn_w_load, sn_w_store (aligned to sizeof(sn_w))
  *   sn_w_lanes(f)                SN_W_LANES floats f[0..] as a register, built
  *                                in registers (no store-forwarding stall)
  *
@@ -67,7 +68,9 @@ SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigne
 /* Stream addressing of a block: with lanes NULL, lane l is the vertex at
  * p + l * stride (consecutive vertices from p on); otherwise p is the
  * stream's origin and lane l is vertex lanes[l], at p + lanes[l] * stride. */
-#define SN_LANE(lanes, l) ((lanes) ? (size_t)(lanes)[l] : (size_t)(l))
+#ifndef SN_LANE
+#  define SN_LANE(lanes, l) ((lanes) ? (size_t)(lanes)[l] : (size_t)(l))
+#endif
 /* 3-vectors (positions, normals). */
 SN_SKIN_INLINE sn_xv sn_load3_w(const char *p, size_t stride, unsigned n, const uint32_t *lanes);
 /* 4-vectors (tangents): xyz, and w into *w. */
@@ -225,7 +228,7 @@ static void sn_patch_vanished_w(sn_xv *v, unsigned good, unsigned n, const sn_sk
                                 const float *palette, size_t record_floats, sn_skin_format format, const char *dir,
                                 size_t stride, const uint32_t *lanes, bool cofactor)
 {
-    _Alignas(32) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
+    _Alignas(sizeof(sn_w)) float x[SN_W_LANES], y[SN_W_LANES], z[SN_W_LANES];
     sn_w_store(x, v->x), sn_w_store(y, v->y), sn_w_store(z, v->z);
     for (unsigned l = 0; l < n; ++l) {
         if (good & (1u << l)) continue;
@@ -313,17 +316,21 @@ SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)
 }
 
 /* Touches the bind data of group position i + SN_SKIN_PREFETCH_VERTICES and
- * the streams of its vertex (the group's last vertex near its end). */
+ * the streams of its vertex (the group's last vertex near its end), and so
+ * for every further eight positions of a wider block. */
 SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const sn_skin_io *io,
                                         const sn_skin_format format, const unsigned K, const unsigned mask)
 {
-    const size_t ahead = SN_SKIN_PREFETCH_VERTICES, k = K ? K : g->influences;
-    sn_prefetch_lines_w(g->joints, (i + ahead) * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
-    if (K != 1) sn_prefetch_lines_w(g->weights, (i + ahead) * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
-    const size_t v = g->vertex[i + ahead < g->count ? i + ahead : g->count - 1];
-    if (mask & SN_SKIN_P) sn_prefetch_lines_w(io->pin, v * io->pin_stride);
-    if (mask & SN_SKIN_N) sn_prefetch_lines_w(io->nin, v * io->nin_stride);
-    if (mask & SN_SKIN_T) sn_prefetch_lines_w(io->tin, v * io->tin_stride);
+    const size_t k = K ? K : g->influences;
+    for (size_t h = 0; h < SN_W_LANES; h += 8) {
+        const size_t ahead = i + SN_SKIN_PREFETCH_VERTICES + h;
+        sn_prefetch_lines_w(g->joints, ahead * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
+        if (K != 1) sn_prefetch_lines_w(g->weights, ahead * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
+        const size_t v = g->vertex[ahead < g->count ? ahead : g->count - 1];
+        if (mask & SN_SKIN_P) sn_prefetch_lines_w(io->pin, v * io->pin_stride);
+        if (mask & SN_SKIN_N) sn_prefetch_lines_w(io->nin, v * io->nin_stride);
+        if (mask & SN_SKIN_T) sn_prefetch_lines_w(io->tin, v * io->tin_stride);
+    }
 }
 
 /* Defines `name`, which walks group positions [begin, end) in blocks of

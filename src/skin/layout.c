@@ -88,7 +88,8 @@ void sn_skin_use_kernels(sinew_skin *skin)
 {
     sinew_skin_kernel kernel = skin->kernel_requested;
     if (kernel == SINEW_SKIN_KERNEL_AUTO) {
-        if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2)) kernel = SINEW_SKIN_KERNEL_AVX2;
+        if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX512)) kernel = SINEW_SKIN_KERNEL_AVX512;
+        else if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_AVX2)) kernel = SINEW_SKIN_KERNEL_AVX2;
         else if (sn_skin_kernel_available(SINEW_SKIN_KERNEL_SSE2)) kernel = SINEW_SKIN_KERNEL_SSE2;
         else kernel = SINEW_SKIN_KERNEL_SCALAR;
     }
@@ -96,6 +97,7 @@ void sn_skin_use_kernels(sinew_skin *skin)
     sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT];
     switch (skin->kernel) {
 #if defined(SINEW_HAVE_X86_KERNELS)
+    case SINEW_SKIN_KERNEL_AVX512: sn_skin_kernels_avx512(table); break;
     case SINEW_SKIN_KERNEL_AVX2: sn_skin_kernels_avx2(table); break;
     case SINEW_SKIN_KERNEL_SSE2: sn_skin_kernels_sse2(table); break;
 #endif
@@ -103,7 +105,9 @@ void sn_skin_use_kernels(sinew_skin *skin)
     }
     sn_skin_kernel_fn dq = sn_skin_kernel_dq;
 #if defined(SINEW_HAVE_X86_KERNELS)
-    if (skin->blend == SINEW_SKIN_BLEND_DUAL_QUATERNION && skin->kernel == SINEW_SKIN_KERNEL_AVX2)
+    /* The AVX-512 set has no dual-quaternion kernel of its own: AVX2's. */
+    if (skin->blend == SINEW_SKIN_BLEND_DUAL_QUATERNION &&
+        (skin->kernel == SINEW_SKIN_KERNEL_AVX2 || skin->kernel == SINEW_SKIN_KERNEL_AVX512))
         dq = sn_skin_kernel_dq_avx2;
 #endif
     for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c)

@@ -52,7 +52,7 @@ static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
     if (op[SN_SKIN_OP_NORMALS] > SINEW_SKIN_NORMALS_BLENDED_MATRIX)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": normals %llu is not a sinew_skin_normals",
                        (unsigned long long)op[SN_SKIN_OP_NORMALS]);
-    if (op[SN_SKIN_OP_KERNEL] > SINEW_SKIN_KERNEL_AVX2)
+    if (op[SN_SKIN_OP_KERNEL] > SINEW_SKIN_KERNEL_AVX512)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, WHAT ": kernel %llu is not a sinew_skin_kernel",
                        (unsigned long long)op[SN_SKIN_OP_KERNEL]);
     s->kernel = (sinew_skin_kernel)op[SN_SKIN_OP_KERNEL];
@@ -60,7 +60,7 @@ static sinew_result sn_skin_read_options(sn_reader *r, sn_skin_saved *s)
      * this CPU's best, a forced set must exist here as it must for create. */
     if (!sn_skin_kernel_available(s->kernel))
         return sn_fail(SINEW_ERROR_UNSUPPORTED, WHAT ": kernel %s is not available in this build or on this CPU",
-                       s->kernel == SINEW_SKIN_KERNEL_SSE2 ? "SSE2" : "AVX2");
+                       sn_skin_kernel_name(s->kernel));
     s->storage = (sinew_skin_storage)op[SN_SKIN_OP_STORAGE];
     /* Slots of a vertex name distinct joints, and quantised ones at most 255. */
     const uint64_t k_limit = s->storage == SINEW_SKIN_STORAGE_COMPRESSED && j > 255 ? 255 : j;

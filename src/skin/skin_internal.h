@@ -139,6 +139,9 @@ void sn_skin_kernels_scalar(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKI
 #if defined(SINEW_HAVE_X86_KERNELS)
 void sn_skin_kernels_sse2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
+/* The AVX-512 table (kernel_avx512.c; SINEW_HAVE_AVX512_SKIN says the
+ * compiler took the flags). */
+void sn_skin_kernels_avx512(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 #endif
 #if defined(SINEW_HAVE_X86_KERNELS)
 /* The load's fast check of count vertices of a float skin's four-influence
@@ -178,6 +181,8 @@ typedef struct sn_dq_blend {
 void sn_dq_accumulate(const sn_skin_group *g, size_t i, const float *palette, sn_skin_format format, sn_dq_blend *b);
 /* Whether this build and CPU can run a kernel set. */
 bool sn_skin_kernel_available(sinew_skin_kernel kernel);
+/* A kernel set's name for messages ("AVX2"). */
+const char *sn_skin_kernel_name(sinew_skin_kernel kernel);
 
 /* Slow path for a blended direction that vanished: transforms dir by the
  * largest-weight joint's record alone, by sign(det M) cofactor(M) when

@@ -217,7 +217,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         desc.dq_blend = dq;
     }
     desc.normals = (sinew_skin_normals)fz_enum(&r, 2);
-    desc.kernel = (sinew_skin_kernel)fz_enum(&r, 4);
+    desc.kernel = (sinew_skin_kernel)fz_enum(&r, 5);
     if (fz_bool(&r)) fuzz_formats(&r, &desc, joints, weights, slots);
     if (fz_u8(&r) >= 250) desc.joints = NULL;
 

@@ -205,7 +205,7 @@ static void round_trip_every_kernel(void **state)
     (void)state;
     rig r;
     rig_init(&r, 301, 4, 20, 5);
-    for (int kn = SINEW_SKIN_KERNEL_AUTO; kn <= SINEW_SKIN_KERNEL_AVX2; ++kn) {
+    for (int kn = SINEW_SKIN_KERNEL_AUTO; kn <= SINEW_SKIN_KERNEL_AVX512; ++kn) {
         if (!kernel_runs_here((sinew_skin_kernel)kn, &r)) continue;
         for (int bl = 0; bl <= SINEW_SKIN_BLEND_MIXED; ++bl)
             for (int st = 0; st <= SINEW_SKIN_STORAGE_COMPRESSED; ++st) {

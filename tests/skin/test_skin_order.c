@@ -5,7 +5,11 @@
  * linear blend written here, and every chunking of the range (blocks cut
  * anywhere, windows crossed) must give the bits of one whole call; sorting
  * the vertices by influence count must give every vertex the same bits, and
- * the skin must report each vertex's own influences. */
+ * the skin must report each vertex's own influences.
+ *
+ * Built a second time with SKIN_ORDER_LANES16 (white-box, AVX2 machines):
+ * the same checks of the AVX-512 set's 16-lane logic over an emulated
+ * vocabulary (kernel_lanes16_emulated.c), which every machine here runs. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +23,27 @@
 #include "skin_test_util.h"
 #include "support.h"
 #include "tools/gltf_reader.h"
+
+#if defined(SKIN_ORDER_LANES16)
+#  include "kernel_lanes16_emulated.h"
+/* One kernel set: the emulated 16-lane one, swapped into a scalar skin. */
+static const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR};
+static const char *kernel_label(sinew_skin_kernel k)
+{
+    (void)k;
+    return "16-lane emulation";
+}
+#else
+static const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2,
+                                            SINEW_SKIN_KERNEL_AVX512};
+static const char *kernel_label(sinew_skin_kernel k)
+{
+    return k == SINEW_SKIN_KERNEL_SCALAR ? "scalar" : k == SINEW_SKIN_KERNEL_SSE2 ? "sse2"
+                                                  : k == SINEW_SKIN_KERNEL_AVX2   ? "avx2"
+                                                                                  : "avx512";
+}
+#endif
+enum { KERNEL_SETS = sizeof kernels / sizeof *kernels };
 
 enum { JOINTS = 30, VERTICES = 5000 };
 
@@ -55,6 +80,27 @@ static void order_synthetic(order *o, support_rng *rng)
             o->joint[8 * v + s] = (uint32_t)((base + 3 * s) % JOINTS);
             o->weight[8 * v + s] = (float)support_rng_uniform(rng, 0.05, 1.0);
         }
+    }
+    order_streams(o, rng);
+}
+
+/* Runs of 1..40 vertices on one joint tuple (a limb, a rigid part), each
+ * run with its own count of 1..8 influences and every vertex its own
+ * weights: blocks whose vertices all share their joints, blocks where only
+ * a part does, and none. */
+static void order_runs(order *o, support_rng *rng)
+{
+    o->n = VERTICES, o->slots = 8;
+    o->joint = calloc(o->n * 8, sizeof *o->joint);
+    o->weight = calloc(o->n * 8, sizeof *o->weight);
+    for (size_t v = 0; v < o->n;) {
+        const size_t run = 1 + support_rng_next(rng) % 40, k = 1 + support_rng_next(rng) % 8;
+        const size_t base = support_rng_next(rng) % JOINTS;
+        for (size_t r = 0; r < run && v < o->n; ++r, ++v)
+            for (size_t s = 0; s < k; ++s) {
+                o->joint[8 * v + s] = (uint32_t)((base + 3 * s) % JOINTS);
+                o->weight[8 * v + s] = (float)support_rng_uniform(rng, 0.05, 1.0);
+            }
     }
     order_streams(o, rng);
 }
@@ -149,6 +195,9 @@ static sinew_skin *order_skin(const order *o, sinew_skin_kernel kernel, sinew_sk
     d.normals = blended ? SINEW_SKIN_NORMALS_BLENDED_MATRIX : SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
     sinew_skin *s = NULL;
     if (sinew_skin_create(NULL, &d, &s) != SINEW_OK) return NULL;
+#if defined(SKIN_ORDER_LANES16)
+    skin_test_use_lanes16(s);
+#endif
     return s;
 }
 
@@ -185,14 +234,14 @@ static void check_order(const order *o, const char *what)
     random_world(&rng, world);
     double *rp = malloc(3 * o->n * sizeof *rp), *rn = malloc(3 * o->n * sizeof *rn), *rt = malloc(4 * o->n * sizeof *rt);
     static outs whole, part;
-    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2};
-    /* Chunks that cut blocks of 4 and 8 anywhere and cross the windows. */
-    const size_t chunks[] = {1, 3, 7, 13, 100, 2047, 2049};
+    /* Chunks that cut blocks of 4, 8 and 16 anywhere and cross the windows. */
+    const size_t chunks[] = {1, 3, 7, 13, 17, 100, 2047, 2049};
     for (int blended = 0; blended < 2; ++blended) {
         reference(o, world, blended, rp, rn, rt);
-        for (int kk = 0; kk < 3; ++kk) {
+        for (int kk = 0; kk < KERNEL_SETS; ++kk) {
             if (!kernel_runs(kernels[kk])) {
-                print_message("  %s: kernel %d not available here, not covered\n", what, (int)kernels[kk]);
+                if (!blended) print_message("  %s: kernel %s not available here, not covered\n", what,
+                                            kernel_label(kernels[kk]));
                 continue;
             }
             for (int storage = 0; storage < 2; ++storage) {
@@ -211,8 +260,8 @@ static void check_order(const order *o, const char *what)
                         }
                         for (size_t i = 0; (mask & 4) && i < 4 * o->n; ++i) et = fmax(et, fabs(whole.t[i] - rt[i]));
                         if (ep > 1e-5 || en > 2e-5 || et > 2e-5)
-                            fail_msg("%s, kernel %d, %s normals, mask %u: error vs reference p %.2e n %.2e t %.2e",
-                                     what, (int)kernels[kk], blended ? "blended" : "exact", mask, ep, en, et);
+                            fail_msg("%s, kernel %s, %s normals, mask %u: error vs reference p %.2e n %.2e t %.2e",
+                                     what, kernel_label(kernels[kk]), blended ? "blended" : "exact", mask, ep, en, et);
                     }
                     for (size_t c = 0; c < sizeof chunks / sizeof *chunks; ++c) {
                         memset(&part, 0, sizeof part);
@@ -227,7 +276,7 @@ static void check_order(const order *o, const char *what)
             }
         }
     }
-    print_message("  %s: every kernel within tolerance of the double reference, every chunking bit-identical\n",
+    print_message("  %s: every kernel run within tolerance of the double reference, every chunking bit-identical\n",
                   what);
     free(rp), free(rn), free(rt);
 }
@@ -276,8 +325,7 @@ static void check_permuted(const order *o, const char *what)
     support_rng_seed(&rng, 32);
     float world[16 * JOINTS];
     random_world(&rng, world);
-    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2};
-    for (int kk = 0; kk < 3; ++kk) {
+    for (int kk = 0; kk < KERNEL_SETS; ++kk) {
         if (!kernel_runs(kernels[kk])) continue;
         for (int variant = 0; variant < 4; ++variant) {
             const sinew_skin_storage storage = (sinew_skin_storage)(variant & 1);
@@ -296,8 +344,8 @@ static void check_permuted(const order *o, const char *what)
                     if (memcmp(b.p + 3 * i, a.p + 3 * v, 12) != 0 ||
                         ((mask & 2) && memcmp(b.n + 3 * i, a.n + 3 * v, 12) != 0) ||
                         ((mask & 4) && memcmp(b.t + 4 * i, a.t + 4 * v, 16) != 0))
-                        fail_msg("%s, kernel %d, variant %d, mask %u: vertex %zu (%zu influences) differs when sorted",
-                                 what, (int)kernels[kk], variant, mask, v, nonzero_slots(o, v));
+                        fail_msg("%s, kernel %s, variant %d, mask %u: vertex %zu (%zu influences) differs when sorted",
+                                 what, kernel_label(kernels[kk]), variant, mask, v, nonzero_slots(o, v));
                 }
             }
             free(pal);
@@ -373,11 +421,31 @@ static void mixed_counts_synthetic_order(void **state)
     order_free(&o);
 }
 
+static void shared_tuple_runs(void **state)
+{
+    (void)state;
+    support_rng rng;
+    support_rng_seed(&rng, 7);
+    static order o;
+    order_runs(&o, &rng);
+    check_order(&o, "runs sharing a joint tuple");
+    check_permuted(&o, "runs sharing a joint tuple");
+    order_free(&o);
+}
+
 int main(void)
 {
+#if defined(SKIN_ORDER_LANES16)
+    /* The emulation is built with -mavx2 -mfma. */
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+        printf("skipped: the 16-lane emulation needs AVX2 and FMA\n");
+        return 77; /* meson's skip code */
+    }
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fox_file_order),
         cmocka_unit_test(mixed_counts_synthetic_order),
+        cmocka_unit_test(shared_tuple_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,9 +126,10 @@ static void streams_do_not_depend_on_the_others_requested(void **state)
     random_world(&rng, world);
     const sinew_skin_input in = {p, 0, n, 0, t, 0};
     static streams all, some;
-    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2};
+    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2,
+                                         SINEW_SKIN_KERNEL_AVX512};
     int runs = 0;
-    for (int kk = 0; kk < 3; ++kk) {
+    for (int kk = 0; kk < (int)(sizeof kernels / sizeof *kernels); ++kk) {
         if (!kernel_runs(kernels[kk])) {
             print_message("  kernel %d not available here: not covered\n", (int)kernels[kk]);
             continue;

@@ -87,10 +87,11 @@ static void skin_is_thread_safe(void **state)
     float world[SKIN_JOINTS * 16];
     skin_data(joints, weights, world, streams);
     const sinew_skin_blend blends[] = {SINEW_SKIN_BLEND_LINEAR, SINEW_SKIN_BLEND_DUAL_QUATERNION};
-    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2};
+    const sinew_skin_kernel kernels[] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2, SINEW_SKIN_KERNEL_AVX2,
+                                         SINEW_SKIN_KERNEL_AVX512};
     size_t runs = 0;
     for (size_t b = 0; b < 2; ++b)
-        for (size_t k = 0; k < 3; ++k) {
+        for (size_t k = 0; k < sizeof kernels / sizeof *kernels; ++k) {
             sinew_skin_desc d;
             SINEW_INIT(&d);
             d.vertex_count = SKIN_VERTICES;

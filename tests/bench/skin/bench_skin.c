@@ -3,7 +3,8 @@
  * 100 joints, one thread. Each line compares sinew (kernel chosen at run
  * time) with an ozz-style SSE2 loop over the same vertices, weights and
  * palette, measured in the same run with the two interleaved round by round;
- * extra lines show the forced kernel sets, dual quaternions and meshes whose
+ * extra lines show the forced kernel sets (AVX2 where the run-time choice is
+ * AVX-512), dual quaternions and meshes whose
  * neighbouring vertices share their joints ("-shared32"). Real-character
  * lines take the joints and weights of Fox and RiggedFigure (glTF
  * JOINTS_0/WEIGHTS_0) and the top four of libigl's BBW weights of the arm
@@ -595,9 +596,15 @@ int main(int argc, char **argv)
                 for (int st = 0; st < 2; ++st)
                     if (!bench_case(&d, skins[st], pal, pal, masks[mi], st ? "-compressed" : "")) return 1;
             if (d.k == 4) {
-                const sinew_skin_kernel forced[2] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2};
-                const char *names[2] = {"-scalar-kernel", "-sse2-kernel"};
-                for (int f = 0; f < 2; ++f) {
+                const sinew_skin_kernel forced[3] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2,
+                                                     SINEW_SKIN_KERNEL_AVX2};
+                const char *names[3] = {"-scalar-kernel", "-sse2-kernel", "-avx2-kernel"};
+                sinew_skin_info info;
+                SINEW_INIT(&info);
+                sinew_skin_get_info(skins[0], &info);
+                for (int f = 0; f < 3; ++f) {
+                    /* The AVX2 line only where the run-time choice is another set (AVX-512). */
+                    if (forced[f] == info.kernel) continue;
                     sinew_skin *fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, forced[f], SINEW_SKIN_BLEND_LINEAR);
                     if (!fs) continue; /* a kernel set this build or CPU lacks */
                     bool ok = bench_case(&d, fs, pal, pal, 7, names[f]);
