@@ -75,13 +75,12 @@ static void reference_point_weights(const grid3d *g, const float *vw, size_t m, 
     }
 }
 
-static void weights_at_points_match_a_scan_of_every_element(void **state)
+/* The unit cube's 6 x 6 x 6 grid of tets with four point handles, solved. */
+static sinew_bbw *solved_cube(grid3d *g)
 {
-    (void)state;
-    grid3d g;
-    grid3d_make(&g, 6, 1.0f);
+    grid3d_make(g, 6, 1.0f);
     const float handles[4 * 3] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.5f, 0.5f, 0.9f};
-    sinew_tetmesh tets = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
+    sinew_tetmesh tets = {{g->positions, g->vertex_count, 0}, g->tets, g->tet_count, SINEW_INDEX_U32, 0};
     sinew_bbw_desc d;
     SINEW_INIT(&d);
     d.tets = &tets;
@@ -89,6 +88,14 @@ static void weights_at_points_match_a_scan_of_every_element(void **state)
     sinew_bbw *b = NULL;
     assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
     assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    return b;
+}
+
+static void weights_at_points_match_a_scan_of_every_element(void **state)
+{
+    (void)state;
+    grid3d g;
+    sinew_bbw *b = solved_cube(&g);
     const size_t m = 4;
     float *vw = malloc(g.vertex_count * m * sizeof(float));
     assert_int_equal(sinew_bbw_vertex_weights(b, vw, 0, g.vertex_count), SINEW_OK);
@@ -334,6 +341,25 @@ static void grade(float *pos, size_t n, int axes)
         if ((int)(i % 3) < axes) pos[i] = pos[i] * pos[i] * pos[i];
 }
 
+/* Solves the domain of d (its handles given) and compares point weights at
+ * points spread over dom (inside, on faces, just off it) against the scan of
+ * every element, and over range splits. */
+static void graded_domain_matches_the_scan(const sinew_bbw_desc *d, const flat_domain *dom, size_t handles,
+                                           uint64_t seed, const char *what)
+{
+    sinew_bbw *b = NULL;
+    assert_int_equal(sinew_bbw_create(NULL, d, &b), SINEW_OK);
+    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    enum { N = 1200 };
+    float *pts = mixed_points(dom, N, seed);
+    double worst = worst_against_scan(b, dom, handles, pts, N);
+    print_message("%s: worst difference from the scan %.3g\n", what, worst);
+    assert_true(worst <= 1e-6);
+    ranges_give_the_same_bits(b, handles, pts, N);
+    free(pts);
+    sinew_bbw_destroy(b);
+}
+
 static void graded_tets_match_the_scan(void **state)
 {
     (void)state;
@@ -346,18 +372,8 @@ static void graded_tets_match_the_scan(void **state)
     SINEW_INIT(&d);
     d.tets = &tets;
     d.points = (sinew_points){handles, 4, 0};
-    sinew_bbw *b = NULL;
-    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     flat_domain dom = {g.positions, g.vertex_count, g.tets, g.tet_count, 4, true};
-    enum { N = 1200 };
-    float *pts = mixed_points(&dom, N, 3);
-    double worst = worst_against_scan(b, &dom, 4, pts, N);
-    print_message("graded tets: worst difference from the scan %.3g\n", worst);
-    assert_true(worst <= 1e-6);
-    ranges_give_the_same_bits(b, 4, pts, N);
-    free(pts);
-    sinew_bbw_destroy(b);
+    graded_domain_matches_the_scan(&d, &dom, 4, 3, "graded tets");
     grid3d_free(&g);
 }
 
@@ -373,18 +389,8 @@ static void graded_triangles_match_the_scan(void **state)
     SINEW_INIT(&d);
     d.triangles = &tri;
     d.points = (sinew_points){handles, 3, 0};
-    sinew_bbw *b = NULL;
-    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
     flat_domain dom = {g.positions, g.vertex_count, g.triangles, g.triangle_count, 3, true};
-    enum { N = 1200 };
-    float *pts = mixed_points(&dom, N, 4);
-    double worst = worst_against_scan(b, &dom, 3, pts, N);
-    print_message("graded triangles: worst difference from the scan %.3g\n", worst);
-    assert_true(worst <= 1e-6);
-    ranges_give_the_same_bits(b, 3, pts, N);
-    free(pts);
-    sinew_bbw_destroy(b);
+    graded_domain_matches_the_scan(&d, &dom, 3, 4, "graded triangles");
     grid2d_free(&g);
 }
 
@@ -441,16 +447,7 @@ static void a_point_beyond_the_reach_fails_after_located_ones(void **state)
 {
     (void)state;
     grid3d g;
-    grid3d_make(&g, 6, 1.0f);
-    const float handles[4 * 3] = {0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.1f, 0.1f, 0.9f, 0.1f, 0.5f, 0.5f, 0.9f};
-    sinew_tetmesh tets = {{g.positions, g.vertex_count, 0}, g.tets, g.tet_count, SINEW_INDEX_U32, 0};
-    sinew_bbw_desc d;
-    SINEW_INIT(&d);
-    d.tets = &tets;
-    d.points = (sinew_points){handles, 4, 0};
-    sinew_bbw *b = NULL;
-    assert_int_equal(sinew_bbw_create(NULL, &d, &b), SINEW_OK);
-    assert_int_equal(sinew_bbw_solve(NULL, b, NULL), SINEW_OK);
+    sinew_bbw *b = solved_cube(&g);
     enum { N = 40 };
     float pts[3 * N], w[N * 4], sentinel[N * 4];
     for (size_t i = 0; i < N; ++i) {

@@ -69,18 +69,8 @@ static void identity_at_bind(void **state)
 
 static void rotation(double ax, double ay, double az, double angle, const float t[3], float m[16])
 {
-    double l = sqrt(ax * ax + ay * ay + az * az);
-    ax /= l, ay /= l, az /= l;
-    double c = cos(angle), s = sin(angle), k = 1 - c;
-    double r[3][3] = {{c + ax * ax * k, ax * ay * k - az * s, ax * az * k + ay * s},
-                      {ay * ax * k + az * s, c + ay * ay * k, ay * az * k - ax * s},
-                      {az * ax * k - ay * s, az * ay * k + ax * s, c + az * az * k}};
-    memset(m, 0, 16 * sizeof(float));
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) m[4 * j + i] = (float)r[i][j];
-        m[12 + i] = t[i];
-    }
-    m[15] = 1;
+    const double axis[3] = {ax, ay, az}, move[3] = {t[0], t[1], t[2]};
+    support_affine_rotation(axis, angle, move, m);
 }
 
 /* The defaults (a NULL desc, a SINEW_INIT'ed one, the resolved one) keep

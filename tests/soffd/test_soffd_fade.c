@@ -197,21 +197,11 @@ static void faded_weights_match_their_definition(void **state)
     free(w), free(faded), free(d), free(sorted), free(skin), free(now), free(out), cage_free(&c);
 }
 
+/* A rotation about a fixed oblique axis, then t. */
 static void rotation(double angle, const float t[3], float m[16])
 {
-    double ax = 0.3 / sqrt(1.25), ay = -1 / sqrt(1.25), az = 0.4 / sqrt(1.25);
-    double l = sqrt(ax * ax + ay * ay + az * az);
-    ax /= l, ay /= l, az /= l;
-    double cs = cos(angle), s = sin(angle), k = 1 - cs;
-    double r[3][3] = {{cs + ax * ax * k, ax * ay * k - az * s, ax * az * k + ay * s},
-                      {ay * ax * k + az * s, cs + ay * ay * k, ay * az * k - ax * s},
-                      {az * ax * k - ay * s, az * ay * k + ax * s, cs + az * az * k}};
-    memset(m, 0, 16 * sizeof(float));
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) m[4 * j + i] = (float)r[i][j];
-        m[12 + i] = t[i];
-    }
-    m[15] = 1;
+    const double axis[3] = {0.3, -1.0, 0.4}, move[3] = {t[0], t[1], t[2]};
+    support_affine_rotation(axis, angle, move, m);
 }
 
 /* Faded weights are positive and sum to one, so every point comes back bit
