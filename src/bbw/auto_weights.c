@@ -12,9 +12,6 @@
 #include "bbw/bbw_internal.h"
 #include "bbw/defaults.h"
 
-/* Largest influence_count, as sinew_bbw_top_k. */
-#define SN_BBW_AUTO_MAX_INFLUENCES 64u
-
 /* The handles in the prepared surface's coordinates (2D: projected into
  * its plane; copies owned by the caller, NULL in 3D). */
 typedef struct auto_handles {
@@ -89,10 +86,10 @@ static sinew_result rows_at_vertices(const sinew_bbw *b, const sn_bbw_prepared *
 static sinew_result check_desc(const sinew_bbw_auto_desc *d, const uint32_t *joints, const float *weights,
                                size_t entry_count, uint32_t *k)
 {
-    if (d->influence_count > SN_BBW_AUTO_MAX_INFLUENCES)
+    if (d->influence_count > SN_BBW_MAX_INFLUENCES)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence count %zu exceeds %u", d->influence_count,
-                       SN_BBW_AUTO_MAX_INFLUENCES);
-    *k = (uint32_t)d->influence_count;   /* resolved: 1..SN_BBW_AUTO_MAX_INFLUENCES */
+                       SN_BBW_MAX_INFLUENCES);
+    *k = (uint32_t)d->influence_count;   /* resolved: 1..SN_BBW_MAX_INFLUENCES */
     if (!d->surface) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "surface is NULL");
     if (!(d->tolerance >= 0.0) || d->tolerance > 1.0)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "tolerance %g is not in [0, 1]", d->tolerance);

@@ -35,6 +35,10 @@ typedef struct sn_bbw_locator {
     uint32_t *sub_items;
 } sn_bbw_locator;
 
+/* Largest influence_count of sinew_bbw_top_k and sinew_bbw_auto_weights:
+ * top_k keeps a point's best weights so far on the stack. */
+#define SN_BBW_MAX_INFLUENCES 64u
+
 /* What an automatic volume was made from (source.c): the surface and the
  * handles' geometry, packed, so the solve can build the volume again at a
  * coarser grid. Cages are concatenated with per-cage offsets (count + 1). */

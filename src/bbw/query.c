@@ -129,14 +129,14 @@ static double weight_at(const sinew_bbw *b, const uint32_t *corners, const doubl
 
 /* Fills one point's k slots with its largest weights, in (weight desc,
  * index asc) order, positive ones only: one pass over the handles keeping
- * the best so far sorted (k <= 64), so each weight is interpolated once
+ * the best so far sorted (k <= SN_BBW_MAX_INFLUENCES), so each weight is interpolated once
  * and no scratch memory is needed. */
 static void select_top(const sinew_bbw *b, const uint32_t *corners, const double *bary, uint32_t k,
                        uint32_t *joints, float *weights)
 {
     size_t m = b->handle_count;
-    double best_w[64];
-    uint32_t best_j[64], used = 0;
+    double best_w[SN_BBW_MAX_INFLUENCES];
+    uint32_t best_j[SN_BBW_MAX_INFLUENCES], used = 0;
     for (size_t j = 0; j < m; ++j) {
         double w = weight_at(b, corners, bary, j);
         /* Handles come in index order, so a weight equal to the last kept
@@ -200,8 +200,9 @@ sinew_result sinew_bbw_top_k(const sinew_bbw *b, const sinew_points *pts, size_t
     sn_clear_error();
     sinew_result r = check_solved(b);
     if (r != SINEW_OK) return r;
-    if (influence_count < 1 || influence_count > 64)
-        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence_count = %zu is outside 1 .. 64", influence_count);
+    if (influence_count < 1 || influence_count > SN_BBW_MAX_INFLUENCES)
+        return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "influence_count = %zu is outside 1 .. %u", influence_count,
+                       SN_BBW_MAX_INFLUENCES);
     const uint32_t k = (uint32_t)influence_count;
     if ((!joints || !weights) && count)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s is NULL", joints ? "weights" : "joints");
