@@ -15,8 +15,17 @@
  * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
  * when the data is absent. A last line times sinew_skin_load of a saved
  * 1M-vertex skin against memcpy of its bytes. Figures are the best of several
- * rounds (the machine is shared). */
+ * rounds (the machine is shared).
+ * Environment: SINEW_BENCH_CASE=<name without "skin/"> runs only that case's
+ * line; with SINEW_BENCH_COUNT=1 as well it runs one pass of sinew and one of
+ * the peer instead of timing them, for
+ * `valgrind --tool=callgrind --collect-atstart=no --toggle-collect=counted_sinew_pass`
+ * (or counted_peer_pass): instructions per pass, load-independent
+ * (docs/skinning.md, instructions per vertex). */
 #include <math.h>
+#ifdef __GLIBC__
+#  include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +216,11 @@ static int peer_pass(void *user)
     return 0;
 }
 
+/* One pass each, not inlined, so an instruction counter can name them (see
+ * the comment at the top). */
+static __attribute__((noinline)) int counted_sinew_pass(job *j) { return sinew_pass(j); }
+static __attribute__((noinline)) void counted_peer_pass(job *j) { peer_pass(j); }
+
 /* Best seconds per pass of sinew (*ts) and of the peer (*tp), the two
  * alternating round by round so that a busy spell on the shared machine hits
  * both. Returns false when sinew fails. */
@@ -277,11 +291,6 @@ static bool bench_case(data *d, const sinew_skin *skin, const float *palette, co
                        unsigned mask, const char *suffix)
 {
     job j = {d, skin, palette, peer_palette, mask};
-    double ts, tp;
-    if (!time_pair(&j, &ts, &tp)) {
-        fprintf(stderr, "deform failed: %s\n", sinew_last_error());
-        return false;
-    }
     char name[160];
     if (bench_character)
         snprintf(name, sizeof name, "skin/%s-%s-%s%s", bench_character, stream_name(mask),
@@ -289,6 +298,19 @@ static bool bench_case(data *d, const sinew_skin *skin, const float *palette, co
     else
         snprintf(name, sizeof name, "skin/%zuinf-%s-%s%s", d->k, stream_name(mask), d->n >= 1000000 ? "1M" : "10k",
                  suffix);
+    const char *only = getenv("SINEW_BENCH_CASE");
+    if (only && strcmp(name + strlen("skin/"), only) != 0) return true;
+    if (only && getenv("SINEW_BENCH_COUNT")) {
+        if (counted_sinew_pass(&j) != 0) return false;
+        counted_peer_pass(&j);
+        printf("%s: one pass of each, for an instruction count\n", name);
+        return true;
+    }
+    double ts, tp;
+    if (!time_pair(&j, &ts, &tp)) {
+        fprintf(stderr, "deform failed: %s\n", sinew_last_error());
+        return false;
+    }
     support_bench_line(name, (double)d->n / ts * 1e-6, "M vertices/s", PEER_NAME, (double)d->n / tp * 1e-6);
     return true;
 }
@@ -510,23 +532,40 @@ static bool bench_character_size(const character *c, size_t n)
     return ok;
 }
 
+/* False when SINEW_BENCH_CASE names a case whose name cannot contain part:
+ * the characters and sizes it does not need are not even prepared. */
+static bool case_may_match(const char *part)
+{
+    const char *only = getenv("SINEW_BENCH_CASE");
+    return !only || strstr(only, part) != NULL;
+}
+
 static bool bench_characters(bool quick)
 {
     enum { CHARACTERS = 4 };
     character cs[CHARACTERS];
     memset(cs, 0, sizeof cs);
-    const bool have[CHARACTERS] = {character_gltf("fox", "gltf/Fox.gltf", &cs[0]),
-                                   character_gltf("rigged-figure", "gltf/RiggedFigure.gltf", &cs[1]),
-                                   character_dmat("bbw-arm-top4", "libigl-tutorial-data/arm-weights.dmat", &cs[2]),
-                                   character_bbw_hand("bbw-hand-top4", &cs[3])};
+    const char *const names[CHARACTERS] = {"fox", "rigged-figure", "bbw-arm-top4", "bbw-hand-top4"};
+    bool wanted[CHARACTERS], have[CHARACTERS];
+    for (int c = 0; c < CHARACTERS; ++c) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "%s-", names[c]);
+        wanted[c] = case_may_match(prefix);
+    }
+    have[0] = wanted[0] && character_gltf(names[0], "gltf/Fox.gltf", &cs[0]);
+    have[1] = wanted[1] && character_gltf(names[1], "gltf/RiggedFigure.gltf", &cs[1]);
+    have[2] = wanted[2] && character_dmat(names[2], "libigl-tutorial-data/arm-weights.dmat", &cs[2]);
+    have[3] = wanted[3] && character_bbw_hand(names[3], &cs[3]);
+    const bool small = case_may_match("-10k"), large = !quick && case_may_match("-1M");
     bool ok = true;
     for (int c = 0; c < CHARACTERS && ok; ++c) {
+        if (!wanted[c]) continue;
         if (!have[c]) {
             printf("skin/real-character-%d: skipped (data absent)\n", c);
             continue;
         }
-        ok = bench_character_size(&cs[c], 10000) && bench_character_sorted(&cs[c], 10000) &&
-             (quick || (bench_character_size(&cs[c], 1000000) && bench_character_sorted(&cs[c], 1000000)));
+        ok = (!small || (bench_character_size(&cs[c], 10000) && bench_character_sorted(&cs[c], 10000))) &&
+             (!large || (bench_character_size(&cs[c], 1000000) && bench_character_sorted(&cs[c], 1000000)));
     }
     for (int c = 0; c < CHARACTERS; ++c) character_free(&cs[c]);
     return ok;
@@ -535,9 +574,15 @@ static bool bench_characters(bool quick)
 /* sinew_skin_load of a saved 1M-vertex, 4-influence skin (default allocator)
  * against memcpy of the same bytes into a buffer already touched, the two
  * interleaved round by round; CPU time of this thread (page faults included),
- * best of the rounds. */
+ * best of the rounds. Every round loads into fresh pages, as the first load
+ * of a process does: glibc would otherwise keep the freed block and hand it
+ * back touched (its threshold for returning large blocks to the system
+ * grows after the first free). */
 static bool bench_load(void)
 {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     data d;
     data_init(&d, 1000000, 4, 1);
     sinew_skin *skin = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO, SINEW_SKIN_BLEND_LINEAR);
