@@ -14,8 +14,9 @@
  * slots, zero weights included, as ozz pads its slots; "-blended" lines use
  * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
  * when the data is absent. A last line times sinew_skin_load of a saved
- * 1M-vertex skin against memcpy of its bytes. Figures are the best of several
- * rounds (the machine is shared).
+ * 1M-vertex skin against memcpy of its bytes. "sse2" as the argument times
+ * only the forced SSE2 kernel set (see bench_sse2). Figures are the best of
+ * several rounds (the machine is shared).
  * Environment: SINEW_BENCH_CASE=<name without "skin/"> runs only that case's
  * line; with SINEW_BENCH_COUNT=1 as well it runs one pass of sinew and one of
  * the peer instead of timing them, for
@@ -611,11 +612,47 @@ static bool bench_load(void)
     return ok;
 }
 
+/* "sse2" mode: the forced SSE2 kernel set against the ozz-style loop for
+ * every stream combination and influence count, with exact
+ * (inverse-transpose) normals and with BLENDED_MATRIX normals ("-blended",
+ * the peer's work plus a renormalise). Random joint tuples, float storage. */
+static bool bench_sse2(bool quick)
+{
+    const size_t sizes[2] = {10000, 1000000};
+    const size_t influences[4] = {1, 2, 4, 8};
+    const unsigned masks[3] = {1, 3, 7};
+    bool ok = true;
+    for (int si = 0; ok && si < (quick ? 1 : 2); ++si)
+        for (int ki = 0; ok && ki < 4; ++ki) {
+            data d;
+            data_init(&d, sizes[si], influences[ki], 1);
+            float *pal = NULL;
+            for (int nm = 0; ok && nm < 2; ++nm) {
+                bench_normals = nm ? SINEW_SKIN_NORMALS_BLENDED_MATRIX : SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+                sinew_skin *fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_SSE2,
+                                                 SINEW_SKIN_BLEND_LINEAR);
+                if (!fs) break; /* no SSE2 set in this build or on this CPU */
+                if (!pal) {
+                    pal = aligned_alloc(64, sinew_skin_palette_size(fs) * sizeof(float));
+                    sinew_skin_palette(fs, d.world, JOINTS, pal, sinew_skin_palette_size(fs));
+                }
+                for (int mi = nm; ok && mi < 3; ++mi) /* positions alone once */
+                    ok = bench_case(&d, fs, pal, pal, masks[mi], nm ? "-sse2-kernel-blended" : "-sse2-kernel");
+                sinew_skin_destroy(fs);
+            }
+            bench_normals = SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+            free(pal);
+            data_free(&d);
+        }
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const bool quick = argc > 1 && strcmp(argv[1], "quick") == 0;
     const bool characters_only = argc > 1 && strcmp(argv[1], "characters") == 0;
     if (argc > 1 && strcmp(argv[1], "load") == 0) return bench_load() ? 0 : 1;
+    if (argc > 1 && strcmp(argv[1], "sse2") == 0) return bench_sse2(argc > 2 && strcmp(argv[2], "quick") == 0) ? 0 : 1;
     const size_t sizes[2] = {10000, 1000000};
     const size_t influences[4] = {1, 2, 4, 8};
     const unsigned masks[3] = {1, 3, 7};
