@@ -422,6 +422,116 @@ static void test_tile_kernels(void **state)
     if (!checked) skip();
 }
 
+/* The arithmetic of the vector tiles, spelled out: each target takes its
+ * sources one at a time, a fused multiply-subtract on the right-hand sides
+ * that fill whole groups of four and a multiply then a subtract on the last
+ * m % 4 (what the AVX2 and AVX-512 tiles do, whatever chunks they use). */
+static void tile_model_op(double *y, double l, const double *x, size_t m)
+{
+    size_t fused = m - m % 4;
+    for (size_t h = 0; h < m; ++h) y[h] = h < fused ? fma(-l, x[h], y[h]) : y[h] - l * x[h];
+}
+
+static void tile_model(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
+                       const double *coef, size_t ct, size_t ca, size_t m)
+{
+    for (size_t a = 0; a < nt; ++a)
+        for (size_t t = 0; t < ns; ++t)
+            tile_model_op(targets[a], coef[t * ct + a * ca], base + (idx ? idx[t] : t) * m, m);
+}
+
+/* The solve written out one row at a time with the model's arithmetic and
+ * the order in which the tiles give each row its sources: forward, every
+ * earlier column in increasing order; backward, the rows below the
+ * supernode, then the supernode's rows past the row's group of
+ * SN_LDLT_TILE, then the rest of its group. */
+static void reference_solve(const sn_ldlt *f, double *x, size_t m, double *w)
+{
+    size_t n = f->n;
+    for (size_t k = 0; k < n; ++k) memcpy(w + k * m, x + (size_t)f->perm[k] * m, m * sizeof(double));
+    for (size_t s = 0; s < f->super_count; ++s) {
+        sn_ldlt_block bl = sn_ldlt_block_of(f, s);
+        double *xs = w + bl.first * m;
+        for (size_t t = 0; t < bl.k; ++t) {
+            const double *col = bl.vals + t * bl.ld;
+            for (size_t i = t + 1; i < bl.k; ++i) tile_model_op(xs + i * m, col[i], xs + t * m, m);
+            for (size_t q = 0; q < bl.r; ++q) tile_model_op(w + (size_t)bl.rows[q] * m, col[bl.k + q], xs + t * m, m);
+        }
+    }
+    for (size_t j = 0; j < n; ++j) {
+        double inv = 1.0 / f->diag[j];
+        for (size_t h = 0; h < m; ++h) w[j * m + h] *= inv;
+    }
+    for (size_t s = f->super_count; s-- > 0;) {
+        sn_ldlt_block bl = sn_ldlt_block_of(f, s);
+        double *xs = w + bl.first * m;
+        for (size_t j = bl.k; j-- > 0;) {
+            const double *col = bl.vals + j * bl.ld;
+            size_t group_end = j / SN_LDLT_TILE * SN_LDLT_TILE + SN_LDLT_TILE;
+            group_end = group_end < bl.k ? group_end : bl.k;
+            for (size_t q = 0; q < bl.r; ++q) tile_model_op(xs + j * m, col[bl.k + q], w + (size_t)bl.rows[q] * m, m);
+            for (size_t i = group_end; i < bl.k; ++i) tile_model_op(xs + j * m, col[i], xs + i * m, m);
+            for (size_t i = j + 1; i < group_end; ++i) tile_model_op(xs + j * m, col[i], xs + i * m, m);
+        }
+    }
+    for (size_t k = 0; k < n; ++k) memcpy(x + (size_t)f->perm[k] * m, w + k * m, m * sizeof(double));
+}
+
+/* Whole solves, for every right-hand-side count from 1 to 48, on a 3D
+ * operator (wide supernodes, longer than the solve's runs of sources) and a
+ * 2D one (many narrow ones): with the model tile, the blocked solve gives
+ * each row the bits of the row-at-a-time reference, so the blocking leaves
+ * the order of the sums alone; every vector tile this build and CPU have
+ * gives the model's bits; the portable tile agrees to rounding. */
+static void test_solve_blocking_bits(void **state)
+{
+    (void)state;
+    sn_ldlt_tile_fn vector[2] = {sn_ldlt_tile_avx2(), sn_ldlt_tile_avx512()};
+    for (int shape = 0; shape < 2; ++shape) {
+        sn_sparse a;
+        if (shape == 0) grid3d_biharmonic(12, 11, 10, 1e-3, &a);
+        else grid_matrix(40, 30, 1e-3, &a, NULL);
+        sn_ldlt f;
+        assert_int_equal(sn_ldlt_analyse(&env, &a, NULL, &f), SINEW_OK);
+        assert_int_equal(sn_ldlt_factor(&env, &f, &a), SINEW_OK);
+        size_t n = f.n, widest = 0, mmax = 48;
+        for (size_t s = 0; s < f.super_count; ++s) {
+            size_t k = f.super_first[s + 1] - f.super_first[s];
+            widest = k > widest ? k : widest;
+        }
+        if (shape == 0) assert_true(widest > 240); /* more than one run of sources for m >= 9 */
+        double *b = malloc(n * mmax * sizeof(double)), *want = malloc(n * mmax * sizeof(double));
+        double *got = malloc(n * mmax * sizeof(double)), *work = malloc(n * mmax * sizeof(double));
+        support_rng rng;
+        support_rng_seed(&rng, 17);
+        for (size_t k = 0; k < n * mmax; ++k) b[k] = support_rng_uniform(&rng, -1.0, 1.0);
+        for (size_t m = 1; m <= mmax; ++m) {
+            memcpy(want, b, n * m * sizeof(double));
+            reference_solve(&f, want, m, work);
+            memcpy(got, b, n * m * sizeof(double));
+            sn_ldlt_solve_with(&f, got, m, work, tile_model);
+            assert_memory_equal(got, want, n * m * sizeof(double));
+            for (int kv = 0; kv < 2; ++kv) {
+                if (!vector[kv]) continue;
+                memcpy(got, b, n * m * sizeof(double));
+                sn_ldlt_solve_with(&f, got, m, work, vector[kv]);
+                assert_memory_equal(got, want, n * m * sizeof(double));
+            }
+            memcpy(got, b, n * m * sizeof(double));
+            sn_ldlt_solve_with(&f, got, m, work, sn_ldlt_tile_portable());
+            double xmax = 0.0;
+            for (size_t k = 0; k < n * m; ++k) xmax = fmax(xmax, fabs(want[k]));
+            for (size_t k = 0; k < n * m; ++k) assert_float_equal(got[k], want[k], 1e-9 * xmax);
+        }
+        free(b);
+        free(want);
+        free(got);
+        free(work);
+        sn_ldlt_free(&env, &f);
+        sn_sparse_free(&env, &a);
+    }
+}
+
 /* Every factor update this build and CPU have computes what the portable
  * one does, to the bit, for every panel width, row counts around the 4-row
  * strips, source counts around the groups of four, and a leading dimension
@@ -640,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_plane_cut_orderings),
         cmocka_unit_test(test_ldlt_supernodal),
         cmocka_unit_test(test_tile_kernels),
+        cmocka_unit_test(test_solve_blocking_bits),
         cmocka_unit_test(test_update_kernels),
         cmocka_unit_test(test_factor_kernels),
         cmocka_unit_test(test_winding),
