@@ -1,8 +1,8 @@
 /* AVX2 + FMA tile kernel of the supernodal LDL^T solves (the bbw split
- * pushes 20 handles through the factor every iteration, which is most of
- * its time). Built with -mavx2 -mfma when the compiler and the `simd` option
- * allow; sn_ldlt_solve calls it only after checking the CPU. Four target
- * rows at a time stay in registers, twelve right-hand sides at a time, then
+ * pushes every handle's column through the factor every iteration, which is
+ * most of its time). Built with -mavx2 -mfma when the compiler and the `simd`
+ * option allow; sn_ldlt_solve calls it only after checking the CPU. A tile's
+ * targets go four at a time: four target rows stay in registers, twelve right-hand sides at a time, then
  * eight, then the last 1 to 7 together, while the sources stream past: each
  * source chunk is loaded once for all four targets and each coefficient once
  * per chunk. */
