@@ -101,8 +101,8 @@ SN_SKIN_INLINE void sn_blended_avx2(const sn_skin_group *g, size_t i, unsigned n
     if (n == 8) {
         /* A full block, unrolled: each lane's joints and weights sit at a
          * constant offset from the block's, so the per-lane clamp, the loop
-         * and most of the address arithmetic go (about a tenth of the
-         * instructions of a four-influence vertex with normals). */
+         * and most of the address arithmetic go (about a seventh of the
+         * instructions of a four-influence vertex with normals and tangents). */
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; ++l) sn_blend_wide_avx2(g, i + l, palette, format, K, &c01[l], &c23[l]);
     } else {
