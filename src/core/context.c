@@ -14,8 +14,8 @@
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 /* Blocks of at least this many bytes from the default allocator are placed on
  * 2 MiB boundaries and offered to the kernel's transparent huge pages: a
- * freshly loaded 30 MB skin then takes about 15 page faults instead of 7,500,
- * which is what the first touch of fresh memory costs (docs/skinning.md, Save
+ * freshly loaded 28 MB skin then takes 14 page faults instead of about 7,000,
+ * and faults are what the first touch of fresh memory costs (docs/skinning.md, Save
  * and load). Smaller blocks would waste more of a huge page than they save. */
 #  define SN_HUGE_PAGE_BYTES ((size_t)2 << 20)
 #  define SN_HUGE_PAGE_ADVICE_MIN ((size_t)4 << 20)
