@@ -159,18 +159,19 @@ SN_SKIN_INLINE void sn_dq_block_avx2(const sn_skin_group *g, size_t i, unsigned 
 /* Walks the group in blocks of eight, like sn_wide_loop_w. */
 SN_WIDE_RUNS_FUNCTION(sn_dq_loop_avx2, sn_dq_block_avx2)
 
-/* Stream mask and influence class become constants per instantiated loop. */
+/* Influence class and the common stream sets become constants per
+ * instantiated loop; the other sets share one loop that tests the mask per
+ * block (as sn_wide_w in kernel_wide_body.h). */
 SN_SKIN_INLINE void sn_dq_masks_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                      const sn_skin_io *io, const sn_skin_format format, const unsigned K)
 {
     switch (io->mask) {
-    case 1: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 1); break;
-    case 2: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 2); break;
-    case 3: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 3); break;
-    case 4: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 4); break;
-    case 5: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 5); break;
-    case 6: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 6); break;
-    default: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, 7); break;
+    case SN_SKIN_P: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, SN_SKIN_P); break;
+    case SN_SKIN_P | SN_SKIN_N: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N); break;
+    case SN_SKIN_P | SN_SKIN_N | SN_SKIN_T:
+        sn_dq_loop_avx2(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N | SN_SKIN_T);
+        break;
+    default: sn_dq_loop_avx2(g, begin, end, palette, io, format, K, io->mask); break;
     }
 }
 

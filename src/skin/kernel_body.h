@@ -174,14 +174,16 @@ SN_SKIN_INLINE void SN_ISA(sn_dispatch)(const sn_skin_group *g, size_t begin, si
         return;
     }
 #endif
+    /* The common stream sets get loops of their own; the rest share one
+     * that tests the mask per vertex (same arithmetic, so the same bits) and
+     * keeps the instantiated code, and its compile time, in bounds. */
     switch (io->mask) {
-    case 1: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 1); break;
-    case 2: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 2); break;
-    case 3: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 3); break;
-    case 4: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 4); break;
-    case 5: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 5); break;
-    case 6: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 6); break;
-    default: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, 7); break;
+    case SN_SKIN_P: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P); break;
+    case SN_SKIN_P | SN_SKIN_N: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N); break;
+    case SN_SKIN_P | SN_SKIN_N | SN_SKIN_T:
+        SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N | SN_SKIN_T);
+        break;
+    default: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, io->mask); break;
     }
 }
 

@@ -379,13 +379,14 @@ SN_WIDE_RUNS_FUNCTION(sn_wide_loop_w, sn_block_w)
 SN_SKIN_INLINE void sn_wide_w(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                               const sn_skin_io *io, const sn_skin_format format, const unsigned K)
 {
+    /* As in sn_dispatch: the common stream sets get loops of their own, the
+     * rest share one that tests the mask per block. */
     switch (io->mask) {
-    case 2: sn_wide_loop_w(g, begin, end, palette, io, format, K, 2); break;
-    case 3: sn_wide_loop_w(g, begin, end, palette, io, format, K, 3); break;
-    case 4: sn_wide_loop_w(g, begin, end, palette, io, format, K, 4); break;
-    case 5: sn_wide_loop_w(g, begin, end, palette, io, format, K, 5); break;
-    case 6: sn_wide_loop_w(g, begin, end, palette, io, format, K, 6); break;
-    default: sn_wide_loop_w(g, begin, end, palette, io, format, K, 7); break;
+    case SN_SKIN_P | SN_SKIN_N: sn_wide_loop_w(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N); break;
+    case SN_SKIN_P | SN_SKIN_N | SN_SKIN_T:
+        sn_wide_loop_w(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N | SN_SKIN_T);
+        break;
+    default: sn_wide_loop_w(g, begin, end, palette, io, format, K, io->mask); break;
     }
 }
 
