@@ -227,9 +227,11 @@ static sinew_result sn_soffd_load_entries(sn_reader *r, sinew_soffd *h, const sn
     }
     sinew_result res = sn_reader_copy(r, SN_SOFFD_TAG_POINTS, SN_IO_F32, 3 * s->points, reg->rest);
     if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_DROPPED, SN_IO_F32, s->points, reg->dropped);
-    /* Data saved without SFFA was registered unfaded. */
+    /* Version 4 is written for faded registrations only, and always holds
+     * SFFA; older data was registered unfaded. An SFFA in older data is left
+     * unread, so the reader's finish names it as not part of that version. */
     if (s->points) memset(reg->fade, 0, s->points * sizeof(float));
-    if (res == SINEW_OK && sn_reader_has(r, SN_SOFFD_TAG_FADE))
+    if (res == SINEW_OK && r->format_version >= SN_SOFFD_VERSION_FADE)
         res = sn_reader_copy(r, SN_SOFFD_TAG_FADE, SN_IO_F32, s->points, reg->fade);
     if (res == SINEW_OK) res = sn_soffd_read_offsets(r, reg, env);
     if (res == SINEW_OK && s->entries) {

@@ -393,6 +393,34 @@ static void content_errors_are_named(void **state)
     free(orig), free(buf);
 }
 
+/* Faded registrations save as version 4 with their faded shares (SFFA); an
+ * SFFA in data that says it is older is named, not read. */
+static void fade_data_belongs_to_version_4(void **state)
+{
+    (void)state;
+    driver d;
+    driver_init(&d, 1, 1);
+    sinew_soffd *h = driver_bind(&d, 1);
+    float *skin = random_points(5, 40, -1.2f, 1.2f);
+    sinew_points pts = {skin, 40, 0};
+    assert_int_equal(sinew_soffd_register(NULL, h, &pts, NULL), SINEW_OK); /* defaults: a faded cap */
+    size_t size;
+    unsigned char *buf = save(h, &size);
+    sinew_saved_info si;
+    SINEW_INIT(&si);
+    assert_int_equal(sinew_saved_get_info(buf, size, &si), SINEW_OK);
+    assert_int_equal(si.format_version, 4);
+    float share;
+    memcpy(&share, section(buf, "SFFA"), 4);
+    assert_true(share >= 0.0f && share < 1.0f);
+    expect_load(buf, size, SINEW_OK, "");
+    support_le_put(buf + 8, 3, 4);
+    expect_load(buf, size, SINEW_ERROR_INVALID_DATA, "section SFFA is not part of soffd data (version 3)");
+    free(buf), free(skin);
+    sinew_soffd_destroy(h);
+    driver_free(&d);
+}
+
 static void save_contract(void **state)
 {
     (void)state;
@@ -544,11 +572,23 @@ static void write_corpus(void **state)
     (void)state;
     const char *dir = getenv("SINEW_WRITE_CORPUS");
     if (!dir) skip();
-    for (int seed = 0; seed < 3; ++seed) {
+    for (int seed = 0; seed < 4; ++seed) {
         size_t size;
         unsigned char *buf;
         if (seed == 0) {
             buf = small_saved(&size);
+        } else if (seed == 3) {
+            /* A faded registration: version 4 with its SFFA section. */
+            driver d;
+            driver_init(&d, 1, 1);
+            sinew_soffd *h = driver_bind(&d, 1);
+            float *skin = random_points(5, 8, -1.2f, 1.2f);
+            sinew_points pts = {skin, 8, 0};
+            assert_int_equal(sinew_soffd_register(NULL, h, &pts, NULL), SINEW_OK);
+            buf = save(h, &size);
+            free(skin);
+            sinew_soffd_destroy(h);
+            driver_free(&d);
         } else {
             driver d;
             driver_init(&d, 1, 0);
@@ -579,6 +619,7 @@ int main(void)
         cmocka_unit_test(round_trip_edits),
         cmocka_unit_test(round_trip_skipped_and_empty),
         cmocka_unit_test(content_errors_are_named),
+        cmocka_unit_test(fade_data_belongs_to_version_4),
         cmocka_unit_test(save_contract),
         cmocka_unit_test(corruption_sweeps),
         cmocka_unit_test(allocation_sweep),
