@@ -68,6 +68,8 @@ SN_SKIN_INLINE __m256 sn_w_hi(__m512 v)
 
 #include "skin/kernel_wide_body.h"
 
+#include "skin/kernel_lanes8_avx512.h"
+#define SN_BLENDED8 sn_blended_avx512
 #include "skin/kernel_wide_halves.h"
 
 #endif /* SINEW_SKIN_KERNEL_WIDE_AVX512_H */

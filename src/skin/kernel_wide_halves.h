@@ -24,6 +24,12 @@
 
 #include "skin/kernel_lanes8_avx2.h"
 
+/* How a half's matrices are blended and transposed: the vocabulary may name
+ * its own (the same bits, see kernel_lanes8_avx512.h). */
+#ifndef SN_BLENDED8
+#  define SN_BLENDED8 sn_blended_avx2
+#endif
+
 _Static_assert(SN_W_LANES == 16, "kernel_wide_halves.h is for 16-lane vocabularies");
 
 /* Where half h (lanes 8h..) of a block of n lanes (block addressing p,
@@ -58,7 +64,7 @@ SN_SKIN_INLINE void sn_matrices_half(const sn_skin_group *g, size_t i, unsigned 
             e[3 * c] = sn_w_lo(m.a[c].x), e[3 * c + 1] = sn_w_lo(m.a[c].y), e[3 * c + 2] = sn_w_lo(m.a[c].z);
         return;
     }
-    sn_blended_avx2(g, i, n8, palette, format, K, e);
+    SN_BLENDED8(g, i, n8, palette, format, K, e);
 }
 
 SN_SKIN_INLINE sn_mv sn_matrices_w(const sn_skin_group *g, size_t i, unsigned n, const float *palette,
