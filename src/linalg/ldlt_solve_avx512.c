@@ -45,18 +45,21 @@ INLINE void chunk(double *const *targets, size_t NT, size_t NZ, size_t Y4, const
     }
 }
 
-/* The last one to three right-hand sides one at a time. */
+/* The last one to three right-hand sides one at a time. Multiply, then
+ * subtract, in intrinsics: never fused, whatever the compiler's contraction
+ * default (clang fuses `acc -= c * x` under -mfma), so these columns keep the
+ * bits of the portable order and of the AVX2 tile's tail. */
 INLINE void chunk1(double *const *targets, size_t NT, const double *base, const uint32_t *idx, size_t ns,
                    const double *coef, size_t ct, size_t ca, size_t m, size_t h)
 {
-    double acc[SN_LDLT_TILE];
-    for (size_t a = 0; a < NT; ++a) acc[a] = targets[a][h];
+    __m128d acc[SN_LDLT_TILE];
+    for (size_t a = 0; a < NT; ++a) acc[a] = _mm_load_sd(targets[a] + h);
     for (size_t t = 0; t < ns; ++t) {
-        double x0 = *SOURCE(t);
+        const __m128d x0 = _mm_load_sd(SOURCE(t));
         const double *c = coef + t * ct;
-        for (size_t a = 0; a < NT; ++a) acc[a] -= c[a * ca] * x0;
+        for (size_t a = 0; a < NT; ++a) acc[a] = _mm_sub_sd(acc[a], _mm_mul_sd(_mm_load_sd(c + a * ca), x0));
     }
-    for (size_t a = 0; a < NT; ++a) targets[a][h] = acc[a];
+    for (size_t a = 0; a < NT; ++a) _mm_store_sd(targets[a] + h, acc[a]);
 }
 
 INLINE void tile_nt(double *const *targets, size_t NT, const double *base, const uint32_t *idx, size_t ns,
