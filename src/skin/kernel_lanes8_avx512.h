@@ -44,6 +44,7 @@ SN_SKIN_INLINE void sn_transpose4_avx512(__m512 r0, __m512 r1, __m512 r2, __m512
     *z = _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
 }
 
+/* The high 256 bits (AVX-512F has no float extract of eight). */
 SN_SKIN_INLINE __m256 sn_hi256_avx512(__m512 v)
 {
     return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));

@@ -16,6 +16,8 @@
 
 #include <immintrin.h>
 
+#include "skin/kernel_lanes8_avx512.h"
+
 typedef __m512 sn_w;
 #define SN_W_LANES 16u
 #define SN_W_ALL 0xFFFFu
@@ -61,14 +63,10 @@ SN_SKIN_INLINE __m256 sn_w_lo(__m512 v)
 {
     return _mm512_castps512_ps256(v);
 }
-SN_SKIN_INLINE __m256 sn_w_hi(__m512 v)
-{
-    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-}
+#define sn_w_hi sn_hi256_avx512
 
 #include "skin/kernel_wide_body.h"
 
-#include "skin/kernel_lanes8_avx512.h"
 #define SN_BLENDED8 sn_blended_avx512
 #include "skin/kernel_wide_halves.h"
 

@@ -301,13 +301,44 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
     }
 }
 
-/* Prefetches for group position i (see sn_skin_prefetch_position), and so
+/* Streams of a long range are read far ahead of use: the hardware
+ * prefetchers alone left a 1M-vertex P+N+T pass waiting on memory. Touches
+ * the bind data and the inputs SN_SKIN_PREFETCH_VERTICES group positions
+ * ahead (two lines per stream, what a block of eight uses at most), and the
+ * outputs too where the group's vertices there are not the next ones in the
+ * streams (its blocks lie scattered among other groups', as in a real mesh's
+ * file order): each such block's output lines are a miss the hardware does
+ * not foresee, while a straight run's it follows. A prefetch never faults,
+ * so addresses past the end are harmless; they are formed as integers. */
+#define SN_SKIN_PREFETCH_VERTICES 32u
+
+SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)
+{
+    const uintptr_t a = (uintptr_t)base + offset;
+    _mm_prefetch((const char *)a, _MM_HINT_T0);
+    _mm_prefetch((const char *)(a + 64), _MM_HINT_T0);
+}
+
+/* Touches the bind data of group position i + SN_SKIN_PREFETCH_VERTICES and
+ * the streams of its vertex (the group's last vertex near its end), and so
  * for every further eight positions of a wider block. */
 SN_SKIN_INLINE void sn_prefetch_ahead_w(const sn_skin_group *g, size_t i, const sn_skin_io *io,
                                         const sn_skin_format format, const unsigned K, const unsigned mask)
 {
-    for (size_t h = 0; h < SN_W_LANES; h += 8)
-        sn_skin_prefetch_position(g, i, i + SN_SKIN_PREFETCH_VERTICES + h, io, format, K, mask);
+    const size_t k = K ? K : g->influences;
+    for (size_t h = 0; h < SN_W_LANES; h += 8) {
+        const size_t ahead = i + SN_SKIN_PREFETCH_VERTICES + h;
+        sn_prefetch_lines_w(g->joints, ahead * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
+        if (K != 1) sn_prefetch_lines_w(g->weights, ahead * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
+        const size_t v = g->vertex[ahead < g->count ? ahead : g->count - 1];
+        if (mask & SN_SKIN_P) sn_prefetch_lines_w(io->pin, v * io->pin_stride);
+        if (mask & SN_SKIN_N) sn_prefetch_lines_w(io->nin, v * io->nin_stride);
+        if (mask & SN_SKIN_T) sn_prefetch_lines_w(io->tin, v * io->tin_stride);
+        if (v - g->vertex[i] == ahead - i) continue; /* a straight run */
+        if (mask & SN_SKIN_P) sn_prefetch_lines_w(io->pout, v * io->pout_stride);
+        if (mask & SN_SKIN_N) sn_prefetch_lines_w(io->nout, v * io->nout_stride);
+        if (mask & SN_SKIN_T) sn_prefetch_lines_w(io->tout, v * io->tout_stride);
+    }
 }
 
 /* Defines `name`, which walks group positions [begin, end) in blocks of

@@ -230,46 +230,4 @@ SN_SKIN_INLINE float sn_skin_weight(const void *weights, sn_skin_format format, 
                                      : (float)((const uint8_t *)weights)[i] * (1.0f / 255.0f);
 }
 
-/* Streams of a long range are read far ahead of use: the hardware
- * prefetchers alone left a 1M-vertex P+N+T pass waiting on memory. The
- * several-vertex kernels touch the bind data and the inputs this many group
- * positions ahead (two lines per stream, what a block of eight uses at
- * most), and the outputs too where the group's vertices there are not the
- * next ones in the streams (its blocks lie scattered among other groups', as
- * in a real mesh's file order): each such block's output lines are a miss
- * the hardware does not foresee, while a straight run's it follows. */
-#define SN_SKIN_PREFETCH_VERTICES 32u
-
-/* Two lines from base + offset. A prefetch never faults, so addresses past
- * the end are harmless; they are formed as integers. */
-SN_SKIN_INLINE void sn_skin_prefetch_lines(const void *base, size_t offset)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    const uintptr_t a = (uintptr_t)base + offset;
-    __builtin_prefetch((const void *)a);
-    __builtin_prefetch((const void *)(a + 64));
-#else
-    (void)base, (void)offset;
-#endif
-}
-
-/* Touches the bind data of group position `ahead` and the streams of its
- * vertex (the group's last vertex past its end), for a block at position
- * i (see SN_SKIN_PREFETCH_VERTICES). */
-SN_SKIN_INLINE void sn_skin_prefetch_position(const sn_skin_group *g, size_t i, size_t ahead, const sn_skin_io *io,
-                                              const sn_skin_format format, const unsigned K, const unsigned mask)
-{
-    const size_t k = K ? K : g->influences;
-    sn_skin_prefetch_lines(g->joints, ahead * k * (format == SN_SKIN_U8_J8 ? 1u : 2u));
-    if (K != 1) sn_skin_prefetch_lines(g->weights, ahead * k * (format == SN_SKIN_F32_J16 ? 4u : 1u));
-    const size_t v = g->vertex[ahead < g->count ? ahead : g->count - 1];
-    if (mask & SN_SKIN_P) sn_skin_prefetch_lines(io->pin, v * io->pin_stride);
-    if (mask & SN_SKIN_N) sn_skin_prefetch_lines(io->nin, v * io->nin_stride);
-    if (mask & SN_SKIN_T) sn_skin_prefetch_lines(io->tin, v * io->tin_stride);
-    if (v - g->vertex[i] == ahead - i) return;
-    if (mask & SN_SKIN_P) sn_skin_prefetch_lines(io->pout, v * io->pout_stride);
-    if (mask & SN_SKIN_N) sn_skin_prefetch_lines(io->nout, v * io->nout_stride);
-    if (mask & SN_SKIN_T) sn_skin_prefetch_lines(io->tout, v * io->tout_stride);
-}
-
 #endif /* SINEW_SKIN_INTERNAL_H */
