@@ -184,7 +184,7 @@ void sn_soffd_rest_offset_update(const sinew_soffd *h, sn_soffd_reg *reg, size_t
 bool sn_soffd_rest_offsets_build(const sinew_soffd *h, sn_soffd_reg *reg)
 {
     reg->rest_offset = (double *)sn_alloc_array(&h->env, reg->point_count, 3 * sizeof(double), "soffd rest offsets");
-    if (!reg->rest_offset && reg->point_count) return false;
+    if (!reg->rest_offset) return false; /* a failed allocation fails even for no points: it left a message */
     for (size_t i = 0; i < reg->point_count; ++i) sn_soffd_rest_offset_update(h, reg, i);
     return true;
 }

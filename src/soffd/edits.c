@@ -132,7 +132,7 @@ sinew_result sn_soffd_edits_map(const sinew_soffd *h, sinew_soffd *next, const u
     const sn_env *env = &h->env;
     next->edits = (sn_soffd_edit *)sn_alloc_array(env, h->edit_count, sizeof(sn_soffd_edit), "soffd edit record");
     next->edit_elements = (uint32_t *)sn_alloc_array(env, total, sizeof(uint32_t), "soffd edit record elements");
-    if (!next->edits || (total && !next->edit_elements)) {
+    if (!next->edits || !next->edit_elements) {
         sn_soffd_edits_free(env, next);
         return sn_alloc_failure();
     }

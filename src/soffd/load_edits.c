@@ -30,7 +30,7 @@ sinew_result sn_soffd_load_subdivision(sn_reader *r, sinew_soffd *h)
     h->element_parent = sn_alloc_array(env, h->element_count, sizeof(uint32_t), "soffd element parents");
     h->added_source = sn_alloc_array(env, added, 3 * sizeof(uint32_t), "soffd added vertices");
     h->added_weight = sn_alloc_array(env, added, 3 * sizeof(float), "soffd added vertex weights");
-    if (!h->element_parent || (added && (!h->added_source || !h->added_weight))) return sn_alloc_failure();
+    if (!h->element_parent || !h->added_source || !h->added_weight) return sn_alloc_failure();
     res = sn_reader_copy(r, SN_SOFFD_TAG_PARENT, SN_IO_U32, h->element_count, h->element_parent);
     if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_ADDED_SOURCE, SN_IO_U32, 3 * added, h->added_source);
     if (res == SINEW_OK) res = sn_reader_copy(r, SN_SOFFD_TAG_ADDED_WEIGHT, SN_IO_F32, 3 * added, h->added_weight);
@@ -89,7 +89,7 @@ sinew_result sn_soffd_load_edits(sn_reader *r, sinew_soffd *h)
     uint64_t *f = sn_alloc_array(&h->env, fields, sizeof(uint64_t), "soffd saved edits");
     h->edits = sn_alloc_array(&h->env, count, sizeof(sn_soffd_edit), "soffd edit record");
     h->edit_elements = sn_alloc_array(&h->env, elements, sizeof(uint32_t), "soffd edit record elements");
-    if (!f || !h->edits || (elements && !h->edit_elements)) {
+    if (!f || !h->edits || !h->edit_elements) {
         sn_free(&h->env, f);
         return sn_alloc_failure();
     }

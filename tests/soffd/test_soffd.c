@@ -936,6 +936,16 @@ static void every_allocation_failure_is_clean(void **state)
         if (!ok) fail_msg("sweep %d: %s", d.what, report);
         assert_true(runs > 5);
     }
+    /* No points: registration still allocates (one byte per array), and a
+     * failure there must fail the call, not return OK with a message left. */
+    d.n = 0;
+    for (d.what = 1; d.what < 3; ++d.what) {
+        size_t runs;
+        char report[512];
+        bool ok = support_sweep_allocation_failures(sweep_attempt, &d, &runs, report, sizeof report);
+        if (!ok) fail_msg("sweep %d without points: %s", d.what, report);
+        assert_true(runs > 3);
+    }
     free(d.skin);
     cage_free(&d.c);
 }
