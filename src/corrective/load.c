@@ -18,10 +18,12 @@ static sinew_result check_structure(const uint64_t s[5], const double prm[2])
     if (s[3] > SINEW_CORRECTIVE_KERNEL_WEIGHTS)
         return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown kernel %llu", what, (unsigned long long)s[3]);
     if (s[3] == SINEW_CORRECTIVE_KERNEL_WEIGHTS) {
-        if (s[1] > SN_CORR_MAX_MORPH_KEYS || s[2] != s[1] || prm[0] != 0.0 || prm[1] != 0.0)
+        /* The options are saved as +0 (build drops them); -0 would not survive a re-save. */
+        const bool options_zero = prm[0] == 0.0 && prm[1] == 0.0 && !signbit(prm[0]) && !signbit(prm[1]);
+        if (s[1] > SN_CORR_MAX_MORPH_KEYS || s[2] != s[1] || !options_zero)
             return sn_fail(SINEW_ERROR_INVALID_DATA,
                            "%s: morph targets with %llu keys, pose size %llu, radius %g, smoothing %g (pose size must "
-                           "be the key count, at most %u, the options zero)",
+                           "be the key count, at most %u, the options +0)",
                            what, (unsigned long long)s[1], (unsigned long long)s[2], prm[0], prm[1],
                            SN_CORR_MAX_MORPH_KEYS);
         return SINEW_OK;
