@@ -34,6 +34,13 @@ typedef enum sn_io_type {
 #define SN_IO_ALIGN 64u
 #define SN_IO_MAX_SECTIONS 64u
 
+/* n rounded up to the next multiple of SN_IO_ALIGN: where the writer puts
+ * what follows n bytes, and the only place the reader accepts it. */
+static inline size_t sn_io_align_up(size_t n)
+{
+    return (n + (SN_IO_ALIGN - 1)) / SN_IO_ALIGN * SN_IO_ALIGN;
+}
+
 /* Bytes of one element of a type; 0 for an unknown type. */
 size_t sn_io_type_size(uint32_t type);
 

@@ -200,18 +200,28 @@ static sinew_result check_layout(sn_reader *r, const unsigned char *p, uint64_t 
             if (tmp.table[j].tag == t->tag)
                 return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s appears twice", what, name);
     }
-    /* Sections in offset order, each after the previous one's end; every
-     * byte outside them (padding) is zero, so the data has one spelling. */
+    /* Sections in table order, each at the first 64-byte boundary after the
+     * previous one's end (the table's, for the first), the data ending at
+     * the boundary after the last; the padding in between is zero. So the
+     * data has one spelling, the one the writer gives. */
     size_t covered = table_end;
     for (uint32_t i = 0; i < n; ++i) {
         const sn_io_entry *t = &tmp.table[i];
         sn_tag_name(t->tag, name);
         if (t->offset < covered)
             return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: section %s overlaps the one before it", what, name);
+        if (t->offset != sn_io_align_up(covered))
+            return sn_fail(SINEW_ERROR_INVALID_DATA,
+                           "%s: section %s starts at offset %llu, not at %zu (the first 64-byte boundary after what "
+                           "precedes it)", what, name, (unsigned long long)t->offset, sn_io_align_up(covered));
         if (!all_zero(p + covered, (size_t)t->offset - covered))
             return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: nonzero padding before section %s", what, name);
         covered = (size_t)t->offset + (size_t)t->count * sn_io_type_size(t->type);
     }
+    if (total != sn_io_align_up(covered))
+        return sn_fail(SINEW_ERROR_INVALID_DATA,
+                       "%s: stated size %llu, but the sections end at %zu (so the data is %zu bytes)", what,
+                       (unsigned long long)total, covered, sn_io_align_up(covered));
     if (!all_zero(p + covered, (size_t)total - covered))
         return sn_fail(SINEW_ERROR_INVALID_DATA, "%s: nonzero padding at the end", what);
     *r = tmp;

@@ -17,11 +17,6 @@ size_t sn_io_type_size(uint32_t type)
     }
 }
 
-static size_t align_up(size_t n)
-{
-    return (n + (SN_IO_ALIGN - 1)) / SN_IO_ALIGN * SN_IO_ALIGN;
-}
-
 static size_t table_end(uint32_t section_count)
 {
     return SN_IO_HEADER_BYTES + (size_t)section_count * SN_IO_ENTRY_BYTES;
@@ -47,7 +42,7 @@ void sn_write_append(sn_writer *w, const void *data, size_t count)
     sn_io_entry *e = &w->table[w->section_count - 1];
     size_t elem = sn_io_type_size(e->type), total, bytes;
     if (!sn_add_size((size_t)e->count, count, &total) || !sn_mul_size(total, elem, &bytes) ||
-        bytes > SIZE_MAX - SN_IO_ALIGN || !sn_add_size(w->data_bytes, align_up(bytes), &bytes)) {
+        bytes > SIZE_MAX - SN_IO_ALIGN || !sn_add_size(w->data_bytes, sn_io_align_up(bytes), &bytes)) {
         w->overflow = true;
         return;
     }
@@ -63,7 +58,7 @@ void sn_write_end(sn_writer *w)
     if (w->overflow) return;
     const sn_io_entry *e = &w->table[w->section_count - 1];
     /* sn_write_append proved the padded size fits. */
-    w->data_bytes += align_up((size_t)e->count * sn_io_type_size(e->type));
+    w->data_bytes += sn_io_align_up((size_t)e->count * sn_io_type_size(e->type));
 }
 
 void sn_write_section(sn_writer *w, uint32_t tag, sn_io_type type, const void *data, size_t count)
@@ -87,7 +82,7 @@ sinew_result sn_save(sinew_kind kind, sn_save_sections_fn fn, const void *handle
     sn_writer w;
     memset(&w, 0, sizeof w);
     fn(&w, handle);
-    size_t data_start = align_up(table_end(w.section_count)), total;
+    size_t data_start = sn_io_align_up(table_end(w.section_count)), total;
     if (w.overflow || !sn_add_size(data_start, w.data_bytes, &total) || total > (size_t)PTRDIFF_MAX)
         return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "%s: the saved data would need more than %u sections or pass the address space", what, SN_IO_MAX_SECTIONS);
     if (!buffer) {
