@@ -22,6 +22,16 @@
 #  define SN_UNLIKELY(x) (x)
 #endif
 
+/* For the numeric inner loops of the portable kernels: no coverage
+ * instrumentation in a fuzzing build (-fsanitize=fuzzer-no-link), whose
+ * comparison tracing made them about four times slower and the bbw fuzzers'
+ * inputs time out, while their branches are only loop counts. */
+#if defined(__clang__) && __clang_major__ >= 13
+#  define SN_NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#  define SN_NO_COVERAGE
+#endif
+
 /* Alignment of every allocation made through sn_alloc: one cache line, which
  * also satisfies every SIMD load the kernels make. */
 #define SN_ALIGN 64

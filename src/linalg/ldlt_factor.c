@@ -16,8 +16,8 @@
 
 /* The portable update (ldlt_kernels.h): four source columns per pass over
  * a target column, so the target is loaded and stored once per four. */
-static void update_portable(double *c, size_t ldc, size_t len, size_t nc, const double *a, size_t lda,
-                            const double *w, size_t kk)
+SN_NO_COVERAGE static void update_portable(double *c, size_t ldc, size_t len, size_t nc, const double *a,
+                                           size_t lda, const double *w, size_t kk)
 {
     for (size_t j = 0; j < nc; ++j) {
         double *cj = c + j * ldc;
