@@ -925,27 +925,28 @@ static sinew_result sweep_attempt(sinew_context *ctx, void *user)
     return r;
 }
 
+/* Sweeps steps first..last - 1 of sweep_attempt over d's points; each must
+ * make more than min_runs allocations. */
+static void sweep_steps(sweep_data *d, int first, int last, size_t min_runs)
+{
+    for (d->what = first; d->what < last; ++d->what) {
+        size_t runs;
+        char report[512];
+        bool ok = support_sweep_allocation_failures(sweep_attempt, d, &runs, report, sizeof report);
+        if (!ok) fail_msg("sweep %d with %zu points: %s", d->what, d->n, report);
+        assert_true(runs > min_runs);
+    }
+}
+
 static void every_allocation_failure_is_clean(void **state)
 {
     (void)state;
     sweep_data d = {make_cube_cage(2, 1), random_points(13, 40, -1.5f, 1.5f), 40, 0};
-    for (d.what = 0; d.what < 4; ++d.what) {
-        size_t runs;
-        char report[512];
-        bool ok = support_sweep_allocation_failures(sweep_attempt, &d, &runs, report, sizeof report);
-        if (!ok) fail_msg("sweep %d: %s", d.what, report);
-        assert_true(runs > 5);
-    }
+    sweep_steps(&d, 0, 4, 5);
     /* No points: registration still allocates (one byte per array), and a
      * failure there must fail the call, not return OK with a message left. */
     d.n = 0;
-    for (d.what = 1; d.what < 3; ++d.what) {
-        size_t runs;
-        char report[512];
-        bool ok = support_sweep_allocation_failures(sweep_attempt, &d, &runs, report, sizeof report);
-        if (!ok) fail_msg("sweep %d without points: %s", d.what, report);
-        assert_true(runs > 3);
-    }
+    sweep_steps(&d, 1, 3, 3);
     free(d.skin);
     cage_free(&d.c);
 }
