@@ -23,9 +23,10 @@
 #endif
 
 /* For the numeric inner loops of the portable kernels: no coverage
- * instrumentation in a fuzzing build (-fsanitize=fuzzer-no-link), whose
- * comparison tracing made them about four times slower and the bbw fuzzers'
- * inputs time out, while their branches are only loop counts. */
+ * instrumentation in a fuzzing build (-fsanitize=fuzzer-no-link). Its
+ * comparison tracing there costs several times their run time (bbw inputs
+ * pass libFuzzer's timeout) and guides nothing: their branches are loop
+ * counts. */
 #if defined(__clang__) && __clang_major__ >= 13
 #  define SN_NO_COVERAGE __attribute__((no_sanitize("coverage")))
 #else

@@ -302,7 +302,7 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
 }
 
 /* Streams of a long range are read far ahead of use: the hardware
- * prefetchers alone left a 1M-vertex P+N+T pass waiting on memory. Touches
+ * prefetchers alone leave a 1M-vertex P+N+T pass waiting on memory. Touches
  * the bind data and the inputs SN_SKIN_PREFETCH_VERTICES group positions
  * ahead (two lines per stream, what a block of eight uses at most), and the
  * outputs too where the group's vertices there are not the next ones in the
@@ -310,6 +310,8 @@ SN_SKIN_INLINE void sn_block_w(const sn_skin_group *g, size_t i, unsigned n, con
  * file order): each such block's output lines are a miss the hardware does
  * not foresee, while a straight run's it follows. A prefetch never faults,
  * so addresses past the end are harmless; they are formed as integers. */
+/* Tuned on 1M-vertex P+N and P+N+T passes (random tuples, the real
+ * characters sorted and in file order); 32 to 128 run alike there. */
 #define SN_SKIN_PREFETCH_VERTICES 32u
 
 SN_SKIN_INLINE void sn_prefetch_lines_w(const void *base, size_t offset)

@@ -188,6 +188,30 @@ static sinew_result load_edited(const unsigned char *buf, size_t size, size_t at
     return r;
 }
 
+/* Zero padding longer than the alignment asks for (a whole block more at
+ * the end, or before the last section): the data would have two spellings,
+ * so it is refused, with what the writer would give. */
+static void longer_padding_is_refused(const unsigned char *buf, size_t size)
+{
+    unsigned char *longer = (unsigned char *)calloc(size + 64, 1);
+    memcpy(longer, buf, size);
+    put_le(longer + 24, size + 64, 8);
+    support_reseal(longer, size + 64);
+    assert_int_equal(load_sample(longer, size + 64, NULL), SINEW_ERROR_INVALID_DATA);
+    assert_non_null(strstr(sinew_last_error(), "but the sections end at"));
+    const uint32_t n = (uint32_t)longer[20] | (uint32_t)longer[21] << 8;
+    unsigned char *last = longer + 64 + 32 * (size_t)(n - 1);
+    uint64_t at = 0;
+    for (int i = 0; i < 8; ++i) at |= (uint64_t)last[16 + i] << (8 * i);
+    memmove(longer + at + 64, buf + at, size - (size_t)at);
+    memset(longer + at, 0, 64);
+    put_le(last + 16, at + 64, 8);
+    support_reseal(longer, size + 64);
+    assert_int_equal(load_sample(longer, size + 64, NULL), SINEW_ERROR_INVALID_DATA);
+    assert_non_null(strstr(sinew_last_error(), "not at"));
+    free(longer);
+}
+
 static void structural_defects_are_named(void **state)
 {
     (void)state;
@@ -227,27 +251,7 @@ static void structural_defects_are_named(void **state)
     assert_int_equal(load_edited(buf, size, 320 + 30, 1, 1), SINEW_ERROR_INVALID_DATA);
     assert_non_null(strstr(sinew_last_error(), "padding"));
     assert_int_equal(load_edited(buf, size, size - 1, 1, 1), SINEW_ERROR_INVALID_DATA);
-    /* Zero padding longer than the alignment asks for (a whole block more at the end, or before the last
-     * section): the data would have two spellings, so it is refused, with what the writer would give. */
-    {
-        unsigned char *longer = (unsigned char *)calloc(size + 64, 1);
-        memcpy(longer, buf, size);
-        put_le(longer + 24, size + 64, 8);
-        support_reseal(longer, size + 64);
-        assert_int_equal(load_sample(longer, size + 64, NULL), SINEW_ERROR_INVALID_DATA);
-        assert_non_null(strstr(sinew_last_error(), "but the sections end at"));
-        const uint32_t n = (uint32_t)longer[20] | (uint32_t)longer[21] << 8;
-        unsigned char *last = longer + 64 + 32 * (size_t)(n - 1);
-        uint64_t at = 0;
-        for (int i = 0; i < 8; ++i) at |= (uint64_t)last[16 + i] << (8 * i);
-        memmove(longer + at + 64, buf + at, size - (size_t)at);
-        memset(longer + at, 0, 64);
-        put_le(last + 16, at + 64, 8);
-        support_reseal(longer, size + 64);
-        assert_int_equal(load_sample(longer, size + 64, NULL), SINEW_ERROR_INVALID_DATA);
-        assert_non_null(strstr(sinew_last_error(), "not at"));
-        free(longer);
-    }
+    longer_padding_is_refused(buf, size);
     /* A NaN or infinity in a float section: NON_FINITE naming the section and element. */
     assert_int_equal(load_edited(buf, size, 640 + 8, 0x7fc00000u, 4), SINEW_ERROR_NON_FINITE);
     assert_non_null(strstr(sinew_last_error(), "section POSF element 2"));
