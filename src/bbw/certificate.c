@@ -4,6 +4,7 @@
  * factorisation), and the duality gaps that turn feasible weights and a
  * multiplier into a bound on the weights' error (certificate.h).
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -16,11 +17,11 @@
  * within the tolerance always leaves room for the rounding. */
 #define SN_BBW_FLOAT_RESOLUTION 0x1p-23
 
-/* Inverse iteration for the smallest eigenvalue: steps at most, and the
- * relative change of the estimate that ends it. */
+/* Lanczos steps for the smallest eigenvalue: at most, and the relative
+ * change of the estimate that ends them. */
 #define SN_BBW_EIGEN_STEPS 40
 #define SN_BBW_EIGEN_TOL 1e-4
-/* The Rayleigh quotient approaches lambda_min from above, so the bound uses
+/* The estimate approaches lambda_min from above, so the bound uses
  * a value certified below it: SAFETY times the estimate, accepted only when
  * Q_FF - sigma M factorises with positive pivots (then v'Qv > sigma v'Mv for
  * every v, Sylvester's law of inertia); otherwise sigma shrinks by SHRINK,
@@ -28,38 +29,98 @@
 #define SN_BBW_EIGEN_SAFETY 0.9
 #define SN_BBW_EIGEN_SHRINK 0.25
 #define SN_BBW_EIGEN_TRIES 6
+/* Bisection steps for the largest eigenvalue of the Lanczos matrix: each
+ * halves the bracket, so 100 reach double precision from any Gershgorin
+ * interval. */
+#define SN_BBW_EIGEN_BISECTIONS 100
 
-/* Smallest eigenvalue of Q_FF v = lambda M_FF v by inverse iteration with
- * the factor of Q_FF (called while s->a and s->factor hold Q_FF unshifted),
- * Rayleigh quotient of the last iterate. The lowest mode is smooth and of one
- * sign, so the constant vector is a good start and a few steps settle it; the
- * quotient approaches lambda_min from above, and the steps stop once it
- * changes by less than SN_BBW_EIGEN_TOL. Uses s->x, s->g and s->work. */
+/* The largest eigenvalue of the symmetric tridiagonal matrix with diagonal
+ * alpha[0..k) and off-diagonal beta[1..k) (beta[i] couples i - 1 and i), by
+ * bisection on Sturm counts (the negative pivots of T - t I count the
+ * eigenvalues below t) inside the Gershgorin interval; returns the upper
+ * end of the last bracket. */
+static double tridiagonal_largest(const double *alpha, const double *beta, size_t k)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < k; ++i) {
+        double r = (i ? fabs(beta[i]) : 0.0) + (i + 1 < k ? fabs(beta[i + 1]) : 0.0);
+        lo = fmin(lo, alpha[i] - r);
+        hi = fmax(hi, alpha[i] + r);
+    }
+    for (int step = 0; step < SN_BBW_EIGEN_BISECTIONS; ++step) {
+        double t = 0.5 * (lo + hi);
+        if (!(t > lo && t < hi)) break;
+        size_t below = 0;
+        double d = 1.0;
+        for (size_t i = 0; i < k; ++i) {
+            d = alpha[i] - t - (i ? beta[i] * beta[i] / d : 0.0);
+            /* A zero pivot is taken as a tiny negative one (t is then an
+             * eigenvalue of the leading block, counted below). */
+            if (d == 0.0) d = -DBL_MIN;
+            below += d < 0.0;
+        }
+        if (below == k) hi = t;
+        else lo = t;
+    }
+    return hi;
+}
+
+/* Smallest eigenvalue of Q_FF v = lambda M_FF v by the Lanczos iteration on
+ * Q_FF^-1 M_FF (self-adjoint in the M inner product; its largest eigenvalue
+ * is 1 / lambda_min), with the factor of Q_FF (called while s->a and
+ * s->factor hold Q_FF unshifted). The lowest mode is smooth and of one
+ * sign, so the constant vector is a good start. The largest eigenvalue of
+ * the Lanczos matrix grows toward 1 / lambda_min from below (the Ritz values
+ * lie inside the spectrum), so the estimate approaches lambda_min from
+ * above, and it converges at the rate of the Chebyshev polynomials rather
+ * than that of inverse iteration's powers: clustered low modes (a volume of
+ * many limbs) take tens of steps, not hundreds. The steps stop once the
+ * estimate changes by less than SN_BBW_EIGEN_TOL. Uses s->x, s->g, s->rhs
+ * and s->work. */
 void sn_bbw_estimate_lambda_min(solve_state *s)
 {
     const sinew_bbw *b = s->b;
     size_t nf = s->nf;
-    double *v = s->x, *qv = s->g, last = INFINITY;
+    double *v = s->x, *previous = s->g, *w = s->rhs, last = INFINITY;
+    double alpha[SN_BBW_EIGEN_STEPS], beta[SN_BBW_EIGEN_STEPS + 1];
     s->free_mass = 0.0;
-    for (size_t f = 0; f < nf; ++f) {
-        v[f] = 1.0;
-        s->free_mass += b->mass[s->free_vertex[f]];
-    }
+    for (size_t f = 0; f < nf; ++f) s->free_mass += b->mass[s->free_vertex[f]];
     s->lambda_min = 0.0;
-    for (int step = 0; step < SN_BBW_EIGEN_STEPS; ++step) {
-        for (size_t f = 0; f < nf; ++f) v[f] *= b->mass[s->free_vertex[f]];
-        sn_ldlt_solve(&s->factor, v, 1, s->work);
-        sn_sparse_multiply(&s->a, v, qv);
-        double vqv = 0.0, vmv = 0.0;
+    if (!(s->free_mass > 0.0)) return;
+    double start = 1.0 / sqrt(s->free_mass);
+    for (size_t f = 0; f < nf; ++f) {
+        v[f] = start;
+        previous[f] = 0.0;
+    }
+    beta[0] = 0.0;
+    for (size_t k = 0; k < SN_BBW_EIGEN_STEPS; ++k) {
+        /* w = Q^-1 M v - beta_k v_{k-1}, then its M-projection on v. */
+        for (size_t f = 0; f < nf; ++f) w[f] = b->mass[s->free_vertex[f]] * v[f];
+        sn_ldlt_solve(&s->factor, w, 1, s->work);
+        double a = 0.0;
         for (size_t f = 0; f < nf; ++f) {
-            vqv += v[f] * qv[f];
-            vmv += v[f] * v[f] * b->mass[s->free_vertex[f]];
+            w[f] -= beta[k] * previous[f];
+            a += w[f] * b->mass[s->free_vertex[f]] * v[f];
         }
-        double scale = 1.0 / sqrt(vmv);
-        for (size_t f = 0; f < nf; ++f) v[f] *= scale;
-        s->lambda_min = vqv / vmv;
+        alpha[k] = a;
+        double norm_sq = 0.0;
+        for (size_t f = 0; f < nf; ++f) {
+            w[f] -= a * v[f];
+            norm_sq += w[f] * w[f] * b->mass[s->free_vertex[f]];
+        }
+        beta[k + 1] = sqrt(norm_sq);
+        double largest = tridiagonal_largest(alpha, beta, k + 1);
+        if (!(largest > 0.0) || !isfinite(largest)) break;
+        s->lambda_min = 1.0 / largest;
         if (fabs(last - s->lambda_min) <= SN_BBW_EIGEN_TOL * s->lambda_min) break;
         last = s->lambda_min;
+        /* An invariant subspace: the matrix holds its eigenvalues exactly. */
+        if (!(beta[k + 1] > 1e-12 * fabs(a))) break;
+        double scale = 1.0 / beta[k + 1];
+        for (size_t f = 0; f < nf; ++f) {
+            previous[f] = v[f];
+            v[f] = w[f] * scale;
+        }
     }
 }
 

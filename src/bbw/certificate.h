@@ -10,9 +10,9 @@
 
 #include "bbw/solve_state.h"
 
-/* Estimate of s->lambda_min by inverse iteration (an upper bound), and
+/* Estimate of s->lambda_min by the Lanczos iteration (an upper bound), and
  * s->free_mass; called while s->a and s->factor hold Q_FF unshifted. Uses
- * s->x, s->g and s->work. */
+ * s->x, s->g, s->rhs and s->work. */
 void sn_bbw_estimate_lambda_min(solve_state *s);
 /* Replaces the estimate s->lambda_min by a certified lower bound (0 when
  * none is found); overwrites s->factor's values, s->a holds Q_FF unshifted

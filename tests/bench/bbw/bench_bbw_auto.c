@@ -8,8 +8,9 @@
  * says how). With --accuracy, also the largest weight difference of the one
  * call against the same call solved to 1e-6 (a converged solve on the same
  * domain).
- * --tolerance T solves the one call to T instead of its default.
- * Usage: bench_bbw_auto [--accuracy] [--tolerance T] [name-filter]
+ * --tolerance T solves the one call to T instead of its default; --no-plain
+ * skips the plain route (to profile the one call alone).
+ * Usage: bench_bbw_auto [--accuracy] [--tolerance T] [--no-plain] [name-filter]
  */
 #include <math.h>
 #include <stdio.h>
@@ -78,11 +79,12 @@ static double row_difference(const uint32_t *j1, const float *w1, const uint32_t
 
 int main(int argc, char **argv)
 {
-    int accuracy = 0;
+    int accuracy = 0, plain_route_too = 1;
     double tolerance = 0.0;
     const char *filter = NULL;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--accuracy")) accuracy = 1;
+        else if (!strcmp(argv[i], "--no-plain")) plain_route_too = 0;
         else if (!strcmp(argv[i], "--tolerance") && i + 1 < argc) tolerance = atof(argv[++i]);
         else filter = argv[i];
     }
@@ -102,14 +104,16 @@ int main(int argc, char **argv)
         sinew_bbw_auto_report rep;
         char plain_why[64] = "", plain_text[96];
         size_t plain_zero = 0;
-        double plain = plain_route(&r, &plain_zero, plain_why, sizeof plain_why);
+        double plain = -1.0;
+        if (plain_route_too) plain = plain_route(&r, &plain_zero, plain_why, sizeof plain_why);
+        else snprintf(plain_why, sizeof plain_why, "not run");
         double t0 = support_cpu_now();
         sinew_result res = one_call(&r, tolerance, j, w, &rep);
         double t = support_cpu_now() - t0;
         if (plain >= 0.0)
             snprintf(plain_text, sizeof plain_text, "%.0f ms, %zu unweighted", 1e3 * plain, plain_zero);
         else
-            snprintf(plain_text, sizeof plain_text, "fails with %s", plain_why);
+            snprintf(plain_text, sizeof plain_text, "%s%s", plain_route_too ? "fails with " : "", plain_why);
         if (res != SINEW_OK && res != SINEW_ERROR_NOT_CONVERGED) {
             printf("bbw/auto/%s: failed: %s (%s)\n", r.name, sinew_result_string(res), sinew_last_error());
         } else {
