@@ -28,6 +28,38 @@
  * certificate of the fine solve. */
 #define SN_BBW_COARSE_TOLERANCE 1e-3
 
+/* A lower estimate of the share of b's vertices a volume at half the grid
+ * keeps: the vertices of refined cells (those of an element whose longest
+ * edge is under the grid's cell edge; a cell's own elements have edges of
+ * at least that) stay, since the refinement reaches the same sizes from
+ * either grid, and the rest thin to about an eighth. Lets a level that could
+ * not pass SN_BBW_COARSE_MAX_SHARE be skipped before it is built (on the
+ * graded volumes of many handles, building it cost as much as a tenth of
+ * the solve). -1 when out of memory. */
+static double coarse_share_estimate(const sinew_bbw *b)
+{
+    size_t n = b->vertex_count, refined = 0;
+    if (!n) return 0.0;
+    unsigned char *in_refined = sn_calloc_array(&b->env, n, 1, "refined vertex marks");
+    if (!in_refined) return -1.0;
+    double edge_sq = b->info.grid_cell_size * b->info.grid_cell_size;
+    for (size_t e = 0; e < b->element_count; ++e) {
+        const uint32_t *el = b->elements + e * b->per;
+        double longest_sq = 0.0;
+        for (uint32_t i = 0; i < b->per; ++i)
+            for (uint32_t j = i + 1; j < b->per; ++j) {
+                const double *p = b->positions + 3 * (size_t)el[i], *q = b->positions + 3 * (size_t)el[j];
+                double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+                longest_sq = fmax(longest_sq, dx * dx + dy * dy + dz * dz);
+            }
+        if (longest_sq < edge_sq)
+            for (uint32_t i = 0; i < b->per; ++i) in_refined[el[i]] = 1;
+    }
+    for (size_t v = 0; v < n; ++v) refined += in_refined[v];
+    sn_free(&b->env, in_refined);
+    return ((double)refined + (double)(n - refined) / 8.0) / (double)n;
+}
+
 int sn_bbw_coarse_failure_is_fatal(sinew_result r)
 {
     return r == SINEW_ERROR_CANCELLED || r == SINEW_ERROR_OUT_OF_MEMORY;
@@ -76,6 +108,9 @@ sinew_result sn_bbw_coarse_level(sinew_context *ctx, const sinew_bbw *b, const s
                        d->coarse_levels);
     }
     if (!sn_bbw_coarse_possible(b)) return SINEW_OK;
+    double share = coarse_share_estimate(b);
+    if (share < 0.0) return sn_alloc_failure();
+    if (share > SN_BBW_COARSE_MAX_SHARE) return SINEW_OK;
     uint32_t resolution = b->info.grid_resolution / 2;
     sn_bbw_source_view view;
     sinew_result r = sn_bbw_source_desc(b, resolution, &view);
