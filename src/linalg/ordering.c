@@ -31,8 +31,15 @@ typedef struct nd_work {
     uint32_t *level;   /* breadth-first level of each reached vertex, or its side of a plane cut */
     uint32_t *queue;
     size_t *level_count;
-    nd_key *sorted;    /* the part's vertices sorted along a direction (geometric only) */
-    size_t *sweep;     /* two difference arrays of n + 2 entries (geometric only) */
+    /* Geometric only: each vertex's place in the whole matrix's order along
+     * each cut direction (position, ties by vertex), 7 n entries, so a part
+     * sorts by integer keys; the bits those places take (a multiple of 8);
+     * a part-sized buffer for the sort; two difference arrays of n + 2
+     * entries. */
+    uint32_t *rank;
+    uint32_t rank_bits;
+    uint32_t *spare;
+    size_t *sweep;
     size_t part_stamp, search_stamp;
 } nd_work;
 
@@ -117,18 +124,42 @@ static int by_key(const void *a, const void *b)
     return (x->vertex > y->vertex) - (x->vertex < y->vertex);
 }
 
-/* Sorts part along direction dir and numbers each vertex's place in level[]. */
-static void sort_along(nd_work *w, uint32_t *part, size_t len, const double *coords, const double *dir)
+/* Every vertex's place along each cut direction (w->rank, w->rank_bits);
+ * keys: n entries of scratch. */
+static void rank_along_directions(nd_work *w, const double *coords, nd_key *keys)
 {
-    for (size_t i = 0; i < len; ++i) {
-        const double *c = coords + 3 * (size_t)part[i];
-        w->sorted[i] = (nd_key){c[0] * dir[0] + c[1] * dir[1] + c[2] * dir[2], part[i]};
+    size_t n = w->a->n;
+    for (int d = 0; d < 7; ++d) {
+        const double *dir = cut_directions[d];
+        for (size_t v = 0; v < n; ++v) {
+            const double *c = coords + 3 * v;
+            keys[v] = (nd_key){c[0] * dir[0] + c[1] * dir[1] + c[2] * dir[2], (uint32_t)v};
+        }
+        qsort(keys, n, sizeof *keys, by_key);
+        for (size_t i = 0; i < n; ++i) w->rank[(size_t)d * n + keys[i].vertex] = (uint32_t)i;
     }
-    qsort(w->sorted, len, sizeof *w->sorted, by_key);
-    for (size_t i = 0; i < len; ++i) {
-        part[i] = w->sorted[i].vertex;
-        w->level[part[i]] = (uint32_t)i;
+    w->rank_bits = 0;
+    while (w->rank_bits < 32 && n > 1 && ((size_t)(n - 1) >> w->rank_bits) != 0) w->rank_bits += 8;
+}
+
+/* Sorts part along direction dir (by place, a radix sort of a byte per
+ * pass: the order of position, ties by vertex) and numbers each vertex's
+ * place in the part in level[]. */
+static void sort_along(nd_work *w, uint32_t *part, size_t len, int dir)
+{
+    const uint32_t *rank = w->rank + (size_t)dir * w->a->n;
+    uint32_t *from = part, *to = w->spare;
+    for (uint32_t shift = 0; shift < w->rank_bits; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < len; ++i) count[((rank[from[i]] >> shift) & 255u) + 1]++;
+        for (int b = 0; b < 256; ++b) count[b + 1] += count[b];
+        for (size_t i = 0; i < len; ++i) to[count[(rank[from[i]] >> shift) & 255u]++] = from[i];
+        uint32_t *t = from;
+        from = to;
+        to = t;
     }
+    if (from != part) memcpy(part, from, len * sizeof *part);
+    for (size_t i = 0; i < len; ++i) w->level[part[i]] = (uint32_t)i;
 }
 
 /* The best plane cut of a connected part: across each direction, at every
@@ -138,7 +169,7 @@ static void sort_along(nd_work *w, uint32_t *part, size_t len, const double *coo
  * sorted, vertex i (with neighbours from place lo to hi) is on side 0's
  * border for the cuts t in (i, hi] and on side 1's for t in (lo, i].
  * Returns the chosen border's size. */
-static size_t plan_cut(nd_work *w, uint32_t *part, size_t len, const double *coords, int *dir, size_t *at)
+static size_t plan_cut(nd_work *w, uint32_t *part, size_t len, int *dir, size_t *at)
 {
     size_t best_size = SIZE_MAX, *d0 = w->sweep, *d1 = w->sweep + len + 2;
     size_t first = (size_t)(SN_ND_CUT_MIN_SIDE * (double)len), last = len - first;
@@ -146,7 +177,7 @@ static size_t plan_cut(nd_work *w, uint32_t *part, size_t len, const double *coo
     double best_score = INFINITY;
     *dir = 0, *at = len / 2;
     for (int d = 0; d < 7; ++d) {
-        sort_along(w, part, len, coords, cut_directions[d]);
+        sort_along(w, part, len, d);
         memset(d0, 0, 2 * (len + 2) * sizeof *d0);
         for (size_t i = 0; i < len; ++i) {
             uint32_t v = part[i];
@@ -178,10 +209,10 @@ static size_t plan_cut(nd_work *w, uint32_t *part, size_t len, const double *coo
  * border (those separate nothing and join the other side). Returns the
  * separator size; the separator is moved to the end of part, the rest
  * stays in front. */
-static size_t cut_part(nd_work *w, uint32_t *part, size_t len, const double *coords, int dir, size_t at)
+static size_t cut_part(nd_work *w, uint32_t *part, size_t len, int dir, size_t at)
 {
     size_t border[2];
-    sort_along(w, part, len, coords, cut_directions[dir]);
+    sort_along(w, part, len, dir);
     for (size_t i = 0; i < len; ++i) w->level[part[i]] = i < at ? 0u : 1u;
     size_t stamp = mark_borders(w, part, len, border);
     uint32_t side = border[0] <= border[1] ? 0u : 1u;
@@ -251,15 +282,22 @@ static sinew_result dissect(const sn_env *env, const sn_sparse *a, const double 
     w.queue = sn_alloc_array(env, n, sizeof(uint32_t), "ordering queue");
     w.level_count = sn_alloc_array(env, n + 1, sizeof(size_t), "ordering level sizes");
     size_t *stack = sn_alloc_array(env, 2 * (n + 1), sizeof(size_t), "ordering stack");
+    nd_key *keys = NULL;
     if (coords) {
-        w.sorted = sn_alloc_array(env, n + 1, sizeof(nd_key), "ordering sorted keys");
+        keys = sn_alloc_array(env, n + 1, sizeof(nd_key), "ordering sort keys");
+        w.rank = sn_alloc_array(env, n + 1, 7 * sizeof(uint32_t), "ordering places along cut directions");
+        w.spare = sn_alloc_array(env, n + 1, sizeof(uint32_t), "ordering sort buffer");
         w.sweep = sn_alloc_array(env, 2 * (n + 2), sizeof(size_t), "ordering cut sweep");
     }
     sinew_result r = SINEW_OK;
-    if (!w.member || !w.seen || !w.level || !w.queue || !w.level_count || !stack || (coords && (!w.sorted || !w.sweep))) {
+    if (!w.member || !w.seen || !w.level || !w.queue || !w.level_count || !stack ||
+        (coords && (!keys || !w.rank || !w.spare || !w.sweep))) {
         r = sn_alloc_failure();
         goto done;
     }
+    if (coords) rank_along_directions(&w, coords, keys);
+    sn_free(env, keys);
+    keys = NULL;
     for (size_t i = 0; i < n; ++i) perm[i] = (uint32_t)i;
     size_t top = 0;
     if (n > 0) {
@@ -297,8 +335,8 @@ static sinew_result dissect(const sn_env *env, const sn_sparse *a, const double 
         if (coords && !with_levels) {
             int dir;
             size_t at;
-            plan_cut(&w, part, len, coords, &dir, &at);
-            size_t sep = cut_part(&w, part, len, coords, dir, at);
+            plan_cut(&w, part, len, &dir, &at);
+            size_t sep = cut_part(&w, part, len, dir, at);
             stack[top++] = pos;
             stack[top++] = len - sep;
             continue;
@@ -314,8 +352,8 @@ static sinew_result dissect(const sn_env *env, const sn_sparse *a, const double 
         if (coords) {
             int dir;
             size_t at;
-            if (plan_cut(&w, part, len, coords, &dir, &at) <= level_size) {
-                size_t sep = cut_part(&w, part, len, coords, dir, at);
+            if (plan_cut(&w, part, len, &dir, &at) <= level_size) {
+                size_t sep = cut_part(&w, part, len, dir, at);
                 stack[top++] = pos;
                 stack[top++] = len - sep;
                 continue;
@@ -341,7 +379,9 @@ done:
     sn_free(env, w.queue);
     sn_free(env, w.level_count);
     sn_free(env, stack);
-    sn_free(env, w.sorted);
+    sn_free(env, keys);
+    sn_free(env, w.rank);
+    sn_free(env, w.spare);
     sn_free(env, w.sweep);
     return r;
 }
