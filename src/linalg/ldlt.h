@@ -63,13 +63,15 @@ static inline sn_ldlt_block sn_ldlt_block_of(const sn_ldlt *f, size_t s)
 }
 
 /* Orders A and computes the factor's pattern. A is stored in full. coords
- * (3 doubles per row, may be NULL) lets the geometric and mixed dissections
- * compete with the graph one; the ordering with the fewest factorisation
+ * (3 doubles per row, may be NULL) lets the mixed dissection (at each part
+ * a breadth-first level or a plane cut, whichever separator is smaller)
+ * compete with the graph one; the ordering with the fewer factorisation
  * operations wins. */
 sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
-/* Same without the mixed dissection, in about half the time: for matrices
- * analysed again and again, where the analysis costs as much as the fill it
- * saves (the polish's systems). */
+/* Same with the geometric dissection (plane cuts only) in place of the
+ * mixed one, in about half the time: for matrices analysed again and again,
+ * where the analysis costs as much as the fill it saves (the polish's
+ * systems). */
 sinew_result sn_ldlt_analyse_quick(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
 
 /* sn_ldlt_analyse with the ordering given (order[new] = old, a permutation
