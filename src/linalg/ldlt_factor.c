@@ -39,7 +39,8 @@ sn_ldlt_update_fn sn_ldlt_update_portable(void) { return update_portable; }
 
 sn_ldlt_update_fn sn_ldlt_update_best(void)
 {
-    sn_ldlt_update_fn update = sn_ldlt_update_avx2();
+    sn_ldlt_update_fn update = sn_ldlt_update_avx512();
+    if (!update) update = sn_ldlt_update_avx2();
     return update ? update : update_portable;
 }
 

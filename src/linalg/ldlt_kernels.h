@@ -53,6 +53,8 @@ sn_ldlt_update_fn sn_ldlt_update_portable(void);
 /* The AVX2 update when this build has it and the CPU runs it, else NULL. It
  * computes exactly what the portable one does, to the bit. */
 sn_ldlt_update_fn sn_ldlt_update_avx2(void);
+/* The AVX-512 update, likewise (NULL without it); the same bits too. */
+sn_ldlt_update_fn sn_ldlt_update_avx512(void);
 
 /* The fastest update this build and CPU offer (what sn_ldlt_factor uses). */
 sn_ldlt_update_fn sn_ldlt_update_best(void);

@@ -532,16 +532,27 @@ static void test_solve_blocking_bits(void **state)
     }
 }
 
+/* The vector factor updates this build and CPU have (AVX2, AVX-512), or
+ * skip when there is none; *count of them into kernels[0..2). */
+static void vector_updates(sn_ldlt_update_fn kernels[2], size_t *count)
+{
+    *count = 0;
+    if ((kernels[*count] = sn_ldlt_update_avx2()) != NULL) ++*count;
+    if ((kernels[*count] = sn_ldlt_update_avx512()) != NULL) ++*count;
+    if (!*count) skip();
+}
+
 /* Every factor update this build and CPU have computes what the portable
- * one does, to the bit, for every panel width, row counts around the 4-row
- * strips, source counts around the groups of four, and a leading dimension
- * wider than the rows. */
+ * one does, to the bit, for every panel width, row counts around the 4- and
+ * 8-row strips, source counts around the groups of four, and a leading
+ * dimension wider than the rows. */
 static void test_update_kernels(void **state)
 {
     (void)state;
-    sn_ldlt_update_fn portable = sn_ldlt_update_portable(), vector = sn_ldlt_update_avx2();
-    if (!vector) skip();
-    const size_t lens[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 23, 40};
+    sn_ldlt_update_fn portable = sn_ldlt_update_portable(), vectors[2];
+    size_t vector_count;
+    vector_updates(vectors, &vector_count);
+    const size_t lens[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 15, 16, 17, 23, 24, 25, 40};
     const size_t kks[] = {0, 1, 3, 4, 5, 8, 11, 33};
     const size_t lda = 47, ldc = 44;
     double *a = malloc(lda * 33 * sizeof(double)), *w = malloc(33 * SN_LDLT_PANEL * sizeof(double));
@@ -550,29 +561,28 @@ static void test_update_kernels(void **state)
     support_rng_seed(&rng, 9);
     for (size_t k = 0; k < lda * 33; ++k) a[k] = support_rng_uniform(&rng, -1.0, 1.0);
     for (size_t k = 0; k < 33 * SN_LDLT_PANEL; ++k) w[k] = support_rng_uniform(&rng, -1.0, 1.0);
-    for (size_t nc = 1; nc <= SN_LDLT_PANEL; ++nc)
-        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
-            for (size_t ki = 0; ki < sizeof kks / sizeof kks[0]; ++ki) {
-                for (size_t k = 0; k < ldc * SN_LDLT_PANEL; ++k) want[k] = got[k] = support_rng_uniform(&rng, -1.0, 1.0);
-                portable(want, ldc, lens[li], nc, a, lda, w, kks[ki]);
-                vector(got, ldc, lens[li], nc, a, lda, w, kks[ki]);
-                /* Entries outside the nc columns and len rows stay as they were. */
-                assert_memory_equal(got, want, ldc * SN_LDLT_PANEL * sizeof(double));
-            }
+    for (size_t v = 0; v < vector_count; ++v)
+        for (size_t nc = 1; nc <= SN_LDLT_PANEL; ++nc)
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+                for (size_t ki = 0; ki < sizeof kks / sizeof kks[0]; ++ki) {
+                    for (size_t k = 0; k < ldc * SN_LDLT_PANEL; ++k)
+                        want[k] = got[k] = support_rng_uniform(&rng, -1.0, 1.0);
+                    portable(want, ldc, lens[li], nc, a, lda, w, kks[ki]);
+                    vectors[v](got, ldc, lens[li], nc, a, lda, w, kks[ki]);
+                    /* Entries outside the nc columns and len rows stay as they were. */
+                    assert_memory_equal(got, want, ldc * SN_LDLT_PANEL * sizeof(double));
+                }
     free(a);
     free(w);
     free(want);
     free(got);
 }
 
-/* The factorisation with the vector update and with the portable one: the
+/* The factorisation with each vector update and with the portable one: the
  * same factor to the bit, on an operator whose supernodes are wider than a
  * panel and have rows below them, and it solves the system. */
-static void test_factor_kernels(void **state)
+static void factor_kernel_matches_portable(sn_ldlt_update_fn vector)
 {
-    (void)state;
-    sn_ldlt_update_fn vector = sn_ldlt_update_avx2();
-    if (!vector) skip();
     sn_sparse a;
     grid3d_biharmonic(9, 8, 7, 1e-2, &a);
     size_t n = a.n, m = 3;
@@ -609,6 +619,15 @@ static void test_factor_kernels(void **state)
     sn_ldlt_free(&env, &fp);
     sn_ldlt_free(&env, &fv);
     sn_sparse_free(&env, &a);
+}
+
+static void test_factor_kernels(void **state)
+{
+    (void)state;
+    sn_ldlt_update_fn vectors[2];
+    size_t vector_count;
+    vector_updates(vectors, &vector_count);
+    for (size_t v = 0; v < vector_count; ++v) factor_kernel_matches_portable(vectors[v]);
 }
 
 /* ---- winding numbers ---------------------------------------------------------- */
