@@ -179,14 +179,27 @@ static void residual_task(void *user, uint32_t task)
         sum->split_sq += st->metric[f] * row;
         sum->weight_sq += st->metric[f] * zz;
         for (size_t i = 0; i < h; ++i) {
+            /* Four partial sums each (by handle index mod 4), so the sums
+             * are not one chain of dependent additions per column. */
             const float *di = job->cols[i] + o, *dn = job->dfn + o;
-            double dd = 0.0, dfv = 0.0;
-            for (size_t j = 0; j < m; ++j) {
-                dd += (double)di[j] * dn[j];
-                dfv += di[j] * fb[j];
+            double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, f0 = 0.0, f1 = 0.0, f2 = 0.0, f3 = 0.0;
+            size_t j = 0;
+            for (; j + 4 <= m; j += 4) {
+                d0 += (double)di[j] * dn[j];
+                d1 += (double)di[j + 1] * dn[j + 1];
+                d2 += (double)di[j + 2] * dn[j + 2];
+                d3 += (double)di[j + 3] * dn[j + 3];
+                f0 += di[j] * fb[j];
+                f1 += di[j + 1] * fb[j + 1];
+                f2 += di[j + 2] * fb[j + 2];
+                f3 += di[j + 3] * fb[j + 3];
             }
-            sum->gram[i] += w * dd;
-            sum->fdot[i] += w * dfv;
+            for (; j < m; ++j) {
+                d0 += (double)di[j] * dn[j];
+                f0 += di[j] * fb[j];
+            }
+            sum->gram[i] += w * ((d0 + d1) + (d2 + d3));
+            sum->fdot[i] += w * ((f0 + f1) + (f2 + f3));
         }
     }
 }

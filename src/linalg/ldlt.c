@@ -253,9 +253,8 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
         /* The graph ordering against the mixed (or geometric) one, the
          * cheaper kept: the symbolic count costs a small fraction of the
          * factorisation it can save. The mixed one takes a plane cut
-         * wherever no level is smaller, so it leaves the geometric one
-         * nothing to win: on the BBW rig set's volumes it was as cheap or
-         * cheaper on every matrix but one (2% there). */
+         * wherever no level is smaller, so the geometric one seldom beats
+         * it: on the BBW rig set's volumes it did on one matrix, by 2%. */
         r = mixed ? sn_order_mixed_dissection(env, a, coords, alt) : sn_order_geometric_dissection(env, a, coords, alt);
         if (r != SINEW_OK) goto done;
         for (size_t k = 0; k < n; ++k) alt_inv[alt[k]] = (uint32_t)k;
@@ -264,9 +263,10 @@ static sinew_result analyse(const sn_env *env, const sn_sparse *a, const double 
             cost = alt_cost;
             memcpy(f.perm, alt, n * sizeof(uint32_t));
             memcpy(f.iperm, alt_inv, n * sizeof(uint32_t));
+        } else {
+            symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL); /* the kept one's tree back */
         }
     }
-    if (!order && coords) symbolic(a, f.perm, f.iperm, f.parent, colptr, flag, NULL); /* the kept one's tree */
     f.operations = cost;
     r = finish_analysis(env, a, &f, colptr, flag, alt, alt_inv, scratch);
 done:
