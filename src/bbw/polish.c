@@ -319,6 +319,15 @@ static void pattern_multiplier(const polish *p, double *y)
  * a weight on a bound whose (reduced) gradient pushes it outward stays there,
  * every other is free. In exact mode the pivot is the vertex's largest
  * weight, so the row's sum constraint is never the binding one. */
+/* The handle an exact row's pivot is taken at: its largest weight. */
+static uint32_t row_pivot(const double *x, size_t m)
+{
+    uint32_t best = 0;
+    for (uint32_t j = 1; j < m; ++j)
+        if (x[j] > x[best]) best = j;
+    return best;
+}
+
 static void pattern_from_iterate(polish *p, int first)
 {
     size_t m = p->m;
@@ -326,9 +335,7 @@ static void pattern_from_iterate(polish *p, int first)
         const double *x = p->x + f * m, *g = p->gx + f * m;
         uint8_t *code = p->code + f * m;
         if (p->exact) {
-            uint32_t best = 0;
-            for (uint32_t j = 1; j < m; ++j)
-                if (x[j] > x[best]) best = j;
+            uint32_t best = row_pivot(x, m);
             p->pivot[f] = best;
             for (uint32_t j = 0; j < m; ++j)
                 code[j] = j != best && x[j] <= SN_POLISH_SUPPORT && (first || g[j] >= g[best]) ? PZERO : PFREE;
@@ -373,6 +380,25 @@ static int projected_search(polish *p, const double *first_trial)
     return 0;
 }
 
+/* The unknowns of the first round's system (pattern_from_iterate from z,
+ * where the gradient plays no part; solve_pattern's count), counted before
+ * anything is allocated: on wide supports the budget refuses the polish
+ * there, and building its state first cost as much as an iteration. */
+static size_t first_round_unknowns(const solve_state *s, int exact)
+{
+    size_t m = s->b->handle_count, unknowns = 0;
+    for (size_t f = 0; f < s->nf; ++f) {
+        const double *x = s->z + f * m;
+        if (exact) {
+            uint32_t best = row_pivot(x, m);
+            for (uint32_t j = 0; j < m; ++j) unknowns += j != best && x[j] > SN_POLISH_SUPPORT;
+        } else {
+            for (size_t j = 0; j < m; ++j) unknowns += x[j] > SN_POLISH_SUPPORT && x[j] < 1.0 - SN_POLISH_SUPPORT;
+        }
+    }
+    return unknowns;
+}
+
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved)
 {
     const sn_env *env = &s->b->env;
@@ -381,6 +407,8 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     *rounds = 0;
     *moved = 0;
     if (p.nf == 0) return SINEW_OK;
+    if (sn_bbw_polish_over_budget_unknowns(s, first_round_unknowns(s, exact)))
+        return SINEW_ERROR_NOT_CONVERGED; /* what the first round would return, unbuilt */
     p.code = sn_alloc_array(env, cells, 1, "polish codes");
     p.pivot = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish pivots");
     p.var = sn_alloc_array(env, cells, sizeof(uint32_t), "polish unknown numbers");

@@ -117,7 +117,7 @@ static void run(size_t s)
            "entries, %.2f Gflop)\n",
            s, flops * 1e-9 / best, flops * 1e-9 / portable, portable / best, avx2_text, (size_t)f.n,
            entries * 1e-6, flops * 1e-9);
-    const size_t ms[] = {1, 6, 20};
+    const size_t ms[] = {1, 6, 20, 40};
     for (size_t c = 0; c < sizeof ms / sizeof ms[0]; ++c) {
         double tp = time_solve(&f, ms[c], sn_ldlt_tile_portable());
         double tb = time_solve(&f, ms[c], sn_ldlt_tile_best());
