@@ -33,9 +33,9 @@
  * edge is under the grid's cell edge; a cell's own elements have edges of
  * at least that) stay, since the refinement reaches the same sizes from
  * either grid, and the rest thin to about an eighth. Lets a level that could
- * not pass SN_BBW_COARSE_MAX_SHARE be skipped before it is built (on the
- * graded volumes of many handles, building it cost as much as a tenth of
- * the solve). -1 when out of memory. */
+ * not pass SN_BBW_COARSE_MAX_SHARE be skipped before it is built (on a
+ * graded volume of many handles, building it costs about a tenth of the
+ * solve). -1 when out of memory. */
 static double coarse_share_estimate(const sinew_bbw *b)
 {
     size_t n = b->vertex_count, refined = 0;

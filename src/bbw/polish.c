@@ -310,15 +310,6 @@ static void pattern_multiplier(const polish *p, double *y)
     }
 }
 
-/* Armijo fraction of the predicted decrease a line-search step must reach,
- * and the shortest step tried before the round gives up. */
-#define SN_POLISH_ARMIJO 1e-4
-#define SN_POLISH_MIN_STEP 1e-8
-
-/* The pattern of the next face from the feasible iterate x and its gradient:
- * a weight on a bound whose (reduced) gradient pushes it outward stays there,
- * every other is free. In exact mode the pivot is the vertex's largest
- * weight, so the row's sum constraint is never the binding one. */
 /* The handle an exact row's pivot is taken at: its largest weight. */
 static uint32_t row_pivot(const double *x, size_t m)
 {
@@ -328,6 +319,15 @@ static uint32_t row_pivot(const double *x, size_t m)
     return best;
 }
 
+/* Armijo fraction of the predicted decrease a line-search step must reach,
+ * and the shortest step tried before the round gives up. */
+#define SN_POLISH_ARMIJO 1e-4
+#define SN_POLISH_MIN_STEP 1e-8
+
+/* The pattern of the next face from the feasible iterate x and its gradient:
+ * a weight on a bound whose (reduced) gradient pushes it outward stays there,
+ * every other is free. In exact mode the pivot is the vertex's largest
+ * weight, so the row's sum constraint is never the binding one. */
 static void pattern_from_iterate(polish *p, int first)
 {
     size_t m = p->m;

@@ -179,8 +179,8 @@ static void residual_task(void *user, uint32_t task)
         sum->split_sq += st->metric[f] * row;
         sum->weight_sq += st->metric[f] * zz;
         for (size_t i = 0; i < h; ++i) {
-            /* Four partial sums each (by handle index mod 4), so the sums
-             * are not one chain of dependent additions per column. */
+            /* Four partial sums each (handles in turn), so a column's sum
+             * is not one chain of dependent additions. */
             const float *di = job->cols[i] + o, *dn = job->dfn + o;
             double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0, f0 = 0.0, f1 = 0.0, f2 = 0.0, f3 = 0.0;
             size_t j = 0;
