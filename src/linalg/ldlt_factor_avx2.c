@@ -73,25 +73,8 @@ INLINE void group1(double *c, size_t ldc, size_t len, size_t NC, const double *a
     }
 }
 
-INLINE void update_nc(double *c, size_t ldc, size_t len, size_t NC, const double *a, size_t lda, const double *w,
-                      size_t kk)
-{
-    size_t t = 0;
-    for (; t + 4 <= kk; t += 4) group4(c, ldc, len, NC, a + t * lda, lda, w + t * NC);
-    for (; t < kk; ++t) group1(c, ldc, len, NC, a + t * lda, w + t * NC);
-}
-
-static void update_avx2(double *c, size_t ldc, size_t len, size_t nc, const double *a, size_t lda, const double *w,
-                        size_t kk)
-{
-    switch (nc) {
-    case 4: update_nc(c, ldc, len, 4, a, lda, w, kk); break;
-    case 3: update_nc(c, ldc, len, 3, a, lda, w, kk); break;
-    case 2: update_nc(c, ldc, len, 2, a, lda, w, kk); break;
-    case 1: update_nc(c, ldc, len, 1, a, lda, w, kk); break;
-    default: break;
-    }
-}
+#  define SN_LDLT_UPDATE_NAME update_avx2
+#  include "linalg/ldlt_update_panels.h"
 
 sn_ldlt_update_fn sn_ldlt_update_avx2(void)
 {
