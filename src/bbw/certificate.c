@@ -72,12 +72,11 @@ static double tridiagonal_largest(const double *alpha, const double *beta, size_
  * sign, so the constant vector is a good start. The largest eigenvalue of
  * the Lanczos matrix grows toward 1 / lambda_min from below (the Ritz values
  * lie inside the spectrum), so the estimate approaches lambda_min from
- * above, and it converges at the rate of the Chebyshev polynomials rather
- * than that of inverse iteration's powers, which matters where low modes
- * cluster (a volume of many limbs): 6 to 11 steps on the rig set's volumes,
- * where inverse iteration ran out of its 40 on the 40-bone figure. The steps
- * stop once the estimate changes by less than SN_BBW_EIGEN_TOL. Uses s->x,
- * s->g, s->rhs and s->work. */
+ * above. It converges at the rate of the Chebyshev polynomials, not of
+ * powers of the eigenvalues' ratio, so clustered low modes (a volume of many
+ * limbs) settle too: 6 to 11 steps on the rig set's volumes. The steps stop
+ * once the estimate changes by less than SN_BBW_EIGEN_TOL. Uses s->x, s->g,
+ * s->rhs and s->work. */
 void sn_bbw_estimate_lambda_min(solve_state *s)
 {
     const sinew_bbw *b = s->b;

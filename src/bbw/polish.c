@@ -155,12 +155,12 @@ static sinew_result analyse_system(const polish *p, const sn_sparse *h, uint32_t
 }
 
 /* One equality-constrained solve for the current codes; fills p->w. */
-static sinew_result solve_pattern(polish *p)
+/* Numbers the unknowns of the current codes (p->var, p->var_count): the
+ * free weights, less each exact row's pivot. Returns their count. */
+static size_t number_unknowns(polish *p)
 {
-    solve_state *s = p->s;
-    const sn_env *env = &s->b->env;
-    size_t nf = p->nf, m = p->m, unknowns = 0;
-    for (size_t f = 0; f < nf; ++f) {
+    size_t m = p->m, unknowns = 0;
+    for (size_t f = 0; f < p->nf; ++f) {
         p->var_count[f] = 0;
         for (size_t j = 0; j < m; ++j) {
             size_t k = f * m + j;
@@ -169,6 +169,14 @@ static sinew_result solve_pattern(polish *p)
             p->var_count[f] += (uint32_t)is_var;
         }
     }
+    return unknowns;
+}
+
+static sinew_result solve_pattern(polish *p)
+{
+    solve_state *s = p->s;
+    const sn_env *env = &s->b->env;
+    size_t nf = p->nf, m = p->m, unknowns = number_unknowns(p);
     /* Constant part c and r = base - Q c. */
     memset(p->w, 0, nf * m * sizeof(double));
     for (size_t f = 0; f < nf; ++f) {
@@ -324,15 +332,17 @@ static uint32_t row_pivot(const double *x, size_t m)
 #define SN_POLISH_ARMIJO 1e-4
 #define SN_POLISH_MIN_STEP 1e-8
 
-/* The pattern of the next face from the feasible iterate x and its gradient:
- * a weight on a bound whose (reduced) gradient pushes it outward stays there,
- * every other is free. In exact mode the pivot is the vertex's largest
- * weight, so the row's sum constraint is never the binding one. */
-static void pattern_from_iterate(polish *p, int first)
+/* The pattern of the next face from the feasible iterate xs and its
+ * gradient gs: a weight on a bound whose (reduced) gradient pushes it
+ * outward stays there, every other is free; the first pattern keeps every
+ * weight on a bound there and does not read gs. In exact mode the pivot is
+ * the vertex's largest weight, so the row's sum constraint is never the
+ * binding one. */
+static void pattern_from_iterate(polish *p, const double *xs, const double *gs, int first)
 {
     size_t m = p->m;
     for (size_t f = 0; f < p->nf; ++f) {
-        const double *x = p->x + f * m, *g = p->gx + f * m;
+        const double *x = xs + f * m, *g = first ? NULL : gs + f * m;
         uint8_t *code = p->code + f * m;
         if (p->exact) {
             uint32_t best = row_pivot(x, m);
@@ -380,25 +390,6 @@ static int projected_search(polish *p, const double *first_trial)
     return 0;
 }
 
-/* The unknowns of the first round's system (pattern_from_iterate from z,
- * where the gradient plays no part; solve_pattern's count), counted before
- * anything is allocated: on wide supports the budget refuses the polish
- * there, and building its state first cost as much as an iteration. */
-static size_t first_round_unknowns(const solve_state *s, int exact)
-{
-    size_t m = s->b->handle_count, unknowns = 0;
-    for (size_t f = 0; f < s->nf; ++f) {
-        const double *x = s->z + f * m;
-        if (exact) {
-            uint32_t best = row_pivot(x, m);
-            for (uint32_t j = 0; j < m; ++j) unknowns += j != best && x[j] > SN_POLISH_SUPPORT;
-        } else {
-            for (size_t j = 0; j < m; ++j) unknowns += x[j] > SN_POLISH_SUPPORT && x[j] < 1.0 - SN_POLISH_SUPPORT;
-        }
-    }
-    return unknowns;
-}
-
 sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_rounds, uint32_t *rounds, int *moved)
 {
     const sn_env *env = &s->b->env;
@@ -407,12 +398,21 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     *rounds = 0;
     *moved = 0;
     if (p.nf == 0) return SINEW_OK;
-    if (sn_bbw_polish_over_budget_unknowns(s, first_round_unknowns(s, exact)))
-        return SINEW_ERROR_NOT_CONVERGED; /* what the first round would return, unbuilt */
     p.code = sn_alloc_array(env, cells, 1, "polish codes");
     p.pivot = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish pivots");
     p.var = sn_alloc_array(env, cells, sizeof(uint32_t), "polish unknown numbers");
     p.var_count = sn_alloc_array(env, p.nf, sizeof(uint32_t), "polish unknown counts");
+    sinew_result r = SINEW_OK;
+    if (!p.code || !p.pivot || !p.var || !p.var_count) {
+        r = sn_alloc_failure();
+        goto done;
+    }
+    /* The first round's pattern depends on z alone, so a system over the
+     * unknowns budget is refused before the rest of the polish's state is
+     * built and filled (on wide supports that costs about an iteration). */
+    pattern_from_iterate(&p, s->z, NULL, 1);
+    r = SINEW_ERROR_NOT_CONVERGED;
+    if (!max_rounds || sn_bbw_polish_over_budget_unknowns(s, number_unknowns(&p))) goto done;
     p.w = sn_alloc_array(env, cells, sizeof(double), "polish weights");
     p.grad = sn_alloc_array(env, cells, sizeof(double), "polish gradient");
     p.r = sn_alloc_array(env, cells, sizeof(double), "polish residual");
@@ -422,17 +422,14 @@ sinew_result sn_bbw_polish(solve_state *s, double rho, int exact, uint32_t max_r
     p.gx = sn_alloc_array(env, cells, sizeof(double), "polish iterate gradient");
     p.trial = sn_alloc_array(env, cells, sizeof(double), "polish trial");
     p.qd = sn_alloc_array(env, cells, sizeof(double), "polish step product");
-    sinew_result r = SINEW_OK;
-    if (!p.code || !p.pivot || !p.var || !p.var_count || !p.w || !p.grad || !p.r || !p.candidate || !p.diff ||
-        !p.x || !p.gx || !p.trial || !p.qd) {
+    if (!p.w || !p.grad || !p.r || !p.candidate || !p.diff || !p.x || !p.gx || !p.trial || !p.qd) {
         r = sn_alloc_failure();
         goto done;
     }
     memcpy(p.x, s->z, cells * sizeof(double));
     q_times(&p, p.x, s->base, p.gx);
-    r = SINEW_ERROR_NOT_CONVERGED;
     for (uint32_t round = 0; round < max_rounds; ++round) {
-        pattern_from_iterate(&p, round == 0);
+        if (round > 0) pattern_from_iterate(&p, p.x, p.gx, 0);
         sinew_result rr = solve_pattern(&p);
         if (rr == SINEW_ERROR_NOT_CONVERGED) break;
         ++*rounds;

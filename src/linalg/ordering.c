@@ -139,7 +139,7 @@ static void rank_along_directions(nd_work *w, const double *coords, nd_key *keys
         for (size_t i = 0; i < n; ++i) w->rank[(size_t)d * n + keys[i].vertex] = (uint32_t)i;
     }
     w->rank_bits = 0;
-    while (w->rank_bits < 32 && n > 1 && ((size_t)(n - 1) >> w->rank_bits) != 0) w->rank_bits += 8;
+    while (w->rank_bits < 32 && n > 1 && ((n - 1) >> w->rank_bits) != 0) w->rank_bits += 8;
 }
 
 /* Sorts part along direction dir (by place, a radix sort of a byte per
