@@ -18,6 +18,10 @@ void sn_bbw_problem_free(solve_state *s)
     sn_sparse_free(env, &s->q);
     sn_sparse_free(env, &s->a);
     sn_ldlt_free(env, &s->factor);
+    sn_ldlt_single_free(env, &s->factor_single);
+    sn_free(env, s->work_single);
+    sn_free(env, s->rhs_prev);
+    sn_free(env, s->x_prev);
     sn_free(env, s->map);
     sn_free(env, s->free_vertex);
     sn_free(env, s->diag_pos);
@@ -130,9 +134,17 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->columns = s->tasks > 1 ? sn_alloc_array(&b->env, cells, sizeof(double), "solve column groups") : NULL;
     s->best_z = sn_alloc_array(&b->env, cells, sizeof(double), "best certified weights");
     s->work = sn_alloc_array(&b->env, cells, sizeof(double), "solve workspace");
+    /* The single-precision solves' rows, padded per column group (split.c). */
+    size_t groups = s->tasks < m ? s->tasks : m, width = 0, padded = 0;
+    for (size_t g = 0; g < groups; ++g) width += sn_ldlt_single_width(m * (g + 1) / groups - m * g / groups);
+    if (!sn_mul_size(nf, width, &padded)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many unknowns");
+    s->work_single = sn_alloc_array(&b->env, padded, sizeof(float), "single-precision solve workspace");
+    s->rhs_prev = sn_alloc_array(&b->env, cells, sizeof(double), "x-step right-hand side");
+    s->x_prev = sn_alloc_array(&b->env, cells, sizeof(double), "x-step solution");
     s->scratch = sn_alloc_array(&b->env, m, s->tasks * sizeof(uint32_t), "projection scratch");
     if (!s->free_vertex || !s->diag_pos || !s->base || !s->x || !s->z || !s->s || !s->g || !s->df || !s->dg || !s->f ||
-        !s->rhs || !s->row || !s->best_z || !s->work || !s->scratch || (s->tasks > 1 && !s->columns))
+        !s->rhs || !s->row || !s->best_z || !s->work || !s->work_single || !s->rhs_prev || !s->x_prev || !s->scratch ||
+        (s->tasks > 1 && !s->columns))
         return sn_alloc_failure();
     for (size_t v = 0; v < n; ++v)
         if (s->map[v] != UINT32_MAX) s->free_vertex[s->map[v]] = (uint32_t)v;
@@ -197,6 +209,7 @@ static sinew_result prepare(solve_state *s, double *rho)
         s->a.vals[s->diag_pos[f]] += *rho * s->metric[f];
     }
     if ((r = sn_ldlt_factor(&b->env, &s->factor, &s->a)) != SINEW_OK) return r;
+    if ((r = sn_ldlt_single_round(&b->env, &s->factor, &s->factor_single)) != SINEW_OK) return r;
     return sn_progress(s->call, "bbw: factorise", 1.0f);
 }
 

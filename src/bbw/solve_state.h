@@ -20,6 +20,15 @@ typedef struct solve_state {
     const sn_env *call;      /* the handle's allocator and this call's progress */
     sn_sparse q, a;          /* full operator, reduced system */
     sn_ldlt factor;
+    /* The x-step's single-precision solves (split.c): the factor's values
+     * rounded (refilled after each factorisation of Q + rho W), the
+     * right-hand side and solution of the last step, and the steps taken
+     * since the last double-precision one (anchored = 0: none to build on). */
+    sn_ldlt_single factor_single;
+    float *work_single;      /* the single-precision solves' workspace: rows padded per column group */
+    double *rhs_prev, *x_prev;
+    uint32_t since_anchor;
+    int anchored;
     uint32_t *map;           /* vertex -> free index or UINT32_MAX */
     uint32_t *free_vertex;   /* free index -> vertex */
     size_t *diag_pos;        /* position of each diagonal entry of a */

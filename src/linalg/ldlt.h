@@ -88,6 +88,31 @@ sinew_result sn_ldlt_factor(const sn_env *env, sn_ldlt *f, const sn_sparse *a);
  * (row i = unknown i). work holds n * m doubles. */
 void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work);
 
+/* A single-precision copy of a factor's values (super_vals and diag), for
+ * solves that need only single precision (an iteration's inner solve whose
+ * own error is far above float rounding): half the bytes to stream, twice
+ * the values per vector instruction. */
+typedef struct sn_ldlt_single {
+    float *vals, *diag;
+    size_t count, n;    /* lengths of vals and diag they were made for */
+    /* Every value rounded to a finite float and every pivot to a normal
+     * one: else (a matrix scaled beyond float's range) do not solve with it. */
+    int representable;
+} sn_ldlt_single;
+
+/* Rounds f's current values into v (allocated on first use or when f's
+ * size changed; refilled after each new factorisation) and sets
+ * v->representable. */
+sinew_result sn_ldlt_single_round(const sn_env *env, const sn_ldlt *f, sn_ldlt_single *v);
+void sn_ldlt_single_free(const sn_env *env, sn_ldlt_single *v);
+
+/* sn_ldlt_solve with v's values (f gives the pattern): x in double, as
+ * there, solved in single precision (each solve's relative error is of the
+ * order of float rounding times A's condition number). work holds
+ * n * sn_ldlt_single_width(m) floats: the rows padded to whole registers. */
+void sn_ldlt_solve_single(const sn_ldlt *f, const sn_ldlt_single *v, double *x, size_t m, float *work);
+size_t sn_ldlt_single_width(size_t m);
+
 /* Entries of the strict lower factor (a measure of fill). */
 size_t sn_ldlt_factor_nonzeros(const sn_ldlt *f);
 

@@ -34,6 +34,20 @@ sn_ldlt_tile_fn sn_ldlt_tile_best(void);
 /* sn_ldlt_solve with the given tile kernel. */
 void sn_ldlt_solve_with(const sn_ldlt *f, double *x, size_t m, double *work, sn_ldlt_tile_fn tile);
 
+/* The single-precision tile (sn_ldlt_solve_single): the same contract over
+ * floats. Its variants: the portable one (the tests' reference), AVX2 + FMA
+ * and AVX-512 (NULL where the build or the CPU lacks them), and the fastest. */
+typedef void (*sn_ldlt_tile_single_fn)(float *const *targets, size_t nt, const float *base, const uint32_t *idx,
+                                       size_t ns, const float *coef, size_t ct, size_t ca, size_t m);
+sn_ldlt_tile_single_fn sn_ldlt_tile_single_portable(void);
+sn_ldlt_tile_single_fn sn_ldlt_tile_single_avx2(void);
+sn_ldlt_tile_single_fn sn_ldlt_tile_single_avx512(void);
+sn_ldlt_tile_single_fn sn_ldlt_tile_single_best(void);
+
+/* sn_ldlt_solve_single with the given tile kernel. */
+void sn_ldlt_solve_single_with(const sn_ldlt *f, const sn_ldlt_single *v, double *x, size_t m, float *work,
+                               sn_ldlt_tile_single_fn tile);
+
 /* Columns of the factor updated together by one update call: each source
  * entry loaded serves that many target columns. */
 #define SN_LDLT_PANEL 4

@@ -1,8 +1,10 @@
 /*
  * The sparse LDL^T under the bbw solver, kernel by kernel: the numeric
  * factorisation with the run-time picked column update against the portable
- * one, and the multi-right-hand-side solve with the picked tile against the
- * portable one, on biharmonic-like operators of 3D grids (the squared
+ * one, the multi-right-hand-side solve with the picked tile against the
+ * portable one, and the single-precision solve (the bbw split's x-step
+ * increments) with its picked tile against the double one, on
+ * biharmonic-like operators of 3D grids (the squared
  * 7-point Laplacian plus a small shift: the stencil and the separators of a
  * voxel volume's Q). One thread; thread CPU time, best of three.
  * Usage: bench_bbw_ldlt [grid-size ...]   (default 16 24 32)
@@ -81,6 +83,25 @@ static double time_solve(const sn_ldlt *f, size_t m, sn_ldlt_tile_fn tile)
     return best;
 }
 
+/* Best of three times of one single-precision solve for m right-hand sides
+ * with the picked single tile (the values rounded once, untimed). */
+static double time_solve_single(const sn_ldlt *f, const sn_ldlt_single *v, size_t m)
+{
+    size_t n = f->n;
+    double *x = malloc(n * m * sizeof(double));
+    float *work = malloc(n * sn_ldlt_single_width(m) * sizeof(float));
+    double best = INFINITY;
+    for (int rep = 0; x && work && rep < 3; ++rep) {
+        for (size_t k = 0; k < n * m; ++k) x[k] = (double)(k % 7) - 3.0;
+        double t0 = support_cpu_now();
+        sn_ldlt_solve_single_with(f, v, x, m, work, sn_ldlt_tile_single_best());
+        best = fmin(best, support_cpu_now() - t0);
+    }
+    free(x);
+    free(work);
+    return best;
+}
+
 static void run(size_t s)
 {
     sn_sparse a;
@@ -127,6 +148,16 @@ static void run(size_t s)
         printf("bbw-ldlt/solve-grid%zu-m%zu: %.2f Gflop/s (portable tile: %.2f Gflop/s; %.2fx)\n", s, ms[c],
                sflops * 1e-9 / tb, sflops * 1e-9 / tp, tp / tb);
     }
+    sn_ldlt_single v = {0};
+    if (sn_ldlt_single_round(&env, &f, &v) == SINEW_OK)
+        for (size_t c = 0; c < sizeof ms / sizeof ms[0]; ++c) {
+            double tb = time_solve(&f, ms[c], sn_ldlt_tile_best());
+            double ts = time_solve_single(&f, &v, ms[c]);
+            double sflops = 4.0 * entries * (double)ms[c];
+            printf("bbw-ldlt/solve-single-grid%zu-m%zu: %.2f Gflop/s (double solve: %.2f Gflop/s; %.2fx)\n", s,
+                   ms[c], sflops * 1e-9 / ts, sflops * 1e-9 / tb, tb / ts);
+        }
+    sn_ldlt_single_free(&env, &v);
     sn_ldlt_free(&env, &f);
     sn_sparse_free(&env, &a);
 }
