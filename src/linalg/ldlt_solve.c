@@ -13,28 +13,13 @@
 #define BLOCKS(name) name##_double
 #include "linalg/ldlt_solve_blocks.h"
 
-/* Portable tile; the compiler vectorises the loop over right-hand sides. */
-SN_NO_COVERAGE static void tile_portable(double *const *targets, size_t nt, const double *base,
-                                         const uint32_t *idx, size_t ns, const double *coef, size_t ct, size_t ca,
-                                         size_t m)
-{
-    for (size_t a = 0; a < nt; ++a) {
-        double *y = targets[a];
-        for (size_t t = 0; t < ns; ++t) {
-            const double *x = base + (idx ? idx[t] : t) * m;
-            double l = coef[t * ct + a * ca];
-            for (size_t h = 0; h < m; ++h) y[h] -= l * x[h];
-        }
-    }
-}
-
-sn_ldlt_tile_fn sn_ldlt_tile_portable(void) { return tile_portable; }
+sn_ldlt_tile_fn sn_ldlt_tile_portable(void) { return tile_portable_double; }
 
 sn_ldlt_tile_fn sn_ldlt_tile_best(void)
 {
     sn_ldlt_tile_fn tile = sn_ldlt_tile_avx512();
     if (!tile) tile = sn_ldlt_tile_avx2();
-    return tile ? tile : tile_portable;
+    return tile ? tile : tile_portable_double;
 }
 
 void sn_ldlt_solve(const sn_ldlt *f, double *x, size_t m, double *work)

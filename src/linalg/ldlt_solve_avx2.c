@@ -166,22 +166,14 @@ static void single_rhs(double *const *targets, size_t nt, const double *base, co
     for (size_t a = 0; a < nt; ++a) _mm_store_sd(targets[a], acc[a]);
 }
 
+#  define REAL double
+#  include "linalg/ldlt_tile_avx2_targets.h"
+
 static void tile_avx2(double *const *targets, size_t nt, const double *base, const uint32_t *idx, size_t ns,
                       const double *coef, size_t ct, size_t ca, size_t m)
 {
-    if (m == 1) {
-        single_rhs(targets, nt, base, idx, ns, coef, ct, ca);
-        return;
-    }
-    /* Sixteen ymm registers hold four targets' accumulators at most. */
-    for (; nt > 4; nt -= 4, targets += 4, coef += 4 * ca) tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m);
-    switch (nt) {
-    case 4: tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m); break;
-    case 3: tile_nt(targets, 3, base, idx, ns, coef, ct, ca, m); break;
-    case 2: tile_nt(targets, 2, base, idx, ns, coef, ct, ca, m); break;
-    case 1: tile_nt(targets, 1, base, idx, ns, coef, ct, ca, m); break;
-    default: break;
-    }
+    if (m == 1) single_rhs(targets, nt, base, idx, ns, coef, ct, ca);
+    else tile_targets(targets, nt, base, idx, ns, coef, ct, ca, m);
 }
 
 sn_ldlt_tile_fn sn_ldlt_tile_avx2(void)

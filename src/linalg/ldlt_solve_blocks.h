@@ -3,7 +3,8 @@
  * solve (ldlt_solve.c) and the single-precision one (ldlt_solve_single.c)
  * each define REAL (the values' type), TILE_FN (their tile's type) and
  * BLOCKS(name) (a suffix for the static names), then include this file, so
- * both walk the factor in the same order with their own tiles.
+ * both walk the factor in the same order with their own tiles, and each
+ * has the portable tile (the tests' reference) in its type.
  *
  * Every step is a tile: up to SN_LDLT_TILE target rows updated from a run
  * of source rows with coefficients from one block (ldlt_kernels.h), so the
@@ -114,6 +115,21 @@ static void BLOCKS(backward_block)(const sn_ldlt *f, const REAL *vals, size_t s,
         for (size_t a = nt - 1; a-- > 0;)
             tile(targets + a, 1, xs + (t0 + a + 1) * m, NULL, nt - 1 - a, block + (t0 + a) * ld + t0 + a + 1, 1, 0,
                  m);
+    }
+}
+
+/* Portable tile; the compiler vectorises the loop over right-hand sides. */
+SN_NO_COVERAGE static void BLOCKS(tile_portable)(REAL *const *targets, size_t nt, const REAL *base,
+                                                 const uint32_t *idx, size_t ns, const REAL *coef, size_t ct,
+                                                 size_t ca, size_t m)
+{
+    for (size_t a = 0; a < nt; ++a) {
+        REAL *y = targets[a];
+        for (size_t t = 0; t < ns; ++t) {
+            const REAL *x = base + (idx ? idx[t] : t) * m;
+            REAL l = coef[t * ct + a * ca];
+            for (size_t h = 0; h < m; ++h) y[h] -= l * x[h];
+        }
     }
 }
 

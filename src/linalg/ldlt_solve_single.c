@@ -22,28 +22,13 @@
 #define BLOCKS(name) name##_single
 #include "linalg/ldlt_solve_blocks.h"
 
-/* Portable tile; the compiler vectorises the loop over right-hand sides. */
-SN_NO_COVERAGE static void tile_single_portable(float *const *targets, size_t nt, const float *base,
-                                                const uint32_t *idx, size_t ns, const float *coef, size_t ct,
-                                                size_t ca, size_t m)
-{
-    for (size_t a = 0; a < nt; ++a) {
-        float *y = targets[a];
-        for (size_t t = 0; t < ns; ++t) {
-            const float *x = base + (idx ? idx[t] : t) * m;
-            float l = coef[t * ct + a * ca];
-            for (size_t h = 0; h < m; ++h) y[h] -= l * x[h];
-        }
-    }
-}
-
-sn_ldlt_tile_single_fn sn_ldlt_tile_single_portable(void) { return tile_single_portable; }
+sn_ldlt_tile_single_fn sn_ldlt_tile_single_portable(void) { return tile_portable_single; }
 
 sn_ldlt_tile_single_fn sn_ldlt_tile_single_best(void)
 {
     sn_ldlt_tile_single_fn tile = sn_ldlt_tile_single_avx512();
     if (!tile) tile = sn_ldlt_tile_single_avx2();
-    return tile ? tile : tile_single_portable;
+    return tile ? tile : tile_portable_single;
 }
 
 void sn_ldlt_single_free(const sn_env *env, sn_ldlt_single *v)

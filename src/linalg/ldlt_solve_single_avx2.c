@@ -61,17 +61,13 @@ INLINE void tile_nt(float *const *targets, size_t NT, const float *base, const u
     for (h += (m - h) / 8 * 8; h < m; ++h) chunk1(targets, NT, base, idx, ns, coef, ct, ca, m, h);
 }
 
+#  define REAL float
+#  include "linalg/ldlt_tile_avx2_targets.h"
+
 static void tile_single_avx2(float *const *targets, size_t nt, const float *base, const uint32_t *idx, size_t ns,
                              const float *coef, size_t ct, size_t ca, size_t m)
 {
-    for (; nt > 4; nt -= 4, targets += 4, coef += 4 * ca) tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m);
-    switch (nt) {
-    case 4: tile_nt(targets, 4, base, idx, ns, coef, ct, ca, m); break;
-    case 3: tile_nt(targets, 3, base, idx, ns, coef, ct, ca, m); break;
-    case 2: tile_nt(targets, 2, base, idx, ns, coef, ct, ca, m); break;
-    case 1: tile_nt(targets, 1, base, idx, ns, coef, ct, ca, m); break;
-    default: break;
-    }
+    tile_targets(targets, nt, base, idx, ns, coef, ct, ca, m);
 }
 
 sn_ldlt_tile_single_fn sn_ldlt_tile_single_avx2(void)

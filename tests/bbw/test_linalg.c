@@ -375,28 +375,32 @@ static void test_ldlt_supernodal(void **state)
     sn_sparse_free(&env, &a);
 }
 
-/* Every vector tile this build and CPU have agrees with the portable one,
- * for every target count, right-hand-side count (full, partial and
- * scalar-tail registers), indexed and contiguous sources and both
+/* Every vector tile this build and CPU have, double and single precision,
+ * agrees with the portable one of its type (the double ones to 1e-12, the
+ * single ones to float rounding: they fuse their multiply-adds), for every
+ * target count, right-hand-side count (full, partial and scalar-tail
+ * registers of 4, 8 and 16 values), indexed and contiguous sources and both
  * coefficient layouts. */
 static void test_tile_kernels(void **state)
 {
     (void)state;
     sn_ldlt_tile_fn portable = sn_ldlt_tile_portable(), vector[2] = {sn_ldlt_tile_avx2(), sn_ldlt_tile_avx512()};
-    const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16, 19, 20, 23, 24, 25, 31, 48};
-    const size_t rows = 40, ld = 53;
-    size_t mmax = 48;
+    sn_ldlt_tile_single_fn portable_single = sn_ldlt_tile_single_portable();
+    sn_ldlt_tile_single_fn vector_single[2] = {sn_ldlt_tile_single_avx2(), sn_ldlt_tile_single_avx512()};
+    const size_t ms[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 15, 16, 17, 19, 20, 23, 24, 25, 31, 32, 40, 47, 48, 49, 64, 97};
+    const size_t rows = 40, ld = 53, mmax = 97;
     double *src = malloc(rows * mmax * sizeof(double)), *coef = malloc(ld * ld * sizeof(double));
     double *want = malloc(SN_LDLT_TILE * mmax * sizeof(double)), *got = malloc(SN_LDLT_TILE * mmax * sizeof(double));
+    float *srcf = malloc(rows * mmax * sizeof(float)), *coeff = malloc(ld * ld * sizeof(float));
+    float *wantf = malloc(SN_LDLT_TILE * mmax * sizeof(float)), *gotf = malloc(SN_LDLT_TILE * mmax * sizeof(float));
     uint32_t idx[40];
     support_rng rng;
     support_rng_seed(&rng, 5);
-    for (size_t k = 0; k < rows * mmax; ++k) src[k] = support_rng_uniform(&rng, -1.0, 1.0);
-    for (size_t k = 0; k < ld * ld; ++k) coef[k] = support_rng_uniform(&rng, -1.0, 1.0);
+    for (size_t k = 0; k < rows * mmax; ++k) srcf[k] = (float)(src[k] = support_rng_uniform(&rng, -1.0, 1.0));
+    for (size_t k = 0; k < ld * ld; ++k) coeff[k] = (float)(coef[k] = support_rng_uniform(&rng, -1.0, 1.0));
     for (size_t t = 0; t < rows; ++t) idx[t] = (uint32_t)((t * 17 + 3) % rows);
     size_t checked = 0;
-    for (int kv = 0; kv < 2; ++kv) {
-        if (!vector[kv]) continue;
+    for (int kv = 0; kv < 2; ++kv)
         for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi)
             for (size_t nt = 1; nt <= SN_LDLT_TILE; ++nt)
                 for (int variant = 0; variant < 4; ++variant) {
@@ -404,70 +408,37 @@ static void test_tile_kernels(void **state)
                     const uint32_t *ix = variant & 1 ? idx : NULL;
                     size_t ct = variant & 2 ? ld : 1, ca = variant & 2 ? 1 : ld;
                     double *tw[SN_LDLT_TILE], *tg[SN_LDLT_TILE];
-                    for (size_t k = 0; k < nt * m; ++k) want[k] = got[k] = support_rng_uniform(&rng, -1.0, 1.0);
+                    float *twf[SN_LDLT_TILE], *tgf[SN_LDLT_TILE];
+                    for (size_t k = 0; k < nt * m; ++k)
+                        wantf[k] = gotf[k] = (float)(want[k] = got[k] = support_rng_uniform(&rng, -1.0, 1.0));
                     for (size_t a = 0; a < nt; ++a) {
                         tw[a] = want + a * m;
                         tg[a] = got + a * m;
+                        twf[a] = wantf + a * m;
+                        tgf[a] = gotf + a * m;
                     }
-                    portable(tw, nt, src, ix, ns, coef, ct, ca, m);
-                    vector[kv](tg, nt, src, ix, ns, coef, ct, ca, m);
-                    for (size_t k = 0; k < nt * m; ++k) assert_float_equal(got[k], want[k], 1e-12);
-                    ++checked;
+                    if (vector[kv]) {
+                        portable(tw, nt, src, ix, ns, coef, ct, ca, m);
+                        vector[kv](tg, nt, src, ix, ns, coef, ct, ca, m);
+                        for (size_t k = 0; k < nt * m; ++k) assert_float_equal(got[k], want[k], 1e-12);
+                        ++checked;
+                    }
+                    if (vector_single[kv]) {
+                        portable_single(twf, nt, srcf, ix, ns, coeff, ct, ca, m);
+                        vector_single[kv](tgf, nt, srcf, ix, ns, coeff, ct, ca, m);
+                        /* At most 38 terms of magnitude 1: a few units of 2^-24 each. */
+                        for (size_t k = 0; k < nt * m; ++k) assert_float_equal(gotf[k], wantf[k], 1e-5);
+                        ++checked;
+                    }
                 }
-    }
     free(src);
     free(coef);
     free(want);
     free(got);
-    if (!checked) skip();
-}
-
-/* Every vector single-precision tile this build and CPU have agrees with
- * the portable one to float rounding (they fuse their multiply-adds), for
- * every target count, right-hand-side count (full, partial and scalar-tail
- * registers of 8 and 16 floats), indexed and contiguous sources and both
- * coefficient layouts. */
-static void test_single_tile_kernels(void **state)
-{
-    (void)state;
-    sn_ldlt_tile_single_fn portable = sn_ldlt_tile_single_portable();
-    sn_ldlt_tile_single_fn vector[2] = {sn_ldlt_tile_single_avx2(), sn_ldlt_tile_single_avx512()};
-    const size_t ms[] = {1, 2, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 40, 47, 48, 49, 56, 64, 97};
-    const size_t rows = 40, ld = 53, mmax = 97;
-    float *src = malloc(rows * mmax * sizeof(float)), *coef = malloc(ld * ld * sizeof(float));
-    float *want = malloc(SN_LDLT_TILE * mmax * sizeof(float)), *got = malloc(SN_LDLT_TILE * mmax * sizeof(float));
-    uint32_t idx[40];
-    support_rng rng;
-    support_rng_seed(&rng, 6);
-    for (size_t k = 0; k < rows * mmax; ++k) src[k] = (float)support_rng_uniform(&rng, -1.0, 1.0);
-    for (size_t k = 0; k < ld * ld; ++k) coef[k] = (float)support_rng_uniform(&rng, -1.0, 1.0);
-    for (size_t t = 0; t < rows; ++t) idx[t] = (uint32_t)((t * 17 + 3) % rows);
-    size_t checked = 0;
-    for (int kv = 0; kv < 2; ++kv) {
-        if (!vector[kv]) continue;
-        for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; ++mi)
-            for (size_t nt = 1; nt <= SN_LDLT_TILE; ++nt)
-                for (int variant = 0; variant < 4; ++variant) {
-                    size_t m = ms[mi], ns = (nt * 7 + m) % 38;
-                    const uint32_t *ix = variant & 1 ? idx : NULL;
-                    size_t ct = variant & 2 ? ld : 1, ca = variant & 2 ? 1 : ld;
-                    float *tw[SN_LDLT_TILE], *tg[SN_LDLT_TILE];
-                    for (size_t k = 0; k < nt * m; ++k) want[k] = got[k] = (float)support_rng_uniform(&rng, -1.0, 1.0);
-                    for (size_t a = 0; a < nt; ++a) {
-                        tw[a] = want + a * m;
-                        tg[a] = got + a * m;
-                    }
-                    portable(tw, nt, src, ix, ns, coef, ct, ca, m);
-                    vector[kv](tg, nt, src, ix, ns, coef, ct, ca, m);
-                    /* At most 38 terms of magnitude 1: a few units of 2^-24 each. */
-                    for (size_t k = 0; k < nt * m; ++k) assert_float_equal(got[k], want[k], 1e-5);
-                    ++checked;
-                }
-    }
-    free(src);
-    free(coef);
-    free(want);
-    free(got);
+    free(srcf);
+    free(coeff);
+    free(wantf);
+    free(gotf);
     if (!checked) skip();
 }
 
@@ -893,7 +864,6 @@ int main(void)
         cmocka_unit_test(test_plane_cut_orderings),
         cmocka_unit_test(test_ldlt_supernodal),
         cmocka_unit_test(test_tile_kernels),
-        cmocka_unit_test(test_single_tile_kernels),
         cmocka_unit_test(test_single_solve),
         cmocka_unit_test(test_solve_blocking_bits),
         cmocka_unit_test(test_update_kernels),
