@@ -84,8 +84,8 @@ static double time_solve(const sn_ldlt *f, size_t m, sn_ldlt_tile_fn tile)
 }
 
 /* Best of three times of one single-precision solve for m right-hand sides
- * with the picked single tile (the values rounded once, untimed). */
-static double time_solve_single(const sn_ldlt *f, const sn_ldlt_single *v, size_t m)
+ * with the single tile (the values rounded once, untimed). */
+static double time_solve_single(const sn_ldlt *f, const sn_ldlt_single *v, size_t m, sn_ldlt_tile_single_fn tile)
 {
     size_t n = f->n;
     double *x = malloc(n * m * sizeof(double));
@@ -94,7 +94,7 @@ static double time_solve_single(const sn_ldlt *f, const sn_ldlt_single *v, size_
     for (int rep = 0; x && work && rep < 3; ++rep) {
         for (size_t k = 0; k < n * m; ++k) x[k] = (double)(k % 7) - 3.0;
         double t0 = support_cpu_now();
-        sn_ldlt_solve_single_with(f, v, x, m, work, sn_ldlt_tile_single_best());
+        sn_ldlt_solve_single_with(f, v, x, m, work, tile);
         best = fmin(best, support_cpu_now() - t0);
     }
     free(x);
@@ -152,10 +152,18 @@ static void run(size_t s)
     if (sn_ldlt_single_round(&env, &f, &v) == SINEW_OK)
         for (size_t c = 0; c < sizeof ms / sizeof ms[0]; ++c) {
             double tb = time_solve(&f, ms[c], sn_ldlt_tile_best());
-            double ts = time_solve_single(&f, &v, ms[c]);
+            double ts = time_solve_single(&f, &v, ms[c], sn_ldlt_tile_single_best());
             double sflops = 4.0 * entries * (double)ms[c];
-            printf("bbw-ldlt/solve-single-grid%zu-m%zu: %.2f Gflop/s (double solve: %.2f Gflop/s; %.2fx)\n", s,
-                   ms[c], sflops * 1e-9 / ts, sflops * 1e-9 / tb, tb / ts);
+            /* The AVX2 single solve beside the double AVX2 one where the CPU picks AVX-512. */
+            char avx2_text[96] = "";
+            sn_ldlt_tile_single_fn avx2 = sn_ldlt_tile_single_avx2();
+            if (avx2 && avx2 != sn_ldlt_tile_single_best() && sn_ldlt_tile_avx2()) {
+                double t2 = time_solve_single(&f, &v, ms[c], avx2), t2d = time_solve(&f, ms[c], sn_ldlt_tile_avx2());
+                snprintf(avx2_text, sizeof avx2_text, "; AVX2 tiles: single %.2f, double %.2f Gflop/s, %.2fx",
+                         sflops * 1e-9 / t2, sflops * 1e-9 / t2d, t2d / t2);
+            }
+            printf("bbw-ldlt/solve-single-grid%zu-m%zu: %.2f Gflop/s (double solve: %.2f Gflop/s; %.2fx%s)\n", s,
+                   ms[c], sflops * 1e-9 / ts, sflops * 1e-9 / tb, tb / ts, avx2_text);
         }
     sn_ldlt_single_free(&env, &v);
     sn_ldlt_free(&env, &f);
