@@ -134,10 +134,9 @@ static sinew_result prepare(solve_state *s, double *rho)
     s->columns = s->tasks > 1 ? sn_alloc_array(&b->env, cells, sizeof(double), "solve column groups") : NULL;
     s->best_z = sn_alloc_array(&b->env, cells, sizeof(double), "best certified weights");
     s->work = sn_alloc_array(&b->env, cells, sizeof(double), "solve workspace");
-    /* The single-precision solves' rows, padded per column group (split.c). */
-    size_t groups = s->tasks < m ? s->tasks : m, width = 0, padded = 0;
-    for (size_t g = 0; g < groups; ++g) width += sn_ldlt_single_width(m * (g + 1) / groups - m * g / groups);
-    if (!sn_mul_size(nf, width, &padded)) return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many unknowns");
+    size_t padded = 0;
+    if (!sn_mul_size(nf, sn_bbw_solve_groups(s) * sn_bbw_single_group_width(s), &padded))
+        return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "too many unknowns");
     s->work_single = sn_alloc_array(&b->env, padded, sizeof(float), "single-precision solve workspace");
     s->rhs_prev = sn_alloc_array(&b->env, cells, sizeof(double), "x-step right-hand side");
     s->x_prev = sn_alloc_array(&b->env, cells, sizeof(double), "x-step solution");

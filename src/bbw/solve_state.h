@@ -21,14 +21,15 @@ typedef struct solve_state {
     sn_sparse q, a;          /* full operator, reduced system */
     sn_ldlt factor;
     /* The x-step's single-precision solves (split.c): the factor's values
-     * rounded (refilled after each factorisation of Q + rho W), the
-     * right-hand side and solution of the last step, and the steps taken
-     * since the last double-precision one (anchored = 0: none to build on). */
+     * rounded (refilled after each factorisation of Q + rho W), their
+     * workspace (sn_bbw_single_group_width floats per free vertex and column
+     * group), the right-hand side and solution of the last step, and the
+     * single-precision steps left before the next double one (0: the next
+     * step is solved in double). */
     sn_ldlt_single factor_single;
-    float *work_single;      /* the single-precision solves' workspace: rows padded per column group */
+    float *work_single;
     double *rhs_prev, *x_prev;
-    uint32_t since_anchor;
-    int anchored;
+    uint32_t single_steps_left;
     uint32_t *map;           /* vertex -> free index or UINT32_MAX */
     uint32_t *free_vertex;   /* free index -> vertex */
     size_t *diag_pos;        /* position of each diagonal entry of a */
@@ -68,6 +69,22 @@ typedef struct solve_state {
     double lambda_min, free_mass;
     double *q_vals, *q_diag; /* numeric factor of Q_FF unshifted (factor's pattern) */
 } solve_state;
+
+/* Column groups the x-step's solves are split into: one per task, at most
+ * one per handle. */
+static inline uint32_t sn_bbw_solve_groups(const solve_state *s)
+{
+    size_t m = s->b->handle_count;
+    return s->tasks < m ? s->tasks : m ? (uint32_t)m : 1;
+}
+
+/* Floats per free vertex of one column group's slice of work_single: the
+ * largest group's handles, padded to whole registers. */
+static inline size_t sn_bbw_single_group_width(const solve_state *s)
+{
+    size_t g = sn_bbw_solve_groups(s);
+    return sn_ldlt_single_width((s->b->handle_count + g - 1) / g);
+}
 
 
 /* Active-set polish of s->z: takes the support the splitting iteration

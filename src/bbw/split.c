@@ -16,8 +16,9 @@
 #define SN_BBW_TASK_MIN 256
 /* Over-relaxation of the x-step (1.5-1.8 is the usual sweet spot). */
 #define SN_BBW_RELAX 1.6
-/* Single-precision x-steps between two double ones (see x_step): on the
- * 30k-vertex figure 16 took 5% less time than 8 at the same iterations. */
+/* Single-precision x-steps between two double ones (see x_step): tuned so
+ * the double steps cost little of the split's time on large volumes while
+ * the increments' rounding stays far below what the certificates ask. */
 #define SN_BBW_SINGLE_ANCHOR 16
 
 /* Solves the small normal equations for gamma (Gaussian elimination; the
@@ -255,7 +256,7 @@ static double residual_pass(solve_state *st, sn_bbw_anderson *aa, int first, dou
  * several tasks the handles are split into column groups, each gathered,
  * solved and scattered back by one task (the factor is shared read-only;
  * each group has its own slice of st->columns and of st->work or
- * st->work_single, the latter of the group's padded width). */
+ * st->work_single). */
 typedef struct solve_job {
     solve_state *st;
     uint32_t groups;
@@ -275,10 +276,7 @@ static void solve_group(void *user, uint32_t group)
     size_t m = st->b->handle_count, nf = st->nf;
     size_t j0 = m * group / job->groups, j1 = m * (group + 1) / job->groups, mg = j1 - j0;
     double *buf = st->columns + nf * j0, *work = st->work + nf * j0;
-    size_t before = 0;
-    for (uint32_t g = 0; g < group; ++g)
-        before += sn_ldlt_single_width(m * (g + 1) / job->groups - m * g / job->groups);
-    float *work_single = st->work_single + nf * before;
+    float *work_single = st->work_single + nf * sn_bbw_single_group_width(st) * group;
     for (size_t f = 0; f < nf; ++f) memcpy(buf + f * mg, st->x + f * m + j0, mg * sizeof(double));
     solve_columns(st, buf, mg, work, work_single, job->single);
     for (size_t f = 0; f < nf; ++f) memcpy(st->x + f * m + j0, buf + f * mg, mg * sizeof(double));
@@ -288,7 +286,7 @@ static void solve_group(void *user, uint32_t group)
 static void solve_all(solve_state *st, int single)
 {
     size_t m = st->b->handle_count;
-    uint32_t groups = st->tasks < m ? st->tasks : (uint32_t)m;
+    uint32_t groups = sn_bbw_solve_groups(st);
     if (groups <= 1 || !st->columns) {
         solve_columns(st, st->x, m, st->work, st->work_single, single);
         return;
@@ -311,7 +309,11 @@ static void x_step(solve_state *st)
 {
     size_t cells = st->nf * st->b->handle_count;
     double *x = st->x, *rhs_prev = st->rhs_prev, *x_prev = st->x_prev;
-    if (st->anchored && st->since_anchor < SN_BBW_SINGLE_ANCHOR && st->factor_single.representable) {
+    if (!st->factor_single.representable) {
+        solve_all(st, 0);
+        return;
+    }
+    if (st->single_steps_left) {
         for (size_t k = 0; k < cells; ++k) {
             double increment = x[k] - rhs_prev[k];
             rhs_prev[k] = x[k];
@@ -324,7 +326,7 @@ static void x_step(solve_state *st)
             x_prev[k] = x[k] += x_prev[k];
         }
         if (finite) {
-            ++st->since_anchor;
+            --st->single_steps_left;
             return;
         }
         /* This step's right-hand side, solved in double below (which also
@@ -334,8 +336,7 @@ static void x_step(solve_state *st)
     memcpy(rhs_prev, x, cells * sizeof(double));
     solve_all(st, 0);
     memcpy(x_prev, x, cells * sizeof(double));
-    st->anchored = 1;
-    st->since_anchor = 0;
+    st->single_steps_left = SN_BBW_SINGLE_ANCHOR;
 }
 
 /* A given start z carries no multiplier; the one that makes z a fixed point
@@ -386,7 +387,7 @@ sinew_result sn_bbw_change_penalty(solve_state *s, double *rho, int exact, doubl
     for (size_t f = 0; f < nf; ++f) s->a.vals[s->diag_pos[f]] = s->q_diagonal[f] + next * s->metric[f];
     sinew_result r = sn_ldlt_factor(&b->env, &s->factor, &s->a);
     if (r == SINEW_OK) r = sn_ldlt_single_round(&b->env, &s->factor, &s->factor_single);
-    s->anchored = 0; /* x_prev solved another system */
+    s->single_steps_left = 0; /* x_prev solved another system */
     if (r != SINEW_OK) return r;
     for (size_t f = 0; f < nf; ++f) {
         double *g = s->g + f * m, *v = s->row;
