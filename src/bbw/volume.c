@@ -300,35 +300,118 @@ static sinew_result surface_openness(sinew_bbw *b, const sinew_trimesh *surface,
     return r;
 }
 
+/* A triangle's bounding box is widened by this share of a cell before it
+ * marks cells, so a triangle lying on a cell face marks the cells on both
+ * sides whatever the division's rounding. */
+#define SN_VOLUME_NEAR_MARGIN 1e-3
+
+/* Sets near[c] = 1 for every cell that a triangle's widened bounding box
+ * reaches (positions are finite, checked by the caller). */
+static void mark_near_cells(const sinew_trimesh *surface, const volume_grid *g, uint8_t *near)
+{
+    for (size_t t = 0; t < surface->triangle_count; ++t) {
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t v = 0; v < 3; ++v) {
+            const float *p = sn_point(&surface->positions, sn_index_at(surface->indices, surface->index_type,
+                                                                      surface->index_stride, 3, t, v));
+            for (int a = 0; a < 3; ++a) {
+                lo[a] = fmin(lo[a], p[a]);
+                hi[a] = fmax(hi[a], p[a]);
+            }
+        }
+        uint32_t c0[3], c1[3];
+        for (int a = 0; a < 3; ++a) {
+            double x0 = floor((lo[a] - g->origin[a]) / g->h - SN_VOLUME_NEAR_MARGIN);
+            double x1 = floor((hi[a] - g->origin[a]) / g->h + SN_VOLUME_NEAR_MARGIN);
+            c0[a] = !(x0 > 0.0) ? 0u : x0 >= g->n[a] - 1.0 ? g->n[a] - 1u : (uint32_t)x0;
+            c1[a] = !(x1 > 0.0) ? 0u : x1 >= g->n[a] - 1.0 ? g->n[a] - 1u : (uint32_t)x1;
+        }
+        for (uint32_t z = c0[2]; z <= c1[2]; ++z)
+            for (uint32_t y = c0[1]; y <= c1[1]; ++y)
+                for (uint32_t x = c0[0]; x <= c1[0]; ++x) near[cell_index(g, (uint32_t[3]){x, y, z})] = 1;
+    }
+}
+
+enum { SIDE_NONE = 0, SIDE_OUTWARD = 1, SIDE_INWARD = 2, SIDE_UNSET = 3 };
+
+static uint8_t side_at(const sn_winding *wind, const volume_grid *g, uint32_t i, uint32_t j, uint32_t k)
+{
+    double q[3] = {g->origin[0] + (i + 0.5) * g->h, g->origin[1] + (j + 0.5) * g->h, g->origin[2] + (k + 0.5) * g->h};
+    double w = sn_winding_number(wind, q);
+    return w >= 0.5 ? SIDE_OUTWARD : w <= -0.5 ? SIDE_INWARD : SIDE_NONE;
+}
+
+/* Gives every cell of the face-connected region of cells no triangle's box
+ * reaches, from cell `seed` on, the side at seed (stack: room for every
+ * cell). Between two such neighbours' centres no triangle passes, so on a
+ * closed surface the winding number does not change. */
+static void fill_region(const volume_grid *g, const uint8_t *near, size_t seed, uint8_t side, uint8_t *out,
+                        uint32_t *stack)
+{
+    size_t top = 0;
+    out[seed] = side;
+    stack[top++] = (uint32_t)seed;
+    while (top) {
+        size_t c = stack[--top];
+        uint32_t at[3] = {(uint32_t)(c % g->n[0]), (uint32_t)(c / g->n[0] % g->n[1]),
+                          (uint32_t)(c / ((size_t)g->n[0] * g->n[1]))};
+        for (int a = 0; a < 3; ++a)
+            for (int dir = -1; dir <= 1; dir += 2) {
+                if ((dir < 0 && at[a] == 0) || (dir > 0 && at[a] + 1 >= g->n[a])) continue;
+                uint32_t nb[3] = {at[0], at[1], at[2]};
+                nb[a] = (uint32_t)((int64_t)nb[a] + dir);
+                size_t d = cell_index(g, nb);
+                if (near[d] || out[d] != SIDE_UNSET) continue;
+                out[d] = side;
+                stack[top++] = (uint32_t)d;
+            }
+    }
+}
+
 /* Marks the inside cells by the winding number at their centres: at least
  * 1/2; or, for a closed surface with no cell there but some at most -1/2,
  * those (a closed surface wound inwards has winding number -1 inside; an
- * open sheet's negative side is no inside). */
+ * open sheet's negative side is no inside). On a closed surface the winding
+ * number is an integer, constant off the surface: only the cells a
+ * triangle's box reaches are evaluated one by one, and each face-connected
+ * region of the others once (most of a coarse grid's cells on a detailed
+ * mesh are of the first kind, most of a fine grid's of the second). An open
+ * surface's winding number varies smoothly, so every cell is evaluated. */
 static sinew_result classify_cells(sinew_bbw *b, const sinew_trimesh *surface, const volume_grid *g,
                                    uint8_t *inside, size_t *inside_count)
 {
-    enum { OUTWARD = 1, INWARD = 2 };
-    sn_winding wind = {0};
-    sinew_result r = sn_winding_build(&b->env, surface, &wind);
+    size_t cells = (size_t)g->n[0] * g->n[1] * g->n[2];
+    uint8_t open = 0, *near = NULL;
+    uint32_t *stack = NULL;
+    sinew_result r = surface_openness(b, surface, &open);
     if (r != SINEW_OK) return r;
+    if (!open) {
+        near = sn_calloc_array(&b->env, cells, 1, "voxel cells near the surface");
+        stack = sn_alloc_array(&b->env, cells, sizeof(uint32_t), "voxel region stack");
+        if (!near || !stack) r = sn_alloc_failure();
+        else mark_near_cells(surface, g, near);
+    }
+    sn_winding wind = {0};
+    if (r == SINEW_OK) r = sn_winding_build(&b->env, surface, &wind);
+    memset(inside, SIDE_UNSET, cells);
     size_t count[3] = {0, 0, 0};
     for (uint32_t k = 0; k < g->n[2] && r == SINEW_OK; ++k) {
         r = sn_progress(&b->env, "bbw: voxelise", (float)k / (float)g->n[2]);
         for (uint32_t j = 0; j < g->n[1] && r == SINEW_OK; ++j)
             for (uint32_t i = 0; i < g->n[0]; ++i) {
-                double q[3] = {g->origin[0] + (i + 0.5) * g->h, g->origin[1] + (j + 0.5) * g->h,
-                               g->origin[2] + (k + 0.5) * g->h};
-                double w = sn_winding_number(&wind, q);
-                uint8_t side = w >= 0.5 ? OUTWARD : w <= -0.5 ? INWARD : 0;
-                inside[cell_index(g, (uint32_t[3]){i, j, k})] = side;
-                count[side]++;
+                size_t c = cell_index(g, (uint32_t[3]){i, j, k});
+                if (inside[c] == SIDE_UNSET) {
+                    uint8_t side = side_at(&wind, g, i, j, k);
+                    if (near && !near[c]) fill_region(g, near, c, side, inside, stack);
+                    else inside[c] = side;
+                }
+                count[inside[c]]++;
             }
     }
     sn_winding_free(&b->env, &wind);
-    uint8_t open = 0;
-    if (r == SINEW_OK && !count[OUTWARD] && count[INWARD]) r = surface_openness(b, surface, &open);
-    const uint8_t keep = count[OUTWARD] || open ? OUTWARD : INWARD;
-    size_t cells = (size_t)g->n[0] * g->n[1] * g->n[2];
+    sn_free(&b->env, near);
+    sn_free(&b->env, stack);
+    const uint8_t keep = count[SIDE_OUTWARD] || open ? SIDE_OUTWARD : SIDE_INWARD;
     for (size_t c = 0; c < cells; ++c) inside[c] = inside[c] == keep;
     *inside_count = count[keep];
     return r;

@@ -277,6 +277,64 @@ static void handle_in_a_thin_fin(void **state)
     sinew_bbw_destroy(b);
 }
 
+/* A closed surface's cells are classified region by region (one winding
+ * number per region of cells no triangle reaches), an open one's cell by
+ * cell: a hollow shell (a box with a cavity wound inwards) and an
+ * overlapping box, given as the mesh (closed) and as a triangle soup (open
+ * by its indices), give the same domain, vertex for vertex, and the cavity
+ * stays out of it. */
+static void closed_surface_regions_match_cell_by_cell(void **state)
+{
+    (void)state;
+    boxes shape;
+    unit_box(&shape);
+    add_box(&shape, (float[3]){0.3f, 0.3f, 0.3f}, (float[3]){0.7f, 0.7f, 0.7f});
+    for (size_t t = 12; t < 24; ++t) {
+        uint32_t *f = shape.triangles + 3 * t, swap = f[1];
+        f[1] = f[2];
+        f[2] = swap;
+    }
+    add_box(&shape, (float[3]){0.8f, 0.1f, 0.1f}, (float[3]){1.6f, 0.5f, 0.4f});
+    const size_t tc = shape.mesh.triangle_count;
+    float *soup_positions = malloc(9 * tc * sizeof(float));
+    uint32_t *soup_triangles = malloc(3 * tc * sizeof(uint32_t));
+    for (size_t c = 0; c < 3 * tc; ++c) {
+        memcpy(soup_positions + 3 * c, shape.positions + 3 * (size_t)shape.triangles[c], 3 * sizeof(float));
+        soup_triangles[c] = (uint32_t)c;
+    }
+    boxes soup = shape;
+    sinew_trimesh m = {{soup_positions, 3 * tc, 0}, soup_triangles, tc, SINEW_INDEX_U32, 0};
+    soup.mesh = m;
+    const float points[6] = {0.1f, 0.5f, 0.5f, 1.5f, 0.3f, 0.25f};
+    sinew_bbw *b[2];
+    float *vertices[2];
+    size_t counts[2];
+    for (int which = 0; which < 2; ++which) {
+        sinew_bbw_desc d = volume_desc(which ? &soup : &shape, 20, points, 2);
+        d.volume_flags = SINEW_BBW_VOLUME_UNIFORM;
+        b[which] = create_ok(&d);
+        counts[which] = info_of(b[which]).vertex_count;
+        vertices[which] = malloc(3 * counts[which] * sizeof(float));
+        assert_int_equal(sinew_bbw_domain_vertices(b[which], vertices[which], 0, 0, counts[which]), SINEW_OK);
+    }
+    assert_int_equal(counts[0], counts[1]);
+    assert_memory_equal(vertices[0], vertices[1], 3 * counts[0] * sizeof(float));
+    /* No domain vertex lies strictly inside the cavity (a cell's width in). */
+    const double h = 1.6 / 20.0;
+    for (size_t v = 0; v < counts[0]; ++v) {
+        const float *p = vertices[0] + 3 * v;
+        int in = 1;
+        for (int a = 0; a < 3; ++a) in &= p[a] > 0.3 + h && p[a] < 0.7 - h;
+        if (in) fail_msg("domain vertex %zu (%g, %g, %g) lies in the cavity", v, p[0], p[1], p[2]);
+    }
+    for (int which = 0; which < 2; ++which) {
+        free(vertices[which]);
+        sinew_bbw_destroy(b[which]);
+    }
+    free(soup_positions);
+    free(soup_triangles);
+}
+
 /* A chain of bones in a box with a middle bone 0.6 of a cell long: the
  * uniform grid gives it no vertex of its own; graded, every bone binds. */
 static void short_bone_binds(void **state)
@@ -575,6 +633,7 @@ int main(void)
         cmocka_unit_test(close_points_refine_conformingly),
         cmocka_unit_test(close_points_beyond_the_grid),
         cmocka_unit_test(handle_in_a_thin_fin),
+        cmocka_unit_test(closed_surface_regions_match_cell_by_cell),
         cmocka_unit_test(short_bone_binds),
         cmocka_unit_test(points_placed_exactly),
         cmocka_unit_test(graded_volume_saves_and_loads),
