@@ -62,16 +62,16 @@ static inline sn_ldlt_block sn_ldlt_block_of(const sn_ldlt *f, size_t s)
     return b;
 }
 
-/* Orders A and computes the factor's pattern. A is stored in full. coords
- * (3 doubles per row, may be NULL) lets the mixed dissection (at each part
- * a breadth-first level or a plane cut, whichever separator is smaller)
- * compete with the graph one; the ordering with the fewer factorisation
- * operations wins. */
+/* Orders A and computes the factor's pattern. A is stored in full. With
+ * coords (3 doubles per row) the ordering is the mixed dissection (at each
+ * part a breadth-first level or a plane cut, whichever separator is
+ * smaller), without them the graph one (breadth-first levels only). */
 sinew_result sn_ldlt_analyse(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
-/* Same with the geometric dissection (plane cuts only, no breadth-first
- * levels to search) in place of the mixed one, which costs less: for
- * matrices analysed again and again, where the analysis costs as much as
- * the fill it saves (the polish's systems). */
+/* Same with coords, but the cheaper of the graph and the geometric
+ * dissection (plane cuts only, no breadth-first levels to search at each
+ * part), which together cost less than the mixed one: for matrices analysed
+ * again and again, where the analysis costs as much as the fill it saves
+ * (the polish's systems). */
 sinew_result sn_ldlt_analyse_quick(const sn_env *env, const sn_sparse *a, const double *coords, sn_ldlt *out);
 
 /* sn_ldlt_analyse with the ordering given (order[new] = old, a permutation
