@@ -4,7 +4,8 @@
  *
  * Vertices are partitioned by their number of influences k (the paper's
  * partitioning; linear-blend skins by the largest k of their padding block,
- * see SN_SKIN_PAD_VERTICES): group k holds, in increasing vertex order, the
+ * see SN_SKIN_PAD_VERTICES, or of their deform window where that costs
+ * little, see bind.c): group k holds, in increasing vertex order, the
  * vertex numbers, then k joint indices and k weights per vertex, sorted by
  * decreasing weight, zero-weight padding slots (slot 0's joint) last. Each
  * group has a kernel specialised for its k, so the hot loop never branches
