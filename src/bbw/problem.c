@@ -192,13 +192,21 @@ static sinew_result prepare(solve_state *s, double *rho)
      * largest), the choice that balances the split's slowest modes at both
      * ends. It adapts to the mesh: coarse meshes have a narrow spectrum. */
     *rho *= s->lambda_min > 0.0 ? sqrt(s->lambda_min * ratio) : ratio;
-    /* Q_FF's own factor stays for the certificate's dual (same pattern). */
+    /* Q_FF's own factor stays for the certificate's dual (same pattern):
+     * its arrays are handed over, and the shifted factors below get arrays
+     * of their own, so the solve's largest array is not copied. */
     size_t entries = sn_ldlt_block_values(&s->factor);
-    s->q_vals = sn_alloc_array(&b->env, entries + 1, sizeof(double), "biharmonic factor values");
-    s->q_diag = sn_alloc_array(&b->env, nf, sizeof(double), "biharmonic factor diagonal");
-    if (!s->q_vals || !s->q_diag) return sn_alloc_failure();
-    memcpy(s->q_vals, s->factor.super_vals, entries * sizeof(double));
-    memcpy(s->q_diag, s->factor.diag, nf * sizeof(double));
+    double *vals = sn_alloc_array(&b->env, entries + 1, sizeof(double), "supernode values");
+    double *diag = sn_alloc_array(&b->env, nf + 1, sizeof(double), "factor diagonal");
+    if (!vals || !diag) {
+        sn_free(&b->env, vals);
+        sn_free(&b->env, diag);
+        return sn_alloc_failure();
+    }
+    s->q_vals = s->factor.super_vals;
+    s->q_diag = s->factor.diag;
+    s->factor.super_vals = vals;
+    s->factor.diag = diag;
     if ((r = sn_bbw_certify_lambda_min(s)) != SINEW_OK) return r;
     if ((r = sn_progress(s->call, "bbw: factorise", 0.5f)) != SINEW_OK) return r;
     s->q_diagonal = sn_alloc_array(&b->env, nf, sizeof(double), "biharmonic diagonal");
