@@ -245,9 +245,10 @@ static void sn_skin_append_vertex(sinew_skin *skin, sn_skin_format format, size_
  * (deform.c), each group's blocks scattered among the others'; at 1M
  * vertices that runs 25-30% slower than one group over the same streams.
  * So a window's blocks all take its largest count when that costs at most
- * this much more arithmetic (by SN_SKIN_FIXED_SLOTS): such a window runs
- * as a mesh of that count in any order, and one that costs more saves
- * about what the scattering loses. */
+ * this much more arithmetic (a block of k influences counted as
+ * SN_SKIN_FIXED_SLOTS + k slots per vertex): such a window runs as a mesh
+ * of that count in any order, and one that would cost more saves about
+ * what the scattering loses. */
 #define SN_SKIN_WINDOW_PAD_COST 1.25
 
 _Static_assert(SN_SKIN_WINDOW_VERTICES % SN_SKIN_PAD_VERTICES == 0, "windows are whole padding blocks");
