@@ -23,9 +23,10 @@ sinew_result sn_order_geometric_dissection(const sn_env *env, const sn_sparse *a
                                            uint32_t *perm);
 
 /* Same, each part split by the smaller of the two separators, the plane
- * cut's or the breadth-first level's: a superset of the graph dissection's
- * choices, so sn_ldlt_analyse takes it without comparing (on the BBW rig
- * set's volumes it was never costlier than the graph one). */
+ * cut's or the breadth-first level's: at each part it weighs the level the
+ * graph dissection would take, so sn_ldlt_analyse takes it without
+ * comparing (on the BBW rig set's volumes it was never costlier than the
+ * graph one). */
 sinew_result sn_order_mixed_dissection(const sn_env *env, const sn_sparse *a, const double *coords, uint32_t *perm);
 
 #endif /* SN_LINALG_ORDERING_H */
