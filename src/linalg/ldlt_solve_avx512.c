@@ -1,6 +1,6 @@
 /* AVX-512 tile kernel of the supernodal LDL^T solves in double precision:
  * the AVX2 kernel's scheme (ldlt_solve_avx2.c) with eight targets and up to
- * 24 right-hand sides in registers (ldlt_tile_avx512.h), so 20 handles take
+ * 24 right-hand sides in registers (ldlt_tile_avx512.h, ldlt_tile_chunks.h), so 20 handles take
  * one pass over the factor's coefficients instead of three. Built with
  * -mavx512f -mavx512vl when the compiler allows; sn_ldlt_solve calls it only
  * after checking the CPU. */
