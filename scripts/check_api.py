@@ -17,7 +17,7 @@
      info name     a call that fills a sinew_*_info is sinew_<kind>_get_info;
      getter        `_get_` appears only in `_get_info`;
      handle        a call that makes a handle (`sinew_x **out`) is sinew_x_create[_from_*]
-                   or sinew_x_load, and every handle has _destroy and _get_info;
+                   or sinew_x_load[_into], and every handle has _destroy and _get_info;
      desc name     a `const sinew_*_desc *` parameter is named desc;
      output name   a range call's one output is out/out_stride, several are
                    out_<noun>/out_<noun>_stride (noun singular);
@@ -118,7 +118,7 @@ def check_vocabulary(headers):
             m = re.match(r'^(sinew_\w+) \*\*', p)
             if m and m.group(1) in handles:
                 h = m.group(1)
-                if not (fn == h + '_create' or fn.startswith(h + '_create_from_') or fn == h + '_load'):
+                if not (fn == h + '_create' or fn.startswith(h + '_create_from_') or fn in (h + '_load', h + '_load_into')):
                     bad.append('%s: handle: %s makes a %s but is not %s_create or %s_load' % (name, fn, h, h, h))
         # desc name
         for p, pn in zip(params, pnames):

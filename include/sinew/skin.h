@@ -204,7 +204,8 @@ typedef struct sinew_skin_info {
     size_t unweighted_vertices;   /* all-zero vertices bound to unweighted_joint */
     size_t palette_floats;        /* size of the palette buffer, in floats */
     size_t palette_joint_floats;  /* floats per joint record in the palette (16 or 48) */
-    size_t memory_bytes;          /* every byte the skin holds (handle, groups, bind data) */
+    size_t memory_bytes;          /* every byte the skin holds (handle, groups, bind data: in the caller's
+                                     memory after sinew_skin_load_into) */
     sinew_skin_storage storage;
     sinew_skin_blend blend;
     sinew_skin_normals normals;
@@ -343,6 +344,30 @@ SINEW_API sinew_result sinew_skin_save(const sinew_skin *skin, void *buffer, siz
  * ctx: NULL = defaults; the skin keeps a copy of its allocator.
  * data: read during the call only. Thread-safe (no shared state). */
 SINEW_API sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out);
+
+/* Bytes of memory sinew_skin_load_into needs for this saved skin: its bind
+ * data (inverse bind matrices, every vertex's joints and weights) plus room
+ * to align it, wherever the memory starts. Reads the data's options and
+ * group counts, not the whole body: a corrupted body is found by the load.
+ * Returns SINEW_OK and *bytes, or sinew_skin_load's codes for data it
+ * refuses before the body (INVALID_ARGUMENT for NULL data/bytes,
+ * INVALID_DATA, MISMATCH, UNSUPPORTED, OUT_OF_MEMORY). ctx: NULL = defaults
+ * (a few bytes of scratch per influence count). Thread-safe. */
+SINEW_API sinew_result sinew_skin_load_memory_size(sinew_context *ctx, const void *data, size_t size,
+                                                   size_t *bytes);
+
+/* sinew_skin_load with the skin's bind data placed in memory the caller
+ * owns: memory_bytes >= sinew_skin_load_memory_size bytes, any alignment.
+ * For engines that load many skins into memory they pool or have touched
+ * already (a fresh allocation's first touch costs more than the copy: see
+ * docs/skinning.md, "Loading"). Only the handle and its group table come
+ * from ctx's allocator. The memory must stay valid and unchanged until
+ * sinew_skin_destroy, which does not free it; it can then be reused.
+ * Returns sinew_skin_load's codes, and INVALID_ARGUMENT (NULL memory) or
+ * BUFFER_TOO_SMALL (memory_bytes; the message gives the bytes needed). On
+ * failure *out is untouched and the memory's bytes are unspecified. */
+SINEW_API sinew_result sinew_skin_load_into(sinew_context *ctx, const void *data, size_t size, void *memory,
+                                            size_t memory_bytes, sinew_skin **out);
 
 #ifdef __cplusplus
 }

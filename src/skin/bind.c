@@ -333,7 +333,7 @@ sinew_result sinew_skin_create(sinew_context *ctx, const sinew_skin_desc *caller
         histogram[block_k[b]] += desc->vertex_count - start < pad ? desc->vertex_count - start : pad;
     }
 
-    r = sn_skin_allocate(&env, desc->joint_count, max_k, histogram, format, mixed, &skin);
+    r = sn_skin_allocate(&env, desc->joint_count, max_k, histogram, format, mixed, NULL, 0, &skin);
     if (r != SINEW_OK) goto fail;
     for (size_t j = 0; j < desc->joint_count; ++j) {
         static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};

@@ -26,10 +26,37 @@ static bool sn_skin_group_bytes(size_t count, size_t k, sn_skin_format f, bool m
     return true;
 }
 
-sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_k, const size_t *counts,
-                              sn_skin_format format, bool mixed, sinew_skin **out)
+sinew_result sn_skin_block_bytes(size_t joint_count, size_t max_k, const size_t *counts, sn_skin_format format,
+                                 bool mixed, size_t *bytes)
 {
-    sinew_result r;
+    /* The block holds the inverse bind matrices, then every group's arrays. */
+    size_t block = sn_skin_align(joint_count * 16 * sizeof(float));
+    for (size_t k = 1; k <= max_k; ++k) {
+        size_t group;
+        if (!sn_skin_group_bytes(counts[k], k, format, mixed, &group) || !sn_add_size(block, group, &block))
+            return sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin bind data size overflows");
+    }
+    *bytes = block;
+    return SINEW_OK;
+}
+
+sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_k, const size_t *counts,
+                              sn_skin_format format, bool mixed, void *memory, size_t memory_bytes, sinew_skin **out)
+{
+    size_t block;
+    sinew_result r = sn_skin_block_bytes(joint_count, max_k, counts, format, mixed, &block);
+    if (r != SINEW_OK) return r;
+    /* The caller's memory is checked before anything is allocated: a refusal
+     * leaves nothing to undo. */
+    char *placed = NULL;
+    if (memory) {
+        const size_t skip = (SN_ALIGN - (uintptr_t)memory % SN_ALIGN) % SN_ALIGN;
+        if (memory_bytes < skip || memory_bytes - skip < block)
+            return sn_fail(SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "skin memory: memory_bytes %zu is below the %zu bytes this skin needs at this address "
+                           "(sinew_skin_load_memory_size)", memory_bytes, block + skip);
+        placed = (char *)memory + skip;
+    }
     sinew_skin *skin = sn_calloc(env, sizeof *skin, "skin handle");
     if (!skin) return sn_alloc_failure();
     skin->env = sn_env_kept(env);
@@ -38,20 +65,12 @@ sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_
         r = sn_alloc_failure();
         goto fail;
     }
-    /* The block holds the inverse bind matrices, then every group's arrays. */
-    size_t block = sn_skin_align(joint_count * 16 * sizeof(float));
-    for (size_t k = 1; k <= max_k; ++k) {
-        size_t bytes;
-        if (!sn_skin_group_bytes(counts[k], k, format, mixed, &bytes) || !sn_add_size(block, bytes, &block)) {
-            r = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, "skin bind data size overflows");
-            goto fail;
-        }
-    }
-    skin->block = sn_alloc(env, block, "skin bind data");
+    skin->block = placed ? placed : sn_alloc(env, block, "skin bind data");
     if (!skin->block) {
         r = sn_alloc_failure();
         goto fail;
     }
+    skin->block_is_callers = placed != NULL;
     skin->block_bytes = block;
     skin->joint_count = joint_count;
     skin->max_influences = max_k;

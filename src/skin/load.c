@@ -334,21 +334,46 @@ static sinew_result sn_skin_fill_groups(sn_reader *r, sinew_skin *skin, const si
     return res;
 }
 
+/* Sets bits [first, first + count) of a bitmap (bit v & 7 of byte v >> 3). */
+static void sn_skin_set_bits(uint8_t *bits, size_t first, size_t count)
+{
+    size_t v = first;
+    const size_t end = first + count;
+    for (; v < end && (v & 7); ++v) bits[v >> 3] |= (uint8_t)(1u << (v & 7));
+    if (end - v >= 8) {
+        memset(bits + (v >> 3), 0xff, (end - v) >> 3);
+        v += (end - v) & ~(size_t)7;
+    }
+    for (; v < end; ++v) bits[v >> 3] |= (uint8_t)(1u << (v & 7));
+}
+
 /* The fast fill's check of a chunk's vertex numbers: increasing and in range,
- * each marked in marks (one byte per vertex, a plain store): as the groups
- * hold vertex_count vertices in all, no vertex is in two groups exactly when
- * every mark is set at the end. */
+ * each marked in `seen` (one bit per vertex, a run of consecutive numbers at
+ * once): as the groups hold vertex_count vertices in all, no vertex is in two
+ * groups exactly when every bit is set at the end. A bit rather than a byte
+ * per vertex: the marks are allocated afresh by every load, and on some
+ * machines a fresh page's first touch costs more than the copy of the data
+ * it marks. */
 static bool sn_skin_vertices_ok(const sn_skin_group *g, size_t begin, size_t end, size_t vertex_count,
-                                uint8_t *marks)
+                                uint8_t *seen)
 {
     const uint32_t *v = g->vertex;
     unsigned bad = v[end - 1] >= vertex_count;
     for (size_t at = begin > 0 ? begin : 1; at < end; ++at) bad |= v[at] <= v[at - 1];
     if (bad) return false;
-    if (v[end - 1] - v[begin] == end - 1 - begin) memset(marks + v[begin], 1, end - begin);
+    if (v[end - 1] - v[begin] == end - 1 - begin) sn_skin_set_bits(seen, v[begin], end - begin);
     else
-        for (size_t at = begin; at < end; ++at) marks[v[at]] = 1;
+        for (size_t at = begin; at < end; ++at) seen[v[at] >> 3] |= (uint8_t)(1u << (v[at] & 7));
     return true;
+}
+
+/* Whether bits [0, count) of a bitmap are all set. */
+static bool sn_skin_all_bits(const uint8_t *bits, size_t count)
+{
+    unsigned missing = 0;
+    for (size_t i = 0; i < count >> 3; ++i) missing |= (uint8_t)~bits[i];
+    if (count & 7) missing |= ~bits[count >> 3] & ((1u << (count & 7)) - 1u);
+    return missing == 0;
 }
 
 /* The fast fill's check of a chunk's slots (AVX2 passes for the common
@@ -394,7 +419,7 @@ static void sn_skin_copy_summed(const sn_reader *r, sn_io_checksum_state *st, si
  * whether everything is valid. False when something is not (or may not be):
  * the caller then runs sn_skin_fill_groups, which names the first failure. The
  * sections' sizes were checked against counts (sn_skin_read_counts). */
-static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *marks,
+static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t *counts, uint8_t *seen,
                               sn_io_checksum_state *st)
 {
     const size_t jsize = skin->format == SN_SKIN_U8_J8 ? 1 : 2, wsize = skin->format == SN_SKIN_F32_J16 ? 4 : 1;
@@ -412,7 +437,7 @@ static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t
             if (k > 1)
                 sn_skin_copy_summed(r, st, wt, weight_at + at * k, n * k, wsize, (char *)g->weights + at * k * wsize);
             if (g->dq_blend) sn_skin_copy_summed(r, st, dq, vertex_at + at, n, 4, g->dq_blend + at);
-            if (!sn_skin_vertices_ok(g, at, at + n, skin->vertex_count, marks) ||
+            if (!sn_skin_vertices_ok(g, at, at + n, skin->vertex_count, seen) ||
                 !sn_skin_chunk_slots_ok(skin, g, at, at + n, avx2))
                 return false;
             unsigned bad = 0;
@@ -423,13 +448,14 @@ static bool sn_skin_fill_fast(const sn_reader *r, sinew_skin *skin, const size_t
         slot_at += g->count * k;
         if (k > 1) weight_at += g->count * k;
     }
-    return memchr(marks, 0, skin->vertex_count) == NULL;
+    return sn_skin_all_bits(seen, skin->vertex_count);
 }
 
 /* The load after the data's layout is known (sn_reader_open_deferred): its
  * checksum and floats are checked on the way, by the fast fill, or after it
  * (sn_reader_verify) when the fill had to name a failure. */
-static sinew_result sn_skin_load_opened(sinew_context *ctx, sn_reader *r, sinew_skin **out)
+static sinew_result sn_skin_load_opened(sinew_context *ctx, sn_reader *r, void *memory, size_t memory_bytes,
+                                        sinew_skin **out)
 {
     sn_skin_saved s = {0};
     sinew_result res = sn_skin_read_options(r, &s);
@@ -450,14 +476,13 @@ static sinew_result sn_skin_load_opened(sinew_context *ctx, sn_reader *r, sinew_
     /* Vertex numbers are below 2^32 - 1, so UINT32_MAX marks no vertex. */
     memset(last_vertex, 0xff, s.joint_count * sizeof *last_vertex);
     if ((res = sn_skin_read_counts(r, &s, raw, counts)) != SINEW_OK) goto done;
-    /* One byte per vertex for the fast fill's marks (the data holds four per
-     * vertex, so no count in it allocates more than it holds); the first
-     * vertex_count / 8 + 1 bytes are the detailed check's bitmap. */
-    if (!(seen = sn_calloc(&env, s.vertex_count + 1, "skin vertex bitmap"))) {
+    /* One bit per vertex: the fast fill's marks, or the detailed check's. */
+    if (!(seen = sn_calloc(&env, s.vertex_count / 8 + 1, "skin vertex bitmap"))) {
         res = sn_alloc_failure();
         goto done;
     }
-    res = sn_skin_allocate(&env, s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, &skin);
+    res = sn_skin_allocate(&env, s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, memory,
+                           memory_bytes, &skin);
     if (res != SINEW_OK) goto done;
     skin->vertex_count = s.vertex_count;
     skin->storage = s.storage;
@@ -509,16 +534,71 @@ done:
     return res;
 }
 
+/* Opens the data and runs `step` on it; any failure of corrupted or
+ * non-finite data is reported as that, in sn_reader_open's order, as though
+ * the data had been verified first. */
+static sinew_result sn_skin_load_checked(sinew_context *ctx, const void *data, size_t size, void *memory,
+                                         size_t memory_bytes, sinew_skin **out)
+{
+    sn_reader r;
+    sinew_result res = sn_reader_open_deferred(&r, data, size, SINEW_KIND_SKIN, WHAT);
+    if (res != SINEW_OK) return res;
+    res = sn_skin_load_opened(ctx, &r, memory, memory_bytes, out);
+    if (res != SINEW_OK) {
+        sinew_result verified = sn_reader_verify(&r);
+        if (verified != SINEW_OK) return verified;
+    }
+    return res;
+}
+
 sinew_result sinew_skin_load(sinew_context *ctx, const void *data, size_t size, sinew_skin **out)
 {
     sn_clear_error();
     if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
+    return sn_skin_load_checked(ctx, data, size, NULL, 0, out);
+}
+
+sinew_result sinew_skin_load_into(sinew_context *ctx, const void *data, size_t size, void *memory,
+                                  size_t memory_bytes, sinew_skin **out)
+{
+    sn_clear_error();
+    if (!out) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin out pointer is NULL");
+    if (!memory) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin memory is NULL (sinew_skin_load allocates)");
+    return sn_skin_load_checked(ctx, data, size, memory, memory_bytes, out);
+}
+
+/* The block's size from the data's options and group counts; the caller
+ * verifies the data when this fails. */
+static sinew_result sn_skin_memory_size_opened(sinew_context *ctx, sn_reader *r, size_t *bytes)
+{
+    sn_skin_saved s = {0};
+    sinew_result res = sn_skin_read_options(r, &s);
+    if (res != SINEW_OK) return res;
+    sn_env env;
+    sn_env_from_context(&env, ctx);
+    uint64_t *raw = sn_alloc_array(&env, s.max_k, sizeof *raw, "skin group counts");
+    size_t *counts = sn_alloc_array(&env, s.max_k + 1, sizeof *counts, "skin group counts");
+    size_t block = 0;
+    if (!raw || !counts) res = sn_alloc_failure();
+    if (res == SINEW_OK) res = sn_skin_read_counts(r, &s, raw, counts);
+    if (res == SINEW_OK)
+        res = sn_skin_block_bytes(s.joint_count, s.max_k, counts, s.format, s.blend == SINEW_SKIN_BLEND_MIXED, &block);
+    /* Room to align the block's start, wherever the caller's memory begins. */
+    if (res == SINEW_OK && !sn_add_size(block, SN_ALIGN - 1, bytes))
+        res = sn_fail(SINEW_ERROR_SIZE_OVERFLOW, WHAT ": bind data size overflows");
+    sn_free(&env, raw);
+    sn_free(&env, counts);
+    return res;
+}
+
+sinew_result sinew_skin_load_memory_size(sinew_context *ctx, const void *data, size_t size, size_t *bytes)
+{
+    sn_clear_error();
+    if (!bytes) return sn_fail(SINEW_ERROR_INVALID_ARGUMENT, "skin bytes pointer is NULL");
     sn_reader r;
     sinew_result res = sn_reader_open_deferred(&r, data, size, SINEW_KIND_SKIN, WHAT);
     if (res != SINEW_OK) return res;
-    res = sn_skin_load_opened(ctx, &r, out);
-    /* Any failure of corrupted or non-finite data is reported as that, in
-     * sn_reader_open's order, as though the data had been verified first. */
+    res = sn_skin_memory_size_opened(ctx, &r, bytes);
     if (res != SINEW_OK) {
         sinew_result verified = sn_reader_verify(&r);
         if (verified != SINEW_OK) return verified;

@@ -5,7 +5,7 @@ void sinew_skin_destroy(sinew_skin *skin)
 {
     if (!skin) return;
     sn_env env = skin->env;
-    sn_free(&env, skin->block);
+    if (!skin->block_is_callers) sn_free(&env, skin->block);
     sn_free(&env, skin->groups);
     sn_free(&env, skin);
 }

@@ -115,20 +115,28 @@ struct sinew_skin {
     sn_skin_group *groups;         /* groups[k - 1] for k = 1..max_influences */
     void *block;                   /* one allocation behind every group array */
     size_t block_bytes;
+    bool block_is_callers;         /* the block lies in sinew_skin_load_into's memory: not freed */
     size_t merged_duplicates;
     size_t renormalised_vertices;
     size_t unweighted_vertices;
     sn_skin_kernel_fn kernels[SN_SKIN_CLASS_COUNT]; /* by min(k, 5) - 1 */
 };
 
-/* Allocates a skin (env's allocator) with max_k groups and one block holding
- * joint_count inverse bind matrices and, for k = 1..max_k, the arrays of
- * counts[k] vertices of k influences in `format` (blend factors when mixed),
- * and points every array into it; sets env, joint_count, max_influences,
- * format and block_bytes, and leaves the rest zero. Returns OUT_OF_MEMORY or
+/* Bytes of the block holding joint_count inverse bind matrices and, for
+ * k = 1..max_k, the arrays of counts[k] vertices of k influences in `format`
+ * (blend factors when mixed), each array SN_ALIGN-aligned; SIZE_OVERFLOW
+ * when they do not fit a size_t. */
+sinew_result sn_skin_block_bytes(size_t joint_count, size_t max_k, const size_t *counts, sn_skin_format format,
+                                 bool mixed, size_t *bytes);
+/* Allocates a skin (env's allocator) with max_k groups and the block of
+ * sn_skin_block_bytes, and points every array into it; sets env,
+ * joint_count, max_influences, format and block_bytes, and leaves the rest
+ * zero. With memory non-NULL the block is placed there (from its first
+ * SN_ALIGN-aligned byte; BUFFER_TOO_SMALL when memory_bytes cannot hold it)
+ * and destroy leaves it to the caller. Returns OUT_OF_MEMORY or
  * SIZE_OVERFLOW with *out untouched. Shared by create and load. */
 sinew_result sn_skin_allocate(const sn_env *env, size_t joint_count, size_t max_k, const size_t *counts,
-                              sn_skin_format format, bool mixed, sinew_skin **out);
+                              sn_skin_format format, bool mixed, void *memory, size_t memory_bytes, sinew_skin **out);
 /* Resolves kernel_requested (AUTO: the best this CPU runs) into kernel and
  * fills the kernel table for the skin's format and blend. The requested
  * kernel must be available. */

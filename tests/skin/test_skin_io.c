@@ -127,14 +127,17 @@ static unsigned char *save(const sinew_skin *skin, size_t *size)
     return buf;
 }
 
-/* Loads saved, then checks the loaded skin against the original: info,
- * influences of every vertex, deformation bits, and the bytes it saves. */
-static void check_round_trip(const sinew_skin *skin, const rig *r)
+/* Loads saved (into memory, at memory_bytes, when memory is not NULL), then
+ * checks the loaded skin against the original: info, influences of every
+ * vertex, deformation bits, and the bytes it saves. */
+static void check_round_trip_into(const sinew_skin *skin, const rig *r, void *memory, size_t memory_bytes)
 {
     size_t size;
     unsigned char *buf = save(skin, &size);
     sinew_skin *loaded = NULL;
-    assert_int_equal(sinew_skin_load(NULL, buf, size, &loaded), SINEW_OK);
+    assert_int_equal(memory ? sinew_skin_load_into(NULL, buf, size, memory, memory_bytes, &loaded)
+                            : sinew_skin_load(NULL, buf, size, &loaded),
+                     SINEW_OK);
     assert_string_equal(sinew_last_error(), "");
 
     sinew_skin_info a, b;
@@ -167,6 +170,11 @@ static void check_round_trip(const sinew_skin *skin, const rig *r)
 
     free(da), free(db), free(buf), free(buf2);
     sinew_skin_destroy(loaded);
+}
+
+static void check_round_trip(const sinew_skin *skin, const rig *r)
+{
+    check_round_trip_into(skin, r, NULL, 0);
 }
 
 static void round_trip_every_option(void **state)
@@ -400,6 +408,120 @@ static void save_contract(void **state)
     rig_free(&r);
 }
 
+/* ---- Loading into the caller's memory ------------------------------------------ */
+
+/* Every option round-trips through memory the caller owns, at every
+ * misalignment of its start, with exactly the bytes the size query gives;
+ * the memory is reused skin after skin, and the handle's own allocations
+ * exclude the bind data. */
+static void load_into_caller_memory(void **state)
+{
+    (void)state;
+    rig r;
+    rig_init(&r, 3000, 5, 300, 91);
+    unsigned char *memory = NULL;
+    size_t held = 0;
+    for (int st = 0; st <= SINEW_SKIN_STORAGE_COMPRESSED; ++st)
+        for (int bl = 0; bl <= SINEW_SKIN_BLEND_MIXED; bl += SINEW_SKIN_BLEND_MIXED) {
+            sinew_skin *skin = rig_skin(&r, (sinew_skin_storage)st, (sinew_skin_blend)bl,
+                                        SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE, SINEW_SKIN_KERNEL_AUTO);
+            size_t size, bytes = 0;
+            unsigned char *buf = save(skin, &size);
+            assert_int_equal(sinew_skin_load_memory_size(NULL, buf, size, &bytes), SINEW_OK);
+            sinew_skin_info info;
+            SINEW_INIT(&info);
+            assert_int_equal(sinew_skin_get_info(skin, &info), SINEW_OK);
+            /* The bind data and at most one alignment's slack: it is most of the handle. */
+            assert_true(bytes > info.memory_bytes / 2 && bytes < info.memory_bytes + 64);
+            if (bytes + 64 > held) {
+                free(memory);
+                memory = aligned_alloc(64, (bytes + 64 + 63) / 64 * 64);
+                held = bytes + 64;
+            }
+            const size_t shifts[4] = {0, 1, 17, 63};
+            for (int i = 0; i < 4; ++i) check_round_trip_into(skin, &r, memory + shifts[i], bytes);
+
+            /* The handle's own allocations, counted: everything but the bind data. */
+            support_allocator count = {0};
+            sinew_context_desc cd;
+            SINEW_INIT(&cd);
+            cd.allocator = support_allocator_hooks(&count);
+            sinew_context *ctx = NULL;
+            assert_int_equal(sinew_context_create(&cd, &ctx), SINEW_OK);
+            const size_t before = count.live_bytes;
+            sinew_skin *loaded = NULL;
+            assert_int_equal(sinew_skin_load_into(ctx, buf, size, memory, bytes, &loaded), SINEW_OK);
+            assert_true(count.live_bytes - before < 4096);
+            sinew_skin_info li;
+            SINEW_INIT(&li);
+            assert_int_equal(sinew_skin_get_info(loaded, &li), SINEW_OK);
+            assert_int_equal(li.memory_bytes, info.memory_bytes);
+            sinew_skin_destroy(loaded);
+            assert_int_equal(count.live_bytes, before);
+            sinew_context_destroy(ctx);
+            free(buf);
+            sinew_skin_destroy(skin);
+        }
+    free(memory);
+    rig_free(&r);
+}
+
+/* Too little memory, NULL arguments and refused data: the load's codes, a
+ * message that names the size, *out untouched. */
+static void load_into_refusals(void **state)
+{
+    (void)state;
+    size_t size, bytes = 0;
+    unsigned char *buf = small_saved(&size, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_BLEND_MIXED);
+    assert_int_equal(sinew_skin_load_memory_size(NULL, buf, size, &bytes), SINEW_OK);
+    unsigned char *memory = aligned_alloc(64, (bytes + 64 + 63) / 64 * 64);
+    sinew_skin *const untouched = (sinew_skin *)(uintptr_t)0x1234;
+    sinew_skin *out = untouched;
+
+    /* At an aligned start the slack is not needed; one byte less is. */
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, memory, bytes - 63, &out), SINEW_OK);
+    sinew_skin_destroy(out);
+    out = untouched;
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, memory, bytes - 64, &out), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_non_null(strstr(sinew_last_error(), "memory_bytes"));
+    char needed[64];
+    snprintf(needed, sizeof needed, "%zu bytes", bytes - 63);
+    assert_non_null(strstr(sinew_last_error(), needed));
+    assert_ptr_equal(out, untouched);
+    /* One byte past alignment needs all of it. */
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, memory + 1, bytes - 1, &out), SINEW_ERROR_BUFFER_TOO_SMALL);
+    assert_ptr_equal(out, untouched);
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, memory + 1, bytes, &out), SINEW_OK);
+    sinew_skin_destroy(out);
+    out = untouched;
+
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, NULL, bytes, &out), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_non_null(strstr(sinew_last_error(), "memory"));
+    assert_int_equal(sinew_skin_load_into(NULL, buf, size, memory, bytes, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_load_memory_size(NULL, buf, size, NULL), SINEW_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(sinew_skin_load_memory_size(NULL, NULL, size, &bytes), SINEW_ERROR_INVALID_ARGUMENT);
+
+    /* A corrupted body: the size query reads only the header and counts, the
+     * load refuses it as sinew_skin_load does. */
+    unsigned char *bad = malloc(size);
+    memcpy(bad, buf, size);
+    section(bad, "SKWT")[0] ^= 0x40;
+    size_t bad_bytes = 0;
+    assert_int_equal(sinew_skin_load_memory_size(NULL, bad, size, &bad_bytes), SINEW_OK);
+    assert_int_equal(bad_bytes, bytes);
+    const sinew_result plain = sinew_skin_load(NULL, bad, size, &out);
+    assert_int_not_equal(plain, SINEW_OK);
+    assert_int_equal(sinew_skin_load_into(NULL, bad, size, memory, bytes, &out), plain);
+    assert_ptr_equal(out, untouched);
+    /* Counts that do not add up fail the query too, with the load's code. */
+    memcpy(bad, buf, size);
+    section(bad, "SKGC")[0] ^= 1;
+    assert_true(support_reseal(bad, size));
+    assert_int_equal(sinew_skin_load_memory_size(NULL, bad, size, &bad_bytes), sinew_skin_load(NULL, bad, size, &out));
+    assert_ptr_equal(out, untouched);
+    free(bad), free(memory), free(buf);
+}
+
 /* ---- Sweeps ------------------------------------------------------------------ */
 
 /* Loads, and on success deforms one pose: a loaded skin must give finite results. */
@@ -463,6 +585,20 @@ static sinew_result attempt_load(sinew_context *ctx, void *user)
     return res;
 }
 
+static sinew_result attempt_load_into(sinew_context *ctx, void *user)
+{
+    const load_job *job = (const load_job *)user;
+    size_t bytes = 0;
+    sinew_result res = sinew_skin_load_memory_size(ctx, job->data, job->size, &bytes);
+    if (res != SINEW_OK) return res;
+    void *memory = malloc(bytes);
+    sinew_skin *skin = NULL;
+    res = memory ? sinew_skin_load_into(ctx, job->data, job->size, memory, bytes, &skin) : SINEW_ERROR_OUT_OF_MEMORY;
+    sinew_skin_destroy(skin);
+    free(memory);
+    return res;
+}
+
 static void allocation_sweep(void **state)
 {
     (void)state;
@@ -474,6 +610,8 @@ static void allocation_sweep(void **state)
         bool ok = support_sweep_allocation_failures(attempt_load, &job, &runs, report, sizeof report);
         if (!ok) fail_msg("%s", report);
         assert_true(runs >= 4);
+        ok = support_sweep_allocation_failures(attempt_load_into, &job, &runs, report, sizeof report);
+        if (!ok) fail_msg("into the caller's memory: %s", report);
         free(buf);
     }
 }
@@ -569,6 +707,8 @@ int main(void)
         cmocka_unit_test(round_trip_every_kernel),
         cmocka_unit_test(content_errors_are_named),
         cmocka_unit_test(header_errors),
+        cmocka_unit_test(load_into_caller_memory),
+        cmocka_unit_test(load_into_refusals),
         cmocka_unit_test(save_contract),
         cmocka_unit_test(corruption_sweeps),
         cmocka_unit_test(allocation_sweep),
