@@ -88,7 +88,7 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
             const sn_skin_group *g = &skin->groups[k - 1];
             if (g->count == 0) continue;
             const size_t begin = sn_skin_group_lower_bound(g, first), end = sn_skin_group_lower_bound(g, last);
-            if (begin < end) sn_skin_kernel_of(skin, k)(g, begin, end, palette, &io);
+            if (begin < end) sn_skin_kernel_of(skin, k, io.mask)(g, begin, end, palette, &io);
         }
         return SINEW_OK;
     }
@@ -111,7 +111,7 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
             size_t end = begin;
             while (end < stop[k - 1] && g->vertex[end] < w_end) ++end;
             cursor[k - 1] = end;
-            if (begin < end) sn_skin_kernel_of(skin, k)(g, begin, end, palette, &io);
+            if (begin < end) sn_skin_kernel_of(skin, k, io.mask)(g, begin, end, palette, &io);
         }
     }
     return SINEW_OK;

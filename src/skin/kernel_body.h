@@ -19,6 +19,9 @@
  *   SN_ISA(name)             name with the instruction set appended
  *   SN_SKIN_WIDE (optional)  a several-vertex kernel for the modes with
  *                            normals or tangents (see sn_dispatch)
+ *   SN_SKIN_POSITIONS4 (optional)  positions alone of four consecutive
+ *                            vertices, with sn_vertex's bits (see sn_loop);
+ *                            defines the positions table sn_skin_positions
  *
  * One function per (storage format, influence class) keeps the influence loop
  * fully unrolled for k = 1..4; the stream mask is a constant inside each
@@ -122,7 +125,7 @@ SN_SKIN_INLINE void SN_ISA(sn_vertex)(const sn_skin_group *g, size_t i, const fl
 
 SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                                     const sn_skin_io *io, const sn_skin_format format, const unsigned K,
-                                    const unsigned mask)
+                                    const unsigned mask, const bool quads)
 {
     /* A local copy tells the compiler no output store can change the streams. */
     const sn_skin_io local = *io;
@@ -141,6 +144,18 @@ SN_SKIN_INLINE void SN_ISA(sn_loop)(const sn_skin_group *g, size_t begin, size_t
             P ? (float *)(local.pout + v * local.pout_stride) : NULL,
             N ? (float *)(local.nout + v * local.nout_stride) : NULL,
             T ? (float *)(local.tout + v * local.tout_stride) : NULL};
+#if defined(SN_SKIN_POSITIONS4)
+        /* Positions alone, in the positions kernels: four consecutive
+         * vertices at a time (same bits per vertex). */
+        if (quads && mask == SN_SKIN_P)
+            for (; stop - i >= 4; i += 4) {
+                SN_SKIN_POSITIONS4(g, i, palette, at.pin, local.pin_stride, at.pout, local.pout_stride, format, K);
+                at.pin = (const float *)((const char *)at.pin + 4 * local.pin_stride);
+                at.pout = (float *)((char *)at.pout + 4 * local.pout_stride);
+            }
+#else
+        (void)quads;
+#endif
         for (; i < stop; ++i) {
             SN_ISA(sn_vertex)(g, i, palette, &local, &at, format, K, mask);
             if (P) {
@@ -178,12 +193,14 @@ SN_SKIN_INLINE void SN_ISA(sn_dispatch)(const sn_skin_group *g, size_t begin, si
      * that tests the mask per vertex (same arithmetic, so the same bits) and
      * keeps the instantiated code, and its compile time, in bounds. */
     switch (io->mask) {
-    case SN_SKIN_P: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P); break;
-    case SN_SKIN_P | SN_SKIN_N: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N); break;
-    case SN_SKIN_P | SN_SKIN_N | SN_SKIN_T:
-        SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N | SN_SKIN_T);
+    case SN_SKIN_P: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P, false); break;
+    case SN_SKIN_P | SN_SKIN_N:
+        SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N, false);
         break;
-    default: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, io->mask); break;
+    case SN_SKIN_P | SN_SKIN_N | SN_SKIN_T:
+        SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, SN_SKIN_P | SN_SKIN_N | SN_SKIN_T, false);
+        break;
+    default: SN_ISA(sn_loop)(g, begin, end, palette, io, format, K, io->mask, false); break;
     }
 }
 
@@ -211,3 +228,35 @@ void SN_ISA(sn_skin_kernels)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SK
     for (int f = 0; f < SN_SKIN_FORMAT_COUNT; ++f)
         for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c) table[f][c] = kernels[f][c];
 }
+
+#if defined(SN_SKIN_POSITIONS4)
+/* Positions alone with the four-vertex body get kernels of their own,
+ * chosen by the caller (sinew_skin.positions): inside the main kernels
+ * their loop changed how the compiler allocated the wide body's registers,
+ * and positions with normals ran a quarter slower. */
+#  define SN_SKIN_POSITIONS_KERNEL(F, K)                                                                       \
+    static void SN_ISA(sn_positions_f##F##_k##K)(const sn_skin_group *g, size_t begin, size_t end,            \
+                                                  const float *palette, const sn_skin_io *io)                  \
+    {                                                                                                          \
+        SN_ISA(sn_loop)(g, begin, end, palette, io, (sn_skin_format)F, K, SN_SKIN_P, true);                    \
+    }
+#  define SN_SKIN_POSITIONS_OF_FORMAT(F)                                                                       \
+    SN_SKIN_POSITIONS_KERNEL(F, 1) SN_SKIN_POSITIONS_KERNEL(F, 2) SN_SKIN_POSITIONS_KERNEL(F, 3)               \
+    SN_SKIN_POSITIONS_KERNEL(F, 4) SN_SKIN_POSITIONS_KERNEL(F, 0)
+
+SN_SKIN_POSITIONS_OF_FORMAT(0)
+SN_SKIN_POSITIONS_OF_FORMAT(1)
+SN_SKIN_POSITIONS_OF_FORMAT(2)
+
+#  define SN_SKIN_POSITIONS_ROW(F)                                                                             \
+    { SN_ISA(sn_positions_f##F##_k1), SN_ISA(sn_positions_f##F##_k2), SN_ISA(sn_positions_f##F##_k3),          \
+      SN_ISA(sn_positions_f##F##_k4), SN_ISA(sn_positions_f##F##_k0) }
+
+void SN_ISA(sn_skin_positions)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT])
+{
+    static const sn_skin_kernel_fn kernels[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT] = {
+        SN_SKIN_POSITIONS_ROW(0), SN_SKIN_POSITIONS_ROW(1), SN_SKIN_POSITIONS_ROW(2)};
+    for (int f = 0; f < SN_SKIN_FORMAT_COUNT; ++f)
+        for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c) table[f][c] = kernels[f][c];
+}
+#endif

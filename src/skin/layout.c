@@ -1,6 +1,8 @@
 /* The memory layout of a skin, shared by create and load: the handle, its
  * group table and one block holding the inverse bind matrices and every
  * group's arrays; and the kernel table a skin's options select. */
+#include <string.h>
+
 #include "skin/skin_internal.h"
 
 static size_t sn_skin_align(size_t x)
@@ -129,6 +131,13 @@ void sn_skin_use_kernels(sinew_skin *skin)
         (skin->kernel == SINEW_SKIN_KERNEL_AVX2 || skin->kernel == SINEW_SKIN_KERNEL_AVX512))
         dq = sn_skin_kernel_dq_avx2;
 #endif
-    for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c)
+    sn_skin_kernel_fn positions[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT];
+    memcpy(positions, table, sizeof positions);
+#if defined(SINEW_HAVE_X86_KERNELS)
+    if (skin->kernel == SINEW_SKIN_KERNEL_AVX512) sn_skin_positions_avx512(positions);
+#endif
+    for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c) {
         skin->kernels[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? table[skin->format][c] : dq;
+        skin->positions[c] = skin->blend == SINEW_SKIN_BLEND_LINEAR ? positions[skin->format][c] : dq;
+    }
 }

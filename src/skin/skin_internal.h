@@ -120,6 +120,7 @@ struct sinew_skin {
     size_t renormalised_vertices;
     size_t unweighted_vertices;
     sn_skin_kernel_fn kernels[SN_SKIN_CLASS_COUNT]; /* by min(k, 5) - 1 */
+    sn_skin_kernel_fn positions[SN_SKIN_CLASS_COUNT]; /* the same for positions alone */
 };
 
 /* Bytes of the block holding joint_count inverse bind matrices and, for
@@ -151,6 +152,9 @@ void sn_skin_kernels_avx2(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_
 /* The AVX-512 table (kernel_avx512.c; SINEW_HAVE_AVX512_SKIN says the
  * compiler took the flags). */
 void sn_skin_kernels_avx512(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
+/* Its kernels for positions alone (kernel_positions_avx512.h); the other
+ * sets' main kernels serve positions alone too. */
+void sn_skin_positions_avx512(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT]);
 #endif
 #if defined(SINEW_HAVE_X86_KERNELS)
 /* The load's fast check of count vertices of a float skin's four-influence
@@ -169,10 +173,11 @@ void sn_skin_kernel_dq(const sn_skin_group *g, size_t begin, size_t end, const f
 void sn_skin_kernel_dq_avx2(const sn_skin_group *g, size_t begin, size_t end, const float *palette,
                             const sn_skin_io *io);
 #endif
-/* The kernel of a skin's group of k influences. */
-SN_SKIN_INLINE sn_skin_kernel_fn sn_skin_kernel_of(const sinew_skin *skin, size_t k)
+/* The kernel of a skin's group of k influences for a call's streams. */
+SN_SKIN_INLINE sn_skin_kernel_fn sn_skin_kernel_of(const sinew_skin *skin, size_t k, unsigned mask)
 {
-    return skin->kernels[(k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1];
+    const size_t c = (k < SN_SKIN_CLASS_COUNT ? k : SN_SKIN_CLASS_COUNT) - 1;
+    return mask == SN_SKIN_P ? skin->positions[c] : skin->kernels[c];
 }
 /* The checks every pose-time call makes of its skin and palette: non-NULL,
  * the palette aligned to 4 bytes and palette_floats its exact size

@@ -2,8 +2,8 @@
  * deform call asks for. Engines skin one mesh twice with different stream
  * sets (a depth pre-pass with positions alone, then the main pass with
  * normals and tangents under an EQUAL depth test) and need the same bits.
- * Swept over every blend mode, normal mode, storage, kernel this machine
- * runs and stream set, on poses with non-rigid (scaled, sheared, mirrored)
+ * Nor on the streams' layout (packed or interleaved). Swept over every blend
+ * mode, normal mode, storage, kernel this machine runs and stream set, on poses with non-rigid (scaled, sheared, mirrored)
  * joints and vertices of 1..6 influences in mixed order. */
 #include <math.h>
 #include <setjmp.h>
@@ -95,6 +95,33 @@ static void check_config(const uint32_t *joint, const float *weight, const float
                              (double)got[s][i], (double)want[s][i]);
         }
     }
+    /* Nor on the layout: positions read from and written to interleaved
+     * vertices (a stride of 4 to 8 floats), alone and with normals. */
+    float *layout_in = malloc(8 * VERTICES * sizeof(float)), *layout_out = malloc(8 * VERTICES * sizeof(float));
+    for (size_t floats_per_vertex = 4; floats_per_vertex <= 8; floats_per_vertex += 2)
+        for (unsigned mask = 1; mask <= 3; mask += 2) {
+            const size_t stride = floats_per_vertex * sizeof(float);
+            for (size_t v = 0; v < VERTICES; ++v)
+                for (size_t f = 0; f < floats_per_vertex; ++f)
+                    layout_in[floats_per_vertex * v + f] = f < 3 ? ((const float *)in->positions)[3 * v + f] : -7.0f;
+            memset(layout_out, 0, 8 * VERTICES * sizeof(float));
+            sinew_skin_input li = *in;
+            li.positions = layout_in;
+            li.position_stride = stride;
+            sinew_skin_output o = {layout_out, stride, (mask & 2) ? some->n : NULL, 0, NULL, 0};
+            assert_int_equal(sinew_skin_deform(skin, pal, floats, &li, &o, 0, VERTICES), SINEW_OK);
+            for (size_t v = 0; v < VERTICES; ++v) {
+                if (memcmp(layout_out + floats_per_vertex * v, all->p + 3 * v, 3 * sizeof(float)) != 0)
+                    fail_msg("blend %d, normals %d, storage %d, kernel %d: vertex %zu's position differs at a stride "
+                             "of %zu bytes, stream set %u", (int)blend, (int)normals, (int)storage, (int)kernel, v,
+                             stride, mask);
+                for (size_t f = 3; f < floats_per_vertex; ++f)
+                    if (layout_out[floats_per_vertex * v + f] != 0.0f)
+                        fail_msg("kernel %d: a strided position store wrote past vertex %zu's position", (int)kernel,
+                                 v);
+            }
+        }
+    free(layout_in), free(layout_out);
     free(pal);
     sinew_skin_destroy(skin);
 }
