@@ -363,9 +363,10 @@ SINEW_API sinew_result sinew_skin_load_memory_size(sinew_context *ctx, const voi
  * docs/skinning.md, "Loading"). Only the handle and its group table come
  * from ctx's allocator. The memory must stay valid and unchanged until
  * sinew_skin_destroy, which does not free it; it can then be reused.
- * Returns sinew_skin_load's codes, and INVALID_ARGUMENT (NULL memory) or
- * BUFFER_TOO_SMALL (memory_bytes; the message gives the bytes needed). On
- * failure *out is untouched and the memory's bytes are unspecified. */
+ * The memory must not overlap data. Returns sinew_skin_load's codes, and
+ * INVALID_ARGUMENT (NULL memory) or BUFFER_TOO_SMALL (memory_bytes; the
+ * message gives the bytes needed). On failure *out is untouched and the
+ * memory's bytes are unspecified. Thread-safe (no shared state). */
 SINEW_API sinew_result sinew_skin_load_into(sinew_context *ctx, const void *data, size_t size, void *memory,
                                             size_t memory_bytes, sinew_skin **out);
 
