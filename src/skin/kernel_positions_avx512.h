@@ -88,7 +88,8 @@ SN_SKIN_INLINE void sn_positions4_avx512(const sn_skin_group *g, size_t i, const
     const __m512 x = _mm512_permute_ps(p, _MM_SHUFFLE(0, 0, 0, 0));
     const __m512 y = _mm512_permute_ps(p, _MM_SHUFFLE(1, 1, 1, 1));
     const __m512 z = _mm512_permute_ps(p, _MM_SHUFFLE(2, 2, 2, 2));
-    sn_positions4_store_avx512(pout, pout_stride, _mm512_fmadd_ps(c2, z, _mm512_fmadd_ps(c1, y, _mm512_fmadd_ps(c0, x, c3))));
+    const __m512 r = _mm512_fmadd_ps(c2, z, _mm512_fmadd_ps(c1, y, _mm512_fmadd_ps(c0, x, c3)));
+    sn_positions4_store_avx512(pout, pout_stride, r);
 }
 
 #define SN_SKIN_POSITIONS4 sn_positions4_avx512

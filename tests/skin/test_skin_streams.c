@@ -3,8 +3,9 @@
  * sets (a depth pre-pass with positions alone, then the main pass with
  * normals and tangents under an EQUAL depth test) and need the same bits.
  * Nor on the streams' layout (packed or interleaved). Swept over every blend
- * mode, normal mode, storage, kernel this machine runs and stream set, on poses with non-rigid (scaled, sheared, mirrored)
- * joints and vertices of 1..6 influences in mixed order. */
+ * mode, normal mode, storage, kernel this machine runs and stream set, on
+ * poses with non-rigid (scaled, sheared, mirrored) joints and vertices of
+ * 1..6 influences in mixed order. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
