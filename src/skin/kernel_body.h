@@ -29,6 +29,8 @@
  * streams are wanted.
  */
 
+#include <string.h>
+
 /* Blended matrix of position i in group g: one joint copies its record
  * (the rigid path of single-joint vertices), more joints blend. */
 SN_SKIN_INLINE sn_m SN_ISA(sn_blend)(const sn_skin_group *g, size_t i, const float *palette,
@@ -217,16 +219,20 @@ SN_SKIN_KERNELS_OF_FORMAT(0)
 SN_SKIN_KERNELS_OF_FORMAT(1)
 SN_SKIN_KERNELS_OF_FORMAT(2)
 
-#define SN_SKIN_TABLE_ROW(F)                                                                                    \
-    { SN_ISA(sn_kernel_f##F##_k1), SN_ISA(sn_kernel_f##F##_k2), SN_ISA(sn_kernel_f##F##_k3),                   \
-      SN_ISA(sn_kernel_f##F##_k4), SN_ISA(sn_kernel_f##F##_k0) }
+/* Row F of a kernel table: the kernels `name`_fF_k1 .. _k4, then _k0 (five
+ * or more influences). */
+#define SN_SKIN_TABLE_ROW(name, F)                                                                              \
+    { SN_ISA(name##_f##F##_k1), SN_ISA(name##_f##F##_k2), SN_ISA(name##_f##F##_k3), SN_ISA(name##_f##F##_k4),  \
+      SN_ISA(name##_f##F##_k0) }
+#define SN_SKIN_TABLE(name)                                                                                     \
+    static const sn_skin_kernel_fn SN_ISA(name##_table)[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT] = {         \
+        SN_SKIN_TABLE_ROW(name, 0), SN_SKIN_TABLE_ROW(name, 1), SN_SKIN_TABLE_ROW(name, 2)};
+
+SN_SKIN_TABLE(sn_kernel)
 
 void SN_ISA(sn_skin_kernels)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT])
 {
-    static const sn_skin_kernel_fn kernels[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT] = {
-        SN_SKIN_TABLE_ROW(0), SN_SKIN_TABLE_ROW(1), SN_SKIN_TABLE_ROW(2)};
-    for (int f = 0; f < SN_SKIN_FORMAT_COUNT; ++f)
-        for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c) table[f][c] = kernels[f][c];
+    memcpy(table, SN_ISA(sn_kernel_table), sizeof SN_ISA(sn_kernel_table));
 }
 
 #if defined(SN_SKIN_POSITIONS4)
@@ -248,16 +254,10 @@ void SN_ISA(sn_skin_kernels)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SK
 SN_SKIN_POSITIONS_OF_FORMAT(0)
 SN_SKIN_POSITIONS_OF_FORMAT(1)
 SN_SKIN_POSITIONS_OF_FORMAT(2)
-
-#  define SN_SKIN_POSITIONS_ROW(F)                                                                             \
-    { SN_ISA(sn_positions_f##F##_k1), SN_ISA(sn_positions_f##F##_k2), SN_ISA(sn_positions_f##F##_k3),          \
-      SN_ISA(sn_positions_f##F##_k4), SN_ISA(sn_positions_f##F##_k0) }
+SN_SKIN_TABLE(sn_positions)
 
 void SN_ISA(sn_skin_positions)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT])
 {
-    static const sn_skin_kernel_fn kernels[SN_SKIN_FORMAT_COUNT][SN_SKIN_CLASS_COUNT] = {
-        SN_SKIN_POSITIONS_ROW(0), SN_SKIN_POSITIONS_ROW(1), SN_SKIN_POSITIONS_ROW(2)};
-    for (int f = 0; f < SN_SKIN_FORMAT_COUNT; ++f)
-        for (int c = 0; c < SN_SKIN_CLASS_COUNT; ++c) table[f][c] = kernels[f][c];
+    memcpy(table, SN_ISA(sn_positions_table), sizeof SN_ISA(sn_positions_table));
 }
 #endif
