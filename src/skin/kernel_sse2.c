@@ -1,7 +1,9 @@
 /* SSE2 linear-blend kernels, the x86-64 baseline: the 4-vertex
- * structure-of-arrays kernel (kernel_wide_body.h) when normals or tangents are
- * wanted, and the one-vertex instance of kernel_body.h (one column per
- * register) for positions alone and for largest-weight normals. */
+ * structure-of-arrays kernel (kernel_wide_body.h) for inverse-transpose
+ * normals, a one-vertex-at-a-time block with four-lane renormalisation
+ * (sn_wide_sse2 in kernel_wide_sse2.h) for blended-matrix normals, and the
+ * one-vertex instance of kernel_body.h (one column per register) for
+ * positions alone and for largest-weight normals. */
 #include <emmintrin.h>
 
 #include "skin/skin_internal.h"
@@ -88,6 +90,6 @@ SN_SKIN_INLINE void sn_m_madd(sn_m *m, const float *rec, float w)
 
 /* Four vertices at a time when normals or tangents are wanted. */
 #include "skin/kernel_wide_sse2.h"
-#define SN_SKIN_WIDE sn_wide_w
+#define SN_SKIN_WIDE sn_wide_sse2
 
 #include "skin/kernel_body.h"
