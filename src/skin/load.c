@@ -534,9 +534,9 @@ done:
     return res;
 }
 
-/* Opens the data and runs `step` on it; any failure of corrupted or
- * non-finite data is reported as that, in sn_reader_open's order, as though
- * the data had been verified first. */
+/* Opens the data and loads it (its bind data into memory when that is not
+ * NULL); any failure of corrupted or non-finite data is reported as that, in
+ * sn_reader_open's order, as though the data had been verified first. */
 static sinew_result sn_skin_load_checked(sinew_context *ctx, const void *data, size_t size, void *memory,
                                          size_t memory_bytes, sinew_skin **out)
 {
