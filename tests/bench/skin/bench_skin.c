@@ -1,5 +1,6 @@
 /* Smooth skinning throughput: 1/2/4/8 influences x positions (P), +normals
- * (N), +tangents (T) x 10k and 1M vertices x float and compressed storage,
+ * (N), +tangents (T) x 10k and 1M vertices x float and compressed storage
+ * ("-blended": BLENDED_MATRIX normals, the peer's work plus a renormalise),
  * 100 joints, one thread. Each line compares sinew (kernel chosen at run
  * time) with an ozz-style SSE2 loop over the same vertices, weights and
  * palette, measured in the same run with the two interleaved round by round;
@@ -689,6 +690,14 @@ int main(int argc, char **argv)
             for (int mi = 0; mi < 3; ++mi)
                 for (int st = 0; st < 2; ++st)
                     if (!bench_case(&d, skins[st], pal, pal, masks[mi], st ? "-compressed" : "")) return 1;
+            /* Equal work: blended-matrix normals are the peer's plus a renormalise. */
+            bench_normals = SINEW_SKIN_NORMALS_BLENDED_MATRIX;
+            sinew_skin *blended = make_skin_blend(&d, SINEW_SKIN_STORAGE_FLOAT, SINEW_SKIN_KERNEL_AUTO,
+                                                  SINEW_SKIN_BLEND_LINEAR);
+            bench_normals = SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
+            for (int mi = 1; blended && mi < 3; ++mi)
+                if (!bench_case(&d, blended, pal, pal, masks[mi], "-blended")) return 1;
+            sinew_skin_destroy(blended);
             if (d.k == 4) {
                 const sinew_skin_kernel forced[3] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2,
                                                      SINEW_SKIN_KERNEL_AVX2};
