@@ -238,9 +238,9 @@ void SN_ISA(sn_skin_kernels)(sn_skin_kernel_fn table[SN_SKIN_FORMAT_COUNT][SN_SK
 #if defined(SN_SKIN_POSITIONS4)
 /* Positions alone with the four-vertex body get kernels of their own, which
  * the skin keeps beside its main ones (sn_skin_kernel_of picks them for
- * calls of positions alone): inside the main kernels their loop changed how
- * the compiler allocated the wide body's registers, and positions with
- * normals ran a quarter slower. */
+ * calls of positions alone): inlined into the main kernels, their loop
+ * changes how GCC allocates the wide body's registers, and positions with
+ * normals lose a quarter of their speed. */
 #  define SN_SKIN_POSITIONS_KERNEL(F, K)                                                                       \
     static void SN_ISA(sn_positions_f##F##_k##K)(const sn_skin_group *g, size_t begin, size_t end,            \
                                                   const float *palette, const sn_skin_io *io)                  \
