@@ -1,8 +1,10 @@
 /*
  * AVX-512F vocabulary of the several-vertex linear-blend kernel
  * (kernel_wide_body.h): sixteen vertices per block, the arithmetic in 512-bit
- * registers, the pieces two blocks of eight (kernel_wide_halves.h). Included
- * by kernel_avx512.c only (built with -mavx512f -mavx512vl -mavx2 -mfma).
+ * registers, the pieces two blocks of eight (kernel_wide_halves.h) except
+ * packed streams, which move sixteen vertices in whole registers
+ * (kernel_streams16_avx512.h). Included by kernel_avx512.c only (built with
+ * -mavx512f -mavx512vl -mavx2 -mfma).
  *
  * Each definition is one AVX-512F instruction (or a cast) doing what the
  * AVX2 vocabulary's does on 8 lanes; everything above it also runs on AVX2
@@ -17,6 +19,7 @@
 #include <immintrin.h>
 
 #include "skin/kernel_lanes8_avx512.h"
+#include "skin/kernel_streams16_avx512.h"
 
 typedef __m512 sn_w;
 #define SN_W_LANES 16u
@@ -55,10 +58,7 @@ SN_SKIN_INLINE int sn_w_movemask(__m512 v)
 #define sn_w_lanes(f)                                                                                               \
     _mm512_setr_ps((f)[0], (f)[1], (f)[2], (f)[3], (f)[4], (f)[5], (f)[6], (f)[7], (f)[8], (f)[9], (f)[10], (f)[11], \
                    (f)[12], (f)[13], (f)[14], (f)[15])
-SN_SKIN_INLINE __m512 sn_w_join(__m256 lo, __m256 hi)
-{
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
-}
+#define sn_w_join sn_join256_avx512
 SN_SKIN_INLINE __m256 sn_w_lo(__m512 v)
 {
     return _mm512_castps512_ps256(v);
@@ -68,6 +68,11 @@ SN_SKIN_INLINE __m256 sn_w_lo(__m512 v)
 #include "skin/kernel_wide_body.h"
 
 #define SN_BLENDED8 sn_blended_avx512
+/* Blocks of two packed halves move in whole 512-bit registers. */
+#define SN_W_LOAD3_PACKED16 sn_load3_packed16_avx512
+#define SN_W_LOAD4_PACKED16 sn_load4_packed16_avx512
+#define SN_W_STORE3_PACKED16 sn_store3_packed16_avx512
+#define SN_W_STORE4_PACKED16 sn_store4_packed16_avx512
 #include "skin/kernel_wide_halves.h"
 
 #endif /* SINEW_SKIN_KERNEL_WIDE_AVX512_H */

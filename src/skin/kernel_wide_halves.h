@@ -1,12 +1,17 @@
 /*
  * Pieces of the several-vertex kernel (kernel_wide_body.h) for 16-lane
  * blocks, built from two blocks of eight (kernel_lanes8_avx2.h): lanes 0..7
- * are the low half, 8..15 the high half. Only the arithmetic runs 16 wide;
- * streams and matrices move eight vertices at a time. Included after the
- * body by a 16-lane vocabulary that also defines
+ * are the low half, 8..15 the high half. The arithmetic runs 16 wide;
+ * matrices, and streams that are not packed, move eight vertices at a time.
+ * Included after the body by a 16-lane vocabulary that also defines
  *
  *   sn_w_join(lo, hi)   a register from two __m256 halves
  *   sn_w_lo(v), sn_w_hi(v)   its halves as __m256
+ *
+ * and may define SN_W_LOAD3_PACKED16, SN_W_LOAD4_PACKED16,
+ * SN_W_STORE3_PACKED16 and SN_W_STORE4_PACKED16 (see sn_packed_halves),
+ * which move a block of two packed halves of consecutive vertices in whole
+ * registers; without them those halves go eight at a time like the rest.
  *
  * (kernel_wide_avx512.h, and the emulation the tests run on AVX2 machines,
  * tests/skin/kernel_lanes16_emulated.c: the same pieces over a different
@@ -96,11 +101,34 @@ SN_SKIN_INLINE bool sn_block_weights_w(const sn_skin_group *g, size_t i, unsigne
     return true;
 }
 
+/* Whether a block of sixteen is two halves of packed consecutive vectors of
+ * `count` floats, at byte offsets *a and *b from the block's addressing
+ * pointer: the vocabulary's whole-register moves (SN_W_LOAD3_PACKED16 and
+ * the like, see kernel_streams16_avx512.h) take those. */
+SN_SKIN_INLINE bool sn_packed_halves(size_t stride, unsigned n, const uint32_t *lanes, unsigned count, size_t *a,
+                                     size_t *b)
+{
+    if (n != 16 || stride != count * sizeof(float)) return false;
+    const sn_half_at ha = sn_half_of(stride, n, lanes, 0), hb = sn_half_of(stride, n, lanes, 1);
+    if (ha.lanes || hb.lanes) return false;
+    *a = ha.offset, *b = hb.offset;
+    return true;
+}
+
 /* Loads `count` (3 or 4) components of both halves; a block of eight or
  * fewer repeats its low half. */
 SN_SKIN_INLINE void sn_load_halves(const char *p, size_t stride, unsigned n, const uint32_t *lanes, unsigned count,
                                    sn_w *out)
 {
+#if defined(SN_W_LOAD3_PACKED16)
+    size_t at_a, at_b;
+    if (sn_packed_halves(stride, n, lanes, count, &at_a, &at_b)) {
+        const float *fa = (const float *)(const void *)(p + at_a), *fb = (const float *)(const void *)(p + at_b);
+        if (count == 3) SN_W_LOAD3_PACKED16(fa, fb, out);
+        else SN_W_LOAD4_PACKED16(fa, fb, out);
+        return;
+    }
+#endif
     __m256 lo[4], hi[4];
     const sn_half_at a = sn_half_of(stride, n, lanes, 0);
     if (count == 3) sn_load3_avx2(p + a.offset, stride, a.n8, a.lanes, lo);
@@ -134,6 +162,13 @@ SN_SKIN_INLINE sn_xv sn_load4_w(const char *p, size_t stride, unsigned n, const 
 
 SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v)
 {
+#if defined(SN_W_STORE3_PACKED16)
+    size_t at_a, at_b;
+    if (sn_packed_halves(stride, n, lanes, 3, &at_a, &at_b)) {
+        SN_W_STORE3_PACKED16((float *)(void *)(p + at_a), (float *)(void *)(p + at_b), v.x, v.y, v.z);
+        return;
+    }
+#endif
     const sn_half_at a = sn_half_of(stride, n, lanes, 0);
     sn_store3_avx2(p + a.offset, stride, a.n8, a.lanes, sn_w_lo(v.x), sn_w_lo(v.y), sn_w_lo(v.z));
     if (n <= 8) return;
@@ -143,6 +178,13 @@ SN_SKIN_INLINE void sn_store3_w(char *p, size_t stride, unsigned n, const uint32
 
 SN_SKIN_INLINE void sn_store4_w(char *p, size_t stride, unsigned n, const uint32_t *lanes, sn_xv v, sn_w w)
 {
+#if defined(SN_W_STORE4_PACKED16)
+    size_t at_a, at_b;
+    if (sn_packed_halves(stride, n, lanes, 4, &at_a, &at_b)) {
+        SN_W_STORE4_PACKED16((float *)(void *)(p + at_a), (float *)(void *)(p + at_b), v.x, v.y, v.z, w);
+        return;
+    }
+#endif
     const sn_half_at a = sn_half_of(stride, n, lanes, 0);
     sn_store4_avx2(p + a.offset, stride, a.n8, a.lanes, sn_w_lo(v.x), sn_w_lo(v.y), sn_w_lo(v.z), sn_w_lo(w));
     if (n <= 8) return;
