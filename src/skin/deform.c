@@ -48,6 +48,22 @@ sinew_result sn_skin_check_palette(const sinew_skin *skin, const float *palette,
     return SINEW_OK;
 }
 
+/* The end of group g's slice of a window that ends at vertex w_end, from
+ * position begin (the slice's start) and before stop: at most `span` (the
+ * window's vertex count) positions on, as vertex numbers increase within a
+ * group. A binary search, not a scan: a one-group window of a long call
+ * costs a few reads. */
+static size_t sn_skin_window_end(const sn_skin_group *g, size_t begin, size_t stop, size_t span, size_t w_end)
+{
+    size_t lo = begin, hi = stop - begin > span ? begin + span : stop;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (g->vertex[mid] < w_end) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, size_t palette_floats,
                                const sinew_skin_input *in, const sinew_skin_output *out, size_t first, size_t count)
 {
@@ -98,21 +114,41 @@ sinew_result sinew_skin_deform(const sinew_skin *skin, const float *palette, siz
         stop[k - 1] = g->count ? sn_skin_group_lower_bound(g, last) : 0;
     }
     /* Every vertex's result depends on its own data only, so windows change
-     * no bits (see SN_SKIN_WINDOW_VERTICES). Window ends fall on multiples of
-     * its size, hence of SN_SKIN_PAD_VERTICES: a window's slice of a group
-     * starts a padding block, whose vertices are consecutive. */
+     * no bits (see SN_SKIN_WINDOW_VERTICES), nor does joining them. Window
+     * ends fall on multiples of its size, hence of SN_SKIN_PAD_VERTICES: a
+     * window's slice of a group starts a padding block, whose vertices are
+     * consecutive. Consecutive windows that hold one group only (a padded
+     * mesh has a few windows of another count among many of one) join into
+     * one kernel call, as if the mesh had that group alone. */
+    size_t end[SN_SKIN_WINDOW_MAX_GROUPS];
+    size_t pending = 0, pending_begin = 0; /* group k (0: none) whose joined windows wait */
     for (size_t w = first, w_end; w < last; w = w_end) {
         w_end = (w / SN_SKIN_WINDOW_VERTICES + 1) * SN_SKIN_WINDOW_VERTICES;
         if (w_end > last) w_end = last;
+        size_t present = 0, only = 0;
         for (size_t k = 1; k <= skin->max_influences; ++k) {
-            const sn_skin_group *g = &skin->groups[k - 1];
+            end[k - 1] = sn_skin_window_end(&skin->groups[k - 1], cursor[k - 1], stop[k - 1], w_end - w, w_end);
+            if (end[k - 1] > cursor[k - 1]) ++present, only = k;
+        }
+        if (pending && (present != 1 || only != pending)) {
+            sn_skin_kernel_of(skin, pending, io.mask)(&skin->groups[pending - 1], pending_begin, cursor[pending - 1],
+                                                      palette, &io);
+            pending = 0;
+        }
+        if (present == 1) {
+            if (!pending) pending = only, pending_begin = cursor[only - 1];
+            cursor[only - 1] = end[only - 1];
+            continue;
+        }
+        for (size_t k = 1; k <= skin->max_influences; ++k) {
             const size_t begin = cursor[k - 1];
-            /* A forward scan: the kernel reads these vertex numbers next. */
-            size_t end = begin;
-            while (end < stop[k - 1] && g->vertex[end] < w_end) ++end;
-            cursor[k - 1] = end;
-            if (begin < end) sn_skin_kernel_of(skin, k, io.mask)(g, begin, end, palette, &io);
+            cursor[k - 1] = end[k - 1];
+            if (begin < end[k - 1])
+                sn_skin_kernel_of(skin, k, io.mask)(&skin->groups[k - 1], begin, end[k - 1], palette, &io);
         }
     }
+    if (pending)
+        sn_skin_kernel_of(skin, pending, io.mask)(&skin->groups[pending - 1], pending_begin, cursor[pending - 1],
+                                                  palette, &io);
     return SINEW_OK;
 }

@@ -105,6 +105,26 @@ static void order_runs(order *o, support_rng *rng)
     order_streams(o, rng);
 }
 
+/* Window w of the deform (vertices 2048 w ..) has kinds[w] influences at
+ * every vertex, or 1..8 drawn per vertex where kinds[w] is 0: windows of
+ * one influence group beside windows of several, which a call joins and
+ * splits (deform.c). */
+static void order_windows(order *o, support_rng *rng, const size_t kinds[3])
+{
+    o->n = VERTICES, o->slots = 8;
+    o->joint = calloc(o->n * 8, sizeof *o->joint);
+    o->weight = calloc(o->n * 8, sizeof *o->weight);
+    for (size_t v = 0; v < o->n; ++v) {
+        const size_t kind = kinds[v / 2048], k = kind ? kind : 1 + support_rng_next(rng) % 8;
+        const size_t base = support_rng_next(rng) % JOINTS;
+        for (size_t s = 0; s < k; ++s) {
+            o->joint[8 * v + s] = (uint32_t)((base + 3 * s) % JOINTS);
+            o->weight[8 * v + s] = (float)support_rng_uniform(rng, 0.05, 1.0);
+        }
+    }
+    order_streams(o, rng);
+}
+
 /* Fox's influences in file order, tiled to VERTICES vertices. */
 static bool order_fox(order *o, support_rng *rng)
 {
@@ -433,6 +453,27 @@ static void shared_tuple_runs(void **state)
     order_free(&o);
 }
 
+static void windows_of_one_group(void **state)
+{
+    (void)state;
+    _Static_assert(VERTICES > 2 * 2048 && VERTICES <= 3 * 2048, "three deform windows");
+    /* Two windows of one group joined, then a mixed one; a mixed window,
+     * then one group, then another, the last one pending at the end. */
+    const size_t patterns[][3] = {{2, 2, 0}, {0, 6, 2}};
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; ++i) {
+        support_rng rng;
+        support_rng_seed(&rng, 8 + i);
+        static order o;
+        order_windows(&o, &rng, patterns[i]);
+        char what[64];
+        snprintf(what, sizeof what, "windows of %zu, %zu, %zu influences (0: mixed)", patterns[i][0], patterns[i][1],
+                 patterns[i][2]);
+        check_order(&o, what);
+        check_permuted(&o, what);
+        order_free(&o);
+    }
+}
+
 int main(void)
 {
 #if defined(SKIN_ORDER_LANES16)
@@ -446,6 +487,7 @@ int main(void)
         cmocka_unit_test(fox_file_order),
         cmocka_unit_test(mixed_counts_synthetic_order),
         cmocka_unit_test(shared_tuple_runs),
+        cmocka_unit_test(windows_of_one_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
