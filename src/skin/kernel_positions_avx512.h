@@ -69,10 +69,10 @@ SN_SKIN_INLINE void sn_positions4_avx512(const sn_skin_group *g, size_t i, const
                                          size_t pin_stride, float *pout, size_t pout_stride,
                                          const sn_skin_format format, const unsigned K)
 {
-    const __m512 r0 = sn_blend_record_avx512(g, i, palette, format, K);
-    const __m512 r1 = sn_blend_record_avx512(g, i + 1, palette, format, K);
-    const __m512 r2 = sn_blend_record_avx512(g, i + 2, palette, format, K);
-    const __m512 r3 = sn_blend_record_avx512(g, i + 3, palette, format, K);
+    const __m512 r0 = sn_blend_record_avx512(g, i, palette, format, K, NULL);
+    const __m512 r1 = sn_blend_record_avx512(g, i + 1, palette, format, K, NULL);
+    const __m512 r2 = sn_blend_record_avx512(g, i + 2, palette, format, K, NULL);
+    const __m512 r3 = sn_blend_record_avx512(g, i + 3, palette, format, K, NULL);
     /* Quarters (columns 0, 1 of vertex 0, then of vertex 1), (columns 2, 3 of
      * vertices 0, 1), and the same for vertices 2, 3; then column c of every
      * vertex. */
