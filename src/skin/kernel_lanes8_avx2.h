@@ -41,10 +41,38 @@ SN_SKIN_INLINE __m256 sn_pair_avx2(__m128 lo, __m128 hi)
     return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
 }
 
+/* Weight s of the group position whose first slot is at base: from wf (the
+ * position's k weights, already floats) where given, else from the group's
+ * storage. */
+SN_SKIN_INLINE float sn_weight_of_avx2(const sn_skin_group *g, const sn_skin_format format, size_t base, unsigned s,
+                                       const float *wf)
+{
+    return wf ? wf[s] : sn_skin_weight(g->weights, format, base + s);
+}
+
+/* The 8 K byte weights of a full block of eight at group position i, as
+ * floats into wf: eight at a time, each (float)byte * (1 / 255), the bits of
+ * sn_skin_weight, without its three scalar instructions per weight. For
+ * K = 2..4 (a compile-time count); reads only the block's own bytes. */
+SN_SKIN_INLINE void sn_block_byte_weights_avx2(const sn_skin_group *g, size_t i, const unsigned K, float *wf)
+{
+    const uint8_t *w = (const uint8_t *)g->weights + i * K;
+    for (unsigned o = 0; o < 8 * K; o += 8) {
+        const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(w + o));
+        _mm256_storeu_ps(wf + o,
+                         _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b)), _mm256_set1_ps(1.0f / 255.0f)));
+    }
+}
+
+/* Whether a block of n goes through sn_block_byte_weights_avx2. */
+#define SN_BYTE_WEIGHT_BLOCK(n, format, K) ((n) == 8 && (format) != SN_SKIN_F32_J16 && (K) >= 2 && (K) <= 4)
+
 /* Blended matrix of group position i as (column 0 | column 1), (column 2 |
- * column 3): the same arithmetic as sn_blend in kernel_body.h. */
+ * column 3): the same arithmetic as sn_blend in kernel_body.h; wf as in
+ * sn_weight_of_avx2. */
 SN_SKIN_INLINE void sn_blend_wide_avx2(const sn_skin_group *g, size_t i, const float *palette,
-                                       const sn_skin_format format, const unsigned K, __m256 *c01, __m256 *c23)
+                                       const sn_skin_format format, const unsigned K, const float *wf, __m256 *c01,
+                                       __m256 *c23)
 {
     const unsigned k = K ? K : g->influences;
     const size_t base = i * k;
@@ -54,11 +82,11 @@ SN_SKIN_INLINE void sn_blend_wide_avx2(const sn_skin_group *g, size_t i, const f
         *c23 = _mm256_loadu_ps(r0 + 8);
         return;
     }
-    const __m256 w0 = _mm256_set1_ps(sn_skin_weight(g->weights, format, base));
+    const __m256 w0 = _mm256_set1_ps(sn_weight_of_avx2(g, format, base, 0, wf));
     __m256 a = _mm256_mul_ps(_mm256_loadu_ps(r0), w0), b = _mm256_mul_ps(_mm256_loadu_ps(r0 + 8), w0);
     for (unsigned s = 1; s < k; ++s) {
         const float *r = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base + s);
-        const __m256 w = _mm256_set1_ps(sn_skin_weight(g->weights, format, base + s));
+        const __m256 w = _mm256_set1_ps(sn_weight_of_avx2(g, format, base, s, wf));
         a = _mm256_fmadd_ps(_mm256_loadu_ps(r), w, a);
         b = _mm256_fmadd_ps(_mm256_loadu_ps(r + 8), w, b);
     }
@@ -98,16 +126,21 @@ SN_SKIN_INLINE void sn_blended_avx2(const sn_skin_group *g, size_t i, unsigned n
                                     const sn_skin_format format, const unsigned K, __m256 e[12])
 {
     __m256 c01[8], c23[8];
-    if (n == 8) {
+    if (SN_BYTE_WEIGHT_BLOCK(n, format, K)) {
+        float wf[32];
+        sn_block_byte_weights_avx2(g, i, K, wf);
+#pragma GCC unroll 8
+        for (unsigned l = 0; l < 8; ++l) sn_blend_wide_avx2(g, i + l, palette, format, K, wf + l * K, &c01[l], &c23[l]);
+    } else if (n == 8) {
         /* A full block, unrolled: each lane's joints and weights sit at a
          * constant offset from the block's, so the per-lane clamp, the loop
          * and most of the address arithmetic go (about a seventh of the
          * instructions of a four-influence vertex with normals and tangents). */
 #pragma GCC unroll 8
-        for (unsigned l = 0; l < 8; ++l) sn_blend_wide_avx2(g, i + l, palette, format, K, &c01[l], &c23[l]);
+        for (unsigned l = 0; l < 8; ++l) sn_blend_wide_avx2(g, i + l, palette, format, K, NULL, &c01[l], &c23[l]);
     } else {
         for (unsigned l = 0; l < 8; ++l)
-            sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, &c01[l], &c23[l]);
+            sn_blend_wide_avx2(g, i + (l < n ? l : n - 1), palette, format, K, NULL, &c01[l], &c23[l]);
     }
     __m256 col[4][4];
     for (unsigned l = 0; l < 4; ++l) {

@@ -7,7 +7,8 @@
  * at a time. Per element the blend is the same operations in the same order
  * (w0 r0, then r_s w_s + acc slot by slot), and the rest only moves values,
  * so a vertex gets the same bits as from sn_blended_avx2 (8-bit weights
- * are turned into floats a block at a time, with sn_skin_weight's bits).
+ * become floats a block at a time there and here, with sn_skin_weight's
+ * bits).
  * Built with -mavx512f or wider.
  */
 #ifndef SINEW_SKIN_KERNEL_LANES8_AVX512_H
@@ -15,18 +16,11 @@
 
 #include <immintrin.h>
 
+#include "skin/kernel_lanes8_avx2.h"
 #include "skin/skin_internal.h"
 
-/* Weight s of group position i: from wf (the position's k weights, already
- * floats) where given, else from the group's storage. */
-SN_SKIN_INLINE float sn_weight_of_avx512(const sn_skin_group *g, const sn_skin_format format, size_t base,
-                                         unsigned s, const float *wf)
-{
-    return wf ? wf[s] : sn_skin_weight(g->weights, format, base + s);
-}
-
 /* The blended record (four columns of four floats) of group position i;
- * wf as in sn_weight_of_avx512. */
+ * wf as in sn_weight_of_avx2. */
 SN_SKIN_INLINE __m512 sn_blend_record_avx512(const sn_skin_group *g, size_t i, const float *palette,
                                             const sn_skin_format format, const unsigned K, const float *wf)
 {
@@ -34,31 +28,12 @@ SN_SKIN_INLINE __m512 sn_blend_record_avx512(const sn_skin_group *g, size_t i, c
     const size_t base = i * k;
     const float *r0 = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base);
     if (K == 1) return _mm512_loadu_ps(r0);
-    __m512 a = _mm512_mul_ps(_mm512_loadu_ps(r0), _mm512_set1_ps(sn_weight_of_avx512(g, format, base, 0, wf)));
+    __m512 a = _mm512_mul_ps(_mm512_loadu_ps(r0), _mm512_set1_ps(sn_weight_of_avx2(g, format, base, 0, wf)));
     for (unsigned s = 1; s < k; ++s) {
         const float *r = palette + SN_SKIN_RECORD_LINEAR * sn_skin_joint(g->joints, format, base + s);
-        a = _mm512_fmadd_ps(_mm512_loadu_ps(r), _mm512_set1_ps(sn_weight_of_avx512(g, format, base, s, wf)), a);
+        a = _mm512_fmadd_ps(_mm512_loadu_ps(r), _mm512_set1_ps(sn_weight_of_avx2(g, format, base, s, wf)), a);
     }
     return a;
-}
-
-/* The 8 K byte weights of a full block of eight at group position i, as
- * floats into wf: sixteen at a time, each (float)byte * (1 / 255), the bits
- * of sn_skin_weight, without its three scalar instructions per weight. For
- * K = 2..4 (a compile-time count); reads only the block's own bytes. */
-SN_SKIN_INLINE void sn_block_byte_weights_avx512(const sn_skin_group *g, size_t i, const unsigned K, float *wf)
-{
-    const uint8_t *w = (const uint8_t *)g->weights + i * K;
-    const __m512 scale = _mm512_set1_ps(1.0f / 255.0f);
-    unsigned o = 0;
-    for (; o + 16 <= 8 * K; o += 16) {
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(w + o));
-        _mm512_storeu_ps(wf + o, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b)), scale));
-    }
-    if (o < 8 * K) { /* eight left (K = 3) */
-        const __m128i b = _mm_loadl_epi64((const __m128i *)(const void *)(w + o));
-        _mm256_storeu_ps(wf + o, _mm512_castps512_ps256(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(b)), scale)));
-    }
 }
 
 /* 4x4 transposes inside each 128-bit quarter (sn_transpose4_avx2 at twice
@@ -86,9 +61,9 @@ SN_SKIN_INLINE void sn_blended_avx512(const sn_skin_group *g, size_t i, unsigned
                                       const sn_skin_format format, const unsigned K, __m256 e[12])
 {
     __m512 rec[8];
-    if (n == 8 && format != SN_SKIN_F32_J16 && K >= 2 && K <= 4) {
+    if (SN_BYTE_WEIGHT_BLOCK(n, format, K)) {
         float wf[32];
-        sn_block_byte_weights_avx512(g, i, K, wf);
+        sn_block_byte_weights_avx2(g, i, K, wf);
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; ++l) rec[l] = sn_blend_record_avx512(g, i + l, palette, format, K, wf + l * K);
     } else if (n == 8) {

@@ -713,6 +713,15 @@ int main(int argc, char **argv)
                     bool ok = bench_case(&d, fs, pal, pal, 7, names[f]);
                     sinew_skin_destroy(fs);
                     if (!ok) return 1;
+                    /* The AVX2 set is what machines without AVX-512 run: its compressed line too. */
+                    if (forced[f] != SINEW_SKIN_KERNEL_AVX2) continue;
+                    fs = make_skin_blend(&d, SINEW_SKIN_STORAGE_COMPRESSED, forced[f], SINEW_SKIN_BLEND_LINEAR);
+                    if (!fs) continue;
+                    char name[32];
+                    snprintf(name, sizeof name, "%s-compressed", names[f]);
+                    ok = bench_case(&d, fs, pal, pal, 7, name);
+                    sinew_skin_destroy(fs);
+                    if (!ok) return 1;
                 }
                 /* Dual quaternions (run-time kernel, then the portable one), against the same
                  * linear-blend peer. */
