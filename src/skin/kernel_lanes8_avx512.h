@@ -8,8 +8,7 @@
  * (w0 r0, then r_s w_s + acc slot by slot), and the rest only moves values,
  * so a vertex gets the same bits as from sn_blended_avx2 (8-bit weights
  * become floats a block at a time there and here, with sn_skin_weight's
- * bits).
- * Built with -mavx512f or wider.
+ * bits). Built with -mavx512f or wider.
  */
 #ifndef SINEW_SKIN_KERNEL_LANES8_AVX512_H
 #define SINEW_SKIN_KERNEL_LANES8_AVX512_H
@@ -52,6 +51,12 @@ SN_SKIN_INLINE void sn_transpose4_avx512(__m512 r0, __m512 r1, __m512 r2, __m512
 SN_SKIN_INLINE __m256 sn_hi256_avx512(__m512 v)
 {
     return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+}
+
+/* A 512-bit register from two 256-bit halves (nor a float insert of eight). */
+SN_SKIN_INLINE __m512 sn_join256_avx512(__m256 lo, __m256 hi)
+{
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
 }
 
 /* The n vertices at group positions i.. blended one by one, then transposed:

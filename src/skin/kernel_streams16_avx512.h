@@ -1,7 +1,7 @@
 /*
  * Packed streams of a sixteen-vertex block in 512-bit registers, for the
- * AVX-512 kernel set (kernel_wide_avx512.h, through kernel_wide_halves.h's
- * SN_W_PACKED16 hook). Built with -mavx512f or wider.
+ * AVX-512 kernel set (kernel_wide_avx512.h names them as kernel_wide_halves.h's
+ * SN_W_LOAD3_PACKED16 and the like). Built with -mavx512f or wider.
  *
  * A block is two halves of eight consecutive vertices each, the second at b:
  * right after the first when the whole block is consecutive, elsewhere in
@@ -20,14 +20,8 @@
 
 #include <immintrin.h>
 
+#include "skin/kernel_lanes8_avx512.h"
 #include "skin/skin_internal.h"
-
-/* A 512-bit register from two 256-bit halves (AVX-512F has no float insert
- * of eight). */
-SN_SKIN_INLINE __m512 sn_join256_avx512(__m256 lo, __m256 hi)
-{
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
-}
 
 /* x, y, z (v[0..2]) of the eight 3-vectors at a and the eight at b. */
 SN_SKIN_INLINE void sn_load3_packed16_avx512(const float *a, const float *b, __m512 v[3])
@@ -68,7 +62,7 @@ SN_SKIN_INLINE void sn_store3_packed16_avx512(float *a, float *b, __m512 x, __m5
         _mm512_storeu_ps(a + 16, s1);
     } else {
         _mm256_storeu_ps(a + 16, _mm512_castps512_ps256(s1));
-        _mm256_storeu_ps(b, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(s1), 1)));
+        _mm256_storeu_ps(b, sn_hi256_avx512(s1));
     }
 }
 
