@@ -66,14 +66,12 @@ SN_SKIN_INLINE void sn_blended_avx512(const sn_skin_group *g, size_t i, unsigned
                                       const sn_skin_format format, const unsigned K, __m256 e[12])
 {
     __m512 rec[8];
-    if (SN_BYTE_WEIGHT_BLOCK(n, format, K)) {
-        float wf[32];
-        sn_block_byte_weights_avx2(g, i, K, wf);
+    if (n == 8) {
+        float bytes[32];
+        const float *wf = sn_block_weights_as_floats_avx2(g, i, format, K, bytes);
 #pragma GCC unroll 8
-        for (unsigned l = 0; l < 8; ++l) rec[l] = sn_blend_record_avx512(g, i + l, palette, format, K, wf + l * K);
-    } else if (n == 8) {
-#pragma GCC unroll 8
-        for (unsigned l = 0; l < 8; ++l) rec[l] = sn_blend_record_avx512(g, i + l, palette, format, K, NULL);
+        for (unsigned l = 0; l < 8; ++l)
+            rec[l] = sn_blend_record_avx512(g, i + l, palette, format, K, wf ? wf + l * K : NULL);
     } else {
         for (unsigned l = 0; l < 8; ++l)
             rec[l] = sn_blend_record_avx512(g, i + (l < n ? l : n - 1), palette, format, K, NULL);
