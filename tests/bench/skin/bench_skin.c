@@ -14,7 +14,9 @@
  * influence count changes from vertex to vertex, and the peer runs its four
  * slots, zero weights included, as ozz pads its slots; "-blended" lines use
  * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
- * when the data is absent. Two last lines time sinew_skin_load of a saved
+ * when the data is absent. "-streams-only" lines time a pass that reads and
+ * writes the bytes of a P+N+T pass with no blend, against sinew's
+ * blended-matrix pass: the rate the memory (1M) or the caches (10k) allow. Two last lines time sinew_skin_load of a saved
  * 1M-vertex skin, and sinew_skin_load_into memory the caller reuses,
  * against memcpy of its bytes. "sse2" as the argument times
  * only the forced SSE2 kernel set (see bench_sse2). Figures are the best of
@@ -244,6 +246,58 @@ static bool time_pair(job *j, double *ts, double *tp)
     }
     return true;
 }
+
+#if defined(BENCH_HAVE_SSE2)
+/* What memory alone allows a P+N+T pass: every byte that sinew's float
+ * storage reads per vertex (joints, weights, positions, normals, tangents)
+ * read, and every output written, in the same streams at once, four
+ * vertices at a time with one multiply per output float and no blend. */
+static __attribute__((noinline)) void streams_only_pass(const data *d)
+{
+    const size_t k = d->k, n = d->n & ~(size_t)3;
+    for (size_t v = 0; v < n; v += 4) {
+        __m128 s = _mm_set1_ps(1.0f);
+        __m128i j = _mm_setzero_si128();
+        for (size_t i = 0; i < k; ++i) {
+            s = _mm_add_ps(s, _mm_loadu_ps(d->weights + v * k + 4 * i));
+            j = _mm_or_si128(j, _mm_loadl_epi64((const __m128i *)(const void *)(d->joints16 + v * k + 4 * i)));
+        }
+        s = _mm_add_ps(s, _mm_cvtepi32_ps(j));
+        for (size_t f = 0; f < 12; f += 4) {
+            _mm_storeu_ps(d->op + 3 * v + f, _mm_mul_ps(_mm_loadu_ps(d->p + 3 * v + f), s));
+            _mm_storeu_ps(d->on + 3 * v + f, _mm_mul_ps(_mm_loadu_ps(d->nrm + 3 * v + f), s));
+        }
+        for (size_t f = 0; f < 16; f += 4)
+            _mm_storeu_ps(d->ot + 4 * v + f, _mm_mul_ps(_mm_loadu_ps(d->tan + 4 * v + f), s));
+    }
+}
+
+/* "-streams-only" line: the streaming pass above against sinew's P+N+T pass
+ * of the same skin (blended-matrix normals), best of interleaved rounds
+ * (the first one warms up): at 1M vertices, how near sinew runs to what the
+ * memory gives the pass; at 10k, what the caches give it. */
+static bool bench_streams_only(data *d, const sinew_skin *skin, const float *palette)
+{
+    char name[96];
+    snprintf(name, sizeof name, "skin/%zuinf-P+N+T-%s-streams-only", d->k, d->n >= 1000000 ? "1M" : "10k");
+    const char *only = getenv("SINEW_BENCH_CASE");
+    if (only && strcmp(name + strlen("skin/"), only) != 0) return true;
+    job j = {d, skin, palette, palette, 7};
+    const int rounds = d->n >= 1000000 ? 12 : 300;
+    double ts = 1e30, tm = 1e30;
+    for (int r = 0; r < rounds; ++r) {
+        double t0 = support_now();
+        if (sinew_pass(&j) != 0) return false;
+        double t1 = support_now();
+        streams_only_pass(d);
+        double t2 = support_now();
+        if (r > 0 && t1 - t0 < ts) ts = t1 - t0;
+        if (r > 0 && t2 - t1 < tm) tm = t2 - t1;
+    }
+    support_bench_line(name, (double)d->n / tm * 1e-6, "M vertices/s", "sinew blended", (double)d->n / ts * 1e-6);
+    return true;
+}
+#endif
 
 /* Both methods give the same positions (to float rounding) on the case's
  * vertices: the comparison is like for like. */
@@ -697,6 +751,9 @@ int main(int argc, char **argv)
             bench_normals = SINEW_SKIN_NORMALS_INVERSE_TRANSPOSE;
             for (int mi = 1; blended && mi < 3; ++mi)
                 if (!bench_case(&d, blended, pal, pal, masks[mi], "-blended")) return 1;
+#if defined(BENCH_HAVE_SSE2)
+            if (blended && !bench_streams_only(&d, blended, pal)) return 1;
+#endif
             sinew_skin_destroy(blended);
             if (d.k == 4) {
                 const sinew_skin_kernel forced[3] = {SINEW_SKIN_KERNEL_SCALAR, SINEW_SKIN_KERNEL_SSE2,
