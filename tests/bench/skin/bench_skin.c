@@ -16,11 +16,12 @@
  * BLENDED_MATRIX normals, the peer's work plus a renormalise. They are skipped
  * when the data is absent. "-streams-only" lines time a pass that reads and
  * writes the bytes of a P+N+T pass with no blend, against sinew's
- * blended-matrix pass: the rate the memory (1M) or the caches (10k) allow. Two last lines time sinew_skin_load of a saved
- * 1M-vertex skin, and sinew_skin_load_into memory the caller reuses,
- * against memcpy of its bytes. "sse2" as the argument times
- * only the forced SSE2 kernel set (see bench_sse2). Figures are the best of
- * several rounds (the machine is shared).
+ * blended-matrix pass: the rate the memory (1M) or the caches (10k) allow.
+ * Two last lines time sinew_skin_load of a saved 1M-vertex skin, and
+ * sinew_skin_load_into memory the caller reuses, against memcpy of its bytes.
+ * "sse2" as the argument times only the forced SSE2 kernel set (see
+ * bench_sse2). Figures are the best of several rounds (the machine is
+ * shared).
  * Environment: SINEW_BENCH_CASE=<name without "skin/"> runs only that case's
  * line; with SINEW_BENCH_COUNT=1 as well it runs one pass of sinew and one of
  * the peer instead of timing them, for
@@ -248,9 +249,9 @@ static bool time_pair(job *j, double *ts, double *tp)
 }
 
 #if defined(BENCH_HAVE_SSE2)
-/* What memory alone allows a P+N+T pass: every byte that sinew's float
+/* A P+N+T pass with the arithmetic taken out: every byte that sinew's float
  * storage reads per vertex (joints, weights, positions, normals, tangents)
- * read, and every output written, in the same streams at once, four
+ * is read and every output written, in the same streams at once, four
  * vertices at a time with one multiply per output float and no blend. */
 static __attribute__((noinline)) void streams_only_pass(const data *d)
 {
