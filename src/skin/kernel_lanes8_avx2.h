@@ -65,17 +65,17 @@ SN_SKIN_INLINE void sn_block_byte_weights_avx2(const sn_skin_group *g, size_t i,
 }
 
 /* The weights of a full block of eight as floats, for sn_blend_wide_avx2 and
- * the like: converted into `bytes` (32 floats) where they are 8-bit and K is
- * 2..4, else NULL (the blend reads the group's storage). format and K are
+ * the like: converted into `scratch` (32 floats) where they are 8-bit and K
+ * is 2..4, else NULL (the blend reads the group's storage). format and K are
  * compile-time constants in every kernel, so the choice costs nothing per
  * block. */
 SN_SKIN_INLINE const float *sn_block_weights_as_floats_avx2(const sn_skin_group *g, size_t i,
                                                            const sn_skin_format format, const unsigned K,
-                                                           float *bytes)
+                                                           float *scratch)
 {
     if (format == SN_SKIN_F32_J16 || K < 2 || K > 4) return NULL;
-    sn_block_byte_weights_avx2(g, i, K, bytes);
-    return bytes;
+    sn_block_byte_weights_avx2(g, i, K, scratch);
+    return scratch;
 }
 
 /* Blended matrix of group position i as (column 0 | column 1), (column 2 |
@@ -142,8 +142,8 @@ SN_SKIN_INLINE void sn_blended_avx2(const sn_skin_group *g, size_t i, unsigned n
          * constant offset from the block's, so the per-lane clamp, the loop
          * and most of the address arithmetic go (about a seventh of the
          * instructions of a four-influence vertex with normals and tangents). */
-        float bytes[32];
-        const float *wf = sn_block_weights_as_floats_avx2(g, i, format, K, bytes);
+        float scratch[32];
+        const float *wf = sn_block_weights_as_floats_avx2(g, i, format, K, scratch);
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; ++l)
             sn_blend_wide_avx2(g, i + l, palette, format, K, wf ? wf + l * K : NULL, &c01[l], &c23[l]);

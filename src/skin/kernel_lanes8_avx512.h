@@ -67,8 +67,8 @@ SN_SKIN_INLINE void sn_blended_avx512(const sn_skin_group *g, size_t i, unsigned
 {
     __m512 rec[8];
     if (n == 8) {
-        float bytes[32];
-        const float *wf = sn_block_weights_as_floats_avx2(g, i, format, K, bytes);
+        float scratch[32];
+        const float *wf = sn_block_weights_as_floats_avx2(g, i, format, K, scratch);
 #pragma GCC unroll 8
         for (unsigned l = 0; l < 8; ++l)
             rec[l] = sn_blend_record_avx512(g, i + l, palette, format, K, wf ? wf + l * K : NULL);

@@ -227,25 +227,34 @@ static int peer_pass(void *user)
 static __attribute__((noinline)) int counted_sinew_pass(job *j) { return sinew_pass(j); }
 static __attribute__((noinline)) void counted_peer_pass(job *j) { peer_pass(j); }
 
-/* Best seconds per pass of sinew (*ts) and of the peer (*tp), the two
- * alternating round by round so that a busy spell on the shared machine hits
- * both. Returns false when sinew fails. */
-static bool time_pair(job *j, double *ts, double *tp)
+/* Best seconds per pass of sinew (*ts) and of the other side (*to: the
+ * peer, or the streams-only pass), the two alternating round by round so
+ * that a busy spell on the shared machine hits both. Returns false when
+ * sinew fails. */
+static bool time_pair(job *j, int (*other)(void *), double *ts, double *to)
 {
     const int rounds = j->d->n >= 1000000 ? 11 : 300;
-    *ts = *tp = 1e30;
+    *ts = *to = 1e30;
     if (sinew_pass(j) != 0) return false;
-    peer_pass(j);
+    other(j);
     for (int r = 0; r < rounds; ++r) {
         double t0 = support_now();
         if (sinew_pass(j) != 0) return false;
         double t1 = support_now();
-        peer_pass(j);
+        other(j);
         double t2 = support_now();
         if (t1 - t0 < *ts) *ts = t1 - t0;
-        if (t2 - t1 < *tp) *tp = t2 - t1;
+        if (t2 - t1 < *to) *to = t2 - t1;
     }
     return true;
+}
+
+/* Whether the line `name` ("skin/...") is to run: every line, or the one
+ * SINEW_BENCH_CASE names. */
+static bool case_selected(const char *name)
+{
+    const char *only = getenv("SINEW_BENCH_CASE");
+    return !only || strcmp(name + strlen("skin/"), only) == 0;
 }
 
 #if defined(BENCH_HAVE_SSE2)
@@ -253,8 +262,9 @@ static bool time_pair(job *j, double *ts, double *tp)
  * storage reads per vertex (joints, weights, positions, normals, tangents)
  * is read and every output written, in the same streams at once, four
  * vertices at a time with one multiply per output float and no blend. */
-static __attribute__((noinline)) void streams_only_pass(const data *d)
+static int streams_only_pass(void *user)
 {
+    const data *d = ((const job *)user)->d;
     const size_t k = d->k, n = d->n & ~(size_t)3;
     for (size_t v = 0; v < n; v += 4) {
         __m128 s = _mm_set1_ps(1.0f);
@@ -271,30 +281,20 @@ static __attribute__((noinline)) void streams_only_pass(const data *d)
         for (size_t f = 0; f < 16; f += 4)
             _mm_storeu_ps(d->ot + 4 * v + f, _mm_mul_ps(_mm_loadu_ps(d->tan + 4 * v + f), s));
     }
+    return 0;
 }
 
 /* "-streams-only" line: the streaming pass above against sinew's P+N+T pass
- * of the same skin (blended-matrix normals), best of interleaved rounds
- * (the first one warms up): at 1M vertices, how near sinew runs to what the
- * memory gives the pass; at 10k, what the caches give it. */
+ * of the same skin (blended-matrix normals): at 1M vertices, how near sinew
+ * runs to what the memory gives the pass; at 10k, what the caches give it. */
 static bool bench_streams_only(data *d, const sinew_skin *skin, const float *palette)
 {
     char name[96];
     snprintf(name, sizeof name, "skin/%zuinf-P+N+T-%s-streams-only", d->k, d->n >= 1000000 ? "1M" : "10k");
-    const char *only = getenv("SINEW_BENCH_CASE");
-    if (only && strcmp(name + strlen("skin/"), only) != 0) return true;
+    if (!case_selected(name)) return true;
     job j = {d, skin, palette, palette, 7};
-    const int rounds = d->n >= 1000000 ? 12 : 300;
-    double ts = 1e30, tm = 1e30;
-    for (int r = 0; r < rounds; ++r) {
-        double t0 = support_now();
-        if (sinew_pass(&j) != 0) return false;
-        double t1 = support_now();
-        streams_only_pass(d);
-        double t2 = support_now();
-        if (r > 0 && t1 - t0 < ts) ts = t1 - t0;
-        if (r > 0 && t2 - t1 < tm) tm = t2 - t1;
-    }
+    double ts, tm;
+    if (!time_pair(&j, streams_only_pass, &ts, &tm)) return false;
     support_bench_line(name, (double)d->n / tm * 1e-6, "M vertices/s", "sinew blended", (double)d->n / ts * 1e-6);
     return true;
 }
@@ -356,16 +356,15 @@ static bool bench_case(data *d, const sinew_skin *skin, const float *palette, co
     else
         snprintf(name, sizeof name, "skin/%zuinf-%s-%s%s", d->k, stream_name(mask), d->n >= 1000000 ? "1M" : "10k",
                  suffix);
-    const char *only = getenv("SINEW_BENCH_CASE");
-    if (only && strcmp(name + strlen("skin/"), only) != 0) return true;
-    if (only && getenv("SINEW_BENCH_COUNT")) {
+    if (!case_selected(name)) return true;
+    if (getenv("SINEW_BENCH_CASE") && getenv("SINEW_BENCH_COUNT")) {
         if (counted_sinew_pass(&j) != 0) return false;
         counted_peer_pass(&j);
         printf("%s: one pass of each, for an instruction count\n", name);
         return true;
     }
     double ts, tp;
-    if (!time_pair(&j, &ts, &tp)) {
+    if (!time_pair(&j, peer_pass, &ts, &tp)) {
         fprintf(stderr, "deform failed: %s\n", sinew_last_error());
         return false;
     }
@@ -639,6 +638,7 @@ static bool bench_characters(bool quick)
  * grows after the first free). */
 static bool bench_load(void)
 {
+    if (!case_selected("skin/load-1M-4inf") && !case_selected("skin/load-into-1M-4inf")) return true;
 #ifdef __GLIBC__
     mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
