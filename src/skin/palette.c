@@ -8,9 +8,10 @@
 #include "core/small_math.h"
 #include "skin/skin_internal.h"
 
-/* Relative tolerance on A^T A = s^2 I for a joint to count as rigid. Float
- * animation chains leave errors near 1e-6; a looser test would let visible
- * shear through the cheap normal path. */
+/* Relative tolerance on A^T A = s^2 I for the palette's rigid flag (for the
+ * caller's information; no kernel branches on it). Float animation chains
+ * leave errors near 1e-6; a looser test would call visibly sheared joints
+ * rigid. */
 #define SN_SKIN_RIGID_TOLERANCE 1e-4
 
 /* Affine row tolerance for world matrices (composed in float). */
